@@ -1,0 +1,125 @@
+// The experiment file as typed structs. The loader (conf/loader.h) fills these from YAML and
+// validates every value; everything downstream sees only these structs.
+// Every key is documented, with its default, in docs/configuration.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spraylab::conf {
+
+// One load balancer and its parameters (ALGORITHMS.md; docs/algorithms.md).
+// Only the keys of the chosen algorithm may appear in the file; the rest keep their defaults.
+struct BalancerSpec {
+  std::string algorithm = "ecmp";  // ecmp rps rr jsq ar topk psp ofan pofan polarized
+  // Queue depth unit the algorithm reads: "packets" or "bytes". (jsq ar topk psp polarized)
+  std::string queue_unit = "packets";
+  // Queue view refresh period; 0 = live (jsq ar topk psp polarized). AR's default is 100 ns.
+  uint64_t state_update_ns = 0;
+  uint32_t reshuffle_every = 0;   // rr: reshuffle the order every N wraps, 0 = never
+  uint32_t bands = 0;             // jsq: 0 = exact; psp: n (default 4)
+  uint32_t k = 0;                 // topk: 0 = w/2
+  uint64_t threshold = 0;         // psp: Th in the queue unit; 0 = the port buffer
+  uint32_t saturated_weight = 1;  // psp: weight of a queue at or beyond Th (0 excludes it)
+  std::string pipe = "queue";     // pofan: "queue" or "ports:W"
+  uint32_t ack_size = 128;        // ofan, pofan: packets under this many bytes are ACK class
+  double deroute_penalty = 5;     // polarized: added to a deroute's occupancy (queue unit)
+  bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
+};
+
+// Where a balancer applies. Precedence: per switch, then per layer, then the default.
+struct BalancerPlan {
+  BalancerSpec fallback;                       // `load_balancer:` top-level keys
+  std::map<uint32_t, BalancerSpec> per_layer;  // `load_balancer.layers.<level>`
+  std::map<std::string, BalancerSpec> per_switch;  // `load_balancer.switches.<name>`
+  const BalancerSpec& for_switch(const std::string& name, uint32_t level) const;
+};
+
+struct ExplicitSwitch {
+  std::string name;
+  uint32_t level = 0;
+};
+struct ExplicitLink {
+  std::string a;
+  std::string b;
+  std::optional<double> rate_bps;  // default: links.rate
+  std::optional<double> delay_ns;  // default: links.delay
+  int line = 0;                    // where it was written, for errors found later
+};
+
+struct TopologySpec {
+  // "fat-tree", "leaf-spine", "mrls" or "explicit" (switches/hosts/links given).
+  std::string generator = "fat-tree";
+  // fat-tree
+  uint32_t k = 4;
+  uint32_t levels = 2;
+  // leaf-spine
+  uint32_t leaves = 4;
+  uint32_t spines = 2;
+  uint32_t hosts_per_leaf = 2;
+  // mrls (uses leaves too)
+  uint32_t uplinks = 3;
+  uint32_t downlinks = 3;
+  uint64_t seed = 1;  // default: the experiment seed
+  uint32_t max_tries = 100;
+  // explicit
+  std::vector<ExplicitSwitch> switches;
+  std::vector<std::string> hosts;
+  std::vector<ExplicitLink> links;
+};
+
+struct LinkSpec {
+  double rate_bps = 100e9;  // `rate: 100Gbps`
+  double delay_ns = 500;    // `delay: 500ns`
+};
+
+struct BufferSpec {
+  uint64_t bytes = 800'000;        // per egress port
+  uint64_t ecn_threshold = 0;      // bytes; 0 = no ECN marking
+};
+
+struct WorkloadSpec {
+  // permutation, all-to-all, all-to-all-v, all-reduce, incast, fsdp, trace
+  std::string type = "permutation";
+  uint64_t message_bytes = 1'000'000;
+  uint32_t payload_bytes = 4096;
+  uint32_t iterations = 1;
+  double load = 1.0;               // fraction of line rate
+  std::string entropy = "flow";    // flow | packet | reps
+  // all-to-all-v
+  std::string skew = "zipf";       // zipf | matrix
+  double zipf_s = 1.0;
+  std::vector<std::vector<double>> matrix;
+  // incast
+  uint32_t fan_in = 8;
+  // fsdp
+  std::string model = "llama3-405b";
+  uint32_t layers = 0;             // 0 = the preset's
+  // trace
+  std::string trace_file;
+  uint32_t ack_every = 1;
+  uint64_t retransmit_timeout_ns = 1'000'000;
+};
+
+struct MeasurementSpec {
+  uint64_t queue_sample_ns = 1000;  // queue-depth time series period
+  uint64_t duration_ns = 0;         // 0 = until the workload completes
+  std::vector<std::string> outputs = {"summary", "queues"};
+};
+
+struct Experiment {
+  std::string name;       // default: the file's stem
+  std::string source;     // the file it came from
+  uint64_t seed = 1;
+  TopologySpec topology;
+  LinkSpec links;
+  BufferSpec buffer;
+  BalancerPlan balancer;
+  WorkloadSpec workload;
+  MeasurementSpec measurement;
+};
+
+}  // namespace spraylab::conf
