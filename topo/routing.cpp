@@ -1,0 +1,140 @@
+#include "topo/routing.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+namespace spraylab::topo {
+
+SwitchGraph::SwitchGraph(const Topology& t) {
+  node_of_ = t.switches();
+  index_of_.assign(t.nodes().size(), UINT32_MAX);
+  for (uint32_t i = 0; i < node_of_.size(); ++i) index_of_[node_of_[i]] = i;
+  offset_.reserve(node_of_.size() + 1);
+  offset_.push_back(0);
+  for (NodeId n : node_of_) {
+    const Node& node = t.node(n);
+    for (PortId p = 0; p < node.links.size(); ++p) {
+      PortRef far = t.peer(n, p);
+      if (t.node(far.node).kind != NodeKind::kSwitch) continue;
+      neighbour_.push_back(index_of_[far.node]);
+      port_.push_back(p);
+    }
+    offset_.push_back(static_cast<uint32_t>(neighbour_.size()));
+  }
+}
+
+const char* to_string(PolarizedLabel l) {
+  switch (l) {
+    case PolarizedLabel::kForward: return "forward";
+    case PolarizedLabel::kExpansion: return "expansion";
+    case PolarizedLabel::kContraction: return "contraction";
+    case PolarizedLabel::kBacktrack: return "backtrack";
+  }
+  return "?";
+}
+
+Routing::Routing(const Topology& t) : topo_(t), graph_(t) {
+  const uint32_t n = graph_.size();
+  dist_.assign(static_cast<size_t>(n) * n, kUnreachable);
+  leaf_rank_.assign(n, UINT32_MAX);
+  for (NodeId l : t.leaves()) {
+    leaf_rank_[graph_.index_of(l)] = static_cast<uint32_t>(leaves_.size());
+    leaves_.push_back(graph_.index_of(l));
+  }
+  // One BFS per source switch; sources are handed out to threads one at a time.
+  std::atomic<uint32_t> next{0};
+  auto worker = [&] {
+    std::vector<uint32_t> queue(n);
+    for (uint32_t src = next++; src < n; src = next++) {
+      uint8_t* row = &dist_[static_cast<size_t>(src) * n];
+      uint32_t head = 0, tail = 0;
+      row[src] = 0;
+      queue[tail++] = src;
+      while (head < tail) {
+        uint32_t v = queue[head++];
+        uint8_t dv = static_cast<uint8_t>(row[v] + 1);
+        for (uint32_t e = graph_.begin(v); e < graph_.end(v); ++e) {
+          uint32_t w = graph_.neighbour(e);
+          if (row[w] == kUnreachable) {
+            row[w] = dv;
+            queue[tail++] = w;
+          }
+        }
+      }
+      // Hop counts above 254 would alias kUnreachable; no real fabric comes near that.
+    }
+  };
+  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+  if (static_cast<size_t>(n) * graph_.edges() < 1'000'000) threads = 1;
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  connected_ = n == 0 || std::none_of(dist_.begin(), dist_.begin() + n,
+                                      [](uint8_t d) { return d == kUnreachable; });
+}
+
+std::vector<PolarizedHop> Routing::minimal_hops(uint32_t sw, uint32_t dst) const {
+  std::vector<PolarizedHop> out;
+  const uint8_t here = distance(sw, dst);
+  if (here == 0 || here == kUnreachable) return out;
+  for (uint32_t e = graph_.begin(sw); e < graph_.end(sw); ++e) {
+    uint32_t nb = graph_.neighbour(e);
+    if (distance(nb, dst) + 1 == here) out.push_back({graph_.port(e), nb, false});
+  }
+  return out;
+}
+
+PolarizedLabel Routing::label(uint32_t src, uint32_t sw, uint32_t next, uint32_t dst) const {
+  // MRLS paper §4.3: in a leveled graph every hop changes both distances by exactly ±1.
+  const bool away_from_src = distance(src, next) > distance(src, sw);
+  const bool toward_dst = distance(next, dst) < distance(sw, dst);
+  if (away_from_src) return toward_dst ? PolarizedLabel::kForward : PolarizedLabel::kExpansion;
+  return toward_dst ? PolarizedLabel::kContraction : PolarizedLabel::kBacktrack;
+}
+
+std::vector<PolarizedHop> Routing::polarized_hops(uint32_t src, uint32_t sw, uint32_t dst) const {
+  std::vector<PolarizedHop> out;
+  if (sw == dst) return out;
+  const bool expanding = distance(src, sw) < distance(sw, dst);
+  for (uint32_t e = graph_.begin(sw); e < graph_.end(sw); ++e) {
+    uint32_t nb = graph_.neighbour(e);
+    switch (label(src, sw, nb, dst)) {
+      case PolarizedLabel::kForward: out.push_back({graph_.port(e), nb, false}); break;
+      case PolarizedLabel::kExpansion:
+        if (expanding) out.push_back({graph_.port(e), nb, true});
+        break;
+      case PolarizedLabel::kContraction:
+        if (!expanding) out.push_back({graph_.port(e), nb, true});
+        break;
+      case PolarizedLabel::kBacktrack: break;
+    }
+  }
+  return out;
+}
+
+std::vector<Corner> Routing::corners(size_t limit) const {
+  const uint32_t n = graph_.size();
+  // farthest[c] = max over leaves t of d(c, t).
+  std::vector<uint8_t> farthest(n, 0);
+  for (uint32_t c = 0; c < n; ++c) {
+    for (uint32_t t : leaves_) farthest[c] = std::max(farthest[c], distance(c, t));
+  }
+  std::vector<Corner> out;
+  for (uint32_t s : leaves_) {
+    for (uint32_t c = 0; c < n && out.size() < limit; ++c) {
+      const uint8_t a = distance(s, c);
+      if (c == s || farthest[c] <= a) continue;  // a ≥ b for every t: Forward/Contraction exists
+      bool has_farther = false;
+      for (uint32_t e = graph_.begin(c); e < graph_.end(c) && !has_farther; ++e) {
+        has_farther = distance(s, graph_.neighbour(e)) > a;
+      }
+      if (!has_farther) out.push_back({s, c});
+    }
+    if (out.size() >= limit) break;
+  }
+  return out;
+}
+
+}  // namespace spraylab::topo
