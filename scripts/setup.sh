@@ -8,7 +8,7 @@ PACKAGES=(
   # build
   g++ meson ninja-build pkg-config clang-format
   # data path
-  dpdk libdpdk-dev libbpf-dev libxdp-dev libpcap-dev
+  dpdk dpdk-dev libdpdk-dev libbpf-dev libxdp-dev libpcap-dev
   # libraries
   libyaml-cpp-dev prometheus-cpp-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   # tests and benchmarks

@@ -1,0 +1,46 @@
+// Every drop reason and per-port counter of the data path, declared once (STYLE.md: the counters,
+// the CLI, the metrics and the docs all read these lists).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace spraylab::dataplane {
+
+#define SPRAYLAB_DROP_REASONS(X)                                           \
+  X(kTruncated, "truncated", "frame shorter than its headers claim")       \
+  X(kNotIpv4, "not_ipv4", "ethertype is not IPv4")                         \
+  X(kBadIpHeader, "bad_ip_header", "IPv4 version, IHL or length invalid")  \
+  X(kTtlExpired, "ttl_expired", "TTL reached zero")                        \
+  X(kNoRoute, "no_route", "no route to the destination address")           \
+  X(kQueueFull, "queue_full", "egress queue over its buffer (tail drop)")  \
+  X(kPortDown, "port_down", "egress port down, or queued when it went down")
+
+enum class DropReason : uint8_t {
+#define SPRAYLAB_ENUM(id, name, doc) id,
+  SPRAYLAB_DROP_REASONS(SPRAYLAB_ENUM)
+#undef SPRAYLAB_ENUM
+      kCount,
+  kNone = 0xff,
+};
+
+inline constexpr size_t kDropReasons = static_cast<size_t>(DropReason::kCount);
+
+inline constexpr std::array<std::string_view, kDropReasons> kDropReasonNames = {
+#define SPRAYLAB_NAME(id, name, doc) name,
+    SPRAYLAB_DROP_REASONS(SPRAYLAB_NAME)
+#undef SPRAYLAB_NAME
+};
+
+inline constexpr std::array<std::string_view, kDropReasons> kDropReasonDocs = {
+#define SPRAYLAB_DOC(id, name, doc) doc,
+    SPRAYLAB_DROP_REASONS(SPRAYLAB_DOC)
+#undef SPRAYLAB_DOC
+};
+
+inline std::string_view to_string(DropReason r) {
+  return r < DropReason::kCount ? kDropReasonNames[static_cast<size_t>(r)] : "none";
+}
+
+}  // namespace spraylab::dataplane

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "switch/dataplane/frame.h"
+
+namespace spraylab::dataplane {
+namespace {
+
+uint16_t ip_checksum(const uint8_t* ip, uint32_t len) {
+  uint32_t sum = 0;
+  for (uint32_t i = 0; i < len; i += 2) sum += static_cast<uint32_t>(ip[i] << 8 | ip[i + 1]);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+// A valid Ethernet/IPv4/UDP frame with `payload` bytes after UDP.
+std::vector<uint8_t> udp_frame(uint32_t payload, uint8_t ttl = 64) {
+  const uint32_t ip_len = 20 + 8 + payload;
+  std::vector<uint8_t> f(14 + ip_len, 0);
+  f[12] = 0x08;
+  f[13] = 0x00;
+  uint8_t* ip = f.data() + 14;
+  ip[0] = 0x45;
+  ip[2] = static_cast<uint8_t>(ip_len >> 8);
+  ip[3] = static_cast<uint8_t>(ip_len);
+  ip[8] = ttl;
+  ip[9] = kIpProtoUdp;
+  const uint8_t src[4] = {10, 0, 1, 2}, dst[4] = {10, 3, 0, 1};
+  std::copy(src, src + 4, ip + 12);
+  std::copy(dst, dst + 4, ip + 16);
+  const uint16_t c = ip_checksum(ip, 20);
+  ip[10] = static_cast<uint8_t>(c >> 8);
+  ip[11] = static_cast<uint8_t>(c);
+  ip[20] = 0xc0;  // UDP source port 49153
+  ip[21] = 0x01;
+  ip[22] = 0x12;  // destination 4791 (RoCEv2)
+  ip[23] = 0xb7;
+  return f;
+}
+
+TEST(Frame, ParsesAValidUdpFrame) {
+  auto f = udp_frame(64);
+  FrameInfo info{};
+  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), DropReason::kNone);
+  EXPECT_EQ(info.src_ip, 0x0a000102u);
+  EXPECT_EQ(info.dst_ip, 0x0a030001u);
+  EXPECT_EQ(info.src_port, 49153);
+  EXPECT_EQ(info.dst_port, 4791);
+  EXPECT_EQ(info.ttl, 64);
+  EXPECT_EQ(info.l4_offset, 34);
+}
+
+TEST(Frame, EveryMalformedFrameGetsItsReason) {
+  FrameInfo info{};
+  auto f = udp_frame(16);
+  const auto n = static_cast<uint32_t>(f.size());
+  EXPECT_EQ(parse_frame(f.data(), 10, info), DropReason::kTruncated);
+  EXPECT_EQ(parse_frame(f.data(), 30, info), DropReason::kTruncated);
+  EXPECT_EQ(parse_frame(f.data(), n - 1, info), DropReason::kTruncated);  // IP length > frame
+  auto arp = f;
+  arp[13] = 0x06;
+  EXPECT_EQ(parse_frame(arp.data(), n, info), DropReason::kNotIpv4);
+  auto bad_ihl = f;
+  bad_ihl[14] = 0x44;
+  EXPECT_EQ(parse_frame(bad_ihl.data(), n, info), DropReason::kBadIpHeader);
+  auto v6 = f;
+  v6[14] = 0x65;
+  EXPECT_EQ(parse_frame(v6.data(), n, info), DropReason::kBadIpHeader);
+}
+
+TEST(Frame, TtlDecrementKeepsTheChecksumValid) {
+  for (uint8_t ttl : {2, 64, 255}) {
+    auto f = udp_frame(0, ttl);
+    uint8_t* ip = f.data() + 14;
+    ASSERT_TRUE(decrement_ttl(ip));
+    EXPECT_EQ(ip[8], ttl - 1);
+    EXPECT_EQ(ip_checksum(ip, 20), 0) << "ttl " << int(ttl);
+  }
+}
+
+TEST(Frame, TtlOfOneOrZeroIsNotForwarded) {
+  for (uint8_t ttl : {0, 1}) {
+    auto f = udp_frame(0, ttl);
+    EXPECT_FALSE(decrement_ttl(f.data() + 14));
+    EXPECT_EQ(f[14 + 8], ttl);
+  }
+}
+
+TEST(Frame, FlowHashDependsOnTheEntropyPort) {
+  EXPECT_EQ(flow_hash(1, 2, 3, 4, 17), flow_hash(1, 2, 3, 4, 17));
+  EXPECT_NE(flow_hash(1, 2, 3, 4, 17), flow_hash(1, 2, 5, 4, 17));
+}
+
+}  // namespace
+}  // namespace spraylab::dataplane
