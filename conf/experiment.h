@@ -19,21 +19,21 @@ struct BalancerSpec {
   std::string queue_unit = "packets";
   // Queue view refresh period; 0 = live (jsq ar topk psp polarized). AR's default is 100 ns.
   uint64_t state_update_ns = 0;
-  uint32_t reshuffle_every = 0;   // rr: reshuffle the order every N wraps, 0 = never
-  uint32_t bands = 0;             // jsq: 0 = exact; psp: n (default 4)
-  uint32_t k = 0;                 // topk: 0 = w/2
-  uint64_t threshold = 0;         // psp: Th in the queue unit; 0 = the port buffer
-  uint32_t saturated_weight = 1;  // psp: weight of a queue at or beyond Th (0 excludes it)
-  std::string pipe = "queue";     // pofan: "queue" or "ports:W"
-  uint32_t ack_size = 128;        // ofan, pofan: packets under this many bytes are ACK class
-  double deroute_penalty = 5;     // polarized: added to a deroute's occupancy (queue unit)
+  uint32_t reshuffle_every = 0;    // rr: reshuffle the order every N wraps, 0 = never
+  uint32_t bands = 0;              // jsq: 0 = exact; psp: n (default 4)
+  uint32_t k = 0;                  // topk: 0 = w/2
+  uint64_t threshold = 0;          // psp: Th in the queue unit; 0 = the port buffer
+  uint32_t saturated_weight = 1;   // psp: weight of a queue at or beyond Th (0 excludes it)
+  std::string pipe = "queue";      // pofan: "queue" or "ports:W"
+  uint32_t ack_size = 128;         // ofan, pofan: packets under this many bytes are ACK class
+  double deroute_penalty = 5;      // polarized: added to a deroute's occupancy (queue unit)
   bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
 };
 
 // Where a balancer applies. Precedence: per switch, then per layer, then the default.
 struct BalancerPlan {
-  BalancerSpec fallback;                       // `load_balancer:` top-level keys
-  std::map<uint32_t, BalancerSpec> per_layer;  // `load_balancer.layers.<level>`
+  BalancerSpec fallback;                           // `load_balancer:` top-level keys
+  std::map<uint32_t, BalancerSpec> per_layer;      // `load_balancer.layers.<level>`
   std::map<std::string, BalancerSpec> per_switch;  // `load_balancer.switches.<name>`
   const BalancerSpec& for_switch(const std::string& name, uint32_t level) const;
 };
@@ -77,8 +77,8 @@ struct LinkSpec {
 };
 
 struct BufferSpec {
-  uint64_t bytes = 800'000;        // per egress port
-  uint64_t ecn_threshold = 0;      // bytes; 0 = no ECN marking
+  uint64_t bytes = 800'000;    // per egress port
+  uint64_t ecn_threshold = 0;  // bytes; 0 = no ECN marking
 };
 
 struct WorkloadSpec {
@@ -87,17 +87,17 @@ struct WorkloadSpec {
   uint64_t message_bytes = 1'000'000;
   uint32_t payload_bytes = 4096;
   uint32_t iterations = 1;
-  double load = 1.0;               // fraction of line rate
-  std::string entropy = "flow";    // flow | packet | reps
+  double load = 1.0;             // fraction of line rate
+  std::string entropy = "flow";  // flow | packet | reps
   // all-to-all-v
-  std::string skew = "zipf";       // zipf | matrix
+  std::string skew = "zipf";  // zipf | matrix
   double zipf_s = 1.0;
   std::vector<std::vector<double>> matrix;
   // incast
   uint32_t fan_in = 8;
   // fsdp
   std::string model = "llama3-405b";
-  uint32_t layers = 0;             // 0 = the preset's
+  uint32_t layers = 0;  // 0 = the preset's
   // trace
   std::string trace_file;
   uint32_t ack_every = 1;
@@ -111,8 +111,8 @@ struct MeasurementSpec {
 };
 
 struct Experiment {
-  std::string name;       // default: the file's stem
-  std::string source;     // the file it came from
+  std::string name;    // default: the file's stem
+  std::string source;  // the file it came from
   uint64_t seed = 1;
   TopologySpec topology;
   LinkSpec links;

@@ -1,0 +1,89 @@
+#include <fmt/format.h>
+
+#include <array>
+
+#include "conf/schema.h"
+#include "conf/sections.h"
+
+namespace spraylab::conf {
+namespace {
+
+// One balancer map. An override (parent != nullptr) starts from the top-level algorithm and takes
+// the top-level value of every parameter its algorithm accepts and it does not set itself.
+BalancerSpec read_balancer(const Map& map, const Map* parent, const std::string& inherited,
+                           std::span<const std::string_view> extra) {
+  const VariantTable& table = balancer_algorithms();
+  if (parent != nullptr) {
+    for (const Map::Entry& entry : map.entries()) {
+      if (entry.key == "layers" || entry.key == "switches") {
+        entry.key_node.fail(fmt::format(
+            "overrides do not nest; expected '{}' directly under load_balancer", entry.key));
+      }
+    }
+  }
+  std::string algorithm = inherited;
+  if (const Value* v = map.find("algorithm")) algorithm = v->as_choice(table.names());
+  check_variant_keys(map, table, algorithm, balancer_fields(), extra);
+
+  BalancerSpec spec = balancer_defaults(algorithm);
+  if (parent != nullptr) {
+    for (std::string_view key : table.find(algorithm).keys) {
+      const Value* top = parent->find(key);
+      if (top != nullptr && map.find(key) == nullptr) {
+        find_field(balancer_fields(), key)->read(*top, spec);
+      }
+    }
+  }
+  read_present(map, balancer_fields(), spec);
+
+  if (spec.algorithm == "psp" && spec.bands == 0) {
+    // psp's default is 4, so a 0 was written here or inherited from the top level.
+    const Value* bands = map.find("bands");
+    if (bands == nullptr && parent != nullptr) bands = parent->find("bands");
+    if (bands != nullptr) bands->expected("an integer in [1, 1024] (psp needs at least one band)");
+  }
+  return spec;
+}
+
+// Per-switch overrides of an explicit topology must name one of its switches.
+void check_switch_name(const Value& key, const std::string& name, const TopologySpec& topology) {
+  if (topology.generator != "explicit") return;  // generated names are checked by topo/
+  std::vector<std::string_view> names;
+  for (const ExplicitSwitch& s : topology.switches) {
+    if (s.name == name) return;
+    names.push_back(s.name);
+  }
+  const std::string message = fmt::format("no switch named '{}'", name);
+  if (auto guess = nearest(name, names))
+    key.fail(message + fmt::format("; did you mean '{}'?", *guess));
+  key.fail(message + "; expected one of: " + join(names));
+}
+
+}  // namespace
+
+void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPlan& plan) {
+  constexpr std::array<std::string_view, 2> kOverrides = {"layers", "switches"};
+  plan.fallback = read_balancer(map, nullptr, "ecmp", kOverrides);
+
+  if (const Value* layers_value = map.find("layers")) {
+    const Map layers(*layers_value);
+    const uint32_t top = level_count(topology) - 1;
+    const std::string what = fmt::format("a switch level in [0, {}]", top);
+    for (const Map::Entry& entry : layers.entries()) {
+      const auto level = static_cast<uint32_t>(entry.key_node.as_uint(0, top, what));
+      if (plan.per_layer.count(level))
+        entry.key_node.fail(fmt::format("duplicate level {}", level));
+      plan.per_layer[level] = read_balancer(Map(entry.value), &map, plan.fallback.algorithm, {});
+    }
+  }
+  if (const Value* switches_value = map.find("switches")) {
+    const Map switches(*switches_value);
+    for (const Map::Entry& entry : switches.entries()) {
+      check_switch_name(entry.key_node, entry.key, topology);
+      plan.per_switch[entry.key] =
+          read_balancer(Map(entry.value), &map, plan.fallback.algorithm, {});
+    }
+  }
+}
+
+}  // namespace spraylab::conf

@@ -1,0 +1,96 @@
+#include "conf/loader.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "conf/schema.h"
+#include "conf/sections.h"
+
+namespace spraylab::conf {
+namespace {
+
+constexpr std::array<std::string_view, 8> kTopLevel = {
+    "name", "seed", "topology", "links", "buffer", "load_balancer", "workload", "measurement"};
+
+void read_workload(const Map& map, WorkloadSpec& workload) {
+  const VariantTable& types = workload_types();
+  if (const Value* type = map.find("type")) workload.type = type->as_choice(types.names());
+  check_variant_keys(map, types, workload.type, workload_fields());
+  read_present(map, workload_fields(), workload);
+  // skew and matrix only exist for all-to-all-v; they must agree.
+  const Value* matrix = map.find("matrix");
+  if (workload.skew == "matrix" && matrix == nullptr) {
+    map.require("matrix", "a square list of lists of numbers when skew is matrix");
+  }
+  if (workload.skew != "matrix" && matrix != nullptr) {
+    matrix->fail(
+        fmt::format("a matrix is read only with skew: matrix; found skew: {}", workload.skew));
+  }
+}
+
+Experiment read_experiment(const Value& document) {
+  if (!document.node().IsMap()) {
+    document.expected("a map of experiment keys (" + join(kTopLevel) + ")");
+  }
+  const Map top(document);
+  top.allow_only(kTopLevel);
+
+  Experiment experiment;
+  experiment.source = document.source();
+  experiment.name = std::filesystem::path(document.source()).stem().string();
+  read_present(top, experiment_fields(), experiment);
+  experiment.topology.seed = experiment.seed;  // unless topology.seed overrides it
+
+  read_topology(top.require("topology", "a map with a generator and its keys").as_map(),
+                experiment.topology);
+  if (const Value* links = top.find("links"))
+    read_section(links->as_map(), link_fields(), experiment.links);
+  if (const Value* buffer = top.find("buffer")) {
+    read_section(buffer->as_map(), buffer_fields(), experiment.buffer);
+  }
+  if (const Value* balancer = top.find("load_balancer")) {
+    read_balancer_plan(balancer->as_map(), experiment.topology, experiment.balancer);
+  }
+  if (const Value* workload = top.find("workload"))
+    read_workload(workload->as_map(), experiment.workload);
+  if (const Value* measurement = top.find("measurement")) {
+    read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
+  }
+  return experiment;
+}
+
+}  // namespace
+
+Experiment load_experiment_string(const std::string& yaml, const std::string& source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source_name, e.mark.line + 1, e.mark.column + 1, "",
+                      "malformed YAML: " + e.msg);
+  }
+  return read_experiment(Value(root, "", &source_name));
+}
+
+Experiment load_experiment_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw ConfigError(path, 0, 0, "", "expected an experiment file, found a directory");
+  }
+  std::ifstream in(path);
+  if (!in) {
+    throw ConfigError(path, 0, 0, "",
+                      fmt::format("cannot open the experiment file: {}", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_experiment_string(text.str(), path);
+}
+
+}  // namespace spraylab::conf

@@ -1,0 +1,17 @@
+// Loads an experiment file (YAML) into the typed structs of conf/experiment.h, checking every
+// key and value. Any problem throws ConfigError, one line naming the file, line, column, key path,
+// what was expected and what was found. The schema is documented in docs/configuration.md.
+#pragma once
+
+#include <string>
+
+#include "conf/config_error.h"
+#include "conf/experiment.h"
+
+namespace spraylab::conf {
+
+Experiment load_experiment_file(const std::string& path);
+// source_name is what errors print as the file, and whose stem is the default name.
+Experiment load_experiment_string(const std::string& yaml, const std::string& source_name);
+
+}  // namespace spraylab::conf

@@ -1,0 +1,452 @@
+// Every key of the experiment file, declared once. docs/configuration.md has a row per key;
+// tests/conf/docs_test.cpp checks that the two agree.
+#include "conf/schema.h"
+
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "conf/explicit_topology.h"
+
+namespace spraylab::conf {
+namespace {
+
+constexpr uint64_t kMax64 = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kMax32 = std::numeric_limits<uint32_t>::max();
+
+// Fat-tree radix: k/2 ports down and k/2 up, so k must be even.
+Field<TopologySpec> fat_tree_k() {
+  return {"k",
+          "even integer >= 2",
+          "switch radix (ports per switch)",
+          [](const Value& v, TopologySpec& t) {
+            constexpr std::string_view kWhat = "an even integer >= 2";
+            t.k = static_cast<uint32_t>(v.as_uint(2, kMax32, kWhat));
+            if (t.k % 2 != 0) v.expected(kWhat);
+          },
+          [](const TopologySpec& t) { return std::to_string(t.k); },
+          "required"};
+}
+
+// An ECN threshold is either a size or a percentage of buffer.bytes (read before it).
+Field<BufferSpec> ecn_threshold() {
+  return {"ecn_threshold", "size or percentage of bytes",
+          "mark ECN on packets enqueued beyond this depth; 0 = no marking",
+          [](const Value& v, BufferSpec& b) {
+            const std::string what =
+                "a size or a percentage of buffer.bytes, at most " + format_size(b.bytes);
+            const std::string text = v.scalar(what);
+            if (auto percent = parse_percent(text)) {
+              if (*percent > 100) v.expected("a percentage in [0%, 100%]");
+              b.ecn_threshold =
+                  static_cast<uint64_t>(*percent / 100 * static_cast<double>(b.bytes));
+              return;
+            }
+            auto bytes = parse_size_bytes(text);
+            if (!bytes || *bytes > b.bytes) v.expected(what);
+            b.ecn_threshold = *bytes;
+          },
+          [](const BufferSpec& b) { return format_size(b.ecn_threshold); }};
+}
+
+// pOfan's pipe: one rx queue, or a group of W ingress ports (ALGORITHMS.md, "pOfan").
+Field<BalancerSpec> pofan_pipe() {
+  return {"pipe", "queue | ports:W", "what shares a pointer: one rx queue, or W ingress ports",
+          [](const Value& v, BalancerSpec& s) {
+            constexpr std::string_view kWhat = "'queue' or 'ports:W' with W >= 1";
+            const std::string text = v.scalar(kWhat);
+            if (text != "queue") {
+              constexpr std::string_view kPrefix = "ports:";
+              const std::string width = text.substr(std::min(text.size(), kPrefix.size()));
+              if (!text.starts_with(kPrefix) || width.empty() ||
+                  width.find_first_not_of("0123456789") != std::string::npos || width.size() > 9 ||
+                  std::stoul(width) == 0) {
+                v.expected(kWhat);
+              }
+            }
+            s.pipe = text;
+          },
+          [](const BalancerSpec& s) { return s.pipe; }};
+}
+
+// Rows of the all-to-all-v traffic matrix: bytes (or weights) from host i to host j.
+Field<WorkloadSpec> skew_matrix() {
+  return {
+      "matrix", "list of lists of numbers >= 0",
+      "all-to-all-v with skew: matrix: row i gives the weight of host i's traffic to each j",
+      [](const Value& v, WorkloadSpec& w) {
+        w.matrix.clear();
+        const std::vector<Value> rows = v.as_list();
+        for (const Value& row : rows) {
+          auto& out = w.matrix.emplace_back();
+          const std::vector<Value> cells = row.as_list();
+          if (cells.size() != rows.size()) {
+            row.expected(fmt::format("a row of {} numbers (the matrix is square)", rows.size()));
+          }
+          for (const Value& cell : cells) {
+            out.push_back(cell.as_number(0, std::numeric_limits<double>::infinity()));
+          }
+        }
+      },
+      [](const WorkloadSpec& w) { return w.matrix.empty() ? "none" : "given"; }};
+}
+
+// A trace path relative to the experiment file, so examples work from any directory.
+Field<WorkloadSpec> trace_file() {
+  return {"trace_file",
+          "path",
+          "trace: the message trace to replay (relative to the experiment file)",
+          [](const Value& v, WorkloadSpec& w) {
+            std::filesystem::path path = v.as_string();
+            if (path.is_relative()) path = std::filesystem::path(v.source()).parent_path() / path;
+            w.trace_file = path.string();
+          },
+          [](const WorkloadSpec& w) { return w.trace_file; },
+          "required for trace"};
+}
+
+Field<WorkloadSpec> load() {
+  return {"load", "number in (0, 1]", "offered load as a fraction of the line rate",
+          [](const Value& v, WorkloadSpec& w) {
+            w.load = v.as_number(0, 1);
+            if (w.load == 0) v.expected("a number in (0, 1]");
+          },
+          [](const WorkloadSpec& w) { return fmt::format("{}", w.load); }};
+}
+
+Field<MeasurementSpec> outputs() {
+  return {"outputs", "list of summary | queues | plots",
+          "what the run writes: JSON summary, per-port queue CSVs, plots",
+          [](const Value& v, MeasurementSpec& m) {
+            static const std::vector<std::string_view> kOutputs = {"summary", "queues", "plots"};
+            std::set<std::string> seen;
+            m.outputs.clear();
+            for (const Value& item : v.as_list()) {
+              std::string output = item.as_choice(kOutputs);
+              if (!seen.insert(output).second)
+                item.fail(fmt::format("duplicate output '{}'", output));
+              m.outputs.push_back(output);
+            }
+          },
+          [](const MeasurementSpec& m) {
+            return "[" + fmt::format("{}", fmt::join(m.outputs, ", ")) + "]";
+          }};
+}
+
+template <class S>
+void set_default(Fields<S>& fields, std::string_view key, std::string_view text) {
+  for (auto& field : fields) {
+    if (field.key == key) field.default_text = text;
+  }
+}
+
+template <class S>
+void add_docs(std::vector<KeyDoc>& out, const std::string& prefix, const Fields<S>& fields) {
+  const S defaults{};
+  for (const auto& f : fields) {
+    out.push_back({prefix + std::string(f.key), f.type,
+                   f.default_text.empty() ? f.show(defaults) : std::string(f.default_text),
+                   std::string(f.doc)});
+  }
+}
+
+}  // namespace
+
+const Fields<Experiment>& experiment_fields() {
+  static const Fields<Experiment> fields = [] {
+    Fields<Experiment> f = {
+        string_key("name", &Experiment::name, "experiment name, used for the results folder"),
+        integer_key(
+            "seed", &Experiment::seed, 0, kMax64,
+            "seed of every random choice (workload, balancers; topology.seed defaults to it)"),
+    };
+    set_default(f, "name", "the file's stem");
+    return f;
+  }();
+  return fields;
+}
+
+const Fields<TopologySpec>& topology_fields() {
+  static const Fields<TopologySpec> fields = [] {
+    Fields<TopologySpec> f = {
+        choice_key("generator", &TopologySpec::generator,
+                   {"fat-tree", "leaf-spine", "mrls", "explicit"},
+                   "how the topology is made; explicit when omitted and switches is given"),
+        fat_tree_k(),
+        integer_key("levels", &TopologySpec::levels, 2, 3, "fat-tree: 2 (leaf-spine) or 3 levels"),
+        integer_key("leaves", &TopologySpec::leaves, 1, kMax32,
+                    "leaf-spine, mrls: leaf switches N1"),
+        integer_key("spines", &TopologySpec::spines, 1, kMax32, "leaf-spine: spine switches"),
+        integer_key("hosts_per_leaf", &TopologySpec::hosts_per_leaf, 1, kMax32,
+                    "leaf-spine: hosts under each leaf"),
+        integer_key("uplinks", &TopologySpec::uplinks, 1, kMax32, "mrls: uplinks per leaf u"),
+        integer_key("downlinks", &TopologySpec::downlinks, 1, kMax32,
+                    "mrls: host ports per leaf d (radix R = u + d)"),
+        integer_key("seed", &TopologySpec::seed, 0, kMax64, "mrls: wiring seed"),
+        integer_key(
+            "max_tries", &TopologySpec::max_tries, 1, kMax32,
+            "mrls: wirings tried before giving up (re-rolled on disconnection or a corner)"),
+        {"switches", "list of {name, level}", "explicit: the switches; level 0 = leaf",
+         [](const Value& v, TopologySpec& t) { t.switches = read_explicit_switches(v); },
+         [](const TopologySpec&) { return std::string(); }, "required for explicit"},
+        {"hosts", "list of names", "explicit: the hosts",
+         [](const Value& v, TopologySpec& t) { t.hosts = read_explicit_hosts(v); },
+         [](const TopologySpec&) { return std::string(); }, "required for explicit"},
+        {"links", "list of [a, b] or {a, b, rate, delay}",
+         "explicit: the links; each host has exactly one",
+         [](const Value& v, TopologySpec& t) { t.links = read_explicit_links(v); },
+         [](const TopologySpec&) { return std::string(); }, "required for explicit"},
+    };
+    for (std::string_view key : {"leaves", "spines", "hosts_per_leaf", "uplinks", "downlinks"}) {
+      set_default(f, key, "required");
+    }
+    set_default(f, "generator", "explicit if switches is given, else required");
+    set_default(f, "seed", "the experiment seed");
+    return f;
+  }();
+  return fields;
+}
+
+const VariantTable& topology_generators() {
+  static const VariantTable table = {
+      "generator",
+      "generator",
+      {"generator"},
+      {
+          {"fat-tree", {"k", "levels"}, {"k"}},
+          {"leaf-spine",
+           {"leaves", "spines", "hosts_per_leaf"},
+           {"leaves", "spines", "hosts_per_leaf"}},
+          {"mrls",
+           {"leaves", "uplinks", "downlinks", "seed", "max_tries"},
+           {"leaves", "uplinks", "downlinks"}},
+          {"explicit", {"switches", "hosts", "links"}, {"switches", "hosts", "links"}},
+      }};
+  return table;
+}
+
+const Fields<ExplicitSwitch>& explicit_switch_fields() {
+  static const Fields<ExplicitSwitch> fields = [] {
+    Fields<ExplicitSwitch> f = {
+        string_key("name", &ExplicitSwitch::name, "unique among switches and hosts"),
+        integer_key("level", &ExplicitSwitch::level, 0, 15,
+                    "0 = leaf, 1 = spine/aggregation, 2 = core"),
+    };
+    for (auto& field : f) field.default_text = "required";
+    return f;
+  }();
+  return fields;
+}
+
+const Fields<ExplicitLink>& explicit_link_fields() {
+  static const Fields<ExplicitLink> fields = {
+      {"a", "name", "one end: a switch or host",
+       [](const Value& v, ExplicitLink& l) { l.a = v.as_string(); },
+       [](const ExplicitLink&) { return std::string(); }, "required"},
+      {"b", "name", "the other end", [](const Value& v, ExplicitLink& l) { l.b = v.as_string(); },
+       [](const ExplicitLink&) { return std::string(); }, "required"},
+      {"rate", "rate", "this link's rate",
+       [](const Value& v, ExplicitLink& l) { l.rate_bps = v.as_rate(); },
+       [](const ExplicitLink&) { return std::string(); }, "links.rate"},
+      {"delay", "time", "this link's propagation delay",
+       [](const Value& v, ExplicitLink& l) { l.delay_ns = v.as_time(); },
+       [](const ExplicitLink&) { return std::string(); }, "links.delay"},
+  };
+  return fields;
+}
+
+const Fields<LinkSpec>& link_fields() {
+  static const Fields<LinkSpec> fields = {
+      rate_key("rate", &LinkSpec::rate_bps, "every link's rate, both directions"),
+      time_key("delay", &LinkSpec::delay_ns, 0, "every link's one-way propagation delay"),
+  };
+  return fields;
+}
+
+const Fields<BufferSpec>& buffer_fields() {
+  static const Fields<BufferSpec> fields = {
+      size_key("bytes", &BufferSpec::bytes, 1, kMax64,
+               "egress buffer per port; a packet that does not fit is dropped"),
+      ecn_threshold(),
+  };
+  return fields;
+}
+
+const Fields<BalancerSpec>& balancer_fields() {
+  static const Fields<BalancerSpec> fields = [] {
+    Fields<BalancerSpec> f = {
+        choice_key("algorithm", &BalancerSpec::algorithm, balancer_algorithms().names(),
+                   "the load balancer (docs/algorithms.md)"),
+        choice_key("queue_unit", &BalancerSpec::queue_unit, {"packets", "bytes"},
+                   "jsq ar topk psp polarized: the unit queue depths are read in"),
+        time_key("state_update", &BalancerSpec::state_update_ns, 0,
+                 "jsq ar topk psp polarized: queue view refresh period; 0 = live"),
+        integer_key("reshuffle_every", &BalancerSpec::reshuffle_every, 0, kMax32,
+                    "rr: reshuffle the order every N wraps; 0 = never"),
+        integer_key("bands", &BalancerSpec::bands, 0, 1024,
+                    "jsq: queue bands (0 = exact JSQ); psp: bands n (>= 1)"),
+        integer_key("k", &BalancerSpec::k, 0, kMax32, "topk: ports to choose among; 0 = w/2"),
+        size_key("threshold", &BalancerSpec::threshold, 0, kMax64,
+                 "psp: maximum threshold Th in the queue unit; 0 = the port buffer"),
+        integer_key("saturated_weight", &BalancerSpec::saturated_weight, 0, 1,
+                    "psp: weight of a queue at or beyond Th (0 excludes the port)"),
+        pofan_pipe(),
+        size_key("ack_size", &BalancerSpec::ack_size, 1, 65535,
+                 "ofan pofan: packets under this many bytes are the ACK size class"),
+        number_key("deroute_penalty", &BalancerSpec::deroute_penalty, 0,
+                   std::numeric_limits<double>::infinity(),
+                   "polarized: added to a deroute's occupancy (queue unit)"),
+        bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
+                 "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
+    };
+    set_default(f, "state_update", "0ns (ar: 100ns)");
+    set_default(f, "bands", "0 (psp: 4)");
+    return f;
+  }();
+  return fields;
+}
+
+const VariantTable& balancer_algorithms() {
+  static const VariantTable table = {
+      "algorithm",
+      "algorithm",
+      {"algorithm"},
+      {
+          {"ecmp", {}, {}},
+          {"rps", {}, {}},
+          {"rr", {"reshuffle_every"}, {}},
+          {"jsq", {"bands", "state_update", "queue_unit"}, {}},
+          {"ar", {"state_update", "queue_unit"}, {}},
+          {"topk", {"k", "state_update", "queue_unit"}, {}},
+          {"psp", {"bands", "threshold", "saturated_weight", "state_update", "queue_unit"}, {}},
+          {"ofan", {"ack_size", "atomic_per_packet"}, {}},
+          {"pofan", {"ack_size", "pipe"}, {}},
+          {"polarized", {"deroute_penalty", "state_update", "queue_unit"}, {}},
+      }};
+  return table;
+}
+
+BalancerSpec balancer_defaults(std::string_view algorithm) {
+  BalancerSpec spec;
+  spec.algorithm = algorithm;
+  if (algorithm == "ar") spec.state_update_ns = 100;  // htsim's AR refresh (ALGORITHMS.md)
+  if (algorithm == "psp") spec.bands = 4;
+  return spec;
+}
+
+const Fields<WorkloadSpec>& workload_fields() {
+  static const Fields<WorkloadSpec> fields = [] {
+    Fields<WorkloadSpec> f = {
+        choice_key("type", &WorkloadSpec::type, workload_types().names(), "the collective"),
+        size_key("message_size", &WorkloadSpec::message_bytes, 1, kMax64,
+                 "bytes each sender sends to each of its destinations"),
+        size_key("payload", &WorkloadSpec::payload_bytes, 64, 9000,
+                 "UDP payload per data packet, testbed header included"),
+        integer_key("iterations", &WorkloadSpec::iterations, 1, kMax32,
+                    "times the collective runs back to back"),
+        load(),
+        choice_key("entropy", &WorkloadSpec::entropy, {"flow", "packet", "reps"},
+                   "UDP source port: fixed per flow (ECMP), random per packet, or REPS"),
+        choice_key("skew", &WorkloadSpec::skew, {"zipf", "matrix"},
+                   "all-to-all-v: message sizes drawn from a Zipf law, or given as a matrix"),
+        number_key("zipf_s", &WorkloadSpec::zipf_s, 0, std::numeric_limits<double>::infinity(),
+                   "all-to-all-v: the Zipf exponent s"),
+        skew_matrix(),
+        integer_key("fan_in", &WorkloadSpec::fan_in, 1, kMax32, "incast: senders per receiver"),
+        string_key("model", &WorkloadSpec::model, "fsdp: the model preset"),
+        integer_key("layers", &WorkloadSpec::layers, 0, kMax32, "fsdp: layers; 0 = the preset's"),
+        trace_file(),
+        integer_key("ack_every", &WorkloadSpec::ack_every, 1, kMax32,
+                    "receivers acknowledge every N data packets"),
+        time_key("retransmit_timeout", &WorkloadSpec::retransmit_timeout_ns, 1,
+                 "a sender resends a packet not acknowledged within this time"),
+    };
+    set_default(f, "layers", "0 (the preset's)");
+    return f;
+  }();
+  return fields;
+}
+
+const VariantTable& workload_types() {
+  static const VariantTable table = {"type",
+                                     "workload type",
+                                     {"type", "message_size", "payload", "iterations", "load",
+                                      "entropy", "ack_every", "retransmit_timeout"},
+                                     {
+                                         {"permutation", {}, {}},
+                                         {"all-to-all", {}, {}},
+                                         {"all-to-all-v", {"skew", "zipf_s", "matrix"}, {}},
+                                         {"all-reduce", {}, {}},
+                                         {"incast", {"fan_in"}, {}},
+                                         {"fsdp", {"model", "layers"}, {}},
+                                         {"trace", {"trace_file"}, {"trace_file"}},
+                                     }};
+  return table;
+}
+
+const Fields<MeasurementSpec>& measurement_fields() {
+  static const Fields<MeasurementSpec> fields = {
+      time_key("queue_sample", &MeasurementSpec::queue_sample_ns, 1,
+               "period of the queue-depth time series"),
+      time_key("duration", &MeasurementSpec::duration_ns, 0,
+               "stop after this long; 0 = when the workload completes"),
+      outputs(),
+  };
+  return fields;
+}
+
+std::vector<std::string_view> VariantTable::names() const {
+  std::vector<std::string_view> out;
+  for (const Variant& v : variants) out.push_back(v.name);
+  return out;
+}
+
+const Variant& VariantTable::find(std::string_view name) const {
+  for (const Variant& v : variants) {
+    if (v.name == name) return v;
+  }
+  throw std::logic_error("no variant " + std::string(name));  // callers pass a checked choice
+}
+
+std::vector<std::string_view> VariantTable::allowed(std::string_view name) const {
+  std::vector<std::string_view> keys = common;
+  const Variant& variant = find(name);
+  keys.insert(keys.end(), variant.keys.begin(), variant.keys.end());
+  return keys;
+}
+
+void check_variant_keys(const Map& map, const VariantTable& table, std::string_view chosen,
+                        std::span<const std::string_view> known,
+                        std::span<const std::string_view> extra,
+                        const std::function<std::string(std::string_view)>& type_of) {
+  std::vector<std::string_view> allowed = table.allowed(chosen);
+  allowed.insert(allowed.end(), extra.begin(), extra.end());
+  const Variant& variant = table.find(chosen);
+  map.allow_only(allowed, [&](std::string_view key) -> std::optional<std::string> {
+    if (std::find(known.begin(), known.end(), key) == known.end()) return std::nullopt;
+    const std::string takes = variant.keys.empty() ? "no parameters" : join(variant.keys);
+    return fmt::format("'{}' is not a parameter of {} '{}'; {} takes {}", key, table.noun, chosen,
+                       chosen, takes);
+  });
+  for (std::string_view key : variant.required) map.require(key, type_of(key));
+}
+
+std::vector<KeyDoc> documented_keys() {
+  std::vector<KeyDoc> keys;
+  add_docs(keys, "", experiment_fields());
+  add_docs(keys, "topology.", topology_fields());
+  add_docs(keys, "topology.switches[].", explicit_switch_fields());
+  add_docs(keys, "topology.links[].", explicit_link_fields());
+  add_docs(keys, "links.", link_fields());
+  add_docs(keys, "buffer.", buffer_fields());
+  add_docs(keys, "load_balancer.", balancer_fields());
+  keys.push_back({"load_balancer.layers", "map of level to balancer", "none",
+                  "per switch level: algorithm and parameters, inheriting the top level's"});
+  keys.push_back({"load_balancer.switches", "map of switch name to balancer", "none",
+                  "per switch: algorithm and parameters, inheriting the top level's"});
+  add_docs(keys, "workload.", workload_fields());
+  add_docs(keys, "measurement.", measurement_fields());
+  return keys;
+}
+
+}  // namespace spraylab::conf

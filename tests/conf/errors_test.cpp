@@ -1,0 +1,274 @@
+// Every kind of error names the file, line and column, the key path, what was expected and what
+// was found (issue 2, "conf/").
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/conf/load_helpers.h"
+
+namespace spraylab::conf::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(ConfigErrors, OutOfRangeValueSaysExpectedAndFound) {
+  EXPECT_EQ(load_error(R"(topology:
+  generator: fat-tree
+  k: 5
+)"),
+            "test.yaml:3:6: topology.k: expected an even integer >= 2, found 5");
+}
+
+TEST(ConfigErrors, WrongTypeNamesTheKeyAndTheValueFound) {
+  EXPECT_EQ(load_error(R"(topology:
+  generator: leaf-spine
+  leaves: four
+  spines: 4
+  hosts_per_leaf: 4
+)"),
+            "test.yaml:3:11: topology.leaves: expected an integer in [1, 4294967295], found four");
+}
+
+TEST(ConfigErrors, SectionThatIsNotAMapSaysWhatItFound) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nlinks: [100Gbps]\n"),
+            "test.yaml:2:8: links: expected a map, found a list");
+}
+
+TEST(ConfigErrors, BadUnitNamesTheAcceptedForms) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nlinks:\n  rate: 100Gbs\n"),
+              StartsWith("test.yaml:3:9: links.rate: expected a rate such as 100Gbps"));
+}
+
+TEST(ConfigErrors, UnknownKeySuggestsTheNearestValidKey) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nbuffr:\n  bytes: 1MB\n"),
+            "test.yaml:2:1: buffr: unknown key 'buffr'; did you mean 'buffer'?");
+}
+
+TEST(ConfigErrors, UnknownNestedKeyHasItsFullPath) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nbuffer:\n  ecn_treshold: 10%\n"),
+            "test.yaml:3:3: buffer.ecn_treshold: unknown key 'ecn_treshold'; did you mean "
+            "'ecn_threshold'?");
+}
+
+TEST(ConfigErrors, StructFieldNameUsedAsAKeySuggestsTheYamlName) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {payload_bytes: 4096}\n"),
+            "test.yaml:2:12: workload.payload_bytes: unknown key 'payload_bytes'; did you mean "
+            "'payload'?");
+}
+
+TEST(ConfigErrors, EmptyValueIsReportedAtItsKey) {
+  EXPECT_EQ(load_error("topology:\n  generator: fat-tree\n  k:\n  levels: 3\n"),
+            "test.yaml:3:3: topology.k: expected an even integer >= 2, found nothing");
+}
+
+TEST(ConfigErrors, UnknownKeyFarFromAnyListsTheValidKeys) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nlinks: {colour: red}\n"),
+            "test.yaml:2:9: links.colour: unknown key 'colour'; expected one of: rate, delay");
+}
+
+TEST(ConfigErrors, UnknownChoiceSuggestsTheNearest) {
+  EXPECT_EQ(load_error("topology: {generator: fattree, k: 4}\n"),
+            "test.yaml:1:23: topology.generator: expected one of fat-tree, leaf-spine, mrls, "
+            "explicit, found fattree; did you mean 'fat-tree'?");
+}
+
+TEST(ConfigErrors, MissingRequiredKeyPointsAtItsMap) {
+  EXPECT_THAT(load_error("name: x\ntopology:\n  generator: fat-tree\n  levels: 3\n"),
+              StartsWith("test.yaml:3:3: topology.k: missing required key 'k'"));
+}
+
+TEST(ConfigErrors, MissingTopologyIsReported) {
+  EXPECT_THAT(load_error("name: x\nseed: 3\n"),
+              StartsWith("test.yaml:1:1: topology: missing required key 'topology'"));
+}
+
+TEST(ConfigErrors, TraceWorkloadRequiresATraceFile) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nworkload:\n  type: trace\n"),
+              StartsWith("test.yaml:3:3: workload.trace_file: missing required key 'trace_file'"));
+}
+
+TEST(ConfigErrors, ParameterOfAnotherAlgorithmSaysWhatTheChosenOneTakes) {
+  EXPECT_EQ(load_error(R"(topology: {generator: fat-tree, k: 4}
+load_balancer:
+  algorithm: ofan
+  bands: 4
+)"),
+            "test.yaml:4:3: load_balancer.bands: 'bands' is not a parameter of algorithm 'ofan'; "
+            "ofan takes ack_size, atomic_per_packet");
+}
+
+TEST(ConfigErrors, ParameterOfAnotherGeneratorSaysWhatTheChosenOneTakes) {
+  EXPECT_EQ(load_error("topology:\n  generator: fat-tree\n  k: 4\n  spines: 2\n"),
+            "test.yaml:4:3: topology.spines: 'spines' is not a parameter of generator "
+            "'fat-tree'; fat-tree takes k, levels");
+}
+
+TEST(ConfigErrors, AlgorithmWithoutParametersSaysSo) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nload_balancer: {k: 2}\n"),
+              HasSubstr("load_balancer.k: 'k' is not a parameter of algorithm 'ecmp'; ecmp takes "
+                        "no parameters"));
+}
+
+TEST(ConfigErrors, ParameterOfAnotherWorkloadTypeIsRejected) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {fan_in: 4}\n"),
+              HasSubstr("workload.fan_in: 'fan_in' is not a parameter of workload type "
+                        "'permutation'; permutation takes no parameters"));
+}
+
+constexpr const char* kTinyExplicit = R"(topology:
+  switches:
+    - {name: leaf0, level: 0}
+    - {name: spine0, level: 1}
+  hosts: [h0, h1]
+  links:
+    - [h0, leaf0]
+    - [h1, leaf0]
+    - {a: leaf0, b: spine0}
+)";
+
+TEST(ConfigErrors, TinyExplicitTopologyIsValid) { EXPECT_NO_THROW(load(kTinyExplicit)); }
+
+TEST(ConfigErrors, LinkToAMissingSwitchSuggestsTheNearestName) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("b: spine0"), 9, "b: spine1");
+  EXPECT_EQ(load_error(yaml),
+            "test.yaml:9:21: topology.links[2].b: no switch or host named 'spine1'; did you mean "
+            "'spine0'?");
+}
+
+TEST(ConfigErrors, LinkEndInListFormHasItsIndexInThePath) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("[h1, leaf0]"), 11, "[h1, leaf7]");
+  EXPECT_THAT(load_error(yaml), StartsWith("test.yaml:8:12: topology.links[1][1]: no switch or "
+                                           "host named 'leaf7'"));
+}
+
+TEST(ConfigErrors, DuplicateNamesPointAtTheSecondAndTheFirst) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("hosts: [h0, h1]"), 15, "hosts: [h0, h0]");
+  EXPECT_EQ(load_error(yaml),
+            "test.yaml:5:15: topology.hosts[1]: duplicate name 'h0' (first defined at 5:11)");
+}
+
+TEST(ConfigErrors, HostAndSwitchCannotShareAName) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("hosts: [h0, h1]"), 15, "hosts: [h0, leaf0]");
+  EXPECT_THAT(load_error(yaml), StartsWith("test.yaml:5:15: topology.hosts[1]: duplicate name "
+                                           "'leaf0' (first defined at 3:14)"));
+}
+
+TEST(ConfigErrors, DuplicateYamlKeyIsAnError) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nseed: 1\nseed: 2\n"),
+            "test.yaml:3:1: seed: duplicate key 'seed' (first at 2:7)");
+}
+
+TEST(ConfigErrors, SelfLinkIsRejected) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("b: spine0"), 9, "b: leaf0");
+  EXPECT_THAT(load_error(yaml), StartsWith("test.yaml:9:7: topology.links[2]: link joins 'leaf0' "
+                                           "to itself"));
+}
+
+TEST(ConfigErrors, HostWithTwoLinksIsRejectedAtTheSecond) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("[h1, leaf0]"), 11, "[h0, spine0]");
+  EXPECT_THAT(load_error(yaml), StartsWith("test.yaml:8:7: topology.links[1]: host 'h0' already "
+                                           "has a link (at 7:7)"));
+}
+
+TEST(ConfigErrors, HostWithoutALinkIsRejected) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("hosts: [h0, h1]"), 15, "hosts: [h0, h1, h2]");
+  EXPECT_EQ(load_error(yaml),
+            "test.yaml:5:19: topology.hosts[2]: host 'h2' has no link; expected one link per host");
+}
+
+TEST(ConfigErrors, LinkBetweenTwoHostsIsRejected) {
+  std::string yaml = kTinyExplicit;
+  yaml.replace(yaml.find("[h1, leaf0]"), 11, "[h1, h0]");
+  EXPECT_THAT(load_error(yaml), HasSubstr("topology.links[1]: link joins hosts 'h1' and 'h0'"));
+}
+
+TEST(ConfigErrors, BalancerForAMissingSwitchOfAnExplicitTopology) {
+  std::string yaml = std::string(kTinyExplicit) +
+                     "load_balancer:\n  algorithm: ofan\n  switches:\n    leaf1: {ack_size: 64}\n";
+  EXPECT_EQ(load_error(yaml),
+            "test.yaml:13:5: load_balancer.switches.leaf1: no switch named 'leaf1'; did you mean "
+            "'leaf0'?");
+}
+
+TEST(ConfigErrors, BalancerLayerBeyondTheTopologysLevels) {
+  EXPECT_EQ(load_error(R"(topology: {generator: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+load_balancer:
+  layers:
+    2: {algorithm: rps}
+)"),
+            "test.yaml:4:5: load_balancer.layers.2: expected a switch level in [0, 1], found 2");
+}
+
+TEST(ConfigErrors, MrlsNeedsWholeSpineCount) {
+  EXPECT_EQ(load_error("topology: {generator: mrls, leaves: 7, uplinks: 3, downlinks: 3}\n"),
+            "test.yaml:1:37: topology.leaves: expected leaves * uplinks divisible by the radix "
+            "uplinks + downlinks = 6, found 7 * 3 = 21");
+}
+
+TEST(ConfigErrors, MrlsNeedsAtLeastRadixLeaves) {
+  EXPECT_EQ(load_error("topology: {generator: mrls, leaves: 2, uplinks: 3, downlinks: 3}\n"),
+            "test.yaml:1:37: topology.leaves: expected at least radix = uplinks + downlinks = 6 "
+            "leaves, found 2");
+}
+
+TEST(ConfigErrors, PspNeedsAtLeastOneBand) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "load_balancer: {algorithm: psp, bands: 0}\n"),
+              StartsWith("test.yaml:2:40: load_balancer.bands: expected an integer in [1, 1024]"));
+}
+
+TEST(ConfigErrors, EcnThresholdCannotExceedTheBuffer) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "buffer: {bytes: 100KB, ecn_threshold: 200KB}\n"),
+              StartsWith("test.yaml:2:39: buffer.ecn_threshold: expected a size or a percentage "
+                         "of buffer.bytes, at most 100KB, found 200KB"));
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nbuffer: {ecn_threshold: 120%}\n"),
+              HasSubstr("buffer.ecn_threshold: expected a percentage in [0%, 100%], found 120%"));
+}
+
+TEST(ConfigErrors, PayloadOutsideItsRange) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {payload: 10}\n"),
+            "test.yaml:2:21: workload.payload: expected a size in [64, 9KB], found 10");
+}
+
+TEST(ConfigErrors, MalformedYamlIsReportedWithItsPosition) {
+  EXPECT_THAT(load_error("topology:\n  generator: [fat-tree\n"),
+              ::testing::MatchesRegex("test\\.yaml:[0-9]+:[0-9]+: malformed YAML: .+"));
+}
+
+TEST(ConfigErrors, EmptyDocumentSaysWhatWasExpected) {
+  EXPECT_THAT(load_error(""), StartsWith("test.yaml: expected a map of experiment keys"));
+}
+
+TEST(ConfigErrors, MissingFileNamesTheFile) {
+  try {
+    load_experiment_file("/nonexistent/lab.yaml");
+    ADD_FAILURE() << "loaded a missing file";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/lab.yaml: cannot open the experiment file: No such file or directory");
+  }
+}
+
+TEST(ConfigErrors, ErrorCarriesItsPartsSeparately) {
+  try {
+    load("topology:\n  generator: fat-tree\n  k: 5\n");
+    ADD_FAILURE() << "loaded an odd k";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "test.yaml");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.column(), 6);
+    EXPECT_EQ(e.path(), "topology.k");
+    EXPECT_EQ(e.message(), "expected an even integer >= 2, found 5");
+  }
+}
+
+}  // namespace
+}  // namespace spraylab::conf::testing

@@ -1,0 +1,66 @@
+// Every example in conf/examples/ loads, and the ones the docs describe say what they claim.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "conf/loader.h"
+
+namespace spraylab::conf {
+namespace {
+
+const std::filesystem::path kExamples =
+    std::filesystem::path(SPRAYLAB_SOURCE_DIR) / "conf/examples";
+
+Experiment example(const std::string& name) { return load_experiment_file(kExamples / name); }
+
+TEST(Examples, EveryExampleLoads) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kExamples)) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_NO_THROW(load_experiment_file(entry.path()));
+    ++count;
+  }
+  EXPECT_GE(count, 4);
+}
+
+TEST(Examples, DemoIsA16HostLeafSpineWithOfan) {
+  const Experiment e = example("demo.yaml");
+  EXPECT_EQ(e.name, "demo");
+  EXPECT_EQ(e.topology.generator, "leaf-spine");
+  EXPECT_EQ(e.topology.leaves * e.topology.hosts_per_leaf, 16u);
+  EXPECT_DOUBLE_EQ(e.links.rate_bps, 100e9);
+  EXPECT_DOUBLE_EQ(e.links.delay_ns, 500);
+  EXPECT_EQ(e.buffer.bytes, 800'000u);
+  EXPECT_EQ(e.balancer.fallback.algorithm, "ofan");
+  EXPECT_EQ(e.workload.type, "permutation");
+  EXPECT_EQ(e.workload.message_bytes, 1'000'000u);
+}
+
+TEST(Examples, FatTree432IsTheOfanPapersFabric) {
+  const Experiment e = example("fat-tree-432.yaml");
+  EXPECT_EQ(e.topology.generator, "fat-tree");
+  EXPECT_EQ(e.topology.k, 12u);
+  EXPECT_EQ(e.topology.levels, 3u);
+  EXPECT_EQ(e.topology.k * e.topology.k * e.topology.k / 4, 432u);
+  EXPECT_DOUBLE_EQ(e.links.rate_bps, 800e9);
+  EXPECT_EQ(e.workload.payload_bytes, 4096u);
+}
+
+TEST(Examples, MrlsPolarizedIsTheMrlsPapersFigure2Size) {
+  const Experiment e = example("mrls-polarized.yaml");
+  EXPECT_EQ(e.topology.generator, "mrls");
+  EXPECT_EQ(e.topology.leaves, 14u);
+  EXPECT_EQ(e.topology.uplinks, 3u);
+  EXPECT_EQ(e.topology.downlinks, 3u);
+  EXPECT_EQ(e.balancer.fallback.algorithm, "polarized");
+}
+
+TEST(Examples, ExplicitIsTwoLeavesAndOneSpine) {
+  const Experiment e = example("explicit.yaml");
+  EXPECT_EQ(e.topology.generator, "explicit");
+  EXPECT_EQ(e.topology.switches.size(), 3u);
+}
+
+}  // namespace
+}  // namespace spraylab::conf

@@ -1,0 +1,163 @@
+// Valid files load into the typed structs with the documented defaults.
+#include <gtest/gtest.h>
+
+#include "tests/conf/load_helpers.h"
+
+namespace spraylab::conf::testing {
+namespace {
+
+constexpr const char* kFatTree = "topology: {generator: fat-tree, k: 4}\n";
+
+TEST(Loader, MinimalFileGetsEveryDefault) {
+  const Experiment e = load(kFatTree);
+  EXPECT_EQ(e.source, "test.yaml");
+  EXPECT_EQ(e.topology.generator, "fat-tree");
+  EXPECT_EQ(e.topology.k, 4u);
+  EXPECT_EQ(e.topology.levels, 2u);
+  EXPECT_DOUBLE_EQ(e.links.rate_bps, 100e9);
+  EXPECT_DOUBLE_EQ(e.links.delay_ns, 500);
+  EXPECT_EQ(e.buffer.bytes, 800'000u);
+  EXPECT_EQ(e.balancer.fallback.algorithm, "ecmp");
+  EXPECT_EQ(e.workload.type, "permutation");
+  EXPECT_EQ(e.measurement.outputs, (std::vector<std::string>{"summary", "queues"}));
+}
+
+TEST(Loader, NameDefaultsToTheFileStem) {
+  EXPECT_EQ(load_experiment_string(kFatTree, "dir/my-run.yaml").name, "my-run");
+  EXPECT_EQ(load(std::string(kFatTree) + "name: other\n").name, "other");
+}
+
+TEST(Loader, ExperimentSeedIsTheTopologySeedUnlessGiven) {
+  const char* mrls =
+      "seed: 42\ntopology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3}\n";
+  EXPECT_EQ(load(mrls).topology.seed, 42u);
+  const char* seeded =
+      "seed: 42\ntopology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3, seed: 7}\n";
+  EXPECT_EQ(load(seeded).topology.seed, 7u);
+  EXPECT_EQ(load(seeded).seed, 42u);
+}
+
+TEST(Loader, UnitsReachTheStructsInBaseUnits) {
+  const Experiment e = load(std::string(kFatTree) + R"(links: {rate: 800G, delay: 0.5us}
+buffer: {bytes: 1MiB, ecn_threshold: 10%}
+workload: {message_size: 1MB, payload: 4096, retransmit_timeout: 2ms}
+measurement: {queue_sample: 1us, duration: 1s}
+load_balancer: {algorithm: jsq, state_update: 20us}
+)");
+  EXPECT_DOUBLE_EQ(e.links.rate_bps, 800e9);
+  EXPECT_DOUBLE_EQ(e.links.delay_ns, 500);
+  EXPECT_EQ(e.buffer.bytes, 1'048'576u);
+  EXPECT_EQ(e.buffer.ecn_threshold, 104'857u);  // 10% of 1 MiB, rounded down
+  EXPECT_EQ(e.workload.message_bytes, 1'000'000u);
+  EXPECT_EQ(e.workload.payload_bytes, 4096u);
+  EXPECT_EQ(e.workload.retransmit_timeout_ns, 2'000'000u);
+  EXPECT_EQ(e.measurement.queue_sample_ns, 1000u);
+  EXPECT_EQ(e.measurement.duration_ns, 1'000'000'000u);
+  EXPECT_EQ(e.balancer.fallback.state_update_ns, 20'000u);
+}
+
+TEST(Loader, EcnThresholdMayBeAPlainSize) {
+  EXPECT_EQ(load(std::string(kFatTree) + "buffer: {ecn_threshold: 80KB}\n").buffer.ecn_threshold,
+            80'000u);
+}
+
+TEST(Loader, ThreeLevelFatTree) {
+  const Experiment e = load("topology: {generator: fat-tree, k: 12, levels: 3}\n");
+  EXPECT_EQ(e.topology.k, 12u);
+  EXPECT_EQ(e.topology.levels, 3u);
+}
+
+TEST(Loader, LeafSpineKeys) {
+  const Experiment e =
+      load("topology: {generator: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 8}\n");
+  EXPECT_EQ(e.topology.leaves, 4u);
+  EXPECT_EQ(e.topology.spines, 2u);
+  EXPECT_EQ(e.topology.hosts_per_leaf, 8u);
+}
+
+TEST(Loader, ExplicitIsImpliedBySwitchesAndKeepsPerLinkOverrides) {
+  const Experiment e = load(R"(links: {rate: 100Gbps}
+topology:
+  switches: [{name: leaf0, level: 0}, {name: spine0, level: 1}]
+  hosts: [h0]
+  links:
+    - [h0, leaf0]
+    - {a: leaf0, b: spine0, rate: 400Gbps, delay: 1us}
+)");
+  const TopologySpec& t = e.topology;
+  EXPECT_EQ(t.generator, "explicit");
+  ASSERT_EQ(t.switches.size(), 2u);
+  EXPECT_EQ(t.switches[1].name, "spine0");
+  EXPECT_EQ(t.switches[1].level, 1u);
+  EXPECT_EQ(t.hosts, std::vector<std::string>{"h0"});
+  ASSERT_EQ(t.links.size(), 2u);
+  EXPECT_EQ(t.links[0].a, "h0");
+  EXPECT_FALSE(t.links[0].rate_bps.has_value());  // links.rate applies
+  EXPECT_EQ(t.links[0].line, 6);
+  EXPECT_EQ(t.links[1].b, "spine0");
+  EXPECT_DOUBLE_EQ(*t.links[1].rate_bps, 400e9);
+  EXPECT_DOUBLE_EQ(*t.links[1].delay_ns, 1000);
+}
+
+TEST(Loader, WorkloadTypeKeys) {
+  const Experiment incast =
+      load(std::string(kFatTree) + "workload: {type: incast, fan_in: 16, iterations: 3}\n");
+  EXPECT_EQ(incast.workload.type, "incast");
+  EXPECT_EQ(incast.workload.fan_in, 16u);
+  EXPECT_EQ(incast.workload.iterations, 3u);
+
+  const Experiment skewed = load(std::string(kFatTree) +
+                                 "workload: {type: all-to-all-v, skew: matrix, "
+                                 "matrix: [[0, 1], [2, 0]]}\n");
+  EXPECT_EQ(skewed.workload.matrix, (std::vector<std::vector<double>>{{0, 1}, {2, 0}}));
+}
+
+TEST(Loader, MatrixMustBeSquareAndMatchSkew) {
+  EXPECT_NE(load_error(std::string(kFatTree) +
+                       "workload: {type: all-to-all-v, skew: matrix, matrix: [[0, 1]]}\n")
+                .find("workload.matrix[0]: expected a row of 1 numbers"),
+            std::string::npos);
+  EXPECT_NE(load_error(std::string(kFatTree) + "workload: {type: all-to-all-v, matrix: [[0]]}\n")
+                .find("workload.matrix: a matrix is read only with skew: matrix"),
+            std::string::npos);
+}
+
+TEST(Loader, TraceFileIsRelativeToTheExperimentFile) {
+  const std::string yaml = std::string(kFatTree) + "workload: {type: trace, trace_file: t.csv}\n";
+  EXPECT_EQ(load_experiment_string(yaml, "runs/a.yaml").workload.trace_file, "runs/t.csv");
+  const std::string absolute =
+      std::string(kFatTree) + "workload: {type: trace, trace_file: /data/t.csv}\n";
+  EXPECT_EQ(load_experiment_string(absolute, "runs/a.yaml").workload.trace_file, "/data/t.csv");
+}
+
+TEST(Loader, OutputsAreCheckedNamesWithoutRepeats) {
+  EXPECT_EQ(load(std::string(kFatTree) + "measurement: {outputs: [summary, plots]}\n")
+                .measurement.outputs,
+            (std::vector<std::string>{"summary", "plots"}));
+  EXPECT_NE(load_error(std::string(kFatTree) + "measurement: {outputs: [summary, summary]}\n")
+                .find("duplicate output 'summary'"),
+            std::string::npos);
+}
+
+TEST(Loader, PofanPipeIsQueueOrPortsW) {
+  const std::string lb = std::string(kFatTree) + "load_balancer: {algorithm: pofan, pipe: ";
+  EXPECT_EQ(load(lb + "ports:4}\n").balancer.fallback.pipe, "ports:4");
+  EXPECT_EQ(load(lb + "queue}\n").balancer.fallback.pipe, "queue");
+  EXPECT_NE(load_error(lb + "ports:0}\n").find("expected 'queue' or 'ports:W' with W >= 1"),
+            std::string::npos);
+}
+
+TEST(Loader, BooleansAndNumbers) {
+  const Experiment e = load(std::string(kFatTree) +
+                            "load_balancer: {algorithm: ofan, atomic_per_packet: true, "
+                            "ack_size: 64}\nworkload: {load: 0.5}\n");
+  EXPECT_TRUE(e.balancer.fallback.atomic_per_packet);
+  EXPECT_EQ(e.balancer.fallback.ack_size, 64u);
+  EXPECT_DOUBLE_EQ(e.workload.load, 0.5);
+  EXPECT_NE(load_error(std::string(kFatTree) + "workload: {load: 0}\n")
+                .find("expected a number in (0, 1], found 0"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace spraylab::conf::testing
