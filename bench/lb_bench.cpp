@@ -1,0 +1,162 @@
+// ns per packet of every load balancer (issue 3): BM_Lb/<algorithm>/<w> for w = 4, 16, 64 with
+// bursts of 32, and Ofan combined vs per-packet atomics with one and two threads.
+//
+// The reported time is per packet (one benchmark iteration = one packet).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "switch/lb/algorithm.h"
+#include "switch/lb/factory.h"
+#include "topo/generators.h"
+#include "topo/routing.h"
+
+namespace spraylab::lb {
+namespace {
+
+constexpr uint32_t kBurst = 32;
+constexpr uint32_t kBurstPool = 256;  // distinct pre-generated bursts, cycled
+constexpr uint32_t kDests = 64;
+// Destinations in one burst: an rx queue carries a few flows at a time.
+constexpr uint32_t kDestsPerBurst = 4;
+
+// One switch under test: its balancer factory, queues and pre-generated bursts.
+struct Bench {
+  Bench(Algorithm algorithm, bool atomic, uint32_t w, uint32_t lcores);
+
+  std::unique_ptr<topo::Topology> topology;  // polarized only
+  std::unique_ptr<topo::Routing> routing;
+  std::unique_ptr<BalancerFactory> factory;
+  std::vector<PortId> candidates;
+  std::vector<std::atomic<uint32_t>> depth;
+  std::vector<uint32_t> capacity;
+  std::vector<std::vector<Packet>> bursts;
+};
+
+// An MRLS spine has w fabric ports: leaves of radix w with 3w/4 uplinks (dense enough that small
+// instances have no Polarized corner, MRLS paper §4.3).
+uint32_t polarized_switch(Bench& b, uint32_t w, SwitchContext& ctx) {
+  topo::MrlsParams p;
+  p.leaves = 2 * w;
+  p.uplinks = 3 * w / 4;
+  p.downlinks = w - p.uplinks;
+  p.seed = 1;
+  p.max_tries = 1000;
+  b.topology = std::make_unique<topo::Topology>(topo::mrls(p));
+  b.routing = std::make_unique<topo::Routing>(*b.topology);
+  for (uint32_t sw = 0; sw < b.routing->graph().size(); ++sw) {
+    if (!b.routing->is_leaf(sw)) {
+      ctx.routing = b.routing.get();
+      ctx.switch_index = sw;
+      ctx.ports = b.topology->degree(b.routing->graph().node_of(sw));
+      return sw;
+    }
+  }
+  return 0;
+}
+
+Bench::Bench(Algorithm algorithm, bool atomic, uint32_t w, uint32_t lcores) {
+  conf::BalancerSpec spec;
+  spec.algorithm = std::string(to_string(algorithm));
+  spec.atomic_per_packet = atomic;
+  SwitchContext ctx;
+  ctx.seed = 1;
+  ctx.lcores = lcores;
+  ctx.ports = w;
+  ctx.rx_queues = 4;
+  for (PortId p = 0; p < w; ++p) candidates.push_back(p);
+  for (uint32_t d = 0; d < kDests; ++d) {
+    ctx.dest_ports.emplace_back();
+    for (PortId p : candidates) ctx.dest_ports.back().push_back({p, 1});
+  }
+  if (algorithm == Algorithm::kPolarized) polarized_switch(*this, w, ctx);
+  factory = std::make_unique<BalancerFactory>(spec, ctx);
+  // Queue depths: random, 0..1.2 × a 100-packet buffer, so every band is populated.
+  Rng rng(7);
+  depth = std::vector<std::atomic<uint32_t>>(ctx.ports);
+  capacity.assign(ctx.ports, 100);
+  for (auto& d : depth) d = rng.below(120);
+  const uint32_t leaves = routing ? static_cast<uint32_t>(routing->leaves().size()) : 1;
+  for (uint32_t i = 0; i < kBurstPool; ++i) {
+    uint32_t dests[kDestsPerBurst];
+    for (uint32_t& d : dests) d = rng.below(kDests);
+    std::vector<Packet> burst(kBurst);
+    for (Packet& p : burst) {
+      p.candidates = candidates.data();
+      p.num_candidates = static_cast<uint16_t>(w);
+      p.dest = dests[rng.below(kDestsPerBurst)];
+      p.bytes = rng.below(8) == 0 ? 64 : 4096;
+      p.hash = rng.next();
+      p.rx_queue = static_cast<uint16_t>(rng.below(4));
+      p.ingress_port = static_cast<uint16_t>(rng.below(w));
+      p.src_leaf = rng.below(leaves);
+      p.dst_leaf = (p.src_leaf + 1 + rng.below(leaves > 1 ? leaves - 1 : 1)) % leaves;
+    }
+    bursts.push_back(std::move(burst));
+  }
+}
+
+// Each iteration is one packet: KeepRunningBatch counts a burst as kBurst iterations, so the
+// reported time per iteration is the time per packet.
+void BM_Lb(benchmark::State& state, Bench* b) {
+  const auto lcore = static_cast<uint32_t>(state.thread_index());
+  auto balancer = b->factory->make(lcore);
+  Rng rng = Rng::for_lcore(1, lcore);
+  const QueueView view(b->depth.data(), b->capacity.data(), b->depth.size());
+  PortId out[kBurst];
+  uint32_t next = 0;
+  uint64_t now = 0;
+  while (state.KeepRunningBatch(kBurst)) {
+    balancer->choose(b->bursts[next], BurstContext{view, &rng, now}, out);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+    next = next + 1 == kBurstPool ? 0 : next + 1;
+    now += 40;  // stale views (AR: 100 ns) refresh every few bursts
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+
+// Built before any benchmark thread starts, so Threads(2) shares one switch (one Ofan table).
+std::vector<std::unique_ptr<Bench>> g_benches;
+
+Bench* bench(Algorithm algorithm, bool atomic, uint32_t w) {
+  g_benches.push_back(std::make_unique<Bench>(algorithm, atomic, w, 2));
+  return g_benches.back().get();
+}
+
+void register_all() {
+  const std::string ofan_atomic =
+      std::string(to_string(Algorithm::kOfan)) + std::string(kAtomicSuffix);
+  for (const uint32_t w : {4u, 16u, 64u}) {
+    for (const AlgorithmInfo& a : kAlgorithms) {
+      const std::string name = "BM_Lb/" + std::string(a.name) + "/" + std::to_string(w);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(a.id, false, w));
+    }
+    const std::string name = "BM_Lb/" + ofan_atomic + "/" + std::to_string(w);
+    benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(Algorithm::kOfan, true, w));
+  }
+  // Ofan combined vs per-packet atomics with one and two lcores sharing one table.
+  for (const bool atomic : {false, true}) {
+    const std::string name = "BM_OfanShared/" +
+                             (atomic ? ofan_atomic : std::string(to_string(Algorithm::kOfan))) +
+                             "/16";
+    benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(Algorithm::kOfan, atomic, 16))
+        ->Threads(1)
+        ->Threads(2);
+  }
+}
+
+}  // namespace
+}  // namespace spraylab::lb
+
+int main(int argc, char** argv) {
+  spraylab::lb::register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

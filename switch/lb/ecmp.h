@@ -1,0 +1,42 @@
+// ECMP (ALGORITHMS.md, Baselines): a hash of the flow's entropy modulo w, so a flow keeps one port.
+// The hash is salted per switch so that consecutive switches do not polarise onto one path (htsim's
+// `_hash_salt`).
+#pragma once
+
+#include <cstdint>
+
+#include "switch/lb/balancer.h"
+
+namespace spraylab::lb {
+
+// murmur3's finaliser: every input bit flips each output bit with probability about 1/2.
+inline uint32_t mix32(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+// Maps a uniform 32-bit value onto [0, n) without a division (Lemire's multiply-shift).
+inline uint32_t fast_range(uint32_t x, uint32_t n) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(x) * n) >> 32);
+}
+
+class Ecmp final : public Balancer {
+ public:
+  explicit Ecmp(uint32_t salt) : salt_(salt) {}
+  void choose(std::span<const Packet> burst, const BurstContext&, PortId* out) override {
+    for (size_t i = 0; i < burst.size(); ++i) {
+      const Packet& p = burst[i];
+      out[i] = p.num_candidates == 0
+                   ? kNoPort
+                   : p.candidates[fast_range(mix32(p.hash ^ salt_), p.num_candidates)];
+    }
+  }
+
+ private:
+  uint32_t salt_;
+};
+
+}  // namespace spraylab::lb

@@ -1,0 +1,136 @@
+#include "switch/lb/factory.h"
+
+#include <charconv>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "switch/lb/ar.h"
+#include "switch/lb/ecmp.h"
+#include "switch/lb/jsq.h"
+#include "switch/lb/ofan.h"
+#include "switch/lb/pofan.h"
+#include "switch/lb/polarized.h"
+#include "switch/lb/psp.h"
+#include "switch/lb/rps.h"
+#include "switch/lb/rr.h"
+#include "switch/lb/topk.h"
+
+namespace spraylab::lb {
+namespace {
+
+[[noreturn]] void bad(const std::string& key, const std::string& why) {
+  throw std::invalid_argument("load_balancer." + key + ": " + why);
+}
+
+Algorithm parse_algorithm(const std::string& name) {
+  if (auto a = algorithm_from_name(name)) return *a;
+  std::string known;
+  for (const AlgorithmInfo& i : kAlgorithms)
+    known += (known.empty() ? "" : ", ") + std::string(i.name);
+  bad("algorithm", "unknown '" + name + "' (expected one of " + known + ")");
+}
+
+// `pipe: queue` -> 0; `pipe: ports:W` -> W.
+uint32_t parse_pipe(const std::string& pipe) {
+  if (pipe == "queue") return 0;
+  const std::string prefix = "ports:";
+  uint32_t w = 0;
+  if (pipe.rfind(prefix, 0) == 0) {
+    const char* first = pipe.data() + prefix.size();
+    const char* last = pipe.data() + pipe.size();
+    auto [ptr, ec] = std::from_chars(first, last, w);
+    if (ec == std::errc() && ptr == last && w > 0) return w;
+  }
+  bad("pipe", "expected 'queue' or 'ports:W' with W > 0, got '" + pipe + "'");
+}
+
+uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+}  // namespace
+
+BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext ctx)
+    : spec_(spec), ctx_(std::move(ctx)), algorithm_(parse_algorithm(spec.algorithm)) {
+  if (spec_.queue_unit != "packets" && spec_.queue_unit != "bytes") {
+    bad("queue_unit", "expected 'packets' or 'bytes', got '" + spec_.queue_unit + "'");
+  }
+  bytes_ = spec_.queue_unit == "bytes";
+  if (ctx_.lcores == 0) throw std::invalid_argument("balancer: a switch needs at least one lcore");
+  const uint64_t switch_seed = mix64(ctx_.seed ^ mix64(ctx_.switch_id + 1ULL));
+  switch (algorithm_) {
+    case Algorithm::kPsp:
+      if (spec_.bands == 0) spec_.bands = kPspDefaultBands;
+      break;
+    case Algorithm::kAr:
+      if (spec_.state_update_ns == 0) spec_.state_update_ns = kArDefaultUpdateNs;
+      break;
+    case Algorithm::kOfan:
+      if (ctx_.dest_ports.empty()) bad("algorithm", "ofan needs the switch's destination ports");
+      ofan_ = std::make_shared<OfanState>(ctx_.dest_ports, switch_seed, ctx_.lcores);
+      break;
+    case Algorithm::kPofan: {
+      if (ctx_.dest_ports.empty()) bad("algorithm", "pofan needs the switch's destination ports");
+      pipe_ports_ = parse_pipe(spec_.pipe);
+      const auto pipes = static_cast<uint32_t>(
+          pipe_ports_ == 0 ? ctx_.rx_queues : (ctx_.ports + pipe_ports_ - 1) / pipe_ports_);
+      pofan_ = std::make_shared<PofanState>(ctx_.dest_ports, switch_seed, ctx_.lcores, pipes);
+      break;
+    }
+    case Algorithm::kPolarized:
+      if (ctx_.routing == nullptr) bad("algorithm", "polarized needs the switch's routing data");
+      if (spec_.deroute_penalty < 0) bad("deroute_penalty", "must be >= 0");
+      polarized_ = std::make_shared<PolarizedTable>(*ctx_.routing, ctx_.switch_index);
+      break;
+    default:
+      break;
+  }
+  ctx_.seed = switch_seed;
+}
+
+BalancerFactory::~BalancerFactory() = default;
+
+std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
+  if (lcore >= ctx_.lcores) throw std::out_of_range("balancer: lcore id beyond SwitchContext");
+  const auto queues = [&] { return BurstQueues(ctx_.ports, spec_.state_update_ns, bytes_); };
+  switch (algorithm_) {
+    case Algorithm::kEcmp:
+      return std::make_unique<Ecmp>(static_cast<uint32_t>(ctx_.seed));
+    case Algorithm::kRps:
+      return std::make_unique<Rps>();
+    case Algorithm::kRr:
+      return std::make_unique<SimpleRr>(spec_.reshuffle_every);
+    case Algorithm::kJsq:
+      return std::make_unique<Jsq>(spec_.bands, spec_.threshold, queues());
+    case Algorithm::kAr:
+      return std::make_unique<Ar>(queues());
+    case Algorithm::kTopk:
+      return std::make_unique<TopK>(spec_.k, queues());
+    case Algorithm::kPsp:
+      return std::make_unique<Psp>(spec_.bands, spec_.threshold, spec_.saturated_weight, queues());
+    case Algorithm::kOfan:
+      return std::make_unique<Ofan>(ofan_, lcore, spec_.ack_size, spec_.atomic_per_packet);
+    case Algorithm::kPofan:
+      return std::make_unique<Pofan>(pofan_, lcore, spec_.ack_size, pipe_ports_);
+    case Algorithm::kPolarized:
+      return std::make_unique<Polarized>(polarized_, spec_.deroute_penalty, queues());
+  }
+  return nullptr;
+}
+
+void BalancerFactory::set_port_state(PortId port, bool up) {
+  if (ofan_) ofan_->orders().set_port_state(port, up);
+  if (pofan_) pofan_->orders().set_port_state(port, up);
+}
+
+void BalancerFactory::synchronize() {
+  if (ofan_) ofan_->orders().synchronize();
+  if (pofan_) pofan_->orders().synchronize();
+}
+
+}  // namespace spraylab::lb

@@ -1,0 +1,63 @@
+// From the experiment's BalancerSpec to running balancers. One BalancerFactory per switch holds
+// what the switch's lcores share (Ofan's pointers and orders, pOfan's pipes, Polarized's tables)
+// and makes one Balancer per lcore. Names come from algorithm.h only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "conf/experiment.h"
+#include "switch/lb/algorithm.h"
+#include "switch/lb/balancer.h"
+#include "switch/lb/port_orders.h"
+#include "topo/routing.h"
+
+namespace spraylab::lb {
+
+class OfanState;
+class PofanState;
+class PolarizedTable;
+
+// What a switch knows at start-up that its balancers need.
+struct SwitchContext {
+  uint64_t seed = 1;       // experiment seed
+  uint32_t switch_id = 0;  // salts ECMP and seeds Ofan orders per switch
+  uint32_t lcores = 1;     // lcore ids passed to make() are below this
+  size_t ports = 0;        // the switch's port count (queue arrays are indexed by PortId)
+  // ofan, pofan: the candidate ports of every Packet::dest value, with link weights.
+  std::vector<std::vector<WeightedPort>> dest_ports;
+  uint32_t rx_queues = 1;  // pofan with `pipe: queue`: pipes = rx queues
+  // polarized: the routing data and this switch's index in it.
+  const topo::Routing* routing = nullptr;
+  uint32_t switch_index = 0;
+};
+
+class BalancerFactory {
+ public:
+  // Validates `spec` (std::invalid_argument naming the key) and builds the shared state.
+  BalancerFactory(const conf::BalancerSpec& spec, SwitchContext ctx);
+  ~BalancerFactory();
+
+  Algorithm algorithm() const { return algorithm_; }
+  // The balancer lcore `lcore` runs (its generator is Rng::for_lcore(seed, lcore)).
+  std::unique_ptr<Balancer> make(uint32_t lcore) const;
+  // Control plane: a port went down or came back. Ofan and pOfan rebuild their orders and swap them
+  // in while the lcores keep choosing; the other algorithms read the routing table's candidate
+  // sets, which the route stage updates.
+  void set_port_state(PortId port, bool up);
+  // Ofan/pOfan: blocks until replaced order tables are freed (tests, shutdown). Else a no-op.
+  void synchronize();
+
+ private:
+  conf::BalancerSpec spec_;
+  SwitchContext ctx_;
+  Algorithm algorithm_;
+  bool bytes_ = false;
+  uint32_t pipe_ports_ = 0;
+  std::shared_ptr<OfanState> ofan_;
+  std::shared_ptr<PofanState> pofan_;
+  std::shared_ptr<const PolarizedTable> polarized_;
+};
+
+}  // namespace spraylab::lb

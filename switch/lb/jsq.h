@@ -1,0 +1,31 @@
+// JSQ (Ofan §3.1; ALGORITHMS.md, Baselines): the candidate with the smallest queue, ties uniformly
+// at random. With `bands: n` it is the PSP paper's banded JSQ (PSP §III-B): depths are quantised
+// with PSP's thresholds Th/n, …, Th and the choice is uniform among the lowest non-empty band.
+#pragma once
+
+#include <cstdint>
+
+#include "switch/lb/balancer.h"
+#include "switch/lb/burst_queues.h"
+#include "switch/lb/candidate_depths.h"
+
+namespace spraylab::lb {
+
+class Jsq final : public Balancer {
+ public:
+  // bands = 0: exact. threshold = 0: Th is each port's buffer.
+  Jsq(uint32_t bands, uint64_t threshold, BurstQueues queues)
+      : bands_(bands), threshold_(threshold), queues_(std::move(queues)) {}
+  void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
+
+ private:
+  uint32_t key(uint32_t i) const;
+
+  uint32_t bands_;
+  uint64_t threshold_;
+  BurstQueues queues_;
+  CandidateDepths set_;
+  uint32_t key_[kMaxCandidates];
+};
+
+}  // namespace spraylab::lb

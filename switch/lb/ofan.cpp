@@ -1,0 +1,102 @@
+#include "switch/lb/ofan.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace spraylab::lb {
+
+OfanState::OfanState(std::vector<std::vector<WeightedPort>> dest_ports, uint64_t seed,
+                     uint32_t lcores)
+    : orders_(std::move(dest_ports), seed, lcores),
+      pointers_(std::make_unique<Pointer[]>(orders_.keys())) {
+  Rng rng(seed, 0x0fa1);
+  const OrderTable& t = *orders_.read();
+  for (uint32_t k = 0; k < t.keys(); ++k) {
+    const auto len = static_cast<uint32_t>(t.order(k).size());
+    pointers_[k].value.store(len == 0 ? 0 : rng.below(len), std::memory_order_relaxed);
+  }
+}
+
+Ofan::Ofan(std::shared_ptr<OfanState> state, uint32_t lcore, uint32_t ack_size,
+           bool atomic_per_packet)
+    : state_(std::move(state)),
+      lcore_(lcore),
+      ack_size_(ack_size),
+      atomic_(atomic_per_packet),
+      seen_gen_(state_->orders().keys(), 0),
+      seen_slot_(state_->orders().keys(), 0) {
+  state_->orders().domain().online(lcore_);
+}
+
+Ofan::~Ofan() { state_->orders().domain().offline(lcore_); }
+
+void Ofan::choose(std::span<const Packet> burst, const BurstContext&, PortId* out) {
+  const OrderTable& table = *state_->orders().read();
+  if (atomic_) {
+    per_packet(burst, table, out);
+  } else {
+    for (size_t at = 0; at < burst.size(); at += kMaxBurst) {
+      combined(burst.subspan(at, std::min<size_t>(kMaxBurst, burst.size() - at)), table, out + at);
+    }
+  }
+  // The burst holds no reference to the table any more (QSBR).
+  state_->orders().domain().quiescent(lcore_);
+}
+
+void Ofan::combined(std::span<const Packet> chunk, const OrderTable& table, PortId* out) {
+  if (++gen_ == 0) {  // generation counter wrapped: forget every stale mark once
+    std::fill(seen_gen_.begin(), seen_gen_.end(), 0);
+    gen_ = 1;
+  }
+  // 1. Group by key (Ofan appendix I, stages 1-2: sort by key, combine requests).
+  uint32_t slots = 0;
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    const uint32_t key = ofan_key(chunk[i].dest, chunk[i].bytes, ack_size_);
+    assert(key < seen_gen_.size());
+    if (seen_gen_[key] != gen_) {
+      seen_gen_[key] = gen_;
+      seen_slot_[key] = static_cast<uint8_t>(slots);
+      slot_key_[slots] = key;
+      slot_count_[slots++] = 0;
+    }
+    const uint8_t s = seen_slot_[key];
+    slot_of_packet_[i] = s;
+    ++slot_count_[s];
+  }
+  // 2. One read-modify-write per key (stage 3).
+  for (uint32_t s = 0; s < slots; ++s) {
+    const std::span<const PortId> order = table.order(slot_key_[s]);
+    slot_order_[s] = order.data();
+    slot_len_[s] = static_cast<uint32_t>(order.size());
+    if (order.empty()) continue;
+    const uint64_t base =
+        state_->pointer(slot_key_[s]).fetch_add(slot_count_[s], std::memory_order_relaxed);
+    slot_cursor_[s] = static_cast<uint32_t>(base % order.size());
+  }
+  // 3. Hand out consecutive positions in burst order (stage 4: restore packet order).
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    const uint8_t s = slot_of_packet_[i];
+    if (slot_len_[s] == 0) {
+      out[i] = kNoPort;
+      continue;
+    }
+    out[i] = slot_order_[s][slot_cursor_[s]];
+    if (++slot_cursor_[s] == slot_len_[s]) slot_cursor_[s] = 0;
+  }
+}
+
+void Ofan::per_packet(std::span<const Packet> burst, const OrderTable& table, PortId* out) {
+  for (size_t i = 0; i < burst.size(); ++i) {
+    const uint32_t key = ofan_key(burst[i].dest, burst[i].bytes, ack_size_);
+    const std::span<const PortId> order = table.order(key);
+    if (order.empty()) {
+      out[i] = kNoPort;
+      continue;
+    }
+    const uint64_t v = state_->pointer(key).fetch_add(1, std::memory_order_relaxed);
+    out[i] = order[v % order.size()];
+  }
+}
+
+}  // namespace spraylab::lb

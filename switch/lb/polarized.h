@@ -1,0 +1,64 @@
+// Polarized routing on MRLS (MRLS paper §4.3; CAMINOS `polarized.rs`). At switch c for a packet
+// from leaf s to leaf t, with a = d(s,c) and b = d(c,t), a hop to neighbour n is
+//   Forward     (+1, −1)  always allowed,
+//   Expansion   (+1, +1)  allowed only while a < b,
+//   Contraction (−1, −1)  allowed only once a ≥ b,
+//   Backtrack   (−1, +1)  never,
+// and among the allowed hops the lowest occupancy + `deroute_penalty` (for Expansion and
+// Contraction) wins, ties uniformly at random.
+//
+// The per-packet work is the paper's "2-bit label per port from two bit tables": per leaf, a bit
+// mask over this switch's fabric ports saying which neighbours are closer to that leaf, and this
+// switch's distance to every leaf. Labels are then four mask operations per 64 ports.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "switch/lb/balancer.h"
+#include "switch/lb/burst_queues.h"
+#include "topo/routing.h"
+
+namespace spraylab::lb {
+
+inline constexpr double kDefaultDeroutePenalty = 5;  // packets, as CAMINOS' MRLS runs
+
+// The compact tables of one switch, built once from topo::Routing.
+class PolarizedTable {
+ public:
+  // Throws std::invalid_argument when `sw` has a neighbour at equal distance to some leaf (the
+  // graph is not leveled, MRLS paper §4.3, and labels would need more than two bits).
+  PolarizedTable(const topo::Routing& routing, uint32_t sw);
+
+  uint32_t ports() const { return static_cast<uint32_t>(port_.size()); }
+  uint32_t words() const { return words_; }
+  PortId port(uint32_t f) const { return port_[f]; }
+  // Bit f of word j: the neighbour behind fabric port 64j + f is closer to `leaf` than we are.
+  const uint64_t* closer(uint32_t leaf) const {
+    return &closer_[static_cast<size_t>(leaf) * words_];
+  }
+  uint8_t distance(uint32_t leaf) const { return distance_[leaf]; }
+  uint64_t valid(uint32_t word) const { return valid_[word]; }
+
+ private:
+  uint32_t words_ = 0;
+  std::vector<PortId> port_;       // fabric port f's port id
+  std::vector<uint64_t> closer_;   // leaves × words
+  std::vector<uint8_t> distance_;  // d(this switch, leaf) per leaf rank
+  std::vector<uint64_t> valid_;    // bits of existing ports per word
+};
+
+class Polarized final : public Balancer {
+ public:
+  // `penalty` in the queue unit.
+  Polarized(std::shared_ptr<const PolarizedTable> table, double penalty, BurstQueues queues);
+  void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
+
+ private:
+  std::shared_ptr<const PolarizedTable> table_;
+  uint64_t penalty_;  // fixed point, 8 fractional bits
+  BurstQueues queues_;
+};
+
+}  // namespace spraylab::lb

@@ -1,0 +1,85 @@
+// Ofan's per-key cyclic port orders (Ofan §4.1, appendix F.2) and the shared state Ofan and pOfan
+// build on. A key is (destination, size class): destination leaf at an edge switch and on MRLS,
+// destination pod at an aggregation switch (Ofan §4.1); ACK-sized packets have their own pointers
+// (Ofan §4.1: "distinct data and ACK groups").
+//
+// Orders: the live ports of a destination, weighted round robin when link weights differ (divide by
+// the GCD, then round r lists the ports whose weight exceeds r), taken in a per-switch random base
+// order, then strided per key: order_K[i] = seq[(a_K + i·b_K) mod L] with gcd(b_K, L) = 1.
+// (choice) The paper derives its orders from one global permutation with XOR and addition and does
+// not publish the formula (appendix F.2); any cheap per-key permutation serves, and the stride
+// keeps every port's share of each order exactly its weight.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "switch/lb/balancer.h"
+#include "switch/lb/rcu.h"
+
+namespace spraylab::lb {
+
+inline constexpr uint32_t kSizeClasses = 2;  // data, ACK
+inline constexpr uint32_t kDefaultAckSize = 128;
+
+struct WeightedPort {
+  PortId port;
+  uint32_t weight = 1;  // relative capacity, e.g. the link rate in Gb/s; 0 = never use
+};
+
+// The Ofan key of a packet: destination × size class.
+inline uint32_t ofan_key(uint32_t dest, uint32_t bytes, uint32_t ack_size) {
+  return dest * kSizeClasses + (bytes < ack_size ? 1u : 0u);
+}
+
+// Weighted round robin over `ports` in the given order (weights divided by their GCD; ports of
+// weight 0 left out). E.g. weights P1=2, P2=2, P3=2, P4=1 in the order P3, P2, P4, P1 give
+// P3, P2, P4, P1, P3, P2, P1.
+std::vector<PortId> interleave(std::span<const WeightedPort> ports);
+
+// Immutable per-key orders for one port state. Published through RcuCell.
+class OrderTable {
+ public:
+  // dest_ports[d]: destination d's candidate ports with weights; ports in `down` are left out.
+  // `seed` fixes the base order and the per-key strides.
+  OrderTable(const std::vector<std::vector<WeightedPort>>& dest_ports,
+             const std::vector<bool>& down, uint64_t seed);
+
+  uint32_t keys() const { return static_cast<uint32_t>(offset_.size() - 1); }
+  std::span<const PortId> order(uint32_t key) const {
+    return {ports_.data() + offset_[key], offset_[key + 1] - offset_[key]};
+  }
+
+ private:
+  std::vector<uint32_t> offset_;  // key k's order is ports_[offset_[k], offset_[k+1])
+  std::vector<PortId> ports_;
+};
+
+// Per-switch orders shared by all lcores, rebuilt when a port goes down or up while the lcores keep
+// choosing (RCU swap). Reader `r` is lcore r.
+class PortOrders {
+ public:
+  PortOrders(std::vector<std::vector<WeightedPort>> dest_ports, uint64_t seed, uint32_t readers);
+
+  const OrderTable* read() const { return cell_.read(); }
+  QsbrDomain& domain() { return cell_.domain(); }
+  uint32_t keys() const;
+
+  // Control plane: rebuilds every order without (or again with) `port` and publishes it. Returns at
+  // once; the old table is freed once all lcores have passed a quiescent point.
+  void set_port_state(PortId port, bool up);
+  // Waits until every replaced table is freed.
+  void synchronize() { cell_.synchronize(); }
+  size_t reclaim() { return cell_.reclaim(); }
+
+ private:
+  std::vector<std::vector<WeightedPort>> dest_ports_;
+  uint64_t seed_;
+  std::mutex mutex_;  // serialises rebuilds (control plane only)
+  std::vector<bool> down_;
+  RcuCell<OrderTable> cell_;
+};
+
+}  // namespace spraylab::lb

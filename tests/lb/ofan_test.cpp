@@ -1,0 +1,265 @@
+// Ofan's orders and combining, and pOfan's per-pipe pointers (ALGORITHMS.md, Ofan and pOfan).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "lb_test_util.h"
+#include "switch/lb/factory.h"
+#include "switch/lb/ofan.h"
+#include "switch/lb/pofan.h"
+
+namespace spraylab::lb {
+namespace {
+
+using testing::Queues;
+
+// A switch whose destinations each have their own candidate ports (some shared, varying w).
+std::vector<std::vector<WeightedPort>> random_dest_ports(uint32_t dests, uint32_t ports,
+                                                         uint64_t seed) {
+  Rng rng(seed);
+  std::vector<std::vector<WeightedPort>> out(dests);
+  for (auto& set : out) {
+    const uint32_t w = 1 + rng.below(ports);
+    std::vector<PortId> all = testing::ports(ports);
+    for (uint32_t i = 0; i < w; ++i) {
+      std::swap(all[i], all[i + rng.below(ports - i)]);
+      set.push_back({all[i], 1});
+    }
+  }
+  return out;
+}
+
+SwitchContext context(std::vector<std::vector<WeightedPort>> dest_ports, uint32_t lcores = 1) {
+  SwitchContext ctx;
+  ctx.seed = 11;
+  ctx.lcores = lcores;
+  ctx.ports = 64;
+  ctx.dest_ports = std::move(dest_ports);
+  return ctx;
+}
+
+conf::BalancerSpec spec(const char* algorithm, bool atomic = false) {
+  conf::BalancerSpec s;
+  s.algorithm = algorithm;
+  s.atomic_per_packet = atomic;
+  return s;
+}
+
+std::vector<Packet> random_burst(Rng& rng, uint32_t size, uint32_t dests) {
+  std::vector<Packet> burst(size);
+  for (Packet& p : burst) {
+    p.dest = rng.below(dests);
+    p.bytes = rng.below(4) == 0 ? 64 : 4096;  // ACK class under 128 B
+    p.rx_queue = static_cast<uint16_t>(rng.below(4));
+  }
+  return burst;
+}
+
+TEST(Interleave, WeightedRoundRobinDividesByGcdAndInterleaves) {
+  // ALGORITHMS.md: weights 2,2,2,1 (P1..P4) over the order P3,P2,P4,P1.
+  const std::vector<WeightedPort> order = {{3, 2}, {2, 2}, {4, 1}, {1, 2}};
+  EXPECT_EQ(interleave(order), (std::vector<PortId>{3, 2, 4, 1, 3, 2, 1}));
+  const std::vector<WeightedPort> scaled = {{3, 40}, {2, 40}, {4, 20}, {1, 40}};
+  EXPECT_EQ(interleave(scaled), interleave(order));
+  const std::vector<WeightedPort> down = {{7, 0}, {8, 3}};
+  EXPECT_EQ(interleave(down), (std::vector<PortId>{8}));
+}
+
+TEST(OrderTable, EveryKeysOrderIsAPermutationOfItsCandidates) {
+  const auto dest_ports = random_dest_ports(50, 16, 3);
+  const OrderTable t(dest_ports, std::vector<bool>(16, false), 5);
+  ASSERT_EQ(t.keys(), 100u);
+  std::set<std::vector<PortId>> distinct;
+  for (uint32_t k = 0; k < t.keys(); ++k) {
+    std::vector<PortId> got(t.order(k).begin(), t.order(k).end());
+    distinct.insert(got);
+    std::vector<PortId> want;
+    for (const WeightedPort& p : dest_ports[k / kSizeClasses]) want.push_back(p.port);
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << "key " << k;
+  }
+  EXPECT_GT(distinct.size(), 60u);  // keys rotate in different orders
+}
+
+TEST(OrderTable, WeightedOrdersGiveEachPortItsShareAndDownPortsNone) {
+  const std::vector<std::vector<WeightedPort>> dest_ports = {{{0, 4}, {1, 2}, {2, 2}, {3, 6}}};
+  std::vector<bool> down(4, false);
+  const OrderTable t(dest_ports, down, 1);
+  std::map<PortId, int> n;
+  for (PortId p : t.order(0)) ++n[p];
+  EXPECT_EQ(n, (std::map<PortId, int>{{0, 2}, {1, 1}, {2, 1}, {3, 3}}));
+  down[3] = true;
+  const OrderTable t2(dest_ports, down, 1);
+  n.clear();
+  for (PortId p : t2.order(1)) ++n[p];
+  EXPECT_EQ(n, (std::map<PortId, int>{{0, 2}, {1, 1}, {2, 1}}));
+}
+
+TEST(Ofan, ConsecutivePacketsOfAKeyRotateThroughItsOrder) {
+  BalancerFactory f(spec("ofan"), context({{{4, 1}, {9, 1}, {2, 1}, {6, 1}, {1, 1}}}));
+  auto b = f.make(0);
+  Queues q(16);
+  Rng rng(1);
+  std::vector<Packet> burst(20);
+  for (Packet& p : burst) p.bytes = 1500;
+  std::vector<PortId> out(20);
+  b->choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+  for (size_t i = 5; i < out.size(); ++i) EXPECT_EQ(out[i], out[i - 5]);
+  EXPECT_EQ(std::set<PortId>(out.begin(), out.begin() + 5), (std::set<PortId>{1, 2, 4, 6, 9}));
+}
+
+TEST(Ofan, CombiningGivesExactlyTheSequentialAssignment) {
+  const auto dest_ports = random_dest_ports(12, 16, 7);
+  BalancerFactory combined_f(spec("ofan"), context(dest_ports));
+  BalancerFactory sequential_f(spec("ofan", true), context(dest_ports));  // same seed, pointers
+  auto combined = combined_f.make(0);
+  auto sequential = sequential_f.make(0);
+  Queues q(16);
+  Rng rng(1), gen(21);
+  for (int b = 0; b < 2000; ++b) {
+    const auto burst = random_burst(gen, 1 + gen.below(100), 12);  // also > kMaxBurst
+    std::vector<PortId> a(burst.size()), s(burst.size());
+    combined->choose(burst, BurstContext{q.view(), &rng, 0}, a.data());
+    for (size_t i = 0; i < burst.size(); ++i) {  // one packet at a time
+      sequential->choose({&burst[i], 1}, BurstContext{q.view(), &rng, 0}, &s[i]);
+    }
+    ASSERT_EQ(a, s) << "burst " << b;
+  }
+}
+
+TEST(Ofan, APortTakenDownIsNeverChosenAfterTheSwapAndReturnsWhenUp) {
+  const auto dest_ports = random_dest_ports(8, 8, 9);
+  BalancerFactory f(spec("ofan"), context(dest_ports));
+  auto b = f.make(0);
+  Queues q(8);
+  Rng rng(1), gen(2);
+  std::vector<uint64_t> n(8);
+  auto run = [&] {
+    std::fill(n.begin(), n.end(), 0);
+    for (int i = 0; i < 200; ++i) {
+      const auto burst = random_burst(gen, 32, 8);
+      std::vector<PortId> out(32);
+      b->choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+      for (size_t j = 0; j < out.size(); ++j) {
+        if (out[j] != kNoPort) ++n[out[j]];
+      }
+    }
+  };
+  run();
+  ASSERT_GT(n[3], 0u);
+  f.set_port_state(3, false);
+  run();
+  EXPECT_EQ(n[3], 0u);
+  f.set_port_state(3, true);
+  run();
+  EXPECT_GT(n[3], 0u);
+  f.synchronize();  // every replaced table is freed once the lcore has passed a burst
+}
+
+TEST(Ofan, AllPortsDownGivesNoPort) {
+  BalancerFactory f(spec("ofan"), context({{{0, 1}, {1, 1}}}));
+  auto b = f.make(0);
+  f.set_port_state(0, false);
+  f.set_port_state(1, false);
+  Queues q(2);
+  Rng rng(1);
+  Packet p;
+  p.bytes = 1000;
+  EXPECT_EQ(testing::choose_one(*b, p, q.view(), rng), kNoPort);
+}
+
+TEST(Pofan, PointersAreIndependentPerPipe) {
+  const auto dest_ports = random_dest_ports(4, 8, 5);
+  SwitchContext ctx = context(dest_ports);
+  ctx.rx_queues = 4;
+  BalancerFactory alone_f(spec("pofan"), ctx), mixed_f(spec("pofan"), ctx);
+  auto alone = alone_f.make(0);
+  auto mixed = mixed_f.make(0);
+  Queues q(8);
+  Rng rng(1), gen(8);
+  std::vector<PortId> pipe1_alone, pipe1_mixed;
+  for (int b = 0; b < 300; ++b) {
+    auto burst = random_burst(gen, 32, 4);
+    std::vector<PortId> out(32);
+    mixed->choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+    std::vector<Packet> only1;
+    for (size_t i = 0; i < burst.size(); ++i) {
+      if (burst[i].rx_queue == 1) {
+        pipe1_mixed.push_back(out[i]);
+        only1.push_back(burst[i]);
+      }
+    }
+    out.resize(only1.size());
+    alone->choose(only1, BurstContext{q.view(), &rng, 0}, out.data());
+    pipe1_alone.insert(pipe1_alone.end(), out.begin(), out.end());
+  }
+  ASSERT_GT(pipe1_alone.size(), 1000u);
+  EXPECT_EQ(pipe1_mixed, pipe1_alone);  // traffic on pipes 0, 2, 3 never moved pipe 1's pointers
+}
+
+TEST(Pofan, PortGroupsShareOnePointerPerPipe) {
+  conf::BalancerSpec s = spec("pofan");
+  s.pipe = "ports:4";
+  BalancerFactory f(s, context({{{10, 1}, {11, 1}, {12, 1}}}));
+  auto b = f.make(0);
+  Queues q(16);
+  Rng rng(1);
+  // Ports 0..3 form pipe 0: three packets from three of its ports cover the order once.
+  std::vector<Packet> burst(6);
+  for (size_t i = 0; i < burst.size(); ++i) {
+    burst[i].bytes = 1000;
+    burst[i].ingress_port = static_cast<uint16_t>(i < 3 ? i : 4 + i);  // then ports 7..9: pipe 1-2
+  }
+  std::vector<PortId> out(6);
+  b->choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+  EXPECT_EQ(std::set<PortId>(out.begin(), out.begin() + 3), (std::set<PortId>{10, 11, 12}));
+}
+
+TEST(Pofan, APortTakenDownIsNeverChosenAfterTheSwap) {
+  SwitchContext ctx = context(random_dest_ports(6, 8, 4));
+  ctx.rx_queues = 4;
+  BalancerFactory f(spec("pofan"), ctx);
+  auto b = f.make(0);
+  Queues q(8);
+  Rng rng(1), gen(3);
+  f.set_port_state(5, false);
+  for (int i = 0; i < 200; ++i) {
+    const auto burst = random_burst(gen, 32, 6);
+    std::vector<PortId> out(32);
+    b->choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+    for (PortId p : out) EXPECT_NE(p, 5);
+  }
+  f.synchronize();
+}
+
+TEST(Factory, RejectsUnknownNamesAndBadValues) {
+  conf::BalancerSpec s = spec("ofan2");
+  EXPECT_THROW(BalancerFactory(s, context({{{0, 1}}})), std::invalid_argument);
+  s = spec("pofan");
+  s.pipe = "ports:x";
+  EXPECT_THROW(BalancerFactory(s, context({{{0, 1}}})), std::invalid_argument);
+  s = spec("jsq");
+  s.queue_unit = "furlongs";
+  EXPECT_THROW(BalancerFactory(s, context({})), std::invalid_argument);
+}
+
+TEST(Factory, MakesEveryAlgorithmInTheNameTable) {
+  for (const AlgorithmInfo& a : kAlgorithms) {
+    if (a.id == Algorithm::kPolarized) continue;  // needs routing data: polarized_test.cpp
+    BalancerFactory f(spec(std::string(a.name).c_str()), context({{{0, 1}, {1, 1}}}));
+    EXPECT_EQ(f.algorithm(), a.id);
+    auto b = f.make(0);
+    Queues q(64);
+    Rng rng(1);
+    const std::vector<PortId> cand = {0, 1};
+    Packet p = testing::packet(cand);
+    const PortId out = testing::choose_one(*b, p, q.view(), rng);
+    EXPECT_TRUE(out == 0 || out == 1) << a.name;
+  }
+}
+
+}  // namespace
+}  // namespace spraylab::lb

@@ -1,0 +1,197 @@
+// Polarized routing on generated MRLS topologies (MRLS paper §4.3, Theorem 4.2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+
+#include "lb_test_util.h"
+#include "switch/lb/factory.h"
+#include "switch/lb/polarized.h"
+#include "topo/generators.h"
+#include "topo/routing.h"
+
+namespace spraylab::lb {
+namespace {
+
+using topo::PolarizedLabel;
+
+topo::MrlsParams params(uint32_t leaves, uint32_t uplinks, uint32_t downlinks, uint64_t seed) {
+  topo::MrlsParams p;
+  p.leaves = leaves;
+  p.uplinks = uplinks;
+  p.downlinks = downlinks;
+  p.seed = seed;
+  return p;
+}
+
+// One MRLS fabric with a Polarized balancer and egress queues at every switch.
+class Fabric {
+ public:
+  Fabric(uint32_t leaves, uint32_t uplinks, uint32_t downlinks, uint64_t seed)
+      : topo_(topo::mrls(params(leaves, uplinks, downlinks, seed))), routing_(topo_) {
+    conf::BalancerSpec spec;
+    spec.algorithm = "polarized";
+    const topo::SwitchGraph& g = routing_.graph();
+    for (uint32_t sw = 0; sw < g.size(); ++sw) {
+      SwitchContext ctx;
+      ctx.seed = seed;
+      ctx.switch_id = sw;
+      ctx.ports = topo_.degree(g.node_of(sw));
+      ctx.routing = &routing_;
+      ctx.switch_index = sw;
+      balancers_.push_back(BalancerFactory(spec, ctx).make(0));
+      queues_.push_back(std::make_unique<testing::Queues>(ctx.ports));
+    }
+    for (uint32_t a = 0; a < g.size(); ++a) {
+      for (uint32_t b = 0; b < g.size(); ++b) d_star_ = std::max<uint32_t>(d_star_, dist(a, b));
+    }
+  }
+
+  const topo::Routing& routing() const { return routing_; }
+  uint32_t dist(uint32_t a, uint32_t b) const { return routing_.distance(a, b); }
+  uint32_t d_star() const { return d_star_; }
+  testing::Queues& queues(uint32_t sw) { return *queues_[sw]; }
+
+  // The next switch from `sw` for a packet from leaf rank s to leaf rank t.
+  uint32_t next(uint32_t sw, uint32_t s, uint32_t t, Rng& rng) {
+    Packet p;
+    p.src_leaf = s;
+    p.dst_leaf = t;
+    p.bytes = 1000;
+    const PortId port = testing::choose_one(*balancers_[sw], p, queues_[sw]->view(), rng);
+    EXPECT_NE(port, kNoPort) << "corner at switch " << sw;
+    if (port == kNoPort) return UINT32_MAX;
+    const topo::PortRef peer = topo_.peer(routing_.graph().node_of(sw), port);
+    return routing_.graph().index_of(peer.node);
+  }
+
+ private:
+  topo::Topology topo_;
+  topo::Routing routing_;
+  std::vector<std::unique_ptr<Balancer>> balancers_;
+  std::vector<std::unique_ptr<testing::Queues>> queues_;
+  uint32_t d_star_ = 0;
+};
+
+struct WalkCheck {
+  uint32_t hops = 0;
+  bool ok = true;
+};
+
+// Walks s -> t, checking every hop against the MRLS paper's rules. `randomise` sets random queue
+// depths at each switch before it chooses.
+WalkCheck walk(Fabric& f, uint32_t s, uint32_t t, Rng& rng, Rng* randomise) {
+  const uint32_t src = f.routing().leaves()[s], dst = f.routing().leaves()[t];
+  WalkCheck w;
+  for (uint32_t c = src; c != dst && w.hops <= 4 * f.d_star(); ++w.hops) {
+    if (randomise != nullptr) {
+      for (auto& d : f.queues(c).depth) d = randomise->below(12);
+    }
+    const uint32_t n = f.next(c, s, t, rng);
+    if (n == UINT32_MAX) {
+      w.ok = false;
+      break;
+    }
+    const bool expanding = f.dist(src, c) < f.dist(c, dst);
+    switch (f.routing().label(src, c, n, dst)) {
+      case PolarizedLabel::kForward:
+        break;
+      case PolarizedLabel::kExpansion:
+        EXPECT_TRUE(expanding) << "Expansion once d(s,c) >= d(c,t) at " << c;
+        w.ok &= expanding;
+        break;
+      case PolarizedLabel::kContraction:
+        EXPECT_FALSE(expanding) << "Contraction while d(s,c) < d(c,t) at " << c;
+        w.ok &= !expanding;
+        break;
+      case PolarizedLabel::kBacktrack:
+        ADD_FAILURE() << "Backtrack at " << c;
+        w.ok = false;
+        break;
+    }
+    c = n;
+  }
+  return w;
+}
+
+class PolarizedOnMrls : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(PolarizedOnMrls, RoutesAreMinimalWhenQueuesAreEmpty) {
+  Fabric f(14, 3, 3, GetParam());
+  Rng rng(1);
+  const uint32_t leaves = static_cast<uint32_t>(f.routing().leaves().size());
+  for (uint32_t s = 0; s < leaves; ++s) {
+    for (uint32_t t = 0; t < leaves; ++t) {
+      if (s == t) continue;
+      const WalkCheck w = walk(f, s, t, rng, nullptr);
+      EXPECT_EQ(w.hops, f.dist(f.routing().leaves()[s], f.routing().leaves()[t]));
+    }
+  }
+}
+
+TEST_P(PolarizedOnMrls, RandomQueueWalksFollowTheRulesAndEndWithin2DStarMinus2) {
+  Fabric f(14, 3, 3, GetParam());
+  Rng rng(2), states(GetParam() + 100);
+  const uint32_t leaves = static_cast<uint32_t>(f.routing().leaves().size());
+  uint32_t longest = 0, derouted = 0;
+  for (int round = 0; round < 20; ++round) {
+    for (uint32_t s = 0; s < leaves; ++s) {
+      for (uint32_t t = 0; t < leaves; ++t) {
+        if (s == t) continue;
+        const WalkCheck w = walk(f, s, t, rng, &states);
+        EXPECT_TRUE(w.ok);
+        EXPECT_LE(w.hops, 2 * f.d_star() - 2);
+        EXPECT_EQ(w.hops % 2, 0u);  // leaf to leaf in a bipartite graph
+        longest = std::max(longest, w.hops);
+        derouted += w.hops > f.dist(f.routing().leaves()[s], f.routing().leaves()[t]);
+      }
+    }
+  }
+  EXPECT_GT(derouted, 0u);  // the random states did exercise deroutes
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, PolarizedOnMrls, ::testing::Values(1, 2, 3, 4));
+
+TEST(Polarized, LowestScoreWinsWithTheDeroutePenaltyAndTiesAreUniform) {
+  Fabric f(14, 3, 3, 5);
+  Rng rng(3);
+  const auto& r = f.routing();
+  // A spine c and leaves s, t with both a Forward and a deroute allowed at c.
+  for (uint32_t s = 0; s < r.leaves().size(); ++s) {
+    for (uint32_t t = 0; t < r.leaves().size(); ++t) {
+      for (uint32_t c = 0; c < r.graph().size(); ++c) {
+        if (s == t || r.is_leaf(c)) continue;
+        const auto hops = r.polarized_hops(r.leaves()[s], c, r.leaves()[t]);
+        std::vector<topo::PolarizedHop> fwd, der;
+        for (const auto& h : hops) (h.deroute ? der : fwd).push_back(h);
+        if (fwd.size() < 2 || der.empty()) continue;
+        auto& q = f.queues(c);
+        for (auto& d : q.depth) d = 0;
+        // Forward hops at 4 and 5 packets, a deroute at 0: 0 + 5 > 4, the Forward at 4 wins.
+        q.depth[fwd[0].port] = 4;
+        for (size_t i = 1; i < fwd.size(); ++i) q.depth[fwd[i].port] = 5;
+        EXPECT_EQ(f.next(c, s, t, rng), fwd[0].next);
+        // Forward hops at 6: the deroute (0 + 5) wins.
+        for (const auto& h : fwd) q.depth[h.port] = 6;
+        for (const auto& h : der) q.depth[h.port] = 0;
+        const uint32_t n = f.next(c, s, t, rng);
+        EXPECT_TRUE(std::any_of(der.begin(), der.end(), [&](auto& h) { return h.next == n; }));
+        // All Forward hops empty and tied: each is chosen equally often.
+        for (auto& d : q.depth) d = 0;
+        std::vector<uint64_t> n_fwd(fwd.size());
+        for (int i = 0; i < 6000; ++i) {
+          const uint32_t x = f.next(c, s, t, rng);
+          for (size_t j = 0; j < fwd.size(); ++j) n_fwd[j] += fwd[j].next == x;
+        }
+        EXPECT_EQ(std::accumulate(n_fwd.begin(), n_fwd.end(), uint64_t{0}), 6000u);
+        EXPECT_TRUE(testing::uniform_fit(n_fwd));
+        return;
+      }
+    }
+  }
+  FAIL() << "no switch with two Forward hops and a deroute";
+}
+
+}  // namespace
+}  // namespace spraylab::lb

@@ -1,0 +1,189 @@
+// The queue view and JSQ, AR, Top-k and PSP (ALGORITHMS.md, Baselines and PSP).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "lb_test_util.h"
+#include "switch/lb/ar.h"
+#include "switch/lb/jsq.h"
+#include "switch/lb/psp.h"
+#include "switch/lb/topk.h"
+
+namespace spraylab::lb {
+namespace {
+
+using testing::choose_one;
+using testing::packet;
+using testing::ports;
+using testing::Queues;
+
+constexpr uint64_t kStale = 1'000'000;  // a period no test reaches: decisions see one snapshot
+
+// Counts choices of one packet at a time among `cand`.
+std::vector<uint64_t> histogram(Balancer& b, const Queues& q, const std::vector<PortId>& cand,
+                                int n, uint64_t seed = 1) {
+  Rng rng(seed);
+  std::vector<uint64_t> h(q.depth.size());
+  for (int i = 0; i < n; ++i) ++h[choose_one(b, packet(cand), q.view(), rng)];
+  return h;
+}
+
+TEST(StaleQueueView, RefreshesOncePerPeriodOfTheCallersClock) {
+  Queues q(2);
+  q.set({3, 4});
+  StaleQueueView stale(2, 1000);
+  EXPECT_EQ(stale.at(q.view(), 0).depth(0), 3u);
+  q.depth[0] = 9;
+  EXPECT_EQ(stale.at(q.view(), 999).depth(0), 3u);
+  EXPECT_EQ(stale.at(q.view(), 1000).depth(0), 9u);
+  q.depth[0] = 1;
+  EXPECT_EQ(stale.at(q.view(), 1999).depth(0), 9u);
+  EXPECT_EQ(stale.at(q.view(), 5000).depth(0), 1u);
+}
+
+TEST(StaleQueueView, PeriodZeroIsLive) {
+  Queues q(1);
+  StaleQueueView live(1, 0);
+  q.depth[0] = 5;
+  EXPECT_EQ(live.at(q.view(), 0).depth(0), 5u);
+  q.depth[0] = 6;
+  EXPECT_EQ(live.at(q.view(), 0).depth(0), 6u);
+}
+
+TEST(Jsq, TakesTheMinimumOnRandomStates) {
+  Queues q(16);
+  Rng rng(4), states(8);
+  Jsq jsq(0, 0, BurstQueues(16, 0, false));
+  const auto cand = ports(16);
+  for (int t = 0; t < 2000; ++t) {
+    for (auto& d : q.depth) d = states.below(20);
+    const PortId p = choose_one(jsq, packet(cand), q.view(), rng);
+    uint32_t min = UINT32_MAX;
+    for (auto& d : q.depth) min = std::min<uint32_t>(min, d);
+    EXPECT_EQ(q.depth[p], min);
+  }
+}
+
+TEST(Jsq, BreaksTiesUniformly) {
+  Queues q(5);
+  q.set({3, 1, 1, 5, 1});
+  Jsq jsq(0, 0, BurstQueues(5, kStale, false));
+  const auto h = histogram(jsq, q, ports(5), 30000);
+  EXPECT_EQ(h[0] + h[3], 0u);
+  EXPECT_TRUE(testing::uniform_fit({h[1], h[2], h[4]}));
+}
+
+TEST(Jsq, LiveViewCountsTheBurstsOwnChoices) {
+  Queues q(4);
+  Rng rng(1);
+  Jsq jsq(0, 0, BurstQueues(4, 0, false));
+  const auto cand = ports(4);
+  std::vector<Packet> burst(8, packet(cand));
+  std::vector<PortId> out(8);
+  jsq.choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+  for (PortId p = 0; p < 4; ++p) EXPECT_EQ(std::count(out.begin(), out.end(), p), 2) << p;
+}
+
+TEST(Jsq, BandedIsUniformInTheLowestBand) {
+  Queues q(4);
+  q.set({10, 24, 30, 60});  // Th = 100, n = 4: bands 1, 1, 2, 3
+  Jsq jsq(4, 100, BurstQueues(4, kStale, false));
+  const auto h = histogram(jsq, q, ports(4), 20000);
+  EXPECT_EQ(h[2] + h[3], 0u);
+  EXPECT_TRUE(testing::uniform_fit({h[0], h[1]}));
+}
+
+TEST(Ar, BandEdgesAreFiveTenAndTwentyPercentOfTheBuffer) {
+  EXPECT_EQ(ar_band(0, 1000), 0u);
+  EXPECT_EQ(ar_band(49, 1000), 0u);
+  EXPECT_EQ(ar_band(50, 1000), 1u);
+  EXPECT_EQ(ar_band(99, 1000), 1u);
+  EXPECT_EQ(ar_band(100, 1000), 2u);
+  EXPECT_EQ(ar_band(199, 1000), 2u);
+  EXPECT_EQ(ar_band(200, 1000), 3u);
+  EXPECT_EQ(ar_band(1000, 1000), 3u);
+}
+
+TEST(Ar, ChoosesUniformlyInTheLowestBand) {
+  Queues q(5, 1000);
+  q.set({60, 40, 45, 300, 0});  // bands 1, 0, 0, 3, 0
+  Ar ar(BurstQueues(5, kStale, false));
+  const auto h = histogram(ar, q, ports(5), 30000);
+  EXPECT_EQ(h[0] + h[3], 0u);
+  EXPECT_TRUE(testing::uniform_fit({h[1], h[2], h[4]}));
+}
+
+TEST(Ar, SeesQueuesOnlyAtItsRefreshPeriod) {
+  Queues q(2, 1000);
+  Rng rng(1);
+  Ar ar(BurstQueues(2, kArDefaultUpdateNs, false));
+  const auto cand = ports(2);
+  q.set({0, 500});
+  EXPECT_EQ(choose_one(ar, packet(cand), q.view(), rng, 0), 0);
+  q.set({500, 0});  // port 0 fills up, but AR still sees the state of t = 0
+  for (uint64_t t = 1; t < 100; t += 7)
+    EXPECT_EQ(choose_one(ar, packet(cand), q.view(), rng, t), 0);
+  EXPECT_EQ(choose_one(ar, packet(cand), q.view(), rng, 100), 1);
+}
+
+TEST(TopK, ChoosesOnlyAmongTheKSmallestUniformly) {
+  Queues q(8);
+  q.set({7, 3, 9, 1, 12, 5, 4, 8});  // the 4 smallest: ports 3, 1, 6, 5
+  TopK topk(0, BurstQueues(8, kStale, false));
+  const auto h = histogram(topk, q, ports(8), 40000);
+  EXPECT_EQ(h[0] + h[2] + h[4] + h[7], 0u);
+  EXPECT_TRUE(testing::uniform_fit({h[1], h[3], h[5], h[6]}));
+}
+
+TEST(TopK, AdmitsTiesAtTheKthDepthAtRandom) {
+  Queues q(6);
+  q.set({1, 2, 2, 2, 9, 9});  // k = 2: port 0 always, one of ports 1-3
+  TopK topk(2, BurstQueues(6, kStale, false));
+  const auto h = histogram(topk, q, ports(6), 60000);
+  EXPECT_EQ(h[4] + h[5], 0u);
+  const std::vector<double> p = {1.0 / 2, 1.0 / 6, 1.0 / 6, 1.0 / 6};
+  EXPECT_LT(testing::chi_square({h[0], h[1], h[2], h[3]}, p), testing::chi_square_critical(3));
+}
+
+TEST(TopK, RandomStatesNeverPickOutsideTheKSmallest) {
+  Queues q(16);
+  Rng rng(2), states(3);
+  TopK topk(5, BurstQueues(16, 0, false));
+  const auto cand = ports(16);
+  for (int t = 0; t < 3000; ++t) {
+    for (auto& d : q.depth) d = states.below(30);
+    std::vector<uint32_t> sorted;
+    for (auto& d : q.depth) sorted.push_back(d);
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_LE(q.depth[choose_one(topk, packet(cand), q.view(), rng)], sorted[4]);
+  }
+}
+
+TEST(Psp, BandAndWeightMappingForFourBands) {
+  // Th = 100, n = 4: thresholds 25, 50, 75, 100; weights 4, 3, 2, 1.
+  const std::vector<std::pair<uint32_t, uint32_t>> cases = {
+      {0, 4}, {24, 4}, {25, 3}, {49, 3}, {50, 2}, {74, 2}, {75, 1}, {99, 1}, {100, 1}, {5000, 1}};
+  for (auto [q, w] : cases) EXPECT_EQ(psp_weight(q, 4, 100, 1), w) << "q = " << q;
+  EXPECT_EQ(psp_weight(100, 4, 100, 0), 0u);
+  EXPECT_EQ(psp_weight(99, 4, 100, 0), 1u);
+}
+
+TEST(Psp, ChoiceFrequenciesAreProportionalToWeight) {
+  Queues q(5);
+  q.set({0, 30, 60, 90, 200});  // weights 4, 3, 2, 1, 1 (saturated)
+  Psp psp(4, 100, 1, BurstQueues(5, kStale, false));
+  const auto h = histogram(psp, q, ports(5), 55000);
+  const std::vector<double> p = {4 / 11.0, 3 / 11.0, 2 / 11.0, 1 / 11.0, 1 / 11.0};
+  EXPECT_LT(testing::chi_square(h, p), testing::chi_square_critical(4));
+}
+
+TEST(Psp, SaturatedWeightZeroExcludesFullQueues) {
+  Queues q(3, 100);  // Th = the port buffer
+  q.set({100, 10, 150});
+  Psp psp(4, 0, 0, BurstQueues(3, kStale, false));
+  const auto h = histogram(psp, q, ports(3), 1000);
+  EXPECT_EQ(h[1], 1000u);
+}
+
+}  // namespace
+}  // namespace spraylab::lb
