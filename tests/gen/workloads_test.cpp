@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "trafficgen/workload.h"
+#include "trafficgen/workloads/all_to_all.h"
+#include "trafficgen/workloads/all_to_all_v.h"
+#include "trafficgen/workloads/incast.h"
+#include "trafficgen/workloads/iterations.h"
+#include "trafficgen/workloads/permutation.h"
+
+namespace spraylab::gen {
+namespace {
+
+TEST(Permutation, IsADerangement) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const uint32_t n = 2 + seed % 30;
+    const std::vector<Rank> p = random_derangement(n, seed);
+    std::set<Rank> targets(p.begin(), p.end());
+    EXPECT_EQ(targets.size(), n) << "not a permutation, seed " << seed;
+    for (Rank r = 0; r < n; ++r) EXPECT_NE(p[r], r) << "fixed point, seed " << seed;
+  }
+}
+
+TEST(Permutation, SameSeedSameMessagesOtherSeedOtherMessages) {
+  EXPECT_EQ(random_derangement(64, 7), random_derangement(64, 7));
+  EXPECT_NE(random_derangement(64, 7), random_derangement(64, 8));
+  const Schedule s = permutation(16, 1'000'000, 3);
+  ASSERT_EQ(s.messages.size(), 16u);
+  const std::vector<Rank> p = random_derangement(16, 3);
+  for (const Message& m : s.messages) {
+    EXPECT_EQ(m.dst, p[m.src]);
+    EXPECT_EQ(m.bytes, 1'000'000u);
+    EXPECT_TRUE(m.depends_on.empty());
+  }
+}
+
+TEST(Permutation, EveryDerangementOfThreeIsDrawn) {
+  // Three ranks have exactly two derangements, (1 2 0) and (2 0 1); a uniform draw finds both.
+  std::set<std::vector<Rank>> drawn;
+  for (uint64_t seed = 0; seed < 50; ++seed) drawn.insert(random_derangement(3, seed));
+  EXPECT_EQ(drawn.size(), 2u);
+}
+
+TEST(Permutation, OneRankIsAnError) { EXPECT_THROW(random_derangement(1, 1), WorkloadError); }
+
+TEST(AllToAll, EveryOrderedPairOnceForRanksTimesRanksMinusOneMessages) {
+  const Schedule s = all_to_all(8, 1000);
+  EXPECT_EQ(s.messages.size(), 8u * 7u);
+  EXPECT_EQ(total_bytes(s), 8u * 7u * 1000u);
+  for (uint64_t sent : bytes_sent_per_rank(s)) EXPECT_EQ(sent, 7u * 1000u);
+  for (uint64_t received : bytes_received_per_rank(s)) EXPECT_EQ(received, 7u * 1000u);
+  std::set<std::pair<Rank, Rank>> pairs;
+  for (const Message& m : s.messages) pairs.insert({m.src, m.dst});
+  EXPECT_EQ(pairs.size(), s.messages.size());
+}
+
+TEST(AllToAllV, ZipfPreservesTheUniformTotalAndEachSendersShare) {
+  const ByteMatrix m = zipf_matrix(16, 100'003, 1.2, 9);
+  const Schedule s = all_to_all_v(m);
+  EXPECT_EQ(total_bytes(s), 16u * 15u * 100'003u);
+  for (uint64_t sent : bytes_sent_per_rank(s)) EXPECT_EQ(sent, 15u * 100'003u);
+  for (Rank r = 0; r < 16; ++r) EXPECT_EQ(m[r][r], 0u);
+}
+
+TEST(AllToAllV, ZipfSkewMakesOneDestinationHotAndZeroSkewIsUniform) {
+  const std::vector<uint64_t> hot =
+      bytes_received_per_rank(all_to_all_v(zipf_matrix(8, 70'000, 2.0, 1)));
+  const uint64_t hottest = *std::max_element(hot.begin(), hot.end());
+  const uint64_t coldest = *std::min_element(hot.begin(), hot.end());
+  EXPECT_GT(hottest, 20 * coldest);  // 1/1² vs 1/8²: a 64× popularity ratio
+  const ByteMatrix flat = zipf_matrix(8, 70'000, 0.0, 1);
+  for (Rank i = 0; i < 8; ++i) {
+    for (Rank j = 0; j < 8; ++j) EXPECT_EQ(flat[i][j], i == j ? 0u : 70'000u);
+  }
+}
+
+TEST(AllToAllV, ExplicitMatrixIsScaledToTheUniformTotalInProportion) {
+  const ByteMatrix m = scaled_matrix({{0, 1, 3}, {1, 0, 1}, {0, 2, 0}}, 1000);
+  EXPECT_EQ(total_bytes(all_to_all_v(m)), 3u * 2u * 1000u);
+  EXPECT_EQ(m[0][2], 2250u);  // 3/8 of 6000
+  EXPECT_EQ(m[0][1], 750u);
+  EXPECT_EQ(m[2][1], 1500u);
+  EXPECT_EQ(all_to_all_v(m).messages.size(), 5u);  // the zero cell sends nothing
+}
+
+TEST(AllToAllV, MatrixErrorsNameTheCell) {
+  EXPECT_THROW(scaled_matrix({{0, 1}, {1}}, 10), WorkloadError);
+  try {
+    scaled_matrix({{1, 1}, {1, 0}}, 10);
+    FAIL() << "a non-zero diagonal must be rejected";
+  } catch (const WorkloadError& e) {
+    EXPECT_NE(std::string(e.what()).find("matrix[0][0]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(scaled_matrix({{0, -1}, {1, 0}}, 10), WorkloadError);
+}
+
+TEST(Apportion, SharesSumExactlyAndStayWithinOneOfTheQuota) {
+  const std::vector<uint64_t> s = apportion({1, 1, 1}, 100);
+  EXPECT_EQ(s[0] + s[1] + s[2], 100u);
+  for (uint64_t v : s) EXPECT_TRUE(v == 33 || v == 34);
+}
+
+TEST(Incast, FanInDistinctSendersToOneReceiver) {
+  const Schedule s = incast(32, 8, 4096, 5);
+  ASSERT_EQ(s.messages.size(), 8u);
+  std::set<Rank> senders;
+  for (const Message& m : s.messages) {
+    EXPECT_EQ(m.dst, s.messages[0].dst);
+    senders.insert(m.src);
+  }
+  EXPECT_EQ(senders.size(), 8u);
+  EXPECT_EQ(senders.count(s.messages[0].dst), 0u);
+  EXPECT_THROW(incast(8, 8, 4096, 5), WorkloadError);
+}
+
+TEST(Iterations, EachCopyWaitsForTheRanksTrafficInThePreviousCopy) {
+  const Schedule one = permutation(4, 100, 1);
+  const Schedule s = repeat(one, 3);
+  ASSERT_EQ(s.messages.size(), 12u);
+  ASSERT_EQ(s.collectives.size(), 3u);
+  EXPECT_EQ(s.collectives[2].iteration, 2u);
+  for (const Message& m : s.messages) {
+    const uint32_t it = m.id / 4;
+    EXPECT_EQ(m.collective, it);
+    if (it == 0) {
+      EXPECT_TRUE(m.depends_on.empty());
+      continue;
+    }
+    // Rank src sent one message and received one in the previous iteration: it waits for both.
+    ASSERT_EQ(m.depends_on.size(), 2u);
+    for (MessageId d : m.depends_on) {
+      const Message& dep = s.messages[d];
+      EXPECT_EQ(d / 4, it - 1);
+      EXPECT_TRUE(dep.src == m.src || dep.dst == m.src);
+    }
+  }
+  EXPECT_TRUE(dependencies_are_local(s));
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(Factory, BuildsEachTypeFromTheSpecAndRepeatsIt) {
+  conf::WorkloadSpec w;
+  w.message_bytes = 8192;
+  w.iterations = 2;
+  for (const char* type : {"permutation", "all-to-all", "all-to-all-v", "all-reduce", "incast"}) {
+    w.type = type;
+    w.fan_in = 3;
+    const Schedule s = make_workload(w, 4, 11);
+    EXPECT_EQ(s.ranks, 4u) << type;
+    EXPECT_EQ(s.collectives.size() % 2, 0u) << type;
+    EXPECT_EQ(s.collectives.back().iteration, 1u) << type;
+    EXPECT_TRUE(dependencies_are_local(s)) << type;
+  }
+  w.type = "permutation";
+  EXPECT_EQ(make_workload(w, 6, 1).messages[0].dst, make_workload(w, 6, 1).messages[0].dst);
+}
+
+TEST(Factory, UnknownTypeAndBadMatrixShapeAreErrors) {
+  conf::WorkloadSpec w;
+  w.type = "broadcast";
+  EXPECT_THROW(make_workload(w, 4, 1), WorkloadError);
+  w.type = "all-to-all-v";
+  w.skew = "matrix";
+  w.matrix = {{0, 1}, {1, 0}};
+  EXPECT_THROW(make_workload(w, 4, 1), WorkloadError);
+  EXPECT_NO_THROW(make_workload(w, 2, 1));
+}
+
+TEST(Validate, RejectsSelfSendsUnknownDependenciesAndCycles) {
+  Schedule s;
+  s.ranks = 2;
+  s.add_collective("x");
+  s.add_message(0, 1, 1, 0, {1});
+  s.add_message(1, 0, 1, 0, {0});
+  EXPECT_EQ(cycle_member(s).has_value(), true);
+  EXPECT_THROW(validate(s), WorkloadError);
+  s.messages[1].depends_on.clear();
+  EXPECT_NO_THROW(validate(s));
+  s.messages[1].dst = 1;
+  EXPECT_THROW(validate(s), WorkloadError);
+}
+
+}  // namespace
+}  // namespace spraylab::gen
