@@ -8,8 +8,7 @@ namespace spraylab::topo {
 
 AddressPlan::AddressPlan(const Routing& r) : routing_(r) {
   const Topology& t = r.topology();
-  pods_ = t.kind == "fat-tree" && !t.switches().empty() &&
-          t.node(t.switches().back()).level == 2;
+  pods_ = t.kind == "fat-tree" && !t.switches().empty() && t.node(t.switches().back()).level == 2;
   if (r.leaves().size() > 65536) throw TopologyError("address plan: more than 65536 leaves");
   host_leaf_.assign(t.nodes().size(), UINT32_MAX);
   host_octet_.assign(t.nodes().size(), 0);
@@ -20,7 +19,8 @@ AddressPlan::AddressPlan(const Routing& r) : routing_(r) {
       NodeId far = t.peer(n, p).node;
       if (t.node(far).kind != NodeKind::kHost) continue;
       if (++j > 254) {
-        throw TopologyError(fmt::format("address plan: leaf {} has more than 254 hosts", t.node(n).name));
+        throw TopologyError(
+            fmt::format("address plan: leaf {} has more than 254 hosts", t.node(n).name));
       }
       host_leaf_[far] = leaf;
       host_octet_[far] = j;
@@ -49,14 +49,22 @@ uint32_t AddressPlan::host_ip(NodeId host) const {
 }
 
 Mac AddressPlan::host_mac(NodeId host) {
-  return {0x02, 0x00, static_cast<uint8_t>(host >> 24), static_cast<uint8_t>(host >> 16),
-          static_cast<uint8_t>(host >> 8), static_cast<uint8_t>(host)};
+  return {0x02,
+          0x00,
+          static_cast<uint8_t>(host >> 24),
+          static_cast<uint8_t>(host >> 16),
+          static_cast<uint8_t>(host >> 8),
+          static_cast<uint8_t>(host)};
 }
 
 Mac AddressPlan::port_mac(NodeId sw, PortId port) {
   // 0x06 = locally administered, unicast, and distinct from host MACs (0x02).
-  return {0x06, static_cast<uint8_t>(sw >> 16), static_cast<uint8_t>(sw >> 8),
-          static_cast<uint8_t>(sw), static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
+  return {0x06,
+          static_cast<uint8_t>(sw >> 16),
+          static_cast<uint8_t>(sw >> 8),
+          static_cast<uint8_t>(sw),
+          static_cast<uint8_t>(port >> 8),
+          static_cast<uint8_t>(port)};
 }
 
 std::string ip_to_string(uint32_t ip) {
@@ -64,7 +72,8 @@ std::string ip_to_string(uint32_t ip) {
 }
 
 std::string mac_to_string(const Mac& m) {
-  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5]);
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4],
+                     m[5]);
 }
 
 }  // namespace spraylab::topo

@@ -41,9 +41,9 @@ class AddressPlan {
  private:
   const Routing& routing_;
   bool pods_ = false;
-  uint32_t pod_width_ = 1;  // edge switches per pod
-  std::vector<uint32_t> host_leaf_;    // NodeId → leaf switch index (hosts only)
-  std::vector<uint32_t> host_octet_;   // NodeId → last octet
+  uint32_t pod_width_ = 1;            // edge switches per pod
+  std::vector<uint32_t> host_leaf_;   // NodeId → leaf switch index (hosts only)
+  std::vector<uint32_t> host_octet_;  // NodeId → last octet
 };
 
 std::string ip_to_string(uint32_t ip);

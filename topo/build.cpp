@@ -5,6 +5,8 @@
 
 #include <unordered_map>
 
+#include "conf/units.h"
+
 namespace spraylab::topo {
 namespace {
 
@@ -20,8 +22,8 @@ Topology build_explicit(const conf::TopologySpec& spec, const conf::LinkSpec& de
     auto a = by_name.find(l.a), b = by_name.find(l.b);
     // The loader has checked names; this guards callers that fill the spec by hand.
     if (a == by_name.end() || b == by_name.end() || a->second == b->second) {
-      throw TopologyError(fmt::format("link {} - {} (line {}): unknown or identical ends", l.a,
-                                      l.b, l.line));
+      throw TopologyError(
+          fmt::format("link {} - {} (line {}): unknown or identical ends", l.a, l.b, l.line));
     }
     t.add_link(a->second, b->second, l.rate_bps.value_or(defaults.rate_bps),
                l.delay_ns.value_or(defaults.delay_ns));
@@ -73,7 +75,8 @@ void write_yaml(const Topology& t, std::ostream& out, const std::string& comment
     uniform = uniform && l.rate_bps == first->rate_bps && l.delay_ns == first->delay_ns;
   }
   if (first && uniform) {
-    fmt::print(out, "links:\n  rate: {}\n  delay: {}ns\n", first->rate_bps, first->delay_ns);
+    fmt::print(out, "links:\n  rate: {}\n  delay: {}\n", conf::format_rate(first->rate_bps),
+               conf::format_time(first->delay_ns));
   }
   fmt::print(out, "topology:\n  generator: explicit\n  switches:\n");
   for (NodeId s : t.switches()) {
@@ -88,8 +91,8 @@ void write_yaml(const Topology& t, std::ostream& out, const std::string& comment
     if (uniform) {
       fmt::print(out, "    - [{}, {}]\n", a, b);
     } else {
-      fmt::print(out, "    - {{a: {}, b: {}, rate: {}, delay: {}ns}}\n", a, b, l.rate_bps,
-                 l.delay_ns);
+      fmt::print(out, "    - {{a: {}, b: {}, rate: {}, delay: {}}}\n", a, b,
+                 conf::format_rate(l.rate_bps), conf::format_time(l.delay_ns));
     }
   }
 }

@@ -99,20 +99,24 @@ Topology fat_tree(const FatTreeParams& p) {
   // pod links to cores j·h .. j·h+h−1.
   std::vector<NodeId> edges, aggs, cores;
   for (uint32_t q = 0; q < p.k; ++q) {
-    for (uint32_t i = 0; i < h; ++i) edges.push_back(t.add_switch(0, q * h + i, name("edge", q * h + i), q));
+    for (uint32_t i = 0; i < h; ++i)
+      edges.push_back(t.add_switch(0, q * h + i, name("edge", q * h + i), q));
   }
   for (uint32_t q = 0; q < p.k; ++q) {
-    for (uint32_t i = 0; i < h; ++i) aggs.push_back(t.add_switch(1, q * h + i, name("agg", q * h + i), q));
+    for (uint32_t i = 0; i < h; ++i)
+      aggs.push_back(t.add_switch(1, q * h + i, name("agg", q * h + i), q));
   }
   for (uint32_t i = 0; i < h * h; ++i) cores.push_back(t.add_switch(2, i, name("core", i)));
   for (uint32_t e = 0; e < edges.size(); ++e) add_hosts(t, edges[e], h, e / h, p.link);
   for (uint32_t e = 0; e < edges.size(); ++e) {
     uint32_t q = e / h;
-    for (uint32_t j = 0; j < h; ++j) t.add_link(edges[e], aggs[q * h + j], p.link.rate_bps, p.link.delay_ns);
+    for (uint32_t j = 0; j < h; ++j)
+      t.add_link(edges[e], aggs[q * h + j], p.link.rate_bps, p.link.delay_ns);
   }
   for (uint32_t a = 0; a < aggs.size(); ++a) {
     uint32_t j = a % h;
-    for (uint32_t c = 0; c < h; ++c) t.add_link(aggs[a], cores[j * h + c], p.link.rate_bps, p.link.delay_ns);
+    for (uint32_t c = 0; c < h; ++c)
+      t.add_link(aggs[a], cores[j * h + c], p.link.rate_bps, p.link.delay_ns);
   }
   return t;
 }

@@ -26,10 +26,14 @@ SwitchGraph::SwitchGraph(const Topology& t) {
 
 const char* to_string(PolarizedLabel l) {
   switch (l) {
-    case PolarizedLabel::kForward: return "forward";
-    case PolarizedLabel::kExpansion: return "expansion";
-    case PolarizedLabel::kContraction: return "contraction";
-    case PolarizedLabel::kBacktrack: return "backtrack";
+    case PolarizedLabel::kForward:
+      return "forward";
+    case PolarizedLabel::kExpansion:
+      return "expansion";
+    case PolarizedLabel::kContraction:
+      return "contraction";
+    case PolarizedLabel::kBacktrack:
+      return "backtrack";
   }
   return "?";
 }
@@ -101,14 +105,17 @@ std::vector<PolarizedHop> Routing::polarized_hops(uint32_t src, uint32_t sw, uin
   for (uint32_t e = graph_.begin(sw); e < graph_.end(sw); ++e) {
     uint32_t nb = graph_.neighbour(e);
     switch (label(src, sw, nb, dst)) {
-      case PolarizedLabel::kForward: out.push_back({graph_.port(e), nb, false}); break;
+      case PolarizedLabel::kForward:
+        out.push_back({graph_.port(e), nb, false});
+        break;
       case PolarizedLabel::kExpansion:
         if (expanding) out.push_back({graph_.port(e), nb, true});
         break;
       case PolarizedLabel::kContraction:
         if (!expanding) out.push_back({graph_.port(e), nb, true});
         break;
-      case PolarizedLabel::kBacktrack: break;
+      case PolarizedLabel::kBacktrack:
+        break;
     }
   }
   return out;

@@ -4,6 +4,13 @@
 
 namespace spraylab::topo {
 
+bool is_leaf_spine(const Topology& t) {
+  for (NodeId s : t.switches()) {
+    if (t.node(s).level > 1) return false;
+  }
+  return true;
+}
+
 Stats compute_stats(const Routing& r, bool count_corners) {
   const Topology& t = r.topology();
   const SwitchGraph& g = r.graph();
@@ -34,7 +41,8 @@ Stats compute_stats(const Routing& r, bool count_corners) {
     }
   }
   for (uint32_t a = 0; a < g.size(); ++a) {
-    for (uint32_t b = 0; b < g.size(); ++b) s.diameter_all = std::max<uint32_t>(s.diameter_all, r.distance(a, b));
+    for (uint32_t b = 0; b < g.size(); ++b)
+      s.diameter_all = std::max<uint32_t>(s.diameter_all, r.distance(a, b));
   }
   const uint64_t pairs = s.leaves * (s.leaves > 0 ? s.leaves - 1 : 0);
   s.avg_distance = pairs ? static_cast<double>(sum) / static_cast<double>(pairs) : 0.0;
@@ -43,7 +51,7 @@ Stats compute_stats(const Routing& r, bool count_corners) {
     s.cost_links_per_host = static_cast<double>(s.links) / s.hosts;
     s.cost_switches_per_host = static_cast<double>(s.switches) / s.hosts;
   }
-  if (count_corners && s.connected) s.corners = r.corners().size();
+  if (count_corners && s.connected && is_leaf_spine(t)) s.corners = r.corners().size();
   return s;
 }
 

@@ -54,7 +54,7 @@ TEST(FatTree, MinimalHopsAreAllUplinksGoingUpAndOnePortGoingDown) {
   Routing r(t);
   const SwitchGraph& g = r.graph();
   const uint32_t edge0 = g.index_of(t.find("edge0"));
-  const uint32_t edge1 = g.index_of(t.find("edge1"));              // same pod
+  const uint32_t edge1 = g.index_of(t.find("edge1"));                            // same pod
   const uint32_t edge_far = g.index_of(t.find("edge" + std::to_string(k / 2)));  // pod 1
   const uint32_t agg0 = g.index_of(t.find("agg0"));
   const uint32_t core0 = g.index_of(t.find("core0"));

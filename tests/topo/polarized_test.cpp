@@ -41,8 +41,8 @@ int longest(const Routing& r, uint32_t s, uint32_t c, uint32_t t, std::vector<in
 
 TEST(Polarized, EveryRouteHasAtMostTwiceDStarMinusTwoHops) {
   // MRLS paper Theorem 4.2, checked over every choice on several random instances.
-  for (auto p : {params(14, 3, 3, 1), params(14, 3, 3, 2), params(24, 4, 4, 3),
-                 params(30, 3, 2, 4), params(40, 6, 6, 5)}) {
+  for (auto p : {params(14, 3, 3, 1), params(14, 3, 3, 2), params(24, 4, 4, 3), params(30, 3, 2, 4),
+                 params(40, 6, 6, 5)}) {
     Topology topo = mrls(p);
     Routing r(topo);
     const uint32_t dstar = compute_stats(r).diameter_all;
@@ -72,8 +72,9 @@ TEST(Polarized, LabelsFollowTheDistanceChanges) {
           int ds = r.distance(s, n) - r.distance(s, c), dt = r.distance(n, t) - r.distance(c, t);
           ASSERT_EQ(std::abs(ds), 1);
           ASSERT_EQ(std::abs(dt), 1);
-          PolarizedLabel want = ds > 0 ? (dt < 0 ? PolarizedLabel::kForward : PolarizedLabel::kExpansion)
-                                       : (dt < 0 ? PolarizedLabel::kContraction : PolarizedLabel::kBacktrack);
+          PolarizedLabel want =
+              ds > 0 ? (dt < 0 ? PolarizedLabel::kForward : PolarizedLabel::kExpansion)
+                     : (dt < 0 ? PolarizedLabel::kContraction : PolarizedLabel::kBacktrack);
           EXPECT_EQ(r.label(s, c, n, t), want);
           seen.insert(want);
         }

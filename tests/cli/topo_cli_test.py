@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""`spraylab topo` as a user runs it: the JSON interface, files, checks and errors."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SPRAYLAB = sys.argv[1]
+KEYS = ["hosts", "leaves", "spines", "switches", "links", "radix", "diameter", "diameter_all",
+        "avg_distance", "capacity", "cost_links_per_host", "cost_switches_per_host", "corners"]
+results = {"passed": 0, "failed": 0}
+
+
+def run(*args):
+    return subprocess.run([SPRAYLAB, *args], capture_output=True, text=True, timeout=120)
+
+
+def case(name, fn):
+    try:
+        fn()
+        results["passed"] += 1
+        print(f"PASS {name}")
+    except AssertionError as e:
+        results["failed"] += 1
+        print(f"FAIL {name}: {e}")
+
+
+def stats_json_has_every_key():
+    for args in (["mrls", "--leaves", "14", "--uplinks", "3", "--downlinks", "3", "--seed", "2"],
+                 ["fat-tree", "--k", "8", "--levels", "3"]):
+        p = run("topo", "stats", *args, "--json")
+        assert p.returncode == 0, p.stderr
+        j = json.loads(p.stdout)
+        missing = [k for k in KEYS if k not in j]
+        assert not missing, f"missing {missing}"
+    assert j["hosts"] == 128 and j["switches"] == 80, j
+
+
+def gen_writes_a_file_that_stats_and_check_read():
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "m.yaml")
+        p = run("topo", "gen", "mrls", "--leaves", "24", "--uplinks", "4", "--downlinks", "4", "-o", f)
+        assert p.returncode == 0, p.stderr
+        a = json.loads(run("topo", "stats", f, "--json").stdout)
+        b = json.loads(run("topo", "stats", "mrls", "--leaves", "24", "--uplinks", "4", "--downlinks", "4",
+                           "--json").stdout)
+        for k in KEYS:
+            assert a[k] == b[k], f"{k}: file {a[k]} vs generator {b[k]}"
+        c = run("topo", "check", f)
+        assert c.returncode == 0 and "ok" in c.stdout, c.stdout + c.stderr
+
+
+def check_reports_a_disconnected_file():
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "bad.yaml")
+        with open(f, "w") as out:
+            out.write("topology:\n  switches: [{name: a, level: 0}, {name: b, level: 0}]\n"
+                      "  hosts: [h0, h1]\n  links: [[h0, a], [h1, b]]\n")
+        p = run("topo", "check", f)
+        assert p.returncode != 0 and "disconnected" in p.stderr, p.stdout + p.stderr
+
+
+def bad_input_gets_a_precise_error():
+    p = run("topo", "stats", "fat-tree", "--k", "5", "--levels", "3")
+    assert p.returncode == 2 and "k must be even" in p.stderr, p.stderr
+    p = run("topo", "stats", "mrls", "--leaves", "13", "--uplinks", "3", "--downlinks", "3")
+    assert p.returncode == 2 and "not a multiple" in p.stderr, p.stderr
+    p = run("topo", "stats", "/nonexistent.yaml")
+    assert p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr
+    p = run("topo", "stats")
+    assert p.returncode != 0 and "FILE or a generator" in p.stderr, p.stderr
+
+
+case("stats --json has every key", stats_json_has_every_key)
+case("gen -o writes a file that stats and check read", gen_writes_a_file_that_stats_and_check_read)
+case("check reports a disconnected file", check_reports_a_disconnected_file)
+case("bad input gets a precise error", bad_input_gets_a_precise_error)
+print(f"{results['passed']} passed, {results['failed']} failed")
+sys.exit(1 if results["failed"] else 0)

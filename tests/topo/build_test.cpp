@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "conf/loader.h"
+#include "topo/build.h"
+#include "topo/generators.h"
+
+namespace spraylab::topo {
+namespace {
+
+// (node name, port) pairs of every link, in order: what must survive a round trip.
+std::vector<std::tuple<std::string, PortId, std::string, PortId, double, double>> links_of(const Topology& t) {
+  std::vector<std::tuple<std::string, PortId, std::string, PortId, double, double>> out;
+  for (const Link& l : t.links()) {
+    out.emplace_back(t.node(l.a.node).name, l.a.port, t.node(l.b.node).name, l.b.port, l.rate_bps, l.delay_ns);
+  }
+  return out;
+}
+
+TEST(TopologyFile, WrittenTopologyReadsBackWithTheSamePorts) {
+  MrlsParams p;
+  p.leaves = 24;
+  p.uplinks = 4;
+  p.downlinks = 4;
+  p.seed = 3;
+  p.link = {400e9, 750};
+  Topology t = mrls(p);
+  std::ostringstream yaml;
+  write_yaml(t, yaml, "test");
+  conf::Experiment e = conf::load_experiment_string(yaml.str(), "roundtrip.yaml");
+  Topology back = build(e.topology, e.links);
+  EXPECT_EQ(back.kind, "explicit");
+  EXPECT_EQ(back.switches().size(), t.switches().size());
+  EXPECT_EQ(back.hosts().size(), t.hosts().size());
+  EXPECT_EQ(links_of(back), links_of(t));
+}
+
+TEST(TopologyFile, ConfiguredGeneratorIsBuilt) {
+  conf::Experiment e = conf::load_experiment_string(
+      "topology: {generator: fat-tree, k: 4, levels: 3}\nlinks: {rate: 800Gbps, delay: 1us}\n", "ft.yaml");
+  Topology t = build(e.topology, e.links);
+  EXPECT_EQ(t.hosts().size(), 16u);
+  EXPECT_DOUBLE_EQ(t.links().front().rate_bps, 800e9);
+  EXPECT_DOUBLE_EQ(t.links().front().delay_ns, 1000);
+}
+
+}  // namespace
+}  // namespace spraylab::topo
