@@ -8,13 +8,13 @@
 
 namespace spraylab::dataplane {
 
-#define SPRAYLAB_DROP_REASONS(X)                                           \
-  X(kTruncated, "truncated", "frame shorter than its headers claim")       \
-  X(kNotIpv4, "not_ipv4", "ethertype is not IPv4")                         \
-  X(kBadIpHeader, "bad_ip_header", "IPv4 version, IHL or length invalid")  \
-  X(kTtlExpired, "ttl_expired", "TTL reached zero")                        \
-  X(kNoRoute, "no_route", "no route to the destination address")           \
-  X(kQueueFull, "queue_full", "egress queue over its buffer (tail drop)")  \
+#define SPRAYLAB_DROP_REASONS(X)                                          \
+  X(kTruncated, "truncated", "frame shorter than its headers claim")      \
+  X(kNotIpv4, "not_ipv4", "ethertype is not IPv4")                        \
+  X(kBadIpHeader, "bad_ip_header", "IPv4 version, IHL or length invalid") \
+  X(kTtlExpired, "ttl_expired", "TTL reached zero")                       \
+  X(kNoRoute, "no_route", "no route to the destination address")          \
+  X(kQueueFull, "queue_full", "egress queue over its buffer (tail drop)") \
   X(kPortDown, "port_down", "egress port down, or queued when it went down")
 
 enum class DropReason : uint8_t {

@@ -68,7 +68,8 @@ bool decrement_ttl(uint8_t* ip) {
   const uint16_t old_word = static_cast<uint16_t>(ip[8] << 8 | ip[9]);
   ip[8]--;
   const uint16_t new_word = static_cast<uint16_t>(ip[8] << 8 | ip[9]);
-  uint32_t sum = static_cast<uint16_t>(~be16(ip + 10)) + static_cast<uint16_t>(~old_word) + new_word;
+  uint32_t sum =
+      static_cast<uint16_t>(~be16(ip + 10)) + static_cast<uint16_t>(~old_word) + new_word;
   sum = (sum & 0xffff) + (sum >> 16);
   sum = (sum & 0xffff) + (sum >> 16);
   const uint16_t check = static_cast<uint16_t>(~sum);

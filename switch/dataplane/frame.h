@@ -20,10 +20,10 @@ struct FrameInfo {
   uint16_t dst_port;
   uint8_t proto;
   uint8_t ttl;
-  uint16_t ip_offset;    // bytes from the frame start to the IPv4 header
-  uint16_t l4_offset;    // to the UDP header (or other L4)
-  uint32_t frame_len;    // bytes on the wire without FCS
-  uint32_t flow_hash;    // 5-tuple hash; the UDP source port carries the path entropy
+  uint16_t ip_offset;  // bytes from the frame start to the IPv4 header
+  uint16_t l4_offset;  // to the UDP header (or other L4)
+  uint32_t frame_len;  // bytes on the wire without FCS
+  uint32_t flow_hash;  // 5-tuple hash; the UDP source port carries the path entropy
 };
 
 // Checks Ethernet (one optional 802.1Q tag), IPv4 (version 4, IHL ≥ 5, total length within the

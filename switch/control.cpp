@@ -1,0 +1,214 @@
+#include "switch/control.h"
+
+#include <rte_telemetry.h>
+
+#include <string>
+
+#include "conf/loader.h"
+
+namespace spraylab::control {
+namespace {
+
+SwitchControl* g_control = nullptr;  // telemetry callbacks are plain C functions
+
+int parse_port(const char* params) {
+  if (params == nullptr || *params == '\0') return -1;
+  char* end = nullptr;
+  long p = std::strtol(params, &end, 10);
+  return (*end == '\0' && p >= 0 && p < 65536) ? static_cast<int>(p) : -1;
+}
+
+// DPDK 22.11 telemetry dicts cannot nest dicts: nested objects are flattened to parent_child keys.
+void put_flat(rte_tel_data* d, const std::string& prefix, const nlohmann::ordered_json& j) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "_" + it.key();
+    const auto& v = it.value();
+    if (v.is_object()) {
+      put_flat(d, key, v);
+    } else if (v.is_number_unsigned()) {
+      rte_tel_data_add_dict_u64(d, key.c_str(), v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+      rte_tel_data_add_dict_int(d, key.c_str(), v.get<int>());
+    } else if (v.is_boolean()) {
+      rte_tel_data_add_dict_u64(d, key.c_str(), v.get<bool>() ? 1 : 0);
+    } else if (v.is_string()) {
+      rte_tel_data_add_dict_string(d, key.c_str(), v.get<std::string>().c_str());
+    }
+  }
+}
+
+// /spraylab/port,N: one port's counters, queue depth and drops by reason.
+int cmd_port(const char*, const char* params, rte_tel_data* d) {
+  const int port = parse_port(params);
+  if (port < 0 || port >= g_control->runtime().ports()) return -EINVAL;
+  auto s = g_control->stats();
+  rte_tel_data_start_dict(d);
+  put_flat(d, "", s["ports"][port]);
+  return 0;
+}
+
+// /spraylab/ports: every numeric port field as an array indexed by port.
+int cmd_ports(const char*, const char*, rte_tel_data* d) {
+  auto s = g_control->stats();
+  rte_tel_data_start_dict(d);
+  if (s["ports"].empty()) return 0;
+  nlohmann::ordered_json flat;
+  for (auto& [key, value] : s["ports"][0].items()) {
+    if (value.is_number_unsigned() || value.is_boolean()) flat[key] = true;
+  }
+  for (auto& [key, unused] : flat.items()) {
+    rte_tel_data* arr = rte_tel_data_alloc();
+    rte_tel_data_start_array(arr, RTE_TEL_U64_VAL);
+    for (auto& p : s["ports"]) {
+      rte_tel_data_add_array_u64(arr,
+                                 p[key].is_boolean() ? p[key].get<bool>() : p[key].get<uint64_t>());
+    }
+    rte_tel_data_add_dict_container(d, key.c_str(), arr, 0);
+  }
+  return 0;
+}
+
+int cmd_switch(const char*, const char*, rte_tel_data* d) {
+  auto s = g_control->stats();
+  s.erase("ports");
+  rte_tel_data_start_dict(d);
+  put_flat(d, "", s);
+  return 0;
+}
+
+int cmd_port_state(const char* cmd, const char* params, rte_tel_data* d) {
+  const int port = parse_port(params);
+  if (port < 0 || port >= g_control->runtime().ports()) return -EINVAL;
+  const bool up = std::string(cmd).ends_with("_up");
+  g_control->set_admin(static_cast<uint16_t>(port), up);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "port", port);
+  rte_tel_data_add_dict_string(d, "admin", up ? "up" : "down");
+  return 0;
+}
+
+int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
+  if (params == nullptr || *params == '\0') return -EINVAL;
+  // Parameters as one YAML flow map, e.g. "{algorithm: psp, bands: 4}" or just "rps".
+  std::string p(params);
+  std::string yaml =
+      p.front() == '{' ? "load_balancer: " + p : "load_balancer: {algorithm: " + p + "}";
+  rte_tel_data_start_dict(d);
+  try {
+    conf::Experiment e = conf::load_experiment_string(yaml, "telemetry");
+    g_control->runtime().set_balancer(e.balancer.fallback);
+    rte_tel_data_add_dict_string(d, "algorithm", g_control->runtime().algorithm().c_str());
+  } catch (const std::exception& ex) {
+    rte_tel_data_add_dict_string(d, "error", ex.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports)
+    : rt_(rt),
+      ports_(std::move(ports)),
+      admin_up_(new std::atomic<bool>[rt.ports()]),
+      link_up_(rt.ports(), true) {
+  for (uint16_t p = 0; p < rt.ports(); ++p) admin_up_[p].store(true);
+}
+
+void SwitchControl::poll_links() {
+  for (uint16_t p = 0; p < rt_.ports() && p < ports_.size(); ++p) {
+    link_up_[p] = dataplane::link_up(ports_[p].port_id);
+    const bool up = link_up_[p] && admin_up_[p].load();
+    if (up != rt_.port_up(p)) rt_.set_port_state(p, up);
+  }
+}
+
+void SwitchControl::set_admin(uint16_t port, bool up) {
+  admin_up_[port].store(up);
+  const bool link = port < ports_.size() ? link_up_[port] : true;
+  rt_.set_port_state(port, up && link);
+}
+
+nlohmann::ordered_json SwitchControl::stats(bool take_max) {
+  using dataplane::PortCounters;
+  nlohmann::ordered_json j;
+  const auto& t = rt_.tables();
+  j["switch"] = t.name;
+  j["algorithm"] = rt_.algorithm();
+  j["workers"] = rt_.workers();
+  uint64_t busy = 0, loops = 0;
+  for (uint32_t w = 0; w < rt_.workers(); ++w) {
+    busy += rt_.counters(w).busy_cycles.get();
+    loops += rt_.counters(w).loops.get();
+  }
+  nlohmann::ordered_json per_worker = nlohmann::ordered_json::array();
+  for (uint32_t w = 0; w < rt_.workers(); ++w) {
+    uint64_t n = 0;
+    for (uint16_t p = 0; p < rt_.ports(); ++p) n += rt_.counters(w).port[p].rx_packets.get();
+    per_worker.push_back(n);
+  }
+  j["worker_rx_packets"] = per_worker;
+  j["busy_cycles"] = busy;
+  j["loops"] = loops;
+  nlohmann::ordered_json totals;
+  uint64_t rx = 0, tx = 0;
+  std::vector<uint64_t> drops(dataplane::kDropReasons, 0);
+  nlohmann::ordered_json ports = nlohmann::ordered_json::array();
+  for (uint16_t p = 0; p < rt_.ports(); ++p) {
+    nlohmann::ordered_json pj;
+    pj["port"] = p;
+    pj["peer"] = t.ports[p].peer;
+    pj["device"] = p < ports_.size() ? ports_[p].name : "";
+    pj["up"] = rt_.port_up(p);
+    pj["rx_packets"] = rt_.sum(p, &PortCounters::rx_packets);
+    pj["rx_bytes"] = rt_.sum(p, &PortCounters::rx_bytes);
+    pj["tx_packets"] = rt_.sum(p, &PortCounters::tx_packets);
+    pj["tx_bytes"] = rt_.sum(p, &PortCounters::tx_bytes);
+    pj["lb_decisions"] = rt_.sum(p, &PortCounters::lb_decisions);
+    pj["ecn_marks"] = rt_.sum(p, &PortCounters::ecn_marks);
+    pj["queue_packets"] = rt_.depth_packets_now(p);
+    pj["queue_bytes"] = rt_.depth_bytes_now(p);
+    if (take_max) {
+      auto [mp, mb] = rt_.take_max_depth(p);
+      pj["queue_max_packets"] = mp;
+      pj["queue_max_bytes"] = mb;
+    }
+    nlohmann::ordered_json dj;
+    for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
+      const uint64_t n = rt_.sum_drops(p, static_cast<dataplane::DropReason>(r));
+      dj[std::string(dataplane::kDropReasonNames[r])] = n;
+      drops[r] += n;
+    }
+    pj["drops"] = dj;
+    rx += pj["rx_packets"].get<uint64_t>();
+    tx += pj["tx_packets"].get<uint64_t>();
+    ports.push_back(pj);
+  }
+  totals["rx_packets"] = rx;
+  totals["tx_packets"] = tx;
+  nlohmann::ordered_json dj;
+  for (size_t r = 0; r < dataplane::kDropReasons; ++r)
+    dj[std::string(dataplane::kDropReasonNames[r])] = drops[r];
+  totals["drops"] = dj;
+  j["totals"] = totals;
+  j["ports"] = ports;
+  return j;
+}
+
+void SwitchControl::register_telemetry() {
+  g_control = this;
+  rte_telemetry_register_cmd("/spraylab/switch", cmd_switch,
+                             "Switch totals: algorithm, rx/tx packets, drops by reason");
+  rte_telemetry_register_cmd("/spraylab/ports", cmd_ports,
+                             "Per port: peer, state, counters, queue depth, drops by reason");
+  rte_telemetry_register_cmd("/spraylab/port", cmd_port,
+                             "One port: counters, queue depth, drops by reason. Parameter: port");
+  rte_telemetry_register_cmd("/spraylab/port_down", cmd_port_state,
+                             "Take a port down. Parameter: port");
+  rte_telemetry_register_cmd("/spraylab/port_up", cmd_port_state,
+                             "Bring a port back up. Parameter: port");
+  rte_telemetry_register_cmd(
+      "/spraylab/lb_set", cmd_lb_set,
+      "Change the load balancer. Parameter: name, or a YAML map of its keys");
+}
+
+}  // namespace spraylab::control

@@ -1,0 +1,41 @@
+// The switch's control plane: link-state monitoring, run-time commands over DPDK's telemetry
+// socket, and the counters as JSON (for --stats-json, the telemetry commands and tests).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "switch/dataplane/ports.h"
+#include "switch/dataplane/switch_runtime.h"
+
+namespace spraylab::control {
+
+class SwitchControl {
+ public:
+  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports);
+
+  // Polls link status; a port is up when its link is up and no command took it down.
+  // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms.
+  void poll_links();
+  // Administrative state (telemetry /spraylab/port_down and /spraylab/port_up).
+  void set_admin(uint16_t port, bool up);
+
+  // Counters, queue depths and state of every port. `take_max` resets the maxima.
+  nlohmann::ordered_json stats(bool take_max = false);
+
+  // Registers /spraylab/* telemetry commands bound to this object (one switch per process).
+  void register_telemetry();
+
+  dataplane::SwitchRuntime& runtime() { return rt_; }
+
+ private:
+  dataplane::SwitchRuntime& rt_;
+  std::vector<dataplane::PortState> ports_;
+  std::unique_ptr<std::atomic<bool>[]> admin_up_;
+  std::vector<bool> link_up_;
+};
+
+}  // namespace spraylab::control

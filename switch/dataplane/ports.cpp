@@ -1,0 +1,100 @@
+#include "switch/dataplane/ports.h"
+
+#include <fmt/format.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include <algorithm>
+
+namespace spraylab::dataplane {
+namespace {
+
+std::string err(int rc) { return fmt::format("{} ({})", rte_strerror(-rc), rc); }
+
+}  // namespace
+
+std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_mempool** pool) {
+  const uint16_t available = rte_eth_dev_count_avail();
+  if (available < count) {
+    throw PortError(fmt::format(
+        "the switch has {} ports but DPDK found {} devices; give one --vdev (or -a PCI address) "
+        "per port, in port order",
+        count, available));
+  }
+  uint32_t mbufs = setup.mbufs;
+  if (mbufs == 0) {
+    // Descriptors on every ring plus what sits in egress queues and lcore caches.
+    mbufs = count * (setup.rx_queues * setup.rx_desc + setup.tx_queues * setup.tx_desc + 4096) +
+            rte_lcore_count() * 512 + 4096;
+  }
+  *pool = rte_pktmbuf_pool_create("spraylab_mbufs", mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                  static_cast<int>(rte_socket_id()));
+  if (*pool == nullptr) {
+    throw PortError(
+        fmt::format("cannot allocate {} mbufs: {} (are hugepages reserved? "
+                    "scripts/setup.sh does it)",
+                    mbufs, rte_strerror(rte_errno)));
+  }
+  std::vector<PortState> out;
+  for (uint16_t p = 0; p < count; ++p) {
+    rte_eth_dev_info info{};
+    int rc = rte_eth_dev_info_get(p, &info);
+    if (rc != 0) throw PortError(fmt::format("port {}: cannot read device info: {}", p, err(rc)));
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(p, name);
+    PortState s{p,
+                name,
+                info.driver_name ? info.driver_name : "?",
+                std::min<uint16_t>(setup.rx_queues, info.max_rx_queues),
+                std::min<uint16_t>(setup.tx_queues, info.max_tx_queues),
+                info.max_rx_queues};
+    if (s.rx_queues == 0 || s.tx_queues == 0) {
+      throw PortError(fmt::format("port {} ({}): the device has no queues", p, name));
+    }
+    rte_eth_conf conf{};
+    if (s.rx_queues > 1 && info.flow_type_rss_offloads != 0) {
+      conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+      conf.rx_adv_conf.rss_conf.rss_hf =
+          (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+    }
+    rc = rte_eth_dev_configure(p, s.rx_queues, s.tx_queues, &conf);
+    if (rc != 0) {
+      throw PortError(fmt::format("port {} ({}): configure with {} rx / {} tx queues: {}", p, name,
+                                  s.rx_queues, s.tx_queues, err(rc)));
+    }
+    uint16_t rxd = setup.rx_desc, txd = setup.tx_desc;
+    rte_eth_dev_adjust_nb_rx_tx_desc(p, &rxd, &txd);
+    const int socket = rte_eth_dev_socket_id(p);
+    for (uint16_t q = 0; q < s.rx_queues; ++q) {
+      rc = rte_eth_rx_queue_setup(p, q, rxd, socket, nullptr, *pool);
+      if (rc != 0)
+        throw PortError(fmt::format("port {} ({}): rx queue {}: {}", p, name, q, err(rc)));
+    }
+    for (uint16_t q = 0; q < s.tx_queues; ++q) {
+      rc = rte_eth_tx_queue_setup(p, q, txd, socket, nullptr);
+      if (rc != 0)
+        throw PortError(fmt::format("port {} ({}): tx queue {}: {}", p, name, q, err(rc)));
+    }
+    rc = rte_eth_dev_start(p);
+    if (rc != 0) throw PortError(fmt::format("port {} ({}): start: {}", p, name, err(rc)));
+    if (setup.promiscuous) rte_eth_promiscuous_enable(p);
+    out.push_back(s);
+  }
+  return out;
+}
+
+bool link_up(uint16_t port_id) {
+  rte_eth_link link{};
+  if (rte_eth_link_get_nowait(port_id, &link) != 0) return false;
+  return link.link_status == RTE_ETH_LINK_UP;
+}
+
+void stop_ports(const std::vector<PortState>& ports) {
+  for (const auto& p : ports) {
+    rte_eth_dev_stop(p.port_id);
+    rte_eth_dev_close(p.port_id);
+  }
+}
+
+}  // namespace spraylab::dataplane

@@ -1,0 +1,46 @@
+// Ethernet device set-up for the switch: one mempool, every port started with the queues the
+// workers need, and checks that turn DPDK's silent failure modes into start-up errors.
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spraylab::dataplane {
+
+class PortError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PortSetup {
+  uint16_t rx_queues = 1;  // per port; the workers poll them
+  uint16_t tx_queues = 1;
+  uint16_t rx_desc = 1024;
+  uint16_t tx_desc = 1024;
+  uint32_t mbufs = 0;       // 0: computed from ports and queues
+  bool promiscuous = true;  // frames come addressed to the peer's MAC idea of us
+};
+
+struct PortState {
+  uint16_t port_id;
+  std::string name;  // the device name (e.g. net_memif0)
+  std::string driver;
+  uint16_t rx_queues;
+  uint16_t tx_queues;
+  uint32_t max_rx_queues;
+};
+
+// Configures and starts ports 0..count-1 (DPDK port ids in probe order: the order of --vdev or
+// -a arguments). Throws PortError naming the port and what failed.
+std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_mempool** pool);
+
+// Link status now (non-blocking).
+bool link_up(uint16_t port_id);
+
+void stop_ports(const std::vector<PortState>& ports);
+
+}  // namespace spraylab::dataplane

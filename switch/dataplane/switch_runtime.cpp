@@ -1,0 +1,201 @@
+#include "switch/dataplane/switch_runtime.h"
+
+#include <fmt/format.h>
+#include <rte_errno.h>
+
+#include <stdexcept>
+
+namespace spraylab::dataplane {
+namespace {
+
+uint32_t pow2_at_least(uint32_t n) {
+  uint32_t p = 64;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+std::vector<topo::Prefix> route_prefixes(const SwitchTables& t) {
+  std::vector<topo::Prefix> out;
+  for (const auto& r : t.routes) out.push_back(r.prefix);
+  return out;
+}
+
+}  // namespace
+
+SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
+    : tables_(std::move(tables)),
+      opts_(opts),
+      depth_packets_(new std::atomic<uint32_t>[kMaxPorts]()),
+      depth_bytes_(new std::atomic<uint32_t>[kMaxPorts]()),
+      max_packets_(new std::atomic<uint32_t>[kMaxPorts]()),
+      max_bytes_(new std::atomic<uint32_t>[kMaxPorts]()),
+      port_up_(new std::atomic<bool>[kMaxPorts]()),
+      groups_(nullptr, opts.workers),
+      balancers_(nullptr, opts.workers) {
+  if (ports() > kMaxPorts) {
+    throw std::invalid_argument(fmt::format("switch {} has {} ports; at most {} are supported",
+                                            tables_.name, ports(), kMaxPorts));
+  }
+  if (opts_.workers == 0) throw std::invalid_argument("at least one worker lcore is needed");
+  // rte_lpm and rte_ring names are process-global: prefix them with the switch name.
+  dst_routes_ =
+      std::make_unique<RouteLookup>("rt_" + tables_.name, route_prefixes(tables_), opts_.socket);
+  std::vector<topo::Prefix> leaves;
+  for (const auto& l : tables_.leaf_prefixes) leaves.push_back(l.prefix);
+  src_leaves_ = std::make_unique<RouteLookup>("sl_" + tables_.name, leaves, opts_.socket);
+  // Egress ring: enough slots for a full buffer of minimum-size frames, capped so that a 64-port
+  // switch does not pin gigabytes of mbufs; the byte limit is what normally drops.
+  const uint32_t slots =
+      opts_.queue_packets
+          ? pow2_at_least(opts_.queue_packets)
+          : std::min<uint32_t>(4096,
+                               pow2_at_least(static_cast<uint32_t>(tables_.buffer_bytes / 64 + 1)));
+  egress_.resize(ports());
+  for (uint16_t p = 0; p < ports(); ++p) {
+    const std::string name = fmt::format("eq_{}_{}", tables_.name, p);
+    egress_[p].ring = rte_ring_create(name.c_str(), slots, opts_.socket, RING_F_SC_DEQ);
+    if (egress_[p].ring == nullptr) {
+      throw std::runtime_error(
+          fmt::format("cannot create egress queue {}: {}", name, rte_strerror(rte_errno)));
+    }
+    // Slack: a burst's worth of MTU frames may leave together.
+    egress_[p].shaper = Shaper(
+        opts_.shaping ? tables_.ports[p].rate_bps : 0,
+        static_cast<uint64_t>(kBurst * 1538 * 8e9 / std::max(1.0, tables_.ports[p].rate_bps)));
+    egress_[p].owner = static_cast<uint16_t>(p % opts_.workers);
+    capacity_packets_.push_back(rte_ring_get_capacity(egress_[p].ring));
+    capacity_bytes_.push_back(
+        static_cast<uint32_t>(std::min<uint64_t>(tables_.buffer_bytes, UINT32_MAX)));
+    port_up_[p].store(true);
+  }
+  for (uint32_t w = 0; w < opts_.workers; ++w)
+    counters_.push_back(std::make_unique<WorkerCounters>());
+  groups_.publish(live_groups());
+  auto set = make_balancers(tables_.balancer);
+  current_set_ = set.get();
+  // The cells start empty, so the first publish retires nothing worth waiting for (and no worker
+  // runs yet to pass a quiescent point).
+  balancers_.publish(std::move(set));
+}
+
+SwitchRuntime::~SwitchRuntime() {
+  for (auto& e : egress_) {
+    for (uint16_t i = 0; i < e.held_count; ++i) rte_pktmbuf_free(e.held[i]);
+    if (e.ring) {
+      rte_mbuf* m;
+      while (rte_ring_sc_dequeue(e.ring, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
+      rte_ring_free(e.ring);
+    }
+  }
+}
+
+std::unique_ptr<LiveGroups> SwitchRuntime::live_groups() const {
+  auto g = std::make_unique<LiveGroups>();
+  for (const auto& group : tables_.groups) {
+    std::vector<topo::PortId> live;
+    for (topo::PortId p : group) {
+      if (port_up_[p].load(std::memory_order_relaxed)) live.push_back(p);
+    }
+    g->ports.push_back(std::move(live));
+  }
+  return g;
+}
+
+std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerSpec& spec) const {
+  lb::SwitchContext ctx;
+  ctx.seed = tables_.seed;
+  ctx.switch_id = tables_.sw;
+  ctx.lcores = opts_.workers;
+  ctx.ports = ports();
+  ctx.rx_queues = opts_.rx_queues;
+  ctx.routing = opts_.routing;
+  ctx.switch_index = tables_.sw;
+  ctx.dest_ports.resize(tables_.num_dests);
+  for (const auto& r : tables_.routes) {
+    if (r.local || r.dest >= tables_.num_dests) continue;  // local hosts: no choice
+    auto& dest = ctx.dest_ports[r.dest];
+    if (!dest.empty()) continue;
+    for (topo::PortId p : tables_.groups[r.group]) {
+      // Weights: the link rate in Gb/s, so unequal links get proportional shares (Ofan §4.3).
+      dest.push_back({p, static_cast<uint32_t>(std::max(1.0, tables_.ports[p].rate_bps / 1e9))});
+    }
+  }
+  auto set = std::make_unique<BalancerSet>();
+  set->queue_bytes = spec.queue_unit == "bytes";
+  set->factory = std::make_unique<lb::BalancerFactory>(spec, std::move(ctx));
+  for (uint16_t p = 0; p < ports(); ++p) {
+    if (!port_up_[p].load()) set->factory->set_port_state(p, false);
+  }
+  for (uint32_t w = 0; w < opts_.workers; ++w) set->per_worker.push_back(set->factory->make(w));
+  return set;
+}
+
+lb::QueueView SwitchRuntime::queue_view(const BalancerSet& set) const {
+  return set.queue_bytes ? lb::QueueView(depth_bytes_.get(), capacity_bytes_.data(), ports())
+                         : lb::QueueView(depth_packets_.get(), capacity_packets_.data(), ports());
+}
+
+void SwitchRuntime::note_depth(uint16_t p, uint32_t packets, uint32_t bytes) {
+  // Monotonic maxima without a lock: only raise, and only when higher (rare after warm-up).
+  uint32_t m = max_packets_[p].load(std::memory_order_relaxed);
+  while (packets > m &&
+         !max_packets_[p].compare_exchange_weak(m, packets, std::memory_order_relaxed)) {
+  }
+  m = max_bytes_[p].load(std::memory_order_relaxed);
+  while (bytes > m && !max_bytes_[p].compare_exchange_weak(m, bytes, std::memory_order_relaxed)) {
+  }
+}
+
+void SwitchRuntime::quiescent(uint32_t worker) {
+  groups_.domain().quiescent(worker);
+  balancers_.domain().quiescent(worker);
+}
+
+void SwitchRuntime::set_port_state(uint16_t port, bool up) {
+  if (port >= ports())
+    throw std::invalid_argument(fmt::format("no port {} (the switch has {})", port, ports()));
+  std::lock_guard<std::mutex> lock(control_);
+  if (port_up_[port].exchange(up) == up) return;
+  groups_.publish(live_groups());
+  current_set_->factory->set_port_state(port, up);
+}
+
+void SwitchRuntime::set_balancer(const conf::BalancerSpec& spec) {
+  std::lock_guard<std::mutex> lock(control_);
+  // Polarized routes over every fabric port, the others over minimal hops: the route tables
+  // differ, so a switch started with one cannot change to the other.
+  if ((spec.algorithm == "polarized") != (tables_.balancer.algorithm == "polarized")) {
+    throw std::invalid_argument(
+        "cannot switch between polarized and " +
+        std::string(spec.algorithm == "polarized" ? tables_.balancer.algorithm : spec.algorithm) +
+        " at run time: their route tables differ; restart the switch");
+  }
+  auto next = make_balancers(spec);  // throws on a bad spec, before anything changes
+  current_set_ = next.get();
+  balancers_.publish(std::move(next));
+}
+
+std::string SwitchRuntime::algorithm() const {
+  return std::string(lb::to_string(balancers_.read()->factory->algorithm()));
+}
+
+std::pair<uint32_t, uint32_t> SwitchRuntime::take_max_depth(uint16_t p) {
+  // What is queued now is part of the next interval's maximum.
+  const uint32_t np = max_packets_[p].exchange(depth_packets_[p].load(std::memory_order_relaxed));
+  const uint32_t nb = max_bytes_[p].exchange(depth_bytes_[p].load(std::memory_order_relaxed));
+  return {np, nb};
+}
+
+uint64_t SwitchRuntime::sum(uint16_t port, Counter PortCounters::*field) const {
+  uint64_t s = 0;
+  for (const auto& c : counters_) s += (c->port[port].*field).get();
+  return s;
+}
+
+uint64_t SwitchRuntime::sum_drops(uint16_t port, DropReason r) const {
+  uint64_t s = 0;
+  for (const auto& c : counters_) s += c->port[port].drops[static_cast<size_t>(r)].get();
+  return s;
+}
+
+}  // namespace spraylab::dataplane

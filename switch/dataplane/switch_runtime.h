@@ -1,0 +1,142 @@
+// The state of one running switch, shared by its worker lcores and its control plane: route
+// tables, egress queues with their depths, live candidate sets, the balancers, and the counters.
+// Built once at start-up from SwitchTables; the data path (forwarder.h) only reads it, except for
+// what each worker owns (its counters, the egress ports it drains).
+#pragma once
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "switch/dataplane/counter.h"
+#include "switch/dataplane/counters.h"
+#include "switch/dataplane/route_lookup.h"
+#include "switch/dataplane/shaper.h"
+#include "switch/dataplane/switch_tables.h"
+#include "switch/lb/factory.h"
+#include "switch/lb/rcu.h"
+
+namespace spraylab::dataplane {
+
+inline constexpr uint16_t kMaxPorts = 128;
+inline constexpr uint16_t kBurst = 32;
+
+// Per-port counters of one worker (only that worker writes them).
+struct alignas(64) PortCounters {
+  Counter rx_packets, rx_bytes, tx_packets, tx_bytes, lb_decisions, ecn_marks;
+  std::array<Counter, kDropReasons> drops;
+};
+
+struct alignas(64) WorkerCounters {
+  std::array<PortCounters, kMaxPorts> port;
+  Counter busy_cycles;  // TSC cycles spent in loop iterations that moved packets
+  Counter loops;
+};
+
+// One egress port: a multi-producer ring of mbufs, drained by its owner worker through the shaper.
+struct EgressPort {
+  rte_ring* ring = nullptr;
+  Shaper shaper;
+  std::array<rte_mbuf*, kBurst> held{};  // dequeued but not yet sent (shaper or full tx ring)
+  uint16_t held_count = 0;
+  uint16_t owner = 0;  // the worker that drains it
+};
+
+// The candidate sets with down ports removed; replaced as a whole (RCU) when a port changes state.
+struct LiveGroups {
+  std::vector<std::vector<topo::PortId>> ports;
+};
+
+// The balancers of one algorithm: the shared factory state and one balancer per worker. Replaced
+// as a whole (RCU) when the algorithm changes at run time.
+struct BalancerSet {
+  std::unique_ptr<lb::BalancerFactory> factory;
+  bool queue_bytes = false;  // the algorithm reads depths in bytes (else packets)
+  std::vector<std::unique_ptr<lb::Balancer>> per_worker;
+};
+
+struct RuntimeOptions {
+  uint32_t workers = 1;
+  uint16_t rx_queues = 1;      // per port, as configured on the devices
+  uint32_t queue_packets = 0;  // egress ring size; 0 = from the buffer size
+  bool shaping = true;         // drain at the link rate; false = the device's own rate
+  int socket = 0;
+  const topo::Routing* routing = nullptr;  // Polarized needs it at build time
+};
+
+class SwitchRuntime {
+ public:
+  SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts);
+  ~SwitchRuntime();
+  SwitchRuntime(const SwitchRuntime&) = delete;
+  SwitchRuntime& operator=(const SwitchRuntime&) = delete;
+
+  const SwitchTables& tables() const { return tables_; }
+  uint16_t ports() const { return static_cast<uint16_t>(tables_.ports.size()); }
+  uint32_t workers() const { return opts_.workers; }
+  const RuntimeOptions& options() const { return opts_; }
+
+  // --- data path (workers) ---
+  const RouteLookup& dst_routes() const { return *dst_routes_; }
+  const RouteLookup* src_leaves() const { return src_leaves_.get(); }
+  const LiveGroups* groups() const { return groups_.read(); }
+  const BalancerSet* balancers() const { return balancers_.read(); }
+  EgressPort& egress(uint16_t p) { return egress_[p]; }
+  std::atomic<uint32_t>& depth_packets(uint16_t p) { return depth_packets_[p]; }
+  std::atomic<uint32_t>& depth_bytes(uint16_t p) { return depth_bytes_[p]; }
+  lb::QueueView queue_view(const BalancerSet& set) const;
+  bool port_up(uint16_t p) const { return port_up_[p].load(std::memory_order_acquire); }
+  WorkerCounters& counters(uint32_t worker) { return *counters_[worker]; }
+  void note_depth(uint16_t p, uint32_t packets, uint32_t bytes);
+  // A worker passed a point where it holds no pointer into RCU-managed tables.
+  void quiescent(uint32_t worker);
+
+  // --- control plane (any thread) ---
+  // Removes the port from (or returns it to) every candidate set; the workers see the change at
+  // their next burst. What is queued on a down port is dropped by its owner and counted.
+  void set_port_state(uint16_t port, bool up);
+  // Switches every worker to another algorithm. Throws std::invalid_argument for a bad spec.
+  void set_balancer(const conf::BalancerSpec& spec);
+  std::string algorithm() const;
+  const WorkerCounters& counters(uint32_t worker) const { return *counters_[worker]; }
+  uint32_t depth_packets_now(uint16_t p) const {
+    return depth_packets_[p].load(std::memory_order_relaxed);
+  }
+  uint32_t depth_bytes_now(uint16_t p) const {
+    return depth_bytes_[p].load(std::memory_order_relaxed);
+  }
+  // Maxima since the last call (then reset): what a scrape reports.
+  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p);
+  // Sum over workers of one port's counter.
+  uint64_t sum(uint16_t port, Counter PortCounters::*field) const;
+  uint64_t sum_drops(uint16_t port, DropReason r) const;
+
+ private:
+  std::unique_ptr<LiveGroups> live_groups() const;
+  std::unique_ptr<BalancerSet> make_balancers(const conf::BalancerSpec& spec) const;
+
+  SwitchTables tables_;
+  RuntimeOptions opts_;
+  std::unique_ptr<RouteLookup> dst_routes_;
+  std::unique_ptr<RouteLookup> src_leaves_;
+  std::vector<EgressPort> egress_;
+  std::unique_ptr<std::atomic<uint32_t>[]> depth_packets_;
+  std::unique_ptr<std::atomic<uint32_t>[]> depth_bytes_;
+  std::unique_ptr<std::atomic<uint32_t>[]> max_packets_;
+  std::unique_ptr<std::atomic<uint32_t>[]> max_bytes_;
+  std::vector<uint32_t> capacity_packets_;
+  std::vector<uint32_t> capacity_bytes_;
+  std::unique_ptr<std::atomic<bool>[]> port_up_;
+  std::vector<std::unique_ptr<WorkerCounters>> counters_;
+  lb::RcuCell<LiveGroups> groups_;
+  lb::RcuCell<BalancerSet> balancers_;
+  std::mutex control_;
+  BalancerSet* current_set_ = nullptr;  // what balancers_ holds; mutated only under control_
+};
+
+}  // namespace spraylab::dataplane

@@ -1,0 +1,102 @@
+#include "switch/dataplane/switch_tables.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace spraylab::dataplane {
+namespace {
+
+uint32_t group_of(SwitchTables& t, std::map<std::vector<topo::PortId>, uint32_t>& ids,
+                  std::vector<topo::PortId> ports) {
+  auto [it, added] = ids.emplace(ports, static_cast<uint32_t>(t.groups.size()));
+  if (added) t.groups.push_back(std::move(ports));
+  return it->second;
+}
+
+void add_ports(SwitchTables& t, const topo::Routing& r, topo::NodeId node) {
+  const topo::Topology& topo = r.topology();
+  for (topo::PortId p = 0; p < topo.degree(node); ++p) {
+    const topo::PortRef far = topo.peer(node, p);
+    const topo::Node& peer = topo.node(far.node);
+    const topo::Link& link = topo.links()[topo.node(node).links[p]];
+    const bool host = peer.kind == topo::NodeKind::kHost;
+    t.ports.push_back(PortInfo{p, peer.name, host, topo::AddressPlan::port_mac(node, p),
+                               host ? topo::AddressPlan::host_mac(far.node)
+                                    : topo::AddressPlan::port_mac(far.node, far.port),
+                               link.rate_bps, link.delay_ns,
+                               host ? UINT32_MAX : r.graph().index_of(far.node)});
+  }
+}
+
+std::vector<topo::PortId> ports_of(const std::vector<topo::PolarizedHop>& hops) {
+  std::vector<topo::PortId> out;
+  for (const auto& h : hops) out.push_back(h.port);
+  return out;
+}
+
+}  // namespace
+
+SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing& r,
+                                 const topo::AddressPlan& plan, const std::string& switch_name) {
+  const topo::Topology& topo = r.topology();
+  const topo::NodeId node = topo.find(switch_name);
+  if (node == topo::kNoNode || topo.node(node).kind != topo::NodeKind::kSwitch) {
+    throw std::invalid_argument("no switch named '" + switch_name + "' in the topology");
+  }
+  SwitchTables t;
+  t.name = switch_name;
+  t.sw = r.graph().index_of(node);
+  t.level = topo.node(node).level;
+  t.is_leaf = r.is_leaf(t.sw);
+  t.leaf_rank = r.leaf_rank(t.sw);
+  t.balancer = e.balancer.for_switch(switch_name, t.level);
+  t.buffer_bytes = e.buffer.bytes;
+  t.ecn_threshold_bytes = e.buffer.ecn_threshold;
+  t.seed = e.seed;
+  add_ports(t, r, node);
+
+  std::map<std::vector<topo::PortId>, uint32_t> ids;
+  // Hosts on this switch: one /32 each.
+  for (const PortInfo& p : t.ports) {
+    if (!p.to_host) continue;
+    const topo::NodeId host = topo.peer(node, p.id).node;
+    t.routes.push_back(
+        {{plan.host_ip(host), 32}, group_of(t, ids, {p.id}), t.leaf_rank, t.leaf_rank, true});
+  }
+  const bool polarized = t.balancer.algorithm == "polarized";
+  std::vector<topo::PortId> fabric;
+  for (const PortInfo& p : t.ports) {
+    if (!p.to_host) fabric.push_back(p.id);
+  }
+  // Ofan §4.1: an aggregation switch of a 3-level fat tree keys traffic leaving its pod by the
+  // destination pod, so those leaves collapse into one /16 per pod.
+  const bool pod_keys = plan.has_pods() && t.level == 1;
+  const uint32_t my_pod = topo.node(node).pod;
+  std::map<uint32_t, bool> pods_done;
+  for (uint32_t leaf : r.leaves()) {
+    const uint32_t rank = r.leaf_rank(leaf);
+    t.leaf_prefixes.push_back({plan.leaf_prefix(leaf), rank});
+    if (leaf == t.sw) continue;
+    const uint32_t pod = topo.node(r.graph().node_of(leaf)).pod;
+    if (pod_keys && pod != my_pod) {
+      if (pods_done[pod]) continue;
+      pods_done[pod] = true;
+      t.routes.push_back({plan.pod_prefix(pod),
+                          group_of(t, ids, ports_of(r.minimal_hops(t.sw, leaf))), pod, UINT32_MAX,
+                          false});
+      continue;
+    }
+    // Polarized picks among every fabric port by its labels; the others among the minimal hops.
+    auto group = polarized ? fabric : ports_of(r.minimal_hops(t.sw, leaf));
+    t.routes.push_back(
+        {plan.leaf_prefix(leaf), group_of(t, ids, std::move(group)), rank, rank, false});
+  }
+  uint32_t pods = 0;
+  for (uint32_t leaf : r.leaves())
+    pods = std::max(pods, topo.node(r.graph().node_of(leaf)).pod + 1);
+  t.num_dests = static_cast<uint32_t>(pod_keys ? pods : r.leaves().size());
+  return t;
+}
+
+}  // namespace spraylab::dataplane

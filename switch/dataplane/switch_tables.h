@@ -1,0 +1,64 @@
+// Everything one switch needs, computed once at start-up from the experiment, the topology and
+// its routing data: ports with their peers and MACs, the routes (prefix → local port, or a group of
+// candidate uplinks and the load balancer's key), and the balancer's spec. Plain C++, no DPDK,
+// so the standalone switch, the in-process fabric and the tests build the same tables.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "conf/experiment.h"
+#include "topo/addressing.h"
+#include "topo/routing.h"
+
+namespace spraylab::dataplane {
+
+struct PortInfo {
+  topo::PortId id;
+  std::string peer;    // the peer node's name
+  bool to_host;        // the peer is a host
+  topo::Mac mac;       // this port's MAC (source MAC of what it sends)
+  topo::Mac peer_mac;  // destination MAC of what it sends
+  double rate_bps;
+  double delay_ns;
+  uint32_t peer_switch;  // the peer's switch index, or UINT32_MAX for a host
+};
+
+// A route's action: deliver on one port, or choose among a group of candidate ports.
+struct RouteEntry {
+  topo::Prefix prefix;
+  uint32_t group;     // index into SwitchTables::groups
+  uint32_t dest;      // Ofan key destination: the leaf rank, or the pod at an aggregation switch
+  uint32_t dst_leaf;  // destination leaf rank (Polarized); UINT32_MAX for a pod route
+  bool local;         // a host on this switch: its one port, no balancing
+};
+
+struct SwitchTables {
+  std::string name;
+  uint32_t sw = 0;  // switch index in the routing graph
+  uint32_t level = 0;
+  bool is_leaf = false;
+  uint32_t leaf_rank = UINT32_MAX;
+  std::vector<PortInfo> ports;
+  std::vector<RouteEntry> routes;
+  // Candidate port sets; groups[0..] deduplicated. A group of one port is a plain next hop.
+  std::vector<std::vector<topo::PortId>> groups;
+  // The source-leaf lookup Polarized needs: the /24 of every leaf → its rank.
+  struct LeafPrefix {
+    topo::Prefix prefix;
+    uint32_t rank;
+  };
+  std::vector<LeafPrefix> leaf_prefixes;
+  uint32_t num_dests = 0;  // size of the Ofan key space (leaves, or pods at aggregation)
+  conf::BalancerSpec balancer;
+  uint64_t buffer_bytes = 0;
+  uint64_t ecn_threshold_bytes = 0;
+  uint64_t seed = 1;
+};
+
+// Throws std::invalid_argument naming the switch when it is not in the topology.
+SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing& r,
+                                 const topo::AddressPlan& plan, const std::string& switch_name);
+
+}  // namespace spraylab::dataplane

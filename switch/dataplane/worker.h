@@ -1,0 +1,41 @@
+// A worker lcore's loop (DPDK examples/l3fwd style): poll its rx queues, run the forwarder on each
+// burst, drain the egress ports it owns, report a quiescent state; repeat until told to stop.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "switch/dataplane/forwarder.h"
+
+namespace spraylab::dataplane {
+
+struct WorkerPlan {
+  uint32_t worker = 0;
+  std::vector<std::pair<uint16_t, uint16_t>> rx;  // (port, queue) pairs to poll
+  std::vector<uint16_t> tx;                       // egress ports it drains (tx queue 0)
+};
+
+// Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
+// queues; single-queue ports, and egress ports, go round robin.
+std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
+                                     const std::vector<uint16_t>& rx_queues);
+
+// Nanoseconds from the TSC.
+class TscClock {
+ public:
+  TscClock();
+  uint64_t now_ns() const;
+
+ private:
+  double ns_per_cycle_;
+};
+
+// Runs until `stop` is set. `hook`, if set, is called about every `hook_period_ns` (the control
+// plane's work when the worker runs on the main lcore).
+void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<bool>& stop,
+                const std::function<void()>& hook = {}, uint64_t hook_period_ns = 100'000);
+
+}  // namespace spraylab::dataplane

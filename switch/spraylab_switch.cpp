@@ -1,0 +1,230 @@
+// spraylab-switch: one switch of an experiment on DPDK ports.
+//   spraylab-switch [EAL args] -- --config FILE --switch NAME [options]
+// Topology port i is DPDK port i: give one --vdev (or -a PCI address) per port, in port order.
+#include <fmt/format.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "conf/config_error.h"
+#include "conf/loader.h"
+#include "switch/control.h"
+#include "switch/dataplane/ports.h"
+#include "switch/dataplane/switch_tables.h"
+#include "switch/dataplane/worker.h"
+#include "topo/build.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+struct Options {
+  std::string config;
+  std::string switch_name;
+  uint32_t workers = 0;
+  uint16_t rx_queues = 0;
+  uint32_t queue_packets = 0;
+  bool no_shaping = false;
+  double duration = 0;
+  double stats_interval = 0;
+  std::string stats_json;
+  bool dump_tables = false;
+};
+
+nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
+  using spraylab::topo::ip_to_string;
+  nlohmann::ordered_json j;
+  j["switch"] = t.name;
+  j["level"] = t.level;
+  j["algorithm"] = t.balancer.algorithm;
+  j["buffer_bytes"] = t.buffer_bytes;
+  for (const auto& p : t.ports) {
+    j["ports"].push_back({{"port", p.id},
+                          {"peer", p.peer},
+                          {"to_host", p.to_host},
+                          {"mac", spraylab::topo::mac_to_string(p.mac)},
+                          {"peer_mac", spraylab::topo::mac_to_string(p.peer_mac)},
+                          {"rate_bps", p.rate_bps},
+                          {"delay_ns", p.delay_ns}});
+  }
+  for (const auto& r : t.routes) {
+    j["routes"].push_back(
+        {{"prefix", fmt::format("{}/{}", ip_to_string(r.prefix.addr), r.prefix.len)},
+         {"ports", t.groups[r.group]},
+         {"key", r.dest}});
+  }
+  return j;
+}
+
+int run(int argc, char** argv) {
+  const int eal = rte_eal_init(argc, argv);
+  if (eal < 0) {
+    fmt::print(stderr, "spraylab-switch: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
+    return 2;
+  }
+  argc -= eal;
+  argv += eal;
+  argv[0] = const_cast<char*>("spraylab-switch");  // CLI11 reads argv[0] as the program name
+
+  Options o;
+  CLI::App app{
+      "spraylab-switch: one switch of an experiment on DPDK ports.\n"
+      "Usage: spraylab-switch [EAL args] -- --config FILE --switch NAME [options]\n"
+      "Topology port i is DPDK port i (the order of --vdev / -a arguments).\n"
+      "Always pass --no-pci or an -a allow-list to EAL."};
+  app.add_option("--config", o.config, "Experiment YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--switch", o.switch_name, "Switch name in the topology (e.g. leaf0)")->required();
+  app.add_option("--workers", o.workers,
+                 "Worker lcores (default: every lcore but the main one, at least 1)");
+  app.add_option("--rx-queues", o.rx_queues,
+                 "Rx queues per port (default: one per worker where the device has them)");
+  app.add_option("--queue-packets", o.queue_packets,
+                 "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
+  app.add_flag("--no-shaping", o.no_shaping,
+               "Send at the device's rate instead of the configured link rate");
+  app.add_option("--duration", o.duration,
+                 "Stop after this many seconds (default: until SIGINT/SIGTERM)");
+  app.add_option("--stats-interval", o.stats_interval, "Print totals every this many seconds");
+  app.add_option("--stats-json", o.stats_json, "Write every counter as JSON to this file on exit");
+  app.add_flag("--dump-tables", o.dump_tables,
+               "Print the switch's ports, routes and balancer as JSON and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    rte_eal_cleanup();
+    return app.exit(e);
+  }
+
+  using namespace spraylab;
+  conf::Experiment exp = conf::load_experiment_file(o.config);
+  topo::Topology topology = topo::build(exp.topology, exp.links);
+  topo::Routing routing(topology);
+  topo::AddressPlan plan(routing);
+  dataplane::SwitchTables tables =
+      dataplane::build_switch_tables(exp, routing, plan, o.switch_name);
+  if (o.dump_tables) {
+    fmt::print("{}\n", tables_json(tables).dump(2));
+    rte_eal_cleanup();
+    return 0;
+  }
+  const uint32_t lcores = rte_lcore_count();
+  const uint32_t workers = o.workers ? o.workers : std::max(1u, lcores - 1);
+  if (workers > 1 && workers > lcores - 1) {
+    throw std::invalid_argument(
+        fmt::format("--workers {} needs {} lcores besides the main one; EAL has {} in all (-l)",
+                    workers, workers, lcores));
+  }
+  const auto num_ports = static_cast<uint16_t>(tables.ports.size());
+  dataplane::PortSetup setup;
+  setup.rx_queues = o.rx_queues ? o.rx_queues : static_cast<uint16_t>(workers);
+  // memif pairs rings per queue: the peer connects only if the queue counts match both ways.
+  setup.tx_queues = setup.rx_queues;
+  rte_mempool* pool = nullptr;
+  std::vector<dataplane::PortState> ports = dataplane::start_ports(num_ports, setup, &pool);
+  std::vector<uint16_t> rxq;
+  for (const auto& p : ports) rxq.push_back(p.rx_queues);
+  for (const auto& p : ports) {
+    fmt::print(stderr, "port {} = {} ({}, {} rx queues) -> {}\n", p.port_id, p.name, p.driver,
+               p.rx_queues, tables.ports[p.port_id].peer);
+  }
+
+  dataplane::RuntimeOptions ro;
+  ro.workers = workers;
+  ro.rx_queues = setup.rx_queues;
+  ro.queue_packets = o.queue_packets;
+  ro.shaping = !o.no_shaping;
+  ro.socket = static_cast<int>(rte_socket_id());
+  ro.routing = &routing;
+  auto rt_owner = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
+  dataplane::SwitchRuntime& rt = *rt_owner;
+  control::SwitchControl ctl(rt, ports);
+  ctl.register_telemetry();
+  ctl.poll_links();
+  auto plans = dataplane::plan_workers(workers, num_ports, rxq);
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", tables.name, num_ports,
+             workers, rt.algorithm(), lcores > 1 ? "worker lcores" : "the main lcore");
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double next_print = o.stats_interval;
+  auto control_step = [&] {
+    ctl.poll_links();
+    if (o.duration > 0 && elapsed() >= o.duration) g_stop.store(true);
+    if (o.stats_interval > 0 && elapsed() >= next_print) {
+      auto s = ctl.stats();
+      fmt::print(stderr, "[{:.1f}s] rx {} tx {} drops {}\n", elapsed(),
+                 s["totals"]["rx_packets"].get<uint64_t>(),
+                 s["totals"]["tx_packets"].get<uint64_t>(), s["totals"]["drops"].dump());
+      next_print += o.stats_interval;
+    }
+  };
+  if (lcores == 1) {
+    dataplane::run_worker(rt, plans[0], g_stop, control_step);
+  } else {
+    struct Launch {
+      dataplane::SwitchRuntime* rt;
+      const dataplane::WorkerPlan* plan;
+    };
+    std::vector<Launch> launches;
+    launches.reserve(workers);
+    uint32_t w = 0;
+    unsigned lcore;
+    RTE_LCORE_FOREACH_WORKER(lcore) {
+      if (w == workers) break;
+      launches.push_back({&rt, &plans[w++]});
+      rte_eal_remote_launch(
+          [](void* arg) {
+            auto* l = static_cast<Launch*>(arg);
+            dataplane::run_worker(*l->rt, *l->plan, g_stop);
+            return 0;
+          },
+          &launches.back(), lcore);
+    }
+    while (!g_stop.load()) {
+      control_step();
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    rte_eal_mp_wait_lcore();
+  }
+  auto s = ctl.stats();
+  if (!o.stats_json.empty()) {
+    std::ofstream(o.stats_json) << s.dump(2) << "\n";
+  }
+  fmt::print(stderr, "spraylab-switch {}: stopped after {:.1f}s: rx {} tx {}\n", tables.name,
+             elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
+             s["totals"]["tx_packets"].get<uint64_t>());
+  dataplane::stop_ports(ports);
+  rt_owner.reset();  // frees rings and mbufs: before EAL's memory goes away
+  rte_eal_cleanup();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const spraylab::conf::ConfigError& e) {
+    fmt::print(stderr, "spraylab-switch: {}\n", e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "spraylab-switch: error: {}\n", e.what());
+  }
+  return 2;
+}

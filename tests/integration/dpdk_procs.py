@@ -1,0 +1,104 @@
+"""Helpers for integration tests that run real DPDK processes: hugepages, memif port wiring,
+process start/stop with their own --file-prefix, and DPDK telemetry queries."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+
+def ensure_hugepages(pages=1024):
+    """The setup script reserves hugepages; tests re-check so they also run on their own."""
+    try:
+        with open("/proc/sys/vm/nr_hugepages") as f:
+            have = int(f.read())
+        if have < pages and os.geteuid() == 0:
+            with open("/proc/sys/vm/nr_hugepages", "w") as f:
+                f.write(str(pages))
+        os.makedirs("/dev/hugepages", exist_ok=True)
+        if os.geteuid() == 0 and subprocess.run(["mountpoint", "-q", "/dev/hugepages"]).returncode:
+            subprocess.run(["mount", "-t", "hugetlbfs", "nodev", "/dev/hugepages"], check=True)
+    except OSError as e:
+        print(f"warning: cannot prepare hugepages: {e}")
+
+
+def memif_vdevs(sock_dir, ports, role):
+    """One memif device per port, each on its own filesystem socket (abstract sockets do not
+    cross network namespaces; DESIGN.md)."""
+    args = []
+    for p in range(ports):
+        args += ["--vdev", f"net_memif{p},role={role},id=0,socket={sock_dir}/p{p}.sock,socket-abstract=no"]
+    return args
+
+
+def eal_args(lcores, prefix, extra=()):
+    # --no-pci: the VM's own virtio NIC must never be probed. --huge-unlink: no hugepage files
+    # left behind. (Not --in-memory: memif needs the multi-process channel it disables.)
+    return ["--lcores", lcores, "--no-pci", "--huge-unlink", "--file-prefix", prefix, "--log-level", "lib.eal:error",
+            *extra]
+
+
+class Proc:
+    def __init__(self, argv, log_path, stdin=None):
+        self.log_path = log_path
+        self.log = open(log_path, "w")
+        self.p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=self.log, text=True)
+
+    def read_line(self, timeout):
+        """The next line of standard output, or None if the process ends or the time runs out."""
+        result = []
+        t = threading.Thread(target=lambda: result.append(self.p.stdout.readline()), daemon=True)
+        t.start()
+        t.join(timeout)
+        return result[0] if result and result[0] else None
+
+    def release(self, timeout=30):
+        """Closes standard input (a --hold process then exits) and waits."""
+        self.p.stdin.close()
+        try:
+            self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.log.close()
+        return self.p.returncode
+
+    def stop(self, timeout=10):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.log.close()
+        return self.p.returncode
+
+    def log_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+
+class Telemetry:
+    """DPDK telemetry v2 socket client (what usertools/dpdk-telemetry.py speaks)."""
+
+    def __init__(self, prefix, timeout=10):
+        path = f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2"
+        deadline = time.time() + timeout
+        while not os.path.exists(path):
+            if time.time() > deadline:
+                raise RuntimeError(f"no telemetry socket at {path}")
+            time.sleep(0.05)
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.s.connect(path)
+        self.s.recv(16384)  # greeting
+
+    def query(self, cmd):
+        self.s.send(cmd.encode())
+        reply = json.loads(self.s.recv(1 << 20).decode())
+        return reply[cmd.split(",")[0]]
+
+    def close(self):
+        self.s.close()

@@ -1,0 +1,259 @@
+// The switch integration tests' traffic source and sink: one DPDK process whose port i is wired
+// (memif) to the switch's port i. It sends a known set of packets into one host port of the
+// switch and receives on every port, checking each packet's headers, then prints JSON:
+//   {"sent": N, "received": {"port": count}, "per_dest": {...}, "bad_headers": n, ...}
+// Modes: "spread" (to hosts under other leaves: the balancer chooses), "local" (to hosts on the
+// same switch), "malformed" (frames the switch must count and drop).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "conf/loader.h"
+#include "switch/dataplane/frame.h"
+#include "switch/dataplane/ports.h"
+#include "topo/addressing.h"
+#include "topo/build.h"
+
+namespace {
+
+using namespace spraylab;
+
+struct Frame {
+  std::vector<uint8_t> bytes;
+};
+
+uint16_t ip_checksum(const uint8_t* ip, uint32_t len) {
+  uint32_t sum = 0;
+  for (uint32_t i = 0; i < len; i += 2) sum += static_cast<uint32_t>(ip[i] << 8 | ip[i + 1]);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+std::vector<uint8_t> udp_frame(const topo::Mac& dst_mac, const topo::Mac& src_mac, uint32_t src_ip,
+                               uint32_t dst_ip, uint16_t sport, uint32_t seq, uint32_t payload, uint8_t ttl) {
+  const uint32_t ip_len = 20 + 8 + payload;
+  std::vector<uint8_t> f(14 + ip_len, 0);
+  std::memcpy(f.data(), dst_mac.data(), 6);
+  std::memcpy(f.data() + 6, src_mac.data(), 6);
+  f[12] = 0x08;
+  uint8_t* ip = f.data() + 14;
+  ip[0] = 0x45;
+  ip[1] = 0x02;  // ECT(0): the switch may mark CE
+  ip[2] = static_cast<uint8_t>(ip_len >> 8);
+  ip[3] = static_cast<uint8_t>(ip_len);
+  ip[8] = ttl;
+  ip[9] = 17;
+  for (int i = 0; i < 4; ++i) {
+    ip[12 + i] = static_cast<uint8_t>(src_ip >> (24 - 8 * i));
+    ip[16 + i] = static_cast<uint8_t>(dst_ip >> (24 - 8 * i));
+  }
+  const uint16_t c = ip_checksum(ip, 20);
+  ip[10] = static_cast<uint8_t>(c >> 8);
+  ip[11] = static_cast<uint8_t>(c);
+  uint8_t* udp = ip + 20;
+  udp[0] = static_cast<uint8_t>(sport >> 8);
+  udp[1] = static_cast<uint8_t>(sport);
+  udp[2] = 0x12;  // 4791
+  udp[3] = 0xb7;
+  udp[4] = static_cast<uint8_t>((8 + payload) >> 8);
+  udp[5] = static_cast<uint8_t>(8 + payload);
+  if (payload >= 4) std::memcpy(udp + 8, &seq, 4);
+  return f;
+}
+
+int run(int argc, char** argv) {
+  const int eal = rte_eal_init(argc, argv);
+  if (eal < 0) {
+    fmt::print(stderr, "driver: EAL init failed\n");
+    return 2;
+  }
+  argc -= eal;
+  argv += eal;
+  argv[0] = const_cast<char*>("switch_driver");
+  std::string config, sw;
+  uint32_t packets = 1000, flows = 16, payload = 64, from_port = 0;
+  double rate_pps = 0, timeout_s = 5;
+  uint16_t queues = 1;
+  CLI::App app{"switch integration driver"};
+  app.add_option("--config", config)->required();
+  app.add_option("--switch", sw)->required();
+  std::vector<std::string> modes = {"spread"};
+  bool hold = false;
+  app.add_option("--mode", modes, "spread, local, malformed; several run one after another")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"spread", "local", "malformed"}));
+  app.add_flag("--hold", hold,
+               "After printing the results keep the ports open until standard input closes, so the "
+               "switch is stopped before its memif peer disconnects");
+  app.add_option("--packets", packets);
+  app.add_option("--flows", flows);
+  app.add_option("--payload", payload);
+  app.add_option("--from-port", from_port);
+  app.add_option("--rate", rate_pps, "packets per second (0 = as fast as possible)");
+  app.add_option("--timeout", timeout_s);
+  app.add_option("--queues", queues, "tx/rx queues per port (the switch polls one per worker)");
+  CLI11_PARSE(app, argc, argv);
+
+  conf::Experiment exp = conf::load_experiment_file(config);
+  topo::Topology t = topo::build(exp.topology, exp.links);
+  topo::Routing r(t);
+  topo::AddressPlan plan(r);
+  const topo::NodeId me = t.find(sw);
+  const uint16_t nports = static_cast<uint16_t>(t.degree(me));
+  const topo::NodeId src_host = t.peer(me, static_cast<topo::PortId>(from_port)).node;
+  const uint32_t my_leaf = r.graph().index_of(me);
+
+  dataplane::PortSetup setup;
+  setup.rx_queues = setup.tx_queues = queues;
+  rte_mempool* pool = nullptr;
+  auto ports = dataplane::start_ports(nports, setup, &pool);
+  // Wait for every memif link to connect.
+  const uint64_t hz = rte_get_tsc_hz();
+  bool all_up = false;
+  for (uint64_t end = rte_rdtsc() + 10 * hz; rte_rdtsc() < end && !all_up;) {
+    all_up = true;
+    for (uint16_t p = 0; p < nports; ++p) all_up = all_up && dataplane::link_up(p);
+    if (!all_up) rte_delay_ms(10);
+  }
+  if (!all_up) throw std::runtime_error("memif links did not come up within 10 s: is the switch running?");
+
+  nlohmann::ordered_json all_results;
+  for (const std::string& mode : modes) {
+    // Destinations.
+    std::vector<topo::NodeId> dests;
+    for (topo::NodeId h : t.hosts()) {
+      const bool local = plan.leaf_of_host(h) == my_leaf;
+      if (h == src_host) continue;
+      if ((mode == "local") == local) dests.push_back(h);
+    }
+    std::vector<std::vector<uint8_t>> frames;
+    const topo::Mac to_switch = topo::AddressPlan::port_mac(me, static_cast<topo::PortId>(from_port));
+    const topo::Mac src_mac = topo::AddressPlan::host_mac(src_host);
+    const uint32_t src_ip = plan.host_ip(src_host);
+    if (mode == "malformed") {
+      auto good = udp_frame(to_switch, src_mac, src_ip, plan.host_ip(t.hosts().back()), 1000, 0, 64, 64);
+      auto truncated = good;
+      truncated.resize(30);
+      auto arp = good;
+      arp[13] = 0x06;
+      auto bad_ihl = good;
+      bad_ihl[14] = 0x43;
+      auto ttl0 = udp_frame(to_switch, src_mac, src_ip, plan.host_ip(t.hosts().back()), 1000, 0, 64, 0);
+      auto unknown = udp_frame(to_switch, src_mac, src_ip, 0xc0a80001, 1000, 0, 64, 64);  // 192.168.0.1
+      for (uint32_t i = 0; i < packets; ++i) {
+        for (auto* f : {&truncated, &arp, &bad_ihl, &ttl0, &unknown}) frames.push_back(*f);
+      }
+    } else {
+      for (uint32_t i = 0; i < packets; ++i) {
+        const topo::NodeId d = dests[i % dests.size()];
+        frames.push_back(udp_frame(to_switch, src_mac, src_ip, plan.host_ip(d),
+                                   static_cast<uint16_t>(10000 + i % flows), i, payload, 64));
+      }
+    }
+
+    // Send, paced if asked, while receiving.
+    std::map<uint16_t, uint64_t> received;
+    std::map<std::string, std::map<uint16_t, uint64_t>> per_dest;
+    uint64_t bad = 0, got = 0, sent = 0;
+    const uint64_t gap = rate_pps > 0 ? static_cast<uint64_t>(hz / rate_pps) : 0;
+    uint64_t next_send = rte_rdtsc();
+    rte_mbuf* rx[32];
+    auto receive = [&] {
+      for (uint16_t p = 0; p < nports; ++p) {
+        for (uint16_t q = 0; q < queues; ++q) {
+        const uint16_t n = rte_eth_rx_burst(p, q, rx, 32);
+        for (uint16_t i = 0; i < n; ++i) {
+          const uint8_t* d = rte_pktmbuf_mtod(rx[i], const uint8_t*);
+          const uint32_t len = rte_pktmbuf_data_len(rx[i]);
+          dataplane::FrameInfo info{};
+          const topo::PortRef far = t.peer(me, p);
+          const topo::Mac want_dst = t.node(far.node).kind == topo::NodeKind::kHost
+                                         ? topo::AddressPlan::host_mac(far.node)
+                                         : topo::AddressPlan::port_mac(far.node, far.port);
+          const topo::Mac want_src = topo::AddressPlan::port_mac(me, p);
+          const bool ok = dataplane::parse_frame(d, len, info) == dataplane::DropReason::kNone &&
+                          std::memcmp(d, want_dst.data(), 6) == 0 && std::memcmp(d + 6, want_src.data(), 6) == 0 &&
+                          info.ttl == 63 && ip_checksum(d + 14, 20) == 0 && info.src_ip == src_ip;
+          if (!ok) ++bad;
+          ++received[p];
+          per_dest[topo::ip_to_string(info.dst_ip)][p]++;
+          ++got;
+          rte_pktmbuf_free(rx[i]);
+        }
+        }
+      }
+    };
+    const uint64_t send_deadline = rte_rdtsc() + static_cast<uint64_t>((timeout_s + 30) * hz);
+    while (sent < frames.size()) {
+      if (rte_rdtsc() > send_deadline) throw std::runtime_error(fmt::format("could only send {} of {} frames", sent, frames.size()));
+      if (gap && rte_rdtsc() < next_send) {
+        receive();
+        continue;
+      }
+      rte_mbuf* m = rte_pktmbuf_alloc(pool);
+      if (m == nullptr) {
+        receive();
+        continue;
+      }
+      const auto& f = frames[sent];
+      std::memcpy(rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())), f.data(), f.size());
+      // Alternate tx queues so that every switch worker polls some of this traffic.
+      if (rte_eth_tx_burst(static_cast<uint16_t>(from_port), static_cast<uint16_t>(sent % queues), &m, 1) == 1) {
+        ++sent;
+        next_send += gap;
+      } else {
+        rte_pktmbuf_free(m);
+      }
+      if ((sent & 15) == 0) receive();
+    }
+    const uint64_t expect = mode == "malformed" ? 0 : sent;
+    for (uint64_t end = rte_rdtsc() + static_cast<uint64_t>(timeout_s * hz); rte_rdtsc() < end;) {
+      receive();
+      if (expect && got >= expect) break;
+    }
+    // A short grace period catches duplicates or strays.
+    for (uint64_t end = rte_rdtsc() + hz / 5; rte_rdtsc() < end;) receive();
+
+    nlohmann::ordered_json j;
+    j["mode"] = mode;
+    j["sent"] = sent;
+    j["received_total"] = got;
+    j["bad_headers"] = bad;
+    for (auto& [p, n] : received) j["received"][std::to_string(p)] = n;
+    for (auto& [d, m] : per_dest) {
+      for (auto& [p, n] : m) j["per_dest"][d][std::to_string(p)] = n;
+    }
+    all_results[mode] = j;
+  }
+  fmt::print("{}\n", all_results.dump());
+  std::fflush(stdout);
+  if (hold) {
+    char buf[64];
+    while (std::fread(buf, 1, sizeof buf, stdin) > 0) {
+    }
+  }
+  dataplane::stop_ports(ports);
+  rte_eal_cleanup();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "driver: {}\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""spraylab-switch over memif, end to end (issue: the multi-core DPDK data path).
+
+A driver process (tests/integration/switch_driver.cpp) is wired port for port to the switch
+with memif and sends known packets into a host port. At most two busy-polling processes run at
+once: the switch on CPU 1, the driver on CPU 0.
+
+Cases: every algorithm delivers every packet with rewritten headers; Ofan spreads one
+destination's packets over 4 uplinks within 1, also with two workers on one key; a port taken
+down mid-run gets no more packets and nothing else is lost; malformed frames are counted by
+reason and the switch survives.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, memif_vdevs  # noqa: E402
+
+ALGORITHMS = ["ecmp", "rps", "rr", "jsq", "ar", "topk", "psp", "ofan", "pofan", "polarized"]
+UPLINKS = [2, 3, 4, 5]  # leaf0: ports 0-1 face hosts, 2-5 the four spines
+
+EXPERIMENT = """\
+seed: 7
+topology: {{generator: leaf-spine, leaves: 2, spines: 4, hosts_per_leaf: 2}}
+links: {{rate: 100Gbps, delay: 500ns}}
+buffer: {{bytes: 800KB}}
+load_balancer: {{algorithm: {algorithm}}}
+"""
+
+
+class Case:
+    def __init__(self, args, name, algorithm, workers=1):
+        self.args, self.name, self.algorithm, self.workers = args, name, algorithm, workers
+        self.dir = tempfile.mkdtemp(prefix=f"spraylab-{name}-")
+        self.config = os.path.join(self.dir, "exp.yaml")
+        with open(self.config, "w") as f:
+            f.write(EXPERIMENT.format(algorithm=algorithm))
+        tag = f"{os.getpid()}_{name}"
+        self.switch_prefix, self.driver_prefix = f"sl_sw_{tag}", f"sl_drv_{tag}"
+        self.stats_path = os.path.join(self.dir, "stats.json")
+
+    def start_switch(self):
+        b = self.args.build
+        # Workers share CPU 1 with the main lcore: correctness, not speed, is tested here.
+        lcores = "0@1" if self.workers == 1 else "(0-%d)@1" % self.workers
+        argv = [f"{b}/switch/spraylab-switch", *eal_args(lcores, self.switch_prefix),
+                *memif_vdevs(self.dir, 6, "server"), "--",
+                "--config", self.config, "--switch", "leaf0", "--stats-json", self.stats_path]
+        if self.workers > 1:
+            argv += ["--workers", str(self.workers)]
+        self.switch = Proc(argv, os.path.join(self.dir, "switch.log"))
+
+    def run_driver(self, *extra, queues=1, timeout=60):
+        """Runs the driver's modes and returns {mode: result}. The driver keeps its memif ports
+        open (--hold) until finish(): DPDK 22.11's memif can crash a poller whose peer
+        disconnects mid-burst, so the switch always stops first."""
+        b = self.args.build
+        argv = [f"{b}/tests/integration/switch_driver", *eal_args("0@0", self.driver_prefix),
+                *memif_vdevs(self.dir, 6, "client"), "--", "--hold",
+                "--config", self.config, "--switch", "leaf0", "--queues", str(queues), *extra]
+        self.driver = Proc(argv, os.path.join(self.dir, "driver.log"), stdin=subprocess.PIPE)
+        line = self.driver.read_line(timeout)
+        if line is None:
+            self.driver.release(5)
+            raise AssertionError(f"driver gave no result: {self.driver.log_text()[-2000:]}")
+        return json.loads(line)
+
+    def finish(self):
+        """Stops the switch, then releases the driver; returns the switch's final counters."""
+        rc = self.switch.stop()
+        if getattr(self, "driver", None):
+            self.driver.release()
+        if rc != 0:
+            raise AssertionError(f"switch exited {rc}: {self.switch.log_text()[-2000:]}")
+        with open(self.stats_path) as f:
+            stats = json.load(f)
+        # Passed or not, leave nothing behind: sockets, logs, DPDK runtime folders.
+        shutil.rmtree(self.dir, ignore_errors=True)
+        for prefix in (self.switch_prefix, self.driver_prefix):
+            shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+        return stats
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def per_port(result):
+    return {int(p): n for p, n in result.get("received", {}).items()}
+
+
+def test_delivers_every_packet(args, algorithm):
+    c = Case(args, f"all_{algorithm}", algorithm)
+    c.start_switch()
+    try:
+        # 4000 packets to the other leaf, then 200 to the neighbour host.
+        out = c.run_driver("--mode", "spread,local", "--packets", "4000", "--flows", "64")
+        r, loc = out["spread"], out["local"]
+    finally:
+        stats = c.finish()
+    check(r["received_total"] == r["sent"] == 4000, f"{algorithm}: sent {r['sent']} got {r['received_total']}")
+    check(r["bad_headers"] == 0, f"{algorithm}: {r['bad_headers']} packets with wrong headers")
+    ports = per_port(r)
+    check(set(ports) <= set(UPLINKS), f"{algorithm}: packets left on non-uplink ports {ports}")
+    check(len(ports) >= 2, f"{algorithm}: all traffic on one uplink {ports}")
+    check(loc["received_total"] == 4000 and per_port(loc) == {1: 4000}, f"{algorithm}: local delivery {loc}")
+    check(stats["totals"]["rx_packets"] == 8000, f"{algorithm}: switch rx {stats['totals']['rx_packets']}")
+    check(all(v == 0 for v in stats["totals"]["drops"].values()), f"{algorithm}: drops {stats['totals']['drops']}")
+    return f"{ports}"
+
+
+def test_ofan_spreads_within_one(args, workers):
+    c = Case(args, f"ofan_spread_w{workers}", "ofan", workers=workers)
+    c.start_switch()
+    try:
+        r = c.run_driver("--mode", "spread", "--packets", "10001", "--flows", "1000", queues=workers)["spread"]
+    finally:
+        stats = c.finish()
+    per_worker = stats["worker_rx_packets"]
+    check(len(per_worker) == workers and min(per_worker) > 0, f"not every worker took traffic: {per_worker}")
+    ports = per_port(r)
+    check(r["received_total"] == 10001, f"received {r['received_total']}")
+    check(sorted(ports) == UPLINKS, f"ports {ports}")
+    counts = [ports[p] for p in UPLINKS]
+    check(max(counts) - min(counts) <= 1, f"{workers} workers: per-port counts {counts} differ by more than 1")
+    return f"{counts}, per worker {per_worker}"
+
+
+def test_port_down_mid_run(args):
+    c = Case(args, "port_down", "ofan")
+    c.start_switch()
+    tel = Telemetry(c.switch_prefix)
+    import threading
+    result = {}
+
+    def drive():
+        result["r"] = c.run_driver("--mode", "spread", "--packets", "30000", "--rate", "20000")["spread"]
+
+    t = threading.Thread(target=drive)
+    t.start()
+    time.sleep(0.8)
+    tel.query("/spraylab/port_down,3")
+    tx_at_down = tel.query("/spraylab/port,3")["tx_packets"]
+    t.join()
+    tel.close()
+    stats = c.finish()
+    r = result["r"]
+    ports = per_port(r)
+    p3 = stats["ports"][3]
+    check(p3["up"] is False, "port 3 still up")
+    check(ports.get(3, 0) == p3["tx_packets"], f"port 3 sent {p3['tx_packets']} but driver got {ports.get(3, 0)}")
+    check(p3["tx_packets"] == tx_at_down, f"port 3 sent {p3['tx_packets'] - tx_at_down} packets after going down")
+    lost = r["sent"] - r["received_total"]
+    down_drops = stats["totals"]["drops"]["port_down"]
+    check(lost == down_drops, f"lost {lost} packets but only {down_drops} counted as port_down drops")
+    others = {k: v for k, v in stats["totals"]["drops"].items() if k != "port_down"}
+    check(all(v == 0 for v in others.values()), f"other drops {others}")
+    check(ports.get(2, 0) > ports.get(3, 0) and ports.get(4, 0) > ports.get(3, 0), f"traffic did not move {ports}")
+    return f"port 3 stopped at {tx_at_down}, {down_drops} queued packets dropped, per port {ports}"
+
+
+def test_malformed_frames_are_counted(args):
+    c = Case(args, "malformed", "ofan")
+    c.start_switch()
+    try:
+        r = c.run_driver("--mode", "malformed", "--packets", "100", "--timeout", "1")["malformed"]
+        tel = Telemetry(c.switch_prefix)
+        alive = tel.query("/spraylab/switch")
+        tel.close()
+    finally:
+        stats = c.finish()
+    d = stats["totals"]["drops"]
+    check(r["received_total"] == 0, f"{r['received_total']} malformed frames forwarded")
+    for reason in ["truncated", "not_ipv4", "bad_ip_header", "ttl_expired", "no_route"]:
+        check(d[reason] == 100, f"{reason}: {d[reason]} (expected 100)")
+    check(alive["algorithm"] == "ofan", "telemetry did not answer after malformed frames")
+    return f"{d}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("-k", default="", help="run only cases whose name contains this")
+    args = ap.parse_args()
+    ensure_hugepages()
+    cases = [(f"delivers_every_packet[{a}]", test_delivers_every_packet, (a,)) for a in ALGORITHMS]
+    cases += [("ofan_spreads_within_one[1 worker]", test_ofan_spreads_within_one, (1,)),
+              ("ofan_spreads_within_one[2 workers]", test_ofan_spreads_within_one, (2,)),
+              ("port_down_mid_run", test_port_down_mid_run, ()),
+              ("malformed_frames_are_counted", test_malformed_frames_are_counted, ())]
+    passed = failed = 0
+    for name, fn, fargs in cases:
+        if args.k not in name:
+            continue
+        start = time.time()
+        try:
+            info = fn(args, *fargs)
+            passed += 1
+            print(f"PASS {name} ({time.time() - start:.1f}s) {info}", flush=True)
+        except Exception:
+            failed += 1
+            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
