@@ -72,6 +72,9 @@ int run(int argc, char** argv) {
     fmt::print(stderr, "spraylab-switch: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
     return 2;
   }
+  // From here a signal stops the switch cleanly, even during start-up.
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
   argc -= eal;
   argv += eal;
   argv[0] = const_cast<char*>("spraylab-switch");  // CLI11 reads argv[0] as the program name
@@ -154,8 +157,6 @@ int run(int argc, char** argv) {
   ctl.poll_links();
   auto plans = dataplane::plan_workers(workers, num_ports, rxq);
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", tables.name, num_ports,
              workers, rt.algorithm(), lcores > 1 ? "worker lcores" : "the main lcore");
 

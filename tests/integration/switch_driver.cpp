@@ -120,12 +120,12 @@ int run(int argc, char** argv) {
   // Wait for every memif link to connect.
   const uint64_t hz = rte_get_tsc_hz();
   bool all_up = false;
-  for (uint64_t end = rte_rdtsc() + 10 * hz; rte_rdtsc() < end && !all_up;) {
+  for (uint64_t end = rte_rdtsc() + 30 * hz; rte_rdtsc() < end && !all_up;) {
     all_up = true;
     for (uint16_t p = 0; p < nports; ++p) all_up = all_up && dataplane::link_up(p);
     if (!all_up) rte_delay_ms(10);
   }
-  if (!all_up) throw std::runtime_error("memif links did not come up within 10 s: is the switch running?");
+  if (!all_up) throw std::runtime_error("memif links did not come up within 30 s: is the switch running?");
 
   nlohmann::ordered_json all_results;
   for (const std::string& mode : modes) {

@@ -48,14 +48,21 @@ class Case:
 
     def start_switch(self):
         b = self.args.build
-        # Workers share CPU 1 with the main lcore: correctness, not speed, is tested here.
-        lcores = "0@1" if self.workers == 1 else "(0-%d)@1" % self.workers
+        # One worker runs on the main lcore on CPU 1. With more, the main lcore (control only,
+        # mostly asleep) goes to CPU 0 and the workers share CPU 1: correctness, not speed.
+        lcores = "0@1" if self.workers == 1 else "0@0,(1-%d)@1" % self.workers
         argv = [f"{b}/switch/spraylab-switch", *eal_args(lcores, self.switch_prefix),
                 *memif_vdevs(self.dir, 6, "server"), "--",
                 "--config", self.config, "--switch", "leaf0", "--stats-json", self.stats_path]
         if self.workers > 1:
             argv += ["--workers", str(self.workers)]
         self.switch = Proc(argv, os.path.join(self.dir, "switch.log"))
+        # memif clients fail to start before the server's sockets exist: wait for the switch.
+        deadline = time.time() + 30
+        while "workers, " not in self.switch.log_text():
+            if self.switch.p.poll() is not None or time.time() > deadline:
+                raise AssertionError(f"switch did not start: {self.switch.log_text()[-2000:]}")
+            time.sleep(0.05)
 
     def run_driver(self, *extra, queues=1, timeout=60):
         """Runs the driver's modes and returns {mode: result}. The driver keeps its memif ports
