@@ -44,9 +44,11 @@ inline uint32_t pick_lowest(const uint32_t* key, uint32_t w, Rng& rng) {
 // PSP §III-C band thresholds Th/n, 2Th/n, …, Th: returns floor(q·n/Th) capped at n (n = the queue
 // is at or beyond Th), by comparisons because a division per port would dominate at 64 ports.
 inline uint32_t band_floor(uint64_t q, uint32_t n, uint64_t th) {
+  // Branch-free: depths are random from packet to packet, so an early exit would mispredict.
   const uint64_t x = q * n;
   uint32_t f = 0;
-  for (uint64_t edge = th; f < n && x >= edge; edge += th) ++f;
+  uint64_t edge = th;
+  for (uint32_t k = 0; k < n; ++k, edge += th) f += x >= edge;
   return f;
 }
 

@@ -1,15 +1,48 @@
 #include "switch/lb/psp.h"
 
+#include <algorithm>
+
 namespace spraylab::lb {
 
-uint32_t Psp::weight(uint32_t i) const {
-  const uint64_t th = threshold_ != 0 ? threshold_ : queues_.capacity(set_.ports[i]);
-  return psp_weight(set_.depth[i], n_, th, saturated_);
+void Psp::classify() {
+  std::fill(count_.begin(), count_.end(), 0);
+  total_ = 0;
+  for (uint32_t j = 0; j < set_.w; ++j) {
+    const uint32_t w = weight_[j] = weight(j);
+    pos_[j] = static_cast<uint16_t>(count_[w]);
+    members(w)[count_[w]++] = static_cast<uint16_t>(j);
+    total_ += w;
+  }
 }
 
-void Psp::prefix_from(uint32_t i) {
-  uint32_t sum = i == 0 ? 0 : prefix_[i - 1];
-  for (; i < set_.w; ++i) prefix_[i] = sum += weight_[i];
+void Psp::move(uint32_t i, uint32_t w) {
+  const uint32_t old = weight_[i];
+  // Swap-remove from the old class, append to the new one.
+  uint16_t* from = members(old);
+  const uint16_t last = from[--count_[old]];
+  from[pos_[i]] = last;
+  pos_[last] = pos_[i];
+  pos_[i] = static_cast<uint16_t>(count_[w]);
+  members(w)[count_[w]++] = static_cast<uint16_t>(i);
+  weight_[i] = w;
+  total_ = total_ - old + w;
+}
+
+uint32_t Psp::draw(Rng& rng) const {
+  // One draw r in [0, total): class w owns a span of w × members(w) values, and within it each
+  // member owns w consecutive values. Branch-free over the few classes: a random class would
+  // mispredict a branchy search almost every packet.
+  const uint32_t r = rng.below(total_);
+  uint32_t base = 0, cls = 0, offset = 0;
+  for (uint32_t w = top_; w >= 1; --w) {
+    const uint32_t span = w * count_[w];
+    const bool inside = r - base < span;  // unsigned: false below base
+    cls = inside ? w : cls;
+    offset = inside ? r - base : offset;
+    base += span;
+  }
+  // offset / cls by a reciprocal (offset < 2^16, so the 32-bit fixed point is exact).
+  return members(cls)[(offset * reciprocal_[cls]) >> 32];
 }
 
 void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
@@ -21,28 +54,14 @@ void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId*
       out[i] = kNoPort;
       continue;
     }
-    if (set_.load(p, queues_)) {
-      for (uint32_t j = 0; j < set_.w; ++j) weight_[j] = weight(j);
-      prefix_from(0);
-    }
-    const uint32_t total = prefix_[set_.w - 1];
-    uint32_t c;
-    if (total == 0) {
-      c = ctx.rng->below(set_.w);
-    } else {
-      // The first port whose prefix sum exceeds r = the number of prefix sums at or below r (the
-      // paper's parallel compare and priority encoder; the count vectorises).
-      const uint32_t r = ctx.rng->below(total);
-      c = 0;
-      for (uint32_t j = 0; j < set_.w; ++j) c += prefix_[j] <= r;
-    }
+    if (set_.load(p, queues_)) classify();
+    const uint32_t c = total_ == 0 ? ctx.rng->below(set_.w) : draw(*ctx.rng);
     out[i] = set_.ports[c];
     if (const uint32_t grew = queues_.add(out[i], p)) {
       set_.depth[c] += grew;
-      const uint32_t w = weight(c);
-      if (w != weight_[c]) {
-        weight_[c] = w;
-        prefix_from(c);
+      if (weight_[c] != 0 && weight_[c] != saturated_) {  // else it can only stay
+        const uint32_t w = weight(c);
+        if (w != weight_[c]) move(c, w);
       }
     }
   }

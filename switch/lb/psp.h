@@ -1,12 +1,16 @@
 // PSP, probabilistic state-proportional selection (PSP §III): each candidate's queue is mapped to
 // a band with thresholds Th/n, 2Th/n, …, Th (band = min(n, floor(q·n/Th) + 1)); band b has weight
 // n − b + 1 (the paper's (n − b + 1)/Sum, the 1/Sum cancels); a port is drawn with probability
-// proportional to its weight through prefix sums and one uniform draw (PSP §III-A, stage 3).
+// proportional to its weight (PSP §III-A, stage 3). The hardware draws one number against prefix
+// sums; in software the same distribution comes cheaper from weight classes: draw a class with
+// probability weight × members, then a member uniformly — O(n) per packet instead of O(w), and a
+// chosen port changes class in O(1).
 // (choice) A queue at or beyond Th weighs `saturated_weight` (default 1, the paper's last band;
 // 0 excludes the port). If every candidate weighs 0 the choice is uniform.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "switch/lb/balancer.h"
 #include "switch/lb/burst_queues.h"
@@ -29,12 +33,30 @@ class Psp final : public Balancer {
       : n_(bands),
         threshold_(threshold),
         saturated_(saturated_weight),
-        queues_(std::move(queues)) {}
+        queues_(std::move(queues)),
+        top_(bands > saturated_weight ? bands : saturated_weight),
+        count_(top_ + 1, 0),
+        members_(static_cast<size_t>(top_ + 1) * kMaxCandidates),
+        reciprocal_(top_ + 1, 0) {
+    for (uint32_t w = 1; w <= top_; ++w) reciprocal_[w] = (1ull << 32) / w + 1;
+  }
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
-  uint32_t weight(uint32_t i) const;
-  void prefix_from(uint32_t i);
+  // Candidate i's weight from its depth (inline: called per candidate per burst).
+  uint32_t weight(uint32_t i) const {
+    const uint64_t th = threshold_ != 0 ? threshold_ : queues_.capacity(set_.ports[i]);
+    return psp_weight(set_.depth[i], n_, th, saturated_);
+  }
+  void classify();                         // every candidate into its weight class
+  void move(uint32_t i, uint32_t weight);  // candidate i changes class
+  uint32_t draw(Rng& rng) const;           // candidate index ∝ weight
+  uint16_t* members(uint32_t weight) {
+    return &members_[static_cast<size_t>(weight) * kMaxCandidates];
+  }
+  const uint16_t* members(uint32_t weight) const {
+    return &members_[static_cast<size_t>(weight) * kMaxCandidates];
+  }
 
   uint32_t n_;
   uint64_t threshold_;
@@ -42,7 +64,12 @@ class Psp final : public Balancer {
   BurstQueues queues_;
   CandidateDepths set_;
   uint32_t weight_[kMaxCandidates];
-  uint32_t prefix_[kMaxCandidates];  // prefix_[i] = weight_[0] + … + weight_[i]
+  uint16_t pos_[kMaxCandidates];      // candidate i's place in members(weight_[i])
+  uint32_t top_;                      // the largest weight: n, or saturated_weight if larger
+  uint32_t total_ = 0;                // Σ weight × members
+  std::vector<uint32_t> count_;       // members per weight 0..n
+  std::vector<uint16_t> members_;     // candidate indices per weight class
+  std::vector<uint64_t> reciprocal_;  // ⌊2^32 / w⌋ + 1: division by a weight as a multiply
 };
 
 }  // namespace spraylab::lb
