@@ -39,6 +39,7 @@ struct Options {
   double stats_interval = 0;
   std::string stats_json;
   bool dump_tables = false;
+  std::vector<std::string> routes;
 };
 
 nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
@@ -101,6 +102,9 @@ int run(int argc, char** argv) {
                  "Stop after this many seconds (default: until SIGINT/SIGTERM)");
   app.add_option("--stats-interval", o.stats_interval, "Print totals every this many seconds");
   app.add_option("--stats-json", o.stats_json, "Write every counter as JSON to this file on exit");
+  app.add_option("--route", o.routes,
+                 "Static route to addresses outside the topology, balanced over ports: "
+                 "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");
   app.add_flag("--dump-tables", o.dump_tables,
                "Print the switch's ports, routes and balancer as JSON and exit");
   try {
@@ -117,6 +121,9 @@ int run(int argc, char** argv) {
   topo::AddressPlan plan(routing);
   dataplane::SwitchTables tables =
       dataplane::build_switch_tables(exp, routing, plan, o.switch_name);
+  for (const std::string& r : o.routes) {
+    dataplane::add_static_route(tables, dataplane::parse_static_route(r));
+  }
   if (o.dump_tables) {
     fmt::print("{}\n", tables_json(tables).dump(2));
     rte_eal_cleanup();
@@ -205,6 +212,7 @@ int run(int argc, char** argv) {
     rte_eal_mp_wait_lcore();
   }
   auto s = ctl.stats();
+  s["forwarding_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!o.stats_json.empty()) {
     std::ofstream(o.stats_json) << s.dump(2) << "\n";
   }

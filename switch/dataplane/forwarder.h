@@ -28,7 +28,10 @@ class Forwarder {
 
  private:
   void drop(rte_mbuf* m, uint16_t port, DropReason r);
-  void stage(rte_mbuf* m, uint16_t port);
+  void stage(rte_mbuf* m, uint16_t port) {
+    if (staged_count_[port] == 0) touched_[touched_count_++] = port;
+    staged_[port][staged_count_[port]++] = m;
+  }
   void flush(uint16_t port);
   uint16_t refill(EgressPort& e);
   // Drops and counts everything queued on a down port.
@@ -38,6 +41,10 @@ class Forwarder {
   uint32_t worker_;
   WorkerCounters& c_;
   lb::Rng rng_;
+  // The burst's balancing inputs and outputs: members, not locals, because lb::Packet's default
+  // member initialisers would clear 1.3 KB on every burst.
+  std::array<lb::Packet, kBurst> choice_;
+  std::array<uint16_t, kBurst> choice_of_;  // index into the burst of each choice_ packet
   // Per-port staging for the current burst: enqueued with one ring operation per port.
   std::array<std::array<rte_mbuf*, kBurst>, kMaxPorts> staged_{};
   std::array<uint16_t, kMaxPorts> staged_count_{};

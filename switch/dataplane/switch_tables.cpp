@@ -1,6 +1,8 @@
 #include "switch/dataplane/switch_tables.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -97,6 +99,47 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
     pods = std::max(pods, topo.node(r.graph().node_of(leaf)).pod + 1);
   t.num_dests = static_cast<uint32_t>(pod_keys ? pods : r.leaves().size());
   return t;
+}
+
+StaticRoute parse_static_route(const std::string& text) {
+  auto fail = [&](const std::string& why) {
+    return std::invalid_argument("--route " + text + ": " + why + " (expected A.B.C.D/LEN=PORT[,PORT...])");
+  };
+  const auto eq = text.find('=');
+  const auto slash = text.find('/');
+  if (eq == std::string::npos || slash == std::string::npos || slash > eq) throw fail("malformed");
+  unsigned a, b, c, d, len;
+  char tail;
+  if (std::sscanf(text.substr(0, eq).c_str(), "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &len, &tail) != 5 ||
+      a > 255 || b > 255 || c > 255 || d > 255 || len > 32) {
+    throw fail("bad prefix");
+  }
+  StaticRoute r;
+  const uint32_t mask = len == 0 ? 0 : ~0u << (32 - len);
+  r.prefix = {((a << 24) | (b << 16) | (c << 8) | d) & mask, static_cast<uint8_t>(len)};
+  size_t pos = eq + 1;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    char* end = nullptr;
+    const unsigned long port = std::strtoul(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || port > 65535) throw fail("bad port '" + item + "'");
+    r.ports.push_back(static_cast<topo::PortId>(port));
+    pos = comma + 1;
+  }
+  return r;
+}
+
+void add_static_route(SwitchTables& t, const StaticRoute& r) {
+  for (topo::PortId p : r.ports) {
+    if (p >= t.ports.size()) {
+      throw std::invalid_argument("static route " + topo::ip_to_string(r.prefix.addr) + "/" +
+                                  std::to_string(r.prefix.len) + ": switch " + t.name + " has no port " +
+                                  std::to_string(p) + " (it has " + std::to_string(t.ports.size()) + ")");
+    }
+  }
+  t.groups.push_back(r.ports);
+  t.routes.push_back({r.prefix, static_cast<uint32_t>(t.groups.size() - 1), t.num_dests++, UINT32_MAX, false});
 }
 
 }  // namespace spraylab::dataplane

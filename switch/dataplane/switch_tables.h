@@ -57,6 +57,18 @@ struct SwitchTables {
   uint64_t seed = 1;
 };
 
+// A route to addresses outside the topology (a tester such as testpmd or TRex behind some
+// ports): `--route 10.253.0.0/16=0,1` on the command line.
+struct StaticRoute {
+  topo::Prefix prefix;
+  std::vector<topo::PortId> ports;
+};
+// Parses "A.B.C.D/LEN=P[,P...]"; throws std::invalid_argument saying what is wrong.
+StaticRoute parse_static_route(const std::string& text);
+// Adds a static route as a destination of its own (its own balancer key). Throws
+// std::invalid_argument for a port the switch does not have.
+void add_static_route(SwitchTables& t, const StaticRoute& r);
+
 // Throws std::invalid_argument naming the switch when it is not in the topology.
 SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing& r,
                                  const topo::AddressPlan& plan, const std::string& switch_name);
