@@ -153,6 +153,7 @@ int run(int argc, char** argv) {
   dataplane::RuntimeOptions ro;
   ro.workers = workers;
   ro.rx_queues = setup.rx_queues;
+  ro.tx_queues = setup.tx_queues;
   ro.queue_packets = o.queue_packets;
   ro.shaping = !o.no_shaping;
   ro.socket = static_cast<int>(rte_socket_id());
