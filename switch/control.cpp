@@ -2,6 +2,8 @@
 
 #include <rte_telemetry.h>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "conf/loader.h"
@@ -110,15 +112,37 @@ SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane
     : rt_(rt),
       ports_(std::move(ports)),
       admin_up_(new std::atomic<bool>[rt.ports()]),
-      link_up_(rt.ports(), true) {
+      link_up_(rt.ports(), true),
+      ever_up_(rt.ports(), false),
+      warned_(rt.ports(), false) {
   for (uint16_t p = 0; p < rt.ports(); ++p) admin_up_[p].store(true);
 }
 
 void SwitchControl::poll_links() {
   for (uint16_t p = 0; p < rt_.ports() && p < ports_.size(); ++p) {
     link_up_[p] = dataplane::link_up(ports_[p].port_id);
+    if (link_up_[p]) ever_up_[p] = true;
     const bool up = link_up_[p] && admin_up_[p].load();
     if (up != rt_.port_up(p)) rt_.set_port_state(p, up);
+  }
+}
+
+void SwitchControl::report_dead_links() {
+  for (uint16_t p = 0; p < ports_.size() && p < rt_.ports(); ++p) {
+    const auto& port = ports_[p];
+    if (warned_[p]) continue;
+    if (ever_up_[p]) continue;
+    std::string hint = "is the peer running and wired to it?";
+    if (port.driver == "net_memif") {
+      hint = fmt::format(
+          "memif pairs one ring per queue: a peer with more than the switch's {} rx / {} tx queues "
+          "never connects (give the switch --rx-queues, or the peer fewer queues)",
+          port.rx_queues, port.tx_queues);
+    }
+    fmt::print(stderr,
+               "spraylab-switch: warning: port {} ({}, to {}) has had no link since start-up; {}\n",
+               p, port.name, rt_.tables().ports[p].peer, hint);
+    warned_[p] = true;
   }
 }
 

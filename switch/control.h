@@ -20,6 +20,12 @@ class SwitchControl {
   // Polls link status; a port is up when its link is up and no command took it down.
   // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms.
   void poll_links();
+  // Once, some seconds after start-up: names every port whose link never came up, with the likely
+  // cause for its driver (memif pairs one ring per queue: a peer with other queue counts never
+  // connects, and sends to it would fail silently).
+  // Safe to call repeatedly: each port is reported once.
+  void report_dead_links();
+
   // Administrative state (telemetry /spraylab/port_down and /spraylab/port_up).
   void set_admin(uint16_t port, bool up);
 
@@ -36,6 +42,8 @@ class SwitchControl {
   std::vector<dataplane::PortState> ports_;
   std::unique_ptr<std::atomic<bool>[]> admin_up_;
   std::vector<bool> link_up_;
+  std::vector<bool> ever_up_;
+  std::vector<bool> warned_;
 };
 
 }  // namespace spraylab::control

@@ -148,12 +148,19 @@ int run(int argc, char** argv) {
   for (const auto& p : ports) {
     fmt::print(stderr, "port {} = {} ({}, {} rx queues) -> {}\n", p.port_id, p.name, p.driver,
                p.rx_queues, tables.ports[p.port_id].peer);
+    if (p.driver == "net_memif" && p.rx_queues > 1) {
+      // memif rings come in pairs per queue: say up front what the peer must match.
+      fmt::print(stderr,
+                 "  memif: {} rx + {} tx queues here; the peer may have at most that many of each "
+                 "(more and it never connects); it should send on all {} and must poll rx queue 0, "
+                 "the one the switch sends on\n",
+                 p.rx_queues, p.tx_queues, p.rx_queues);
+    }
   }
 
   dataplane::RuntimeOptions ro;
   ro.workers = workers;
   ro.rx_queues = setup.rx_queues;
-  ro.tx_queues = setup.tx_queues;
   ro.queue_packets = o.queue_packets;
   ro.shaping = !o.no_shaping;
   ro.socket = static_cast<int>(rte_socket_id());
@@ -173,8 +180,13 @@ int run(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   double next_print = o.stats_interval;
+  double next_link_report = 5;  // links get a few seconds to come up before any warning
   auto control_step = [&] {
     ctl.poll_links();
+    if (elapsed() >= next_link_report) {
+      ctl.report_dead_links();
+      next_link_report += 1;
+    }
     if (o.duration > 0 && elapsed() >= o.duration) g_stop.store(true);
     if (o.stats_interval > 0 && elapsed() >= next_print) {
       auto s = ctl.stats();
@@ -213,7 +225,8 @@ int run(int argc, char** argv) {
     rte_eal_mp_wait_lcore();
   }
   auto s = ctl.stats();
-  s["forwarding_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s["forwarding_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!o.stats_json.empty()) {
     std::ofstream(o.stats_json) << s.dump(2) << "\n";
   }

@@ -41,7 +41,6 @@ void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
   rte_pktmbuf_free(m);
 }
 
-
 void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue,
                         uint64_t now_ns) {
   const SwitchTables& t = rt_.tables();
@@ -54,7 +53,8 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
   PortCounters& rx = c_.port[rx_port];
   // Parse, with the headers of packets a few ahead already on their way to the cache (l3fwd).
   constexpr uint16_t kPrefetchAhead = 4;
-  for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+  for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i)
+    rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   uint32_t rx_bytes = 0;
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
@@ -117,7 +117,8 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
     p.src_leaf = polarized ? (src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
                                                                 : t.leaf_prefixes[src_leaf[i]].rank)
                            : 0;
-    p.hash = flow_hash(info[i].src_ip, info[i].dst_ip, info[i].src_port, info[i].dst_port, info[i].proto);
+    p.hash = flow_hash(info[i].src_ip, info[i].dst_ip, info[i].src_port, info[i].dst_port,
+                       info[i].proto);
     p.bytes = info[i].frame_len;
     choice_of[nc++] = i;
   }

@@ -63,7 +63,6 @@ struct BalancerSet {
 struct RuntimeOptions {
   uint32_t workers = 1;
   uint16_t rx_queues = 1;      // per port, as configured on the devices
-  uint16_t tx_queues = 1;      // per port; a port's owner rotates bursts over them
   uint32_t queue_packets = 0;  // egress ring size; 0 = from the buffer size
   bool shaping = true;         // drain at the link rate; false = the device's own rate
   int socket = 0;

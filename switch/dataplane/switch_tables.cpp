@@ -103,14 +103,16 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
 
 StaticRoute parse_static_route(const std::string& text) {
   auto fail = [&](const std::string& why) {
-    return std::invalid_argument("--route " + text + ": " + why + " (expected A.B.C.D/LEN=PORT[,PORT...])");
+    return std::invalid_argument("--route " + text + ": " + why +
+                                 " (expected A.B.C.D/LEN=PORT[,PORT...])");
   };
   const auto eq = text.find('=');
   const auto slash = text.find('/');
   if (eq == std::string::npos || slash == std::string::npos || slash > eq) throw fail("malformed");
   unsigned a, b, c, d, len;
   char tail;
-  if (std::sscanf(text.substr(0, eq).c_str(), "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &len, &tail) != 5 ||
+  if (std::sscanf(text.substr(0, eq).c_str(), "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &len, &tail) !=
+          5 ||
       a > 255 || b > 255 || c > 255 || d > 255 || len > 32) {
     throw fail("bad prefix");
   }
@@ -134,12 +136,14 @@ void add_static_route(SwitchTables& t, const StaticRoute& r) {
   for (topo::PortId p : r.ports) {
     if (p >= t.ports.size()) {
       throw std::invalid_argument("static route " + topo::ip_to_string(r.prefix.addr) + "/" +
-                                  std::to_string(r.prefix.len) + ": switch " + t.name + " has no port " +
-                                  std::to_string(p) + " (it has " + std::to_string(t.ports.size()) + ")");
+                                  std::to_string(r.prefix.len) + ": switch " + t.name +
+                                  " has no port " + std::to_string(p) + " (it has " +
+                                  std::to_string(t.ports.size()) + ")");
     }
   }
   t.groups.push_back(r.ports);
-  t.routes.push_back({r.prefix, static_cast<uint32_t>(t.groups.size() - 1), t.num_dests++, UINT32_MAX, false});
+  t.routes.push_back(
+      {r.prefix, static_cast<uint32_t>(t.groups.size() - 1), t.num_dests++, UINT32_MAX, false});
 }
 
 }  // namespace spraylab::dataplane

@@ -30,14 +30,9 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
   Forwarder fwd(rt, plan.worker);
   TscClock clock;
   WorkerCounters& c = rt.counters(plan.worker);
-  // Bursts rotate over the port's tx queues: with memif each queue is a ring of its own on the
-  // peer, and one ring would leave the peer's other rx queues idle.
-  std::vector<uint16_t> next_txq(rt.ports(), 0);
-  auto tx = [&](uint16_t port, rte_mbuf** m, uint16_t n) {
-    const uint16_t q = next_txq[port];
-    next_txq[port] = static_cast<uint16_t>(q + 1 == rt.options().tx_queues ? 0 : q + 1);
-    return rte_eth_tx_burst(port, q, m, n);
-  };
+  // Only the port's owner sends, on tx queue 0: a memif peer then needs just one rx queue (a
+  // memif ring per queue that the peer does not poll would swallow packets silently).
+  auto tx = [](uint16_t port, rte_mbuf** m, uint16_t n) { return rte_eth_tx_burst(port, 0, m, n); };
   uint64_t next_hook = 0;
   rte_mbuf* burst[kBurst];
   while (!stop.load(std::memory_order_relaxed)) {
