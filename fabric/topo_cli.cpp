@@ -177,11 +177,8 @@ void print_stats_table(const std::vector<topo::Stats>& cols,
   for (size_t c = 0; c < cols.size(); ++c) fmt::print("{:>{}}", titles[c], col_width[c]);
   fmt::print("\n");
   for (const auto& row : rows) {
-    // "Θ" and "·" are two bytes each in UTF-8; pad by display width.
-    std::string label = row.name;
-    size_t extra = 0;
-    for (unsigned char ch : label) extra += (ch & 0xC0) == 0x80;
-    fmt::print("{:<{}}", label, width + extra);
+    // fmt pads by display width, so "Θ" and "·" count as one column each.
+    fmt::print("{:<{}}", row.name, width);
     for (size_t c = 0; c < cols.size(); ++c) fmt::print("{:>{}}", row.value(cols[c]), col_width[c]);
     fmt::print("\n");
   }
