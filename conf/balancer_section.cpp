@@ -61,6 +61,10 @@ void check_switch_name(const Value& key, const std::string& name, const Topology
 
 }  // namespace
 
+BalancerSpec read_single_balancer(const Map& map) {
+  return read_balancer(map, nullptr, BalancerSpec{}.algorithm, {});
+}
+
 void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPlan& plan) {
   constexpr std::array<std::string_view, 2> kOverrides = {"layers", "switches"};
   plan.fallback = read_balancer(map, nullptr, "ecmp", kOverrides);

@@ -78,6 +78,19 @@ Experiment load_experiment_string(const std::string& yaml, const std::string& so
   return read_experiment(Value(root, "", &source_name));
 }
 
+BalancerSpec load_balancer_string(const std::string& yaml, const std::string& source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source_name, e.mark.line + 1, e.mark.column + 1, "",
+                      "malformed YAML: " + e.msg);
+  }
+  const Value document(root, "load_balancer", &source_name);
+  if (!document.node().IsMap()) document.expected("a map of load-balancer keys");
+  return read_single_balancer(Map(document));
+}
+
 Experiment load_experiment_file(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {

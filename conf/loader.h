@@ -11,6 +11,9 @@
 namespace spraylab::conf {
 
 Experiment load_experiment_file(const std::string& path);
+// One load balancer as a YAML map (the keys of `load_balancer:` without layers and switches),
+// e.g. "{algorithm: psp, bands: 8}", checked as in a file.
+BalancerSpec load_balancer_string(const std::string& yaml, const std::string& source_name);
 // source_name is what errors print as the file, and whose stem is the default name.
 Experiment load_experiment_string(const std::string& yaml, const std::string& source_name);
 

@@ -14,6 +14,10 @@ void read_topology(const Map& map, TopologySpec& topology);
 // top-level parameters their algorithm takes; `topology` bounds the levels and switch names.
 void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPlan& plan);
 
+// One balancer map on its own (a run-time change: spraylab-switch's telemetry `lb_set`), with
+// the same checks as `load_balancer:` in a file and the algorithm's defaults for what it omits.
+BalancerSpec read_single_balancer(const Map& map);
+
 // Number of switch levels: overrides in load_balancer.layers must name one of them.
 uint32_t level_count(const TopologySpec& topology);
 

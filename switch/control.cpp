@@ -93,12 +93,10 @@ int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
   if (params == nullptr || *params == '\0') return -EINVAL;
   // Parameters as one YAML flow map, e.g. "{algorithm: psp, bands: 4}" or just "rps".
   std::string p(params);
-  std::string yaml =
-      p.front() == '{' ? "load_balancer: " + p : "load_balancer: {algorithm: " + p + "}";
+  const std::string yaml = p.front() == '{' ? p : "{algorithm: " + p + "}";
   rte_tel_data_start_dict(d);
   try {
-    conf::Experiment e = conf::load_experiment_string(yaml, "telemetry");
-    g_control->runtime().set_balancer(e.balancer.fallback);
+    g_control->runtime().set_balancer(conf::load_balancer_string(yaml, "lb_set"));
     rte_tel_data_add_dict_string(d, "algorithm", g_control->runtime().algorithm().c_str());
   } catch (const std::exception& ex) {
     rte_tel_data_add_dict_string(d, "error", ex.what());

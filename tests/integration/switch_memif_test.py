@@ -192,6 +192,30 @@ def test_malformed_frames_are_counted(args):
     return f"{d}"
 
 
+def test_lb_change_at_run_time(args):
+    """The telemetry socket switches the balancer while the switch runs; a bad spec changes
+    nothing and says why."""
+    c = Case(args, "lb_change", "ofan")
+    c.start_switch()
+    try:
+        tel = Telemetry(c.switch_prefix)
+        bad = tel.query("/spraylab/lb_set,{algorithm: psp, bands: 0}")
+        check("error" in bad and "bands" in bad["error"], f"bad spec accepted: {bad}")
+        check(tel.query("/spraylab/switch")["algorithm"] == "ofan", "a rejected spec changed the algorithm")
+        check(tel.query("/spraylab/lb_set,ecmp")["algorithm"] == "ecmp", "lb_set did not answer ecmp")
+        tel.close()
+        # One source port: a flow per destination host. ECMP keeps each on one port, where Ofan
+        # would have rotated every destination over all four.
+        r = c.run_driver("--mode", "spread", "--packets", "2000", "--flows", "1")["spread"]
+    finally:
+        stats = c.finish()
+    check(r["received_total"] == 2000, f"received {r['received_total']}")
+    for dest, ports in r["per_dest"].items():
+        check(len(ports) == 1, f"flow to {dest} spread over {ports} under ecmp")
+    check(stats["algorithm"] == "ecmp", f"final algorithm {stats['algorithm']}")
+    return f"rejected: {bad['error'][:70]}...; per flow {r['per_dest']}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -203,6 +227,7 @@ def main():
     cases += [("ofan_spreads_within_one[1 worker]", test_ofan_spreads_within_one, (1,)),
               ("ofan_spreads_within_one[2 workers]", test_ofan_spreads_within_one, (2,)),
               ("port_down_mid_run", test_port_down_mid_run, ()),
+              ("lb_change_at_run_time", test_lb_change_at_run_time, ()),
               ("malformed_frames_are_counted", test_malformed_frames_are_counted, ())]
     passed = failed = 0
     for name, fn, fargs in cases:
