@@ -9,12 +9,18 @@ PACKAGES=(
   g++ meson ninja-build pkg-config clang-format
   # data path
   dpdk dpdk-dev libdpdk-dev libbpf-dev libxdp-dev libpcap-dev
+  # the XDP program of net_af_xdp ports (switch/xdp): clang's BPF target
+  clang
   # libraries
   libyaml-cpp-dev prometheus-cpp-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # switch-veth test: network namespaces and veth pairs
+  iproute2
   # plots
   gnuplot-nox
+  # packet captures in tests
+  tshark
 )
 HUGEPAGES=${SPRAYLAB_HUGEPAGES:-1024}
 

@@ -4,13 +4,13 @@
 //   {"sent": N, "received": {"port": count}, "per_dest": {...}, "bad_headers": n, ...}
 // Modes: "spread" (to hosts under other leaves: the balancer chooses), "local" (to hosts on the
 // same switch), "malformed" (frames the switch must count and drop).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -40,7 +40,8 @@ uint16_t ip_checksum(const uint8_t* ip, uint32_t len) {
 }
 
 std::vector<uint8_t> udp_frame(const topo::Mac& dst_mac, const topo::Mac& src_mac, uint32_t src_ip,
-                               uint32_t dst_ip, uint16_t sport, uint32_t seq, uint32_t payload, uint8_t ttl) {
+                               uint32_t dst_ip, uint16_t sport, uint32_t seq, uint32_t payload,
+                               uint8_t ttl) {
   const uint32_t ip_len = 20 + 8 + payload;
   std::vector<uint8_t> f(14 + ip_len, 0);
   std::memcpy(f.data(), dst_mac.data(), 6);
@@ -125,7 +126,8 @@ int run(int argc, char** argv) {
     for (uint16_t p = 0; p < nports; ++p) all_up = all_up && dataplane::link_up(p);
     if (!all_up) rte_delay_ms(10);
   }
-  if (!all_up) throw std::runtime_error("memif links did not come up within 30 s: is the switch running?");
+  if (!all_up)
+    throw std::runtime_error("memif links did not come up within 30 s: is the switch running?");
 
   nlohmann::ordered_json all_results;
   for (const std::string& mode : modes) {
@@ -137,19 +139,23 @@ int run(int argc, char** argv) {
       if ((mode == "local") == local) dests.push_back(h);
     }
     std::vector<std::vector<uint8_t>> frames;
-    const topo::Mac to_switch = topo::AddressPlan::port_mac(me, static_cast<topo::PortId>(from_port));
+    const topo::Mac to_switch =
+        topo::AddressPlan::port_mac(me, static_cast<topo::PortId>(from_port));
     const topo::Mac src_mac = topo::AddressPlan::host_mac(src_host);
     const uint32_t src_ip = plan.host_ip(src_host);
     if (mode == "malformed") {
-      auto good = udp_frame(to_switch, src_mac, src_ip, plan.host_ip(t.hosts().back()), 1000, 0, 64, 64);
+      auto good =
+          udp_frame(to_switch, src_mac, src_ip, plan.host_ip(t.hosts().back()), 1000, 0, 64, 64);
       auto truncated = good;
       truncated.resize(30);
       auto arp = good;
       arp[13] = 0x06;
       auto bad_ihl = good;
       bad_ihl[14] = 0x43;
-      auto ttl0 = udp_frame(to_switch, src_mac, src_ip, plan.host_ip(t.hosts().back()), 1000, 0, 64, 0);
-      auto unknown = udp_frame(to_switch, src_mac, src_ip, 0xc0a80001, 1000, 0, 64, 64);  // 192.168.0.1
+      auto ttl0 =
+          udp_frame(to_switch, src_mac, src_ip, plan.host_ip(t.hosts().back()), 1000, 0, 64, 0);
+      auto unknown =
+          udp_frame(to_switch, src_mac, src_ip, 0xc0a80001, 1000, 0, 64, 64);  // 192.168.0.1
       for (uint32_t i = 0; i < packets; ++i) {
         for (auto* f : {&truncated, &arp, &bad_ihl, &ttl0, &unknown}) frames.push_back(*f);
       }
@@ -171,31 +177,34 @@ int run(int argc, char** argv) {
     auto receive = [&] {
       for (uint16_t p = 0; p < nports; ++p) {
         for (uint16_t q = 0; q < queues; ++q) {
-        const uint16_t n = rte_eth_rx_burst(p, q, rx, 32);
-        for (uint16_t i = 0; i < n; ++i) {
-          const uint8_t* d = rte_pktmbuf_mtod(rx[i], const uint8_t*);
-          const uint32_t len = rte_pktmbuf_data_len(rx[i]);
-          dataplane::FrameInfo info{};
-          const topo::PortRef far = t.peer(me, p);
-          const topo::Mac want_dst = t.node(far.node).kind == topo::NodeKind::kHost
-                                         ? topo::AddressPlan::host_mac(far.node)
-                                         : topo::AddressPlan::port_mac(far.node, far.port);
-          const topo::Mac want_src = topo::AddressPlan::port_mac(me, p);
-          const bool ok = dataplane::parse_frame(d, len, info) == dataplane::DropReason::kNone &&
-                          std::memcmp(d, want_dst.data(), 6) == 0 && std::memcmp(d + 6, want_src.data(), 6) == 0 &&
-                          info.ttl == 63 && ip_checksum(d + 14, 20) == 0 && info.src_ip == src_ip;
-          if (!ok) ++bad;
-          ++received[p];
-          per_dest[topo::ip_to_string(info.dst_ip)][p]++;
-          ++got;
-          rte_pktmbuf_free(rx[i]);
-        }
+          const uint16_t n = rte_eth_rx_burst(p, q, rx, 32);
+          for (uint16_t i = 0; i < n; ++i) {
+            const uint8_t* d = rte_pktmbuf_mtod(rx[i], const uint8_t*);
+            const uint32_t len = rte_pktmbuf_data_len(rx[i]);
+            dataplane::FrameInfo info{};
+            const topo::PortRef far = t.peer(me, p);
+            const topo::Mac want_dst = t.node(far.node).kind == topo::NodeKind::kHost
+                                           ? topo::AddressPlan::host_mac(far.node)
+                                           : topo::AddressPlan::port_mac(far.node, far.port);
+            const topo::Mac want_src = topo::AddressPlan::port_mac(me, p);
+            const bool ok = dataplane::parse_frame(d, len, info) == dataplane::DropReason::kNone &&
+                            std::memcmp(d, want_dst.data(), 6) == 0 &&
+                            std::memcmp(d + 6, want_src.data(), 6) == 0 && info.ttl == 63 &&
+                            ip_checksum(d + 14, 20) == 0 && info.src_ip == src_ip;
+            if (!ok) ++bad;
+            ++received[p];
+            per_dest[topo::ip_to_string(info.dst_ip)][p]++;
+            ++got;
+            rte_pktmbuf_free(rx[i]);
+          }
         }
       }
     };
     const uint64_t send_deadline = rte_rdtsc() + static_cast<uint64_t>((timeout_s + 30) * hz);
     while (sent < frames.size()) {
-      if (rte_rdtsc() > send_deadline) throw std::runtime_error(fmt::format("could only send {} of {} frames", sent, frames.size()));
+      if (rte_rdtsc() > send_deadline)
+        throw std::runtime_error(
+            fmt::format("could only send {} of {} frames", sent, frames.size()));
       if (gap && rte_rdtsc() < next_send) {
         receive();
         continue;
@@ -208,7 +217,8 @@ int run(int argc, char** argv) {
       const auto& f = frames[sent];
       std::memcpy(rte_pktmbuf_append(m, static_cast<uint16_t>(f.size())), f.data(), f.size());
       // Alternate tx queues so that every switch worker polls some of this traffic.
-      if (rte_eth_tx_burst(static_cast<uint16_t>(from_port), static_cast<uint16_t>(sent % queues), &m, 1) == 1) {
+      if (rte_eth_tx_burst(static_cast<uint16_t>(from_port), static_cast<uint16_t>(sent % queues),
+                           &m, 1) == 1) {
         ++sent;
         next_send += gap;
       } else {
