@@ -24,8 +24,14 @@ class ReorderTracker {
  public:
   static constexpr uint32_t kBuckets = 16;  // the last bucket holds distances >= 2^15
 
+  // Sizes the seen-set for sequences below `expected` up front, so on_packet() allocates
+  // nothing for them (the generator's data path).
+  void reserve(uint32_t expected) {
+    if (seen_.size() < expected) seen_.resize(expected, false);
+  }
   // A packet of this flow arrived.
   void on_packet(uint32_t sequence);
+  bool seen(uint32_t sequence) const { return sequence < seen_.size() && seen_[sequence]; }
 
   uint64_t count(ReorderCounter c) const { return counters_[static_cast<std::size_t>(c)]; }
   uint64_t received() const { return count(ReorderCounter::kReceived); }

@@ -10,10 +10,12 @@ namespace spraylab::topo {
 namespace {
 
 // (node name, port) pairs of every link, in order: what must survive a round trip.
-std::vector<std::tuple<std::string, PortId, std::string, PortId, double, double>> links_of(const Topology& t) {
+std::vector<std::tuple<std::string, PortId, std::string, PortId, double, double>> links_of(
+    const Topology& t) {
   std::vector<std::tuple<std::string, PortId, std::string, PortId, double, double>> out;
   for (const Link& l : t.links()) {
-    out.emplace_back(t.node(l.a.node).name, l.a.port, t.node(l.b.node).name, l.b.port, l.rate_bps, l.delay_ns);
+    out.emplace_back(t.node(l.a.node).name, l.a.port, t.node(l.b.node).name, l.b.port, l.rate_bps,
+                     l.delay_ns);
   }
   return out;
 }
@@ -38,7 +40,8 @@ TEST(TopologyFile, WrittenTopologyReadsBackWithTheSamePorts) {
 
 TEST(TopologyFile, ConfiguredGeneratorIsBuilt) {
   conf::Experiment e = conf::load_experiment_string(
-      "topology: {generator: fat-tree, k: 4, levels: 3}\nlinks: {rate: 800Gbps, delay: 1us}\n", "ft.yaml");
+      "topology: {generator: fat-tree, k: 4, levels: 3}\nlinks: {rate: 800Gbps, delay: 1us}\n",
+      "ft.yaml");
   Topology t = build(e.topology, e.links);
   EXPECT_EQ(t.hosts().size(), 16u);
   EXPECT_DOUBLE_EQ(t.links().front().rate_bps, 800e9);

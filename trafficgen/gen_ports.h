@@ -1,0 +1,31 @@
+// Ethernet device set-up for the generator: one mempool whose mbufs hold a whole frame (up to a
+// 9000 B payload), and one rx and one tx queue per port, polled by the lcore whose hosts use it.
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spraylab::gen {
+
+class GenPortError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct GenPort {
+  uint16_t port_id;
+  std::string name;
+  std::string driver;
+};
+
+// Creates the mempool for frames of up to `max_frame` bytes and starts ports 0..count-1 (DPDK
+// probe order: the order of --vdev / -a). Throws GenPortError naming the port and what failed.
+std::vector<GenPort> start_gen_ports(uint16_t count, uint32_t max_frame, rte_mempool** pool);
+bool gen_link_up(uint16_t port_id);
+void stop_gen_ports(const std::vector<GenPort>& ports);
+
+}  // namespace spraylab::gen

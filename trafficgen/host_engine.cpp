@@ -1,0 +1,496 @@
+#include "trafficgen/host_engine.h"
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "switch/dataplane/frame.h"
+
+namespace spraylab::gen {
+namespace {
+
+constexpr uint8_t kEct0 = 0x02;
+constexpr uint8_t kCe = 0x03;
+
+void put16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+void put32(uint8_t* p, uint32_t v) {
+  put16(p, static_cast<uint16_t>(v >> 16));
+  put16(p + 2, static_cast<uint16_t>(v));
+}
+
+}  // namespace
+
+HostEngine::HostEngine(const EngineSetup& s)
+    : plan_(*s.plan),
+      pool_(s.pool),
+      tsc_hz_(s.tsc_hz),
+      loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)) {
+  ns_per_tsc_q32_ = static_cast<uint64_t>(1e9 * 4294967296.0 / static_cast<double>(tsc_hz_));
+  const double hz = static_cast<double>(tsc_hz_);
+  cycles_per_byte_q16_ =
+      plan_.rate_bps > 0 ? static_cast<uint64_t>(hz * 8.0 / plan_.rate_bps * 65536.0) : 0;
+  rto_cycles_ = static_cast<uint64_t>(static_cast<double>(plan_.retransmit_timeout_ns) * hz / 1e9);
+  // The pacer may catch up at most two full frames after a late turn of the loop.
+  burst_slack_q16_ = 2 * (plan_.payload_bytes + kFrameHeaderBytes + kFcsBytes + kWireGapBytes) *
+                     cycles_per_byte_q16_;
+  loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
+
+  const Schedule& sch = plan_.schedule;
+  const size_t n = sch.messages.size();
+  send_of_msg_.assign(n, -1);
+  recv_of_msg_.assign(n, -1);
+  after_send_.resize(n);
+  after_recv_.resize(n);
+
+  std::vector<int32_t> slot_of_rank(plan_.ranks.size(), -1);
+  for (uint32_t hi : s.hosts) {
+    HostState h;
+    h.index = hi;
+    h.port = plan_.hosts[hi].port;
+    h.acks.resize(kAckQueue);
+    h.next_tx_q16 = s.start_tsc << 16;
+    auto it = std::find_if(ports_.begin(), ports_.end(),
+                           [&](const PortSlot& p) { return p.port == h.port; });
+    if (it == ports_.end()) {
+      ports_.push_back(PortSlot{});
+      ports_.back().port = h.port;
+      it = ports_.end() - 1;
+    }
+    h.port_slot = static_cast<uint32_t>(it - ports_.begin());
+    it->hosts.emplace_back(plan_.hosts[hi].ip, static_cast<uint32_t>(hosts_.size()));
+    slot_of_rank[plan_.hosts[hi].rank] = static_cast<int32_t>(hosts_.size());
+    hosts_.push_back(std::move(h));
+  }
+
+  // Flows: one per (local sender, destination), in message order.
+  std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
+                                            std::vector<int32_t>(plan_.ranks.size(), -1));
+  for (const Message& m : sch.messages) {
+    const int32_t hs = slot_of_rank[m.src];
+    if (hs >= 0) {
+      int32_t& f = flow_of[hs][m.dst];
+      if (f < 0) {
+        f = static_cast<int32_t>(flows_.size());
+        flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst));
+      }
+      SendState st;
+      st.id = m.id;
+      st.host = static_cast<uint32_t>(hs);
+      st.dst = m.dst;
+      st.flow = static_cast<uint32_t>(f);
+      st.bytes = m.bytes;
+      st.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
+      st.acked_bits.assign((st.packets + 63) / 64, 0);
+      st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
+      send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
+      for (MessageId d : m.depends_on) {
+        // Dependencies are local to the sender (schedule.h): it sent d or received it.
+        const Message& dm = sch.messages[d];
+        (dm.src == m.src ? after_send_ : after_recv_)[d].push_back(
+            static_cast<uint32_t>(sends_.size()));
+      }
+      sends_.push_back(std::move(st));
+    }
+    const int32_t hr = slot_of_rank[m.dst];
+    if (hr >= 0) {
+      RecvState r;
+      r.id = m.id;
+      r.host = static_cast<uint32_t>(hr);
+      r.src = m.src;
+      r.bytes = m.bytes;
+      r.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
+      r.reorder.reserve(r.packets);
+      recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
+      recvs_.push_back(std::move(r));
+    }
+  }
+  for (HostState& h : hosts_) h.active.reserve(sends_.size());
+  waiting_start_.reserve(sends_.size());
+  outstanding_.reserve(sends_.size());
+  for (SendState& st : sends_) {
+    if (st.pending_deps == 0) {
+      st.ready_tsc = s.start_tsc;
+      make_ready(st, s.start_tsc);
+    }
+  }
+  update_finished();
+}
+
+HostEngine::~HostEngine() {
+  for (PortSlot& p : ports_) rte_pktmbuf_free_bulk(p.tx.data(), p.tx_count);
+  rte_pktmbuf_free_bulk(mbuf_cache_.data(), mbuf_cache_count_);
+}
+
+void HostEngine::make_ready(SendState& s, uint64_t now) {
+  const uint64_t delay = plan_.schedule.messages[s.id].start_ns * tsc_hz_ / 1'000'000'000;
+  s.ready_tsc = std::max(s.ready_tsc, now) + delay;
+  waiting_start_.push_back(static_cast<uint32_t>(&s - sends_.data()));
+  earliest_start_ = std::min(earliest_start_, s.ready_tsc);
+}
+
+void HostEngine::start_due(uint64_t now) {
+  if (now < earliest_start_) return;
+  earliest_start_ = UINT64_MAX;
+  for (size_t i = 0; i < waiting_start_.size();) {
+    SendState& s = sends_[waiting_start_[i]];
+    if (s.ready_tsc <= now) {
+      s.started = true;
+      s.active = true;
+      hosts_[s.host].active.push_back(waiting_start_[i]);
+      outstanding_.push_back(waiting_start_[i]);
+      waiting_start_[i] = waiting_start_.back();
+      waiting_start_.pop_back();
+    } else {
+      earliest_start_ = std::min(earliest_start_, s.ready_tsc);
+      ++i;
+    }
+  }
+}
+
+void HostEngine::release_dependents(const std::vector<uint32_t>& list, uint64_t now) {
+  for (uint32_t i : list) {
+    if (--sends_[i].pending_deps == 0) make_ready(sends_[i], now);
+  }
+}
+
+void HostEngine::update_finished() {
+  done_count_.store(sends_done_ + recvs_done_, std::memory_order_relaxed);
+  if (sends_done_ == sends_.size() && recvs_done_ == recvs_.size()) {
+    finished_.store(true, std::memory_order_release);
+  }
+}
+
+void HostEngine::complete_send(SendState& s, uint64_t now) {
+  s.done = true;
+  s.done_tsc = now;
+  ++sends_done_;
+  acked_bytes_.fetch_add(s.bytes, std::memory_order_relaxed);
+  release_dependents(after_send_[s.id], now);
+  update_finished();
+}
+
+void HostEngine::complete_recv(RecvState& r, uint64_t now) {
+  r.done = true;
+  r.done_tsc = now;
+  ++recvs_done_;
+  release_dependents(after_recv_[r.id], now);
+  update_finished();
+}
+
+// ---- Receive ---------------------------------------------------------------------------------
+
+void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
+  const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  dataplane::FrameInfo fi;
+  if (dataplane::parse_frame(data, len, fi) != dataplane::DropReason::kNone ||
+      fi.proto != dataplane::kIpProtoUdp || fi.dst_port != kGenUdpPort) {
+    count(GenCounter::kRxForeign);
+    return;
+  }
+  uint32_t slot = UINT32_MAX;
+  for (const auto& [ip, s] : p.hosts) {
+    if (ip == fi.dst_ip) slot = s;
+  }
+  if (slot == UINT32_MAX) {
+    count(GenCounter::kRxForeign);
+    return;
+  }
+  TestbedHeader h;
+  if (!decode(data + fi.l4_offset + 8, len - fi.l4_offset - 8u, &h)) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  if (loss_threshold_ != 0 && loss_rng_.next() < loss_threshold_) {
+    count(h.flags & kData ? GenCounter::kLossData : GenCounter::kLossAck);
+    return;
+  }
+  count(GenCounter::kRxBytes, rte_pktmbuf_pkt_len(m));
+  if (h.flags & kData) {
+    on_data(slot, h, (data[fi.ip_offset + 1] & 0x03) == kCe, now);
+  } else if (h.flags & kAck) {
+    on_ack(slot, h, now);
+  } else {
+    count(GenCounter::kRxMalformed);
+  }
+}
+
+void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint64_t now) {
+  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  RecvState& r = recvs_[ri];
+  count(GenCounter::kRxData);
+  const uint64_t now_ns = ns_of(now);
+  if (h.send_ts_ns <= now_ns) one_way_.record(now_ns - h.send_ts_ns);
+  if (r.first_rx_tsc == 0) r.first_rx_tsc = now;
+  const uint64_t unique_before = r.reorder.unique();
+  r.reorder.on_packet(h.sequence);
+  const bool duplicate = r.reorder.unique() == unique_before;
+  while (r.cum < r.packets && r.reorder.seen(r.cum)) ++r.cum;
+  if (ce) {
+    count(GenCounter::kRxCe);
+    r.ce_since_ack = true;
+  }
+  ++r.since_ack;
+  bool completed_now = false;
+  if (!r.done && r.reorder.unique() == r.packets) {
+    complete_recv(r, now);
+    completed_now = true;
+  }
+  // ACK every ack_every packets, and at once for the last packet, a duplicate or a
+  // retransmission: the sender is then waiting on this ACK.
+  if (r.since_ack < plan_.ack_every && !completed_now && !duplicate && !(h.flags & kRetransmit)) {
+    return;
+  }
+  HostState& host = hosts_[host_slot];
+  if (host.ack_count == kAckQueue) {
+    count(GenCounter::kAckQueueFull);
+    return;
+  }
+  PendingAck& a = host.acks[(host.ack_head + host.ack_count) % kAckQueue];
+  ++host.ack_count;
+  a.header = make_ack(h, r.ce_since_ack, static_cast<uint16_t>(std::min(r.since_ack, 65535u)));
+  // An ACK's offset is cumulative: every byte below it has arrived (docs/generator.md).
+  a.header.offset = std::min<uint64_t>(static_cast<uint64_t>(r.cum) * plan_.payload_bytes, r.bytes);
+  a.dst_rank = r.src;
+  r.since_ack = 0;
+  r.ce_since_ack = false;
+}
+
+void HostEngine::mark_acked(SendState& s, uint32_t seq) {
+  uint64_t& w = s.acked_bits[seq >> 6];
+  const uint64_t bit = uint64_t{1} << (seq & 63);
+  if (!(w & bit)) {
+    w |= bit;
+    ++s.acked;
+  }
+}
+
+void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
+  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  if (si < 0 || sends_[si].host != host_slot || h.sequence >= sends_[si].packets ||
+      h.offset > sends_[si].bytes) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  SendState& s = sends_[si];
+  count(GenCounter::kRxAck);
+  const uint64_t now_ns = ns_of(now);
+  if (h.send_ts_ns <= now_ns) rtt_.record(now_ns - h.send_ts_ns);
+  const bool echo = h.flags & kEcnEcho;
+  if (echo) {
+    count(GenCounter::kRxEcnEcho);
+    ++s.ecn_echoes;
+  }
+  flows_[s.flow].on_ack(h.entropy, echo, now_ns);
+  if (s.done) return;
+  const uint32_t before = s.acked;
+  mark_acked(s, h.sequence);
+  const uint32_t cum =
+      h.offset == s.bytes ? s.packets : static_cast<uint32_t>(h.offset / plan_.payload_bytes);
+  while (s.cum_acked < cum) mark_acked(s, s.cum_acked++);
+  while (s.cum_acked < s.packets && (s.acked_bits[s.cum_acked >> 6] >> (s.cum_acked & 63) & 1)) {
+    ++s.cum_acked;
+  }
+  if (s.acked != before) s.last_progress_tsc = now;
+  if (s.acked == s.packets) complete_send(s, now);
+}
+
+// ---- Send ------------------------------------------------------------------------------------
+
+rte_mbuf* HostEngine::build(const HostState& h, uint32_t dst_rank, const TestbedHeader& t,
+                            uint32_t payload, uint16_t sport) {
+  if (mbuf_cache_count_ == 0) {  // bulk allocation: one mempool access per burst
+    if (rte_pktmbuf_alloc_bulk(pool_, mbuf_cache_.data(), kBurst) != 0) {
+      count(GenCounter::kNoMbuf);
+      return nullptr;
+    }
+    mbuf_cache_count_ = kBurst;
+  }
+  rte_mbuf* m = mbuf_cache_[--mbuf_cache_count_];
+  const HostSpec& me = plan_.hosts[h.index];
+  const RankAddress& to = plan_.ranks[dst_rank];
+  const uint32_t len = kFrameHeaderBytes + payload;
+  auto* p = rte_pktmbuf_mtod(m, uint8_t*);
+  std::memcpy(p, to.next_hop.data(), 6);
+  std::memcpy(p + 6, me.mac.data(), 6);
+  put16(p + 12, dataplane::kEtherTypeIpv4);
+  uint8_t* ip = p + 14;
+  ip[0] = 0x45;
+  ip[1] = kEct0;  // ECN-capable: switches may mark CE, the receiver echoes it
+  put16(ip + 2, static_cast<uint16_t>(len - 14));
+  put32(ip + 4, 0x00004000);  // id 0, don't fragment
+  ip[8] = 64;
+  ip[9] = dataplane::kIpProtoUdp;
+  put16(ip + 10, 0);
+  put32(ip + 12, me.ip);
+  put32(ip + 16, to.ip);
+  put16(ip + 10, rte_be_to_cpu_16(rte_ipv4_cksum(reinterpret_cast<rte_ipv4_hdr*>(ip))));
+  uint8_t* udp = ip + 20;
+  put16(udp, sport);
+  put16(udp + 2, kGenUdpPort);
+  put16(udp + 4, static_cast<uint16_t>(len - 34));
+  put16(udp + 6, 0);  // no UDP checksum (allowed over IPv4)
+  encode(t, udp + 8);
+  m->data_len = static_cast<uint16_t>(len);
+  m->pkt_len = len;
+  return m;
+}
+
+bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
+  while (!h.active.empty()) {
+    if (h.rr >= h.active.size()) h.rr = 0;
+    const uint32_t idx = h.active[h.rr];
+    SendState& s = sends_[idx];
+    if (!s.done) {
+      if (!s.retx_pass && s.next_seq < s.packets) {
+        *send_idx = idx;
+        *seq = s.next_seq++;
+        *retx = false;
+        ++h.rr;
+        return true;
+      }
+      if (s.retx_pass) {
+        uint32_t c = std::max(s.retx_cursor, s.cum_acked);
+        while (c < s.packets && (s.acked_bits[c >> 6] >> (c & 63) & 1)) ++c;
+        if (c < s.packets) {
+          s.retx_cursor = c + 1;
+          *send_idx = idx;
+          *seq = c;
+          *retx = true;
+          ++h.rr;
+          return true;
+        }
+        s.retx_pass = false;
+      }
+    }
+    // Nothing left to send now: leave the active list (a timeout may bring it back).
+    s.active = false;
+    h.active[h.rr] = h.active.back();
+    h.active.pop_back();
+  }
+  return false;
+}
+
+void HostEngine::send(HostState& h, uint64_t now) {
+  PortSlot& port = ports_[h.port_slot];
+  const uint64_t now_q16 = now << 16;
+  const bool paced = cycles_per_byte_q16_ != 0;
+  if (h.ack_count == 0 && h.active.empty()) {
+    if (h.next_tx_q16 < now_q16) h.next_tx_q16 = now_q16;  // an idle link earns no credit
+    return;
+  }
+  if (paced && h.next_tx_q16 + burst_slack_q16_ < now_q16)
+    h.next_tx_q16 = now_q16 - burst_slack_q16_;
+  const uint64_t now_ns = ns_of(now);
+  while (port.tx_count < port.tx.size() && (!paced || h.next_tx_q16 <= now_q16)) {
+    rte_mbuf* m = nullptr;
+    if (h.ack_count > 0) {
+      PendingAck& a = h.acks[h.ack_head];
+      m = build(h, a.dst_rank, a.header, 0, a.header.entropy);
+      if (m == nullptr) break;
+      h.ack_head = (h.ack_head + 1) % kAckQueue;
+      --h.ack_count;
+      count(GenCounter::kTxAck);
+    } else {
+      uint32_t si = 0, seq = 0;
+      bool retx = false;
+      if (!next_data(h, &si, &seq, &retx)) break;
+      SendState& s = sends_[si];
+      const PacketSlice slice = packet_slice(s.bytes, seq, plan_.payload_bytes);
+      TestbedHeader t;
+      t.flags = static_cast<uint8_t>(kData | (retx ? kRetransmit : 0));
+      t.entropy = flows_[s.flow].next(now_ns);
+      t.message_id = s.id;
+      t.sequence = seq;
+      t.offset = slice.offset;
+      t.message_bytes = s.bytes;
+      t.send_ts_ns = now_ns;
+      m = build(h, s.dst, t, slice.length, t.entropy);
+      if (m == nullptr) {  // give the packet back: it goes out on a later turn
+        if (retx) {
+          s.retx_cursor = seq;
+        } else {
+          --s.next_seq;
+        }
+        break;
+      }
+      if (s.first_tx_tsc == 0) s.first_tx_tsc = now;
+      if (s.last_progress_tsc < now) s.last_progress_tsc = now;
+      ++s.tx_packets;
+      count(GenCounter::kTxData);
+      if (retx) {
+        ++s.retransmits;
+        count(GenCounter::kRetransmits);
+      }
+    }
+    const uint32_t frame = rte_pktmbuf_pkt_len(m);
+    count(GenCounter::kTxBytes, frame);
+    port.tx[port.tx_count++] = m;
+    if (paced) h.next_tx_q16 += (frame + kFcsBytes + kWireGapBytes) * cycles_per_byte_q16_;
+  }
+}
+
+// Retransmission on timeout: a started message with unacknowledged packets and no progress
+// (no new ACK, nothing sent) for the timeout sends every unacknowledged packet again.
+void HostEngine::check_timeouts(uint64_t now) {
+  if (outstanding_.empty()) return;
+  if (timeout_rr_ >= outstanding_.size()) timeout_rr_ = 0;
+  const uint32_t idx = outstanding_[timeout_rr_];
+  SendState& s = sends_[idx];
+  if (s.done) {
+    outstanding_[timeout_rr_] = outstanding_.back();
+    outstanding_.pop_back();
+    return;
+  }
+  ++timeout_rr_;
+  if (s.active || now - s.last_progress_tsc < rto_cycles_) return;
+  count(GenCounter::kTimeouts);
+  flows_[s.flow].on_timeout(ns_of(now));
+  s.retx_pass = true;
+  s.retx_cursor = s.cum_acked;
+  s.last_progress_tsc = now;
+  s.active = true;
+  hosts_[s.host].active.push_back(idx);
+}
+
+bool HostEngine::poll(uint64_t now) {
+  bool work = false;
+  std::array<rte_mbuf*, kBurst> rx;
+  for (PortSlot& p : ports_) {
+    const uint16_t n = rte_eth_rx_burst(p.port, 0, rx.data(), kBurst);
+    for (uint16_t i = 0; i < n; ++i) receive(p, rx[i], now);
+    if (n) {
+      rte_pktmbuf_free_bulk(rx.data(), n);
+      work = true;
+    }
+  }
+  start_due(now);
+  check_timeouts(now);
+  for (HostState& h : hosts_) send(h, now);
+  for (PortSlot& p : ports_) {
+    if (p.tx_count == 0) continue;
+    const uint16_t sent =
+        rte_eth_tx_burst(p.port, 0, p.tx.data(), static_cast<uint16_t>(p.tx_count));
+    if (sent) {
+      work = true;
+      std::memmove(p.tx.data(), p.tx.data() + sent, (p.tx_count - sent) * sizeof(rte_mbuf*));
+      p.tx_count -= sent;
+    }
+  }
+  if (work) {
+    tx_bytes_live_.store(counter(GenCounter::kTxBytes), std::memory_order_relaxed);
+    busy_cycles_ += rte_rdtsc() - now;
+  }
+  return work;
+}
+
+}  // namespace spraylab::gen

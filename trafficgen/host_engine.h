@@ -1,0 +1,225 @@
+// The host engine: the emulated hosts of one lcore, sending their messages and acknowledging
+// their peers'. One poll() is one turn of the burst loop (STYLE.md: l3fwd's shape):
+//   rx burst per port ─▶ parse + decode ─▶ data: reorder/loss accounting, queue an ACK
+//                                        ─▶ ACK: mark packets acknowledged, REPS feedback, RTT
+//   per host: pacer (TSC) ─▶ ACKs first, then data of the ready messages round robin ─▶ tx burst
+//   retransmission timeouts, messages whose dependencies completed become ready
+// All state is allocated at construction; the data path does no allocation, takes no locks and
+// throws nothing. DPDK mbufs appear only at the edges (rx, tx).
+#pragma once
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "trafficgen/entropy.h"
+#include "trafficgen/host_plan.h"
+#include "trafficgen/latency_histogram.h"
+#include "trafficgen/packet.h"
+#include "trafficgen/reorder.h"
+#include "trafficgen/rng.h"
+
+namespace spraylab::gen {
+
+// Every counter of the engine, declared once: the results JSON, --stats-json and the docs read
+// this list.
+#define SPRAYLAB_GEN_COUNTERS(X)                                                       \
+  X(kTxData, "tx_data_packets", "data packets sent, retransmissions included")         \
+  X(kTxAck, "tx_ack_packets", "ACKs sent")                                             \
+  X(kTxBytes, "tx_bytes", "frame bytes sent (no FCS)")                                 \
+  X(kRetransmits, "retransmits", "data packets sent again after a timeout")            \
+  X(kTimeouts, "timeouts", "retransmission timeouts")                                  \
+  X(kRxData, "rx_data_packets", "data packets received (after injected loss)")         \
+  X(kRxAck, "rx_ack_packets", "ACKs received (after injected loss)")                   \
+  X(kRxBytes, "rx_bytes", "frame bytes received")                                      \
+  X(kRxCe, "rx_ce_marked", "data packets that arrived CE-marked")                      \
+  X(kRxEcnEcho, "rx_ecn_echoes", "ACKs that echoed a CE mark")                         \
+  X(kRxForeign, "rx_foreign", "frames not for a local host or not generator traffic")  \
+  X(kRxMalformed, "rx_malformed", "generator frames with a bad header or unknown ids") \
+  X(kLossData, "injected_data_drops", "data packets dropped by --loss")                \
+  X(kLossAck, "injected_ack_drops", "ACKs dropped by --loss")                          \
+  X(kAckQueueFull, "ack_queue_full", "ACKs not sent: the host's ACK queue was full")   \
+  X(kNoMbuf, "no_mbuf", "packets not built: the mempool was empty")
+
+enum class GenCounter : uint8_t {
+#define SPRAYLAB_GEN_ENUM(id, name, doc) id,
+  SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_ENUM)
+#undef SPRAYLAB_GEN_ENUM
+      kCount,
+};
+inline constexpr size_t kGenCounters = static_cast<size_t>(GenCounter::kCount);
+inline constexpr std::array<const char*, kGenCounters> kGenCounterNames = {
+#define SPRAYLAB_GEN_NAME(id, name, doc) name,
+    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_NAME)
+#undef SPRAYLAB_GEN_NAME
+};
+
+// A message this engine sends: its progress and acknowledgements.
+struct SendState {
+  MessageId id = 0;
+  uint32_t host = 0;  // local host index (sender)
+  uint32_t dst = 0;   // rank
+  uint32_t flow = 0;  // index into the engine's flows (one per host and destination)
+  uint64_t bytes = 0;
+  uint32_t packets = 0;
+  uint32_t next_seq = 0;     // first pass: next packet to send
+  uint32_t retx_cursor = 0;  // retransmission pass: next sequence to look at
+  bool retx_pass = false;    // sending a retransmission pass
+  bool active = false;       // in the host's active list
+  bool started = false;
+  bool done = false;
+  uint32_t pending_deps = 0;  // dependencies not yet complete at this host
+  uint32_t acked = 0;         // packets acknowledged
+  uint32_t cum_acked = 0;     // every sequence below is acknowledged
+  std::vector<uint64_t> acked_bits;
+  uint64_t ready_tsc = 0;  // when it may start (dependencies done + start_ns)
+  uint64_t first_tx_tsc = 0;
+  uint64_t done_tsc = 0;  // the last ACK
+  uint64_t last_progress_tsc = 0;
+  uint64_t tx_packets = 0;
+  uint64_t retransmits = 0;
+  uint64_t ecn_echoes = 0;
+};
+
+// A message this engine receives.
+struct RecvState {
+  MessageId id = 0;
+  uint32_t host = 0;  // local host index (receiver)
+  uint32_t src = 0;   // rank
+  uint32_t packets = 0;
+  uint64_t bytes = 0;
+  uint32_t cum = 0;        // every sequence below has arrived
+  uint32_t since_ack = 0;  // data packets since the last ACK
+  bool ce_since_ack = false;
+  bool done = false;
+  uint64_t first_rx_tsc = 0;
+  uint64_t done_tsc = 0;
+  ReorderTracker reorder;
+};
+
+struct PendingAck {
+  TestbedHeader header;
+  uint32_t dst_rank;
+};
+
+// One emulated host of this engine.
+struct HostState {
+  uint32_t index = 0;  // into RunPlan::hosts
+  uint16_t port = 0;
+  uint32_t port_slot = 0;        // index into the engine's ports
+  uint64_t next_tx_q16 = 0;      // pacer: the link is free from this TSC (x 2^16)
+  std::vector<uint32_t> active;  // SendState indices with packets to send
+  uint32_t rr = 0;               // round robin over active
+  std::vector<PendingAck> acks;  // ring
+  uint32_t ack_head = 0, ack_count = 0;
+};
+
+struct EngineSetup {
+  const RunPlan* plan = nullptr;
+  std::vector<uint32_t> hosts;  // indices into plan->hosts
+  rte_mempool* pool = nullptr;
+  uint64_t tsc_hz = 0;
+  uint64_t start_tsc = 0;  // no message starts before this
+  uint32_t engine_id = 0;
+};
+
+class HostEngine {
+ public:
+  static constexpr uint32_t kBurst = 32;
+  static constexpr uint32_t kAckQueue = 4096;  // per host
+
+  explicit HostEngine(const EngineSetup& s);
+  ~HostEngine();
+  HostEngine(const HostEngine&) = delete;
+  HostEngine& operator=(const HostEngine&) = delete;
+
+  // One turn of the loop at TSC `now`. Returns true if it did any work.
+  bool poll(uint64_t now);
+
+  // All local messages sent and acknowledged, all local messages received. Readable from
+  // another thread (the main lcore's progress line).
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
+  uint64_t messages_done() const { return done_count_.load(std::memory_order_relaxed); }
+  uint64_t messages_total() const { return sends_.size() + recvs_.size(); }
+  uint64_t acked_bytes() const { return acked_bytes_.load(std::memory_order_relaxed); }
+  uint64_t tx_bytes_live() const { return tx_bytes_live_.load(std::memory_order_relaxed); }
+
+  // After the loop has stopped:
+  const std::vector<SendState>& sends() const { return sends_; }
+  const std::vector<RecvState>& recvs() const { return recvs_; }
+  uint64_t counter(GenCounter c) const { return counters_[static_cast<size_t>(c)]; }
+  const LatencyHistogram& one_way() const { return one_way_; }
+  const LatencyHistogram& rtt() const { return rtt_; }
+  uint64_t busy_cycles() const { return busy_cycles_; }
+  uint64_t ns_of(uint64_t tsc) const {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(tsc) * ns_per_tsc_q32_) >> 32);
+  }
+
+ private:
+  struct PortSlot {
+    uint16_t port;
+    std::vector<std::pair<uint32_t, uint32_t>> hosts;  // (ip, local host slot)
+    std::array<rte_mbuf*, 2 * kBurst> tx{};
+    uint32_t tx_count = 0;
+  };
+
+  void count(GenCounter c, uint64_t n = 1) { counters_[static_cast<size_t>(c)] += n; }
+  void receive(PortSlot& p, rte_mbuf* m, uint64_t now);
+  void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint64_t now);
+  void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
+  void send(HostState& h, uint64_t now);
+  bool next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
+  rte_mbuf* build(const HostState& h, uint32_t dst_rank, const TestbedHeader& t, uint32_t payload,
+                  uint16_t sport);
+  void mark_acked(SendState& s, uint32_t seq);
+  void complete_send(SendState& s, uint64_t now);
+  void complete_recv(RecvState& r, uint64_t now);
+  void release_dependents(const std::vector<uint32_t>& list, uint64_t now);
+  void make_ready(SendState& s, uint64_t now);
+  void start_due(uint64_t now);
+  void check_timeouts(uint64_t now);
+  void update_finished();
+
+  const RunPlan& plan_;
+  rte_mempool* pool_;
+  uint64_t tsc_hz_;
+  uint64_t ns_per_tsc_q32_;
+  uint64_t cycles_per_byte_q16_;  // pacing; 0 = unlimited
+  uint64_t rto_cycles_;
+  uint64_t burst_slack_q16_;  // how far the pacer may lag behind now (catch-up limit)
+
+  std::vector<HostState> hosts_;
+  std::vector<PortSlot> ports_;
+  std::vector<SendState> sends_;
+  std::vector<RecvState> recvs_;
+  std::vector<PathEntropy> flows_;
+  std::vector<int32_t> send_of_msg_;  // message id -> sends_ index, -1
+  std::vector<int32_t> recv_of_msg_;  // message id -> recvs_ index, -1
+  // Per message: local sends to release when it completes at its sender / at its receiver.
+  std::vector<std::vector<uint32_t>> after_send_;
+  std::vector<std::vector<uint32_t>> after_recv_;
+  std::vector<uint32_t> waiting_start_;  // ready, waiting for ready_tsc
+  uint64_t earliest_start_ = UINT64_MAX;
+  std::vector<uint32_t> outstanding_;  // started, not done (timeout candidates)
+  uint32_t timeout_rr_ = 0;
+  uint32_t sends_done_ = 0, recvs_done_ = 0;
+
+  std::array<rte_mbuf*, kBurst> mbuf_cache_{};  // allocated, not yet built
+  uint32_t mbuf_cache_count_ = 0;
+  Rng loss_rng_;
+  uint64_t loss_threshold_ = 0;  // drop when next() < this
+  std::array<uint64_t, kGenCounters> counters_{};
+  LatencyHistogram one_way_;
+  LatencyHistogram rtt_;
+  uint64_t busy_cycles_ = 0;
+  std::atomic<bool> finished_{false};
+  std::atomic<uint64_t> done_count_{0};
+  std::atomic<uint64_t> acked_bytes_{0};
+  std::atomic<uint64_t> tx_bytes_live_{0};  // kTxBytes, published for the progress line
+};
+
+}  // namespace spraylab::gen

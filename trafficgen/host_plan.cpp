@@ -1,0 +1,178 @@
+#include "trafficgen/host_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "conf/units.h"
+#include "topo/build.h"
+#include "topo/routing.h"
+#include "trafficgen/packet.h"
+#include "trafficgen/workload.h"
+
+namespace spraylab::gen {
+namespace {
+
+// "h12" -> ("h", 12); false if the name does not end in digits.
+bool split_name(const std::string& s, std::string* prefix, uint32_t* number) {
+  size_t i = s.size();
+  while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') --i;
+  if (i == s.size() || i == 0) return false;
+  *prefix = s.substr(0, i);
+  return std::from_chars(s.data() + i, s.data() + s.size(), *number).ec == std::errc();
+}
+
+}  // namespace
+
+std::vector<std::string> parse_host_list(const std::string& list, const topo::Topology& t) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name) {
+    const topo::NodeId n = t.find(name);
+    if (n == topo::kNoNode || t.node(n).kind != topo::NodeKind::kHost) {
+      throw PlanError(fmt::format("--hosts: '{}' is not a host of the topology (hosts are {}..{})",
+                                  name, t.node(t.hosts().front()).name,
+                                  t.node(t.hosts().back()).name));
+    }
+    if (!seen.insert(name).second) throw PlanError(fmt::format("--hosts: '{}' given twice", name));
+    out.push_back(name);
+  };
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) throw PlanError(fmt::format("--hosts '{}': empty item", list));
+    const size_t dash = item.find('-');
+    if (dash == std::string::npos) {
+      add(item);
+      continue;
+    }
+    std::string p1, p2;
+    uint32_t a = 0, b = 0;
+    const std::string lo = item.substr(0, dash), hi = item.substr(dash + 1);
+    if (!split_name(lo, &p1, &a) || !split_name(hi, &p2, &b) || p1 != p2 || a > b) {
+      throw PlanError(fmt::format(
+          "--hosts: '{}' is not a range; expected e.g. h0-h3 (same prefix, ascending)", item));
+    }
+    for (uint32_t i = a; i <= b; ++i) add(fmt::format("{}{}", p1, i));
+  }
+  if (out.empty()) throw PlanError("--hosts: no hosts given");
+  return out;
+}
+
+double parse_send_rate(const std::string& text, double link_rate_bps) {
+  if (text == "unlimited") return 0;
+  double v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec == std::errc() && r.ptr == text.data() + text.size()) {
+    if (!(v > 0 && v <= 1)) {
+      throw PlanError(
+          fmt::format("--rate {}: a plain number is a fraction of the link rate, in (0, 1]", text));
+    }
+    return v * link_rate_bps;
+  }
+  const auto bps = conf::parse_rate_bps(text);
+  if (!bps || !(*bps > 0)) {
+    throw PlanError(fmt::format(
+        "--rate '{}': expected a fraction of the link rate (0.5), a rate (10Gbps) or unlimited",
+        text));
+  }
+  return *bps;
+}
+
+RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
+  RunPlan plan;
+  const topo::Topology t = topo::build(exp.topology, exp.links);
+  const topo::Routing routing(t);
+  const topo::AddressPlan addresses(routing);
+  const auto ranks = static_cast<uint32_t>(t.hosts().size());
+  if (ranks < 2) throw PlanError("the topology has fewer than two hosts");
+
+  conf::WorkloadSpec spec = exp.workload;
+  if (o.payload_bytes != 0) spec.payload_bytes = o.payload_bytes;
+  plan.schedule = make_workload(spec, ranks, exp.seed);
+  plan.payload_bytes = spec.payload_bytes;
+  plan.ack_every = o.ack_every;
+  plan.entropy = o.entropy;
+  plan.retransmit_timeout_ns = o.retransmit_timeout_ns;
+  plan.loss = o.loss;
+  plan.rate_bps = o.rate_bps;
+  plan.seed = o.seed;
+  if (o.ack_every == 0 || o.ack_every > 65535) throw PlanError("--ack-every: expected 1..65535");
+  if (o.retransmit_timeout_ns == 0) throw PlanError("--retransmit-timeout must be positive");
+  if (!(o.loss >= 0 && o.loss < 1)) throw PlanError("--loss: expected a probability in [0, 1)");
+
+  plan.ranks.resize(ranks);
+  for (uint32_t r = 0; r < ranks; ++r) {
+    const topo::NodeId n = t.hosts()[r];
+    RankAddress& a = plan.ranks[r];
+    a.ip = addresses.host_ip(n);
+    a.mac = topo::AddressPlan::host_mac(n);
+    const topo::PortRef leaf = t.peer(n, 0);
+    a.next_hop = topo::AddressPlan::port_mac(leaf.node, leaf.port);
+  }
+  // The host link's rate: every host link of the generators has the default; explicit
+  // topologies may differ per link, and then the slowest host link is the reference.
+  double link_rate = 0, delay = 0;
+  for (const topo::NodeId n : t.hosts()) {
+    const topo::Link& l = t.links()[t.node(n).links[0]];
+    link_rate = link_rate == 0 ? l.rate_bps : std::min(link_rate, l.rate_bps);
+    delay = std::max(delay, l.delay_ns);
+  }
+  plan.link_rate_bps = link_rate;
+
+  plan.local_of_rank.assign(ranks, -1);
+  if (!o.port_map.empty() && o.port_map.size() != o.hosts.size()) {
+    throw PlanError(fmt::format("--port-map has {} entries for {} hosts; give one port per host",
+                                o.port_map.size(), o.hosts.size()));
+  }
+  for (size_t i = 0; i < o.hosts.size(); ++i) {
+    HostSpec h;
+    h.node = t.find(o.hosts[i]);
+    h.rank = static_cast<uint32_t>(std::find(t.hosts().begin(), t.hosts().end(), h.node) -
+                                   t.hosts().begin());
+    h.name = o.hosts[i];
+    h.ip = plan.ranks[h.rank].ip;
+    h.mac = plan.ranks[h.rank].mac;
+    h.port = o.port_map.empty() ? static_cast<uint16_t>(i) : o.port_map[i];
+    plan.ports_needed = std::max<uint16_t>(plan.ports_needed, static_cast<uint16_t>(h.port + 1));
+    plan.local_of_rank[h.rank] = static_cast<int32_t>(plan.hosts.size());
+    plan.hosts.push_back(h);
+  }
+  if (o.back_to_back) {
+    // Frames go straight to the peer host, and the path is that one link.
+    for (RankAddress& a : plan.ranks) a.next_hop = a.mac;
+  }
+
+  plan.path.rate_bps = o.rate_bps > 0 ? o.rate_bps : link_rate;
+  plan.path.link_delay_ns = o.back_to_back ? 0 : delay;
+  plan.path.header_bytes = kFrameHeaderBytes + kFcsBytes;
+  plan.path.ack_bytes = kFrameHeaderBytes + kFcsBytes;
+  plan.path.gap_bytes = kWireGapBytes;
+  plan.message_hops.reserve(plan.schedule.messages.size());
+  for (const Message& m : plan.schedule.messages) {
+    uint32_t hops = 1;
+    if (!o.back_to_back) {
+      const uint32_t la = addresses.leaf_of_host(t.hosts()[m.src]);
+      const uint32_t lb = addresses.leaf_of_host(t.hosts()[m.dst]);
+      hops = routing.distance(la, lb) + 2u;
+    }
+    plan.message_hops.push_back(hops);
+    if (packet_count(m.bytes, plan.payload_bytes) >= UINT32_MAX) {
+      throw PlanError(fmt::format("message {} has {} bytes: too many packets of {} B", m.id,
+                                  m.bytes, plan.payload_bytes));
+    }
+  }
+  return plan;
+}
+
+CctBound message_bound(const RunPlan& plan, uint64_t bytes, uint32_t hops) {
+  PathModel p = plan.path;
+  p.hops = hops;
+  return permutation_cct_bound(p, bytes, plan.payload_bytes);
+}
+
+}  // namespace spraylab::gen

@@ -1,0 +1,99 @@
+// What one spraylab-gen process runs, resolved once at start-up from the experiment file and the
+// command line: the emulated hosts (rank, addresses, DPDK port), the schedule, every rank's
+// addresses, the path model of each message for the CCT lower bound, and the sender's and
+// receiver's settings. Plain C++: no DPDK, so it is built and checked before EAL touches a port.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "conf/experiment.h"
+#include "topo/addressing.h"
+#include "topo/topology.h"
+#include "trafficgen/cct_bound.h"
+#include "trafficgen/entropy.h"
+#include "trafficgen/schedule.h"
+
+namespace spraylab::gen {
+
+// Bytes of Ethernet + IPv4 + UDP + testbed header before a data packet's payload; an ACK is
+// exactly this long. On a wire every frame also has a 4 B FCS and a 20 B preamble + gap.
+inline constexpr uint32_t kFrameHeaderBytes = 14 + 20 + 8 + 40;
+inline constexpr uint32_t kFcsBytes = 4;
+inline constexpr uint32_t kWireGapBytes = 20;
+// The UDP destination port of generator traffic (the source port carries the path entropy).
+// Not RoCEv2's 4791: the testbed header is not a BTH, and Wireshark would decode it as one.
+inline constexpr uint16_t kGenUdpPort = 4792;
+
+// Thrown for command-line values and host lists that cannot be run; the message says what.
+class PlanError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// "h0,h1", "h0-h3" (a range of equal prefix), or a mix: "h0-h3,h7". Names must exist in the
+// topology; duplicates are an error. Returned in the order written.
+std::vector<std::string> parse_host_list(const std::string& list, const topo::Topology& t);
+
+// "--rate": a fraction of the link rate ("1", "0.5"), a rate with units ("10Gbps", "2.5G"), or
+// "unlimited" (no pacing: as fast as the port takes packets). Returns bits per second, 0 for
+// unlimited.
+double parse_send_rate(const std::string& text, double link_rate_bps);
+
+struct GenOptions {
+  std::vector<std::string> hosts;  // names, in --hosts order
+  std::vector<uint16_t> port_map;  // DPDK port per host; empty: host i on port i
+  double rate_bps = 0;             // pacing rate per host; 0 = unlimited
+  uint32_t ack_every = 1;
+  EntropyMode entropy = EntropyMode::kFlow;
+  uint64_t retransmit_timeout_ns = 1'000'000;
+  double loss = 0;             // drop probability for arriving packets (tests)
+  uint32_t payload_bytes = 0;  // 0: the workload's
+  bool back_to_back = false;   // ports wired host to host: one link, no propagation delay
+  uint64_t seed = 1;
+};
+
+struct HostSpec {
+  uint32_t rank = 0;  // index in Topology::hosts(): the schedule's rank
+  topo::NodeId node = 0;
+  std::string name;
+  uint32_t ip = 0;
+  topo::Mac mac{};
+  uint16_t port = 0;  // DPDK port
+};
+
+struct RankAddress {
+  uint32_t ip = 0;
+  topo::Mac mac{};       // the host's own MAC
+  topo::Mac next_hop{};  // where its frames go first: its leaf's port, or the peer host
+};
+
+struct RunPlan {
+  Schedule schedule;
+  std::vector<HostSpec> hosts;         // the local hosts
+  std::vector<int32_t> local_of_rank;  // rank -> index into hosts, -1 if not local
+  std::vector<RankAddress> ranks;      // every rank
+  std::vector<uint32_t> message_hops;  // per message: links on its path (H)
+  PathModel path;                      // rate, delay, frame sizes; hops set per message
+  uint32_t payload_bytes = 0;
+  uint32_t ack_every = 1;
+  EntropyMode entropy = EntropyMode::kFlow;
+  uint64_t retransmit_timeout_ns = 0;
+  double loss = 0;
+  double rate_bps = 0;       // pacing rate, 0 = unlimited
+  double link_rate_bps = 0;  // the topology's host link rate
+  uint64_t seed = 0;
+  uint16_t ports_needed = 0;
+};
+
+// Builds the topology and schedule of `exp` and resolves the local hosts. Throws PlanError,
+// topo::TopologyError or WorkloadError with a precise message.
+RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o);
+
+// The lower bound for messages of `bytes` over `hops` links (trafficgen/cct_bound.h) with the
+// plan's rate (the pacing rate, or the link rate when unpaced) and frame sizes.
+CctBound message_bound(const RunPlan& plan, uint64_t bytes, uint32_t hops);
+
+}  // namespace spraylab::gen
