@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import threading
+import traceback
 import time
 
 
@@ -102,3 +103,24 @@ class Telemetry:
 
     def close(self):
         self.s.close()
+
+
+def run_cases(args, cases):
+    """Runs (name, function, extra args) cases whose name contains args.k; each function takes
+    (args, *extra) and returns a line of figures. Prints PASS/FAIL per case and the closing
+    'N passed, N failed' line; returns the exit status (1 if anything failed or nothing ran)."""
+
+    passed = failed = 0
+    for name, fn, fargs in cases:
+        if args.k not in name:
+            continue
+        start = time.time()
+        try:
+            info = fn(args, *fargs)
+            passed += 1
+            print(f"PASS {name} ({time.time() - start:.1f}s) {info}", flush=True)
+        except Exception:
+            failed += 1
+            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0

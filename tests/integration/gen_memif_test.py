@@ -24,10 +24,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
+from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases  # noqa: E402
 
 EXPERIMENT = """\
 seed: 5
@@ -185,23 +184,10 @@ def main():
     ap.add_argument("-k", default="", help="run only cases whose name contains this")
     args = ap.parse_args()
     ensure_hugepages()
-    cases = [("permutation_within_5pct", test_permutation_within_5pct),
-             ("loss_retransmits", test_loss_retransmits),
-             ("tshark_decodes_capture", test_tshark_decodes_capture)]
-    passed = failed = 0
-    for name, fn in cases:
-        if args.k not in name:
-            continue
-        start = time.time()
-        try:
-            info = fn(args)
-            passed += 1
-            print(f"PASS {name} ({time.time() - start:.1f}s) {info}", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    cases = [("permutation_within_5pct", test_permutation_within_5pct, ()),
+             ("loss_retransmits", test_loss_retransmits, ()),
+             ("tshark_decodes_capture", test_tshark_decodes_capture, ())]
+    return run_cases(args, cases)
 
 
 if __name__ == "__main__":

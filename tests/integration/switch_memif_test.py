@@ -18,10 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, memif_vdevs  # noqa: E402
+from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, memif_vdevs, run_cases  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "rr", "jsq", "ar", "topk", "psp", "ofan", "pofan", "polarized"]
 UPLINKS = [2, 3, 4, 5]  # leaf0: ports 0-1 face hosts, 2-5 the four spines
@@ -229,20 +228,7 @@ def main():
               ("port_down_mid_run", test_port_down_mid_run, ()),
               ("lb_change_at_run_time", test_lb_change_at_run_time, ()),
               ("malformed_frames_are_counted", test_malformed_frames_are_counted, ())]
-    passed = failed = 0
-    for name, fn, fargs in cases:
-        if args.k not in name:
-            continue
-        start = time.time()
-        try:
-            info = fn(args, *fargs)
-            passed += 1
-            print(f"PASS {name} ({time.time() - start:.1f}s) {info}", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    return run_cases(args, cases)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
+from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases  # noqa: E402
 
 # leaf0: ports 0-1 face hosts, 2-3 the two spines.
 EXPERIMENT = """\
@@ -368,20 +367,7 @@ def main():
     cases = [("af_xdp_delivers_and_passes_the_rest", test_af_xdp, ()),
              ("af_packet_delivers_every_packet", test_af_packet, ()),
              ("af_xdp_two_workers_1514B_frames", test_two_workers_full_frames, ("af_xdp",))]
-    passed = failed = 0
-    for name, fn, fargs in cases:
-        if args.k not in name:
-            continue
-        start = time.time()
-        try:
-            info = fn(args, *fargs)
-            passed += 1
-            print(f"PASS {name} ({time.time() - start:.1f}s) {info}", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    return run_cases(args, cases)
 
 
 if __name__ == "__main__":
