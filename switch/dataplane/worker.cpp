@@ -45,7 +45,15 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
       fwd.process(burst, n, port, queue, now);
       moved += n;
     }
-    for (uint16_t port : plan.tx) moved += fwd.drain(port, now, tx);
+    // A port may receive several bursts per turn (one per rx queue and port feeding it), so it
+    // may send several: else its queue fills at rx speed and tail-drops half of a line-rate load.
+    for (uint16_t port : plan.tx) {
+      for (uint32_t b = 0; b < kMaxDrainBursts; ++b) {
+        const uint16_t sent = fwd.drain(port, now, tx);
+        moved += sent;
+        if (sent < kBurst) break;
+      }
+    }
     rt.quiescent(plan.worker);
     c.loops.inc();
     if (moved) c.busy_cycles.add(rte_rdtsc() - start);

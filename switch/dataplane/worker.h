@@ -12,6 +12,9 @@
 
 namespace spraylab::dataplane {
 
+// Bursts a worker may send per egress port per turn of its loop.
+inline constexpr uint32_t kMaxDrainBursts = 8;
+
 struct WorkerPlan {
   uint32_t worker = 0;
   std::vector<std::pair<uint16_t, uint16_t>> rx;  // (port, queue) pairs to poll
