@@ -34,10 +34,23 @@ def memif_vdevs(sock_dir, ports, role):
     return args
 
 
-def eal_args(lcores, prefix, extra=()):
+def vhost_vdevs(sock_dir, ports, role):
+    """vhost-user on the "server" side (it creates the sockets), virtio-user on the "client" side.
+    Both need their memory in hugepages; EAL args should add --single-file-segments."""
+    if role == "server":
+        return sum((["--vdev", f"net_vhost{p},iface={sock_dir}/v{p}.sock,queues=1"] for p in range(ports)), [])
+    return sum((["--vdev", f"net_virtio_user{p},path={sock_dir}/v{p}.sock,queues=1"] for p in range(ports)), [])
+
+
+def link_vdevs(kind, sock_dir, ports, role):
+    return (memif_vdevs if kind == "memif" else vhost_vdevs)(sock_dir, ports, role)
+
+
+def eal_args(lcores, prefix, extra=(), memory="--huge-unlink"):
     # --no-pci: the VM's own virtio NIC must never be probed. --huge-unlink: no hugepage files
-    # left behind. (Not --in-memory: memif needs the multi-process channel it disables.)
-    return ["--lcores", lcores, "--no-pci", "--huge-unlink", "--file-prefix", prefix, "--log-level", "lib.eal:error",
+    # left behind. (Not --in-memory for memif: it needs the multi-process channel that disables.
+    # vhost-user needs --single-file-segments, which --huge-unlink excludes: it uses --in-memory.)
+    return ["--lcores", lcores, "--no-pci", memory, "--file-prefix", prefix, "--log-level", "lib.eal:error",
             *extra]
 
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, memif_vdevs, run_cases  # noqa: E402
+from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, link_vdevs, run_cases  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "rr", "jsq", "ar", "topk", "psp", "ofan", "pofan", "polarized"]
 UPLINKS = [2, 3, 4, 5]  # leaf0: ports 0-1 face hosts, 2-5 the four spines
@@ -35,8 +35,9 @@ load_balancer: {{algorithm: {algorithm}}}
 
 
 class Case:
-    def __init__(self, args, name, algorithm, workers=1):
+    def __init__(self, args, name, algorithm, workers=1, link="memif"):
         self.args, self.name, self.algorithm, self.workers = args, name, algorithm, workers
+        self.link = link  # memif, or vhost (vhost-user in the switch, virtio-user in the driver)
         self.dir = tempfile.mkdtemp(prefix=f"spraylab-{name}-")
         self.config = os.path.join(self.dir, "exp.yaml")
         with open(self.config, "w") as f:
@@ -45,13 +46,20 @@ class Case:
         self.switch_prefix, self.driver_prefix = f"sl_sw_{tag}", f"sl_drv_{tag}"
         self.stats_path = os.path.join(self.dir, "stats.json")
 
+    def eal_memory(self):
+        """(extra EAL args, memory mode): vhost-user shares memory by file descriptor, one per
+        segment list with --single-file-segments."""
+        if self.link == "vhost":
+            return ["--single-file-segments"], "--in-memory"
+        return [], "--huge-unlink"
+
     def start_switch(self):
         b = self.args.build
         # One worker runs on the main lcore on CPU 1. With more, the main lcore (control only,
         # mostly asleep) goes to CPU 0 and the workers share CPU 1: correctness, not speed.
         lcores = "0@1" if self.workers == 1 else "0@0,(1-%d)@1" % self.workers
-        argv = [f"{b}/switch/spraylab-switch", *eal_args(lcores, self.switch_prefix),
-                *memif_vdevs(self.dir, 6, "server"), "--",
+        argv = [f"{b}/switch/spraylab-switch", *eal_args(lcores, self.switch_prefix, *self.eal_memory()),
+                *link_vdevs(self.link, self.dir, 6, "server"), "--",
                 "--config", self.config, "--switch", "leaf0", "--stats-json", self.stats_path]
         if self.workers > 1:
             argv += ["--workers", str(self.workers)]
@@ -68,8 +76,8 @@ class Case:
         open (--hold) until finish(): DPDK 22.11's memif can crash a poller whose peer
         disconnects mid-burst, so the switch always stops first."""
         b = self.args.build
-        argv = [f"{b}/tests/integration/switch_driver", *eal_args("0@0", self.driver_prefix),
-                *memif_vdevs(self.dir, 6, "client"), "--", "--hold",
+        argv = [f"{b}/tests/integration/switch_driver", *eal_args("0@0", self.driver_prefix, *self.eal_memory()),
+                *link_vdevs(self.link, self.dir, 6, "client"), "--", "--hold",
                 "--config", self.config, "--switch", "leaf0", "--queues", str(queues), *extra]
         self.driver = Proc(argv, os.path.join(self.dir, "driver.log"), stdin=subprocess.PIPE)
         line = self.driver.read_line(timeout)
@@ -120,6 +128,25 @@ def test_delivers_every_packet(args, algorithm):
     check(loc["received_total"] == 4000 and per_port(loc) == {1: 4000}, f"{algorithm}: local delivery {loc}")
     check(stats["totals"]["rx_packets"] == 8000, f"{algorithm}: switch rx {stats['totals']['rx_packets']}")
     check(all(v == 0 for v in stats["totals"]["drops"].values()), f"{algorithm}: drops {stats['totals']['drops']}")
+    return f"{ports}"
+
+
+def test_vhost_user_delivers_every_packet(args, algorithm):
+    """The same check over vhost-user (switch) <-> virtio-user (driver) ports."""
+    c = Case(args, f"vhost_{algorithm}", algorithm, link="vhost")
+    c.start_switch()
+    try:
+        out = c.run_driver("--mode", "spread,local", "--packets", "4000", "--flows", "64")
+        r, loc = out["spread"], out["local"]
+    finally:
+        stats = c.finish()
+    check(r["received_total"] == r["sent"] == 4000, f"sent {r['sent']} got {r['received_total']}")
+    check(r["bad_headers"] == 0, f"{r['bad_headers']} packets with wrong headers")
+    ports = per_port(r)
+    counts = [ports.get(p, 0) for p in UPLINKS]
+    check(max(counts) - min(counts) <= 1, f"ofan over vhost-user: per-port counts {counts}")
+    check(loc["received_total"] == 4000 and per_port(loc) == {1: 4000}, f"local delivery {loc}")
+    check(all(v == 0 for v in stats["totals"]["drops"].values()), f"drops {stats['totals']['drops']}")
     return f"{ports}"
 
 
@@ -225,6 +252,7 @@ def main():
     cases = [(f"delivers_every_packet[{a}]", test_delivers_every_packet, (a,)) for a in ALGORITHMS]
     cases += [("ofan_spreads_within_one[1 worker]", test_ofan_spreads_within_one, (1,)),
               ("ofan_spreads_within_one[2 workers]", test_ofan_spreads_within_one, (2,)),
+              ("vhost_user_delivers_every_packet[ofan]", test_vhost_user_delivers_every_packet, ("ofan",)),
               ("port_down_mid_run", test_port_down_mid_run, ()),
               ("lb_change_at_run_time", test_lb_change_at_run_time, ()),
               ("malformed_frames_are_counted", test_malformed_frames_are_counted, ())]
