@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "switch/lb/balancer.h"
 #include "switch/lb/burst_queues.h"
@@ -39,6 +40,33 @@ inline uint32_t pick_lowest(const uint32_t* key, uint32_t w, Rng& rng) {
   for (uint32_t i = 0;; ++i) {
     if (key[i] == best && r-- == 0) return i;
   }
+}
+
+// The per-burst loop JSQ (exact or banded) and AR share: for each packet, the key of every
+// candidate (`key_of(i)` from set.depth[i]), a lowest key uniformly among ties, and the chosen
+// port's key updated with the burst's own choice. `key` has room for kMaxCandidates.
+template <typename KeyOf>
+void choose_lowest_key(std::span<const Packet> burst, const BurstContext& ctx, PortId* out,
+                       BurstQueues& queues, CandidateDepths& set, uint32_t* key, KeyOf key_of) {
+  queues.begin(ctx);
+  set.reset();
+  for (size_t i = 0; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.num_candidates == 0) {
+      out[i] = kNoPort;
+      continue;
+    }
+    if (set.load(p, queues)) {
+      for (uint32_t j = 0; j < set.w; ++j) key[j] = key_of(j);
+    }
+    const uint32_t c = pick_lowest(key, set.w, *ctx.rng);
+    out[i] = set.ports[c];
+    if (const uint32_t grew = queues.add(out[i], p)) {
+      set.depth[c] += grew;
+      key[c] = key_of(c);
+    }
+  }
+  queues.end({out, burst.size()});
 }
 
 // PSP §III-C band thresholds Th/n, 2Th/n, …, Th: returns floor(q·n/Th) capped at n (n = the queue
