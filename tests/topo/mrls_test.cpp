@@ -2,21 +2,13 @@
 
 #include <set>
 
+#include "tests/topo/mrls_params.h"
 #include "topo/generators.h"
 #include "topo/routing.h"
 #include "topo/stats.h"
 
 namespace spraylab::topo {
 namespace {
-
-MrlsParams params(uint32_t n1, uint32_t u, uint32_t d, uint64_t seed) {
-  MrlsParams p;
-  p.leaves = n1;
-  p.uplinks = u;
-  p.downlinks = d;
-  p.seed = seed;
-  return p;
-}
 
 // (leaf name, spine name) pairs in link order: the wiring.
 std::vector<std::pair<std::string, std::string>> wiring(const Topology& t) {

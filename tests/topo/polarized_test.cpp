@@ -3,21 +3,13 @@
 #include <algorithm>
 #include <set>
 
+#include "tests/topo/mrls_params.h"
 #include "topo/generators.h"
 #include "topo/routing.h"
 #include "topo/stats.h"
 
 namespace spraylab::topo {
 namespace {
-
-MrlsParams params(uint32_t n1, uint32_t u, uint32_t d, uint64_t seed) {
-  MrlsParams p;
-  p.leaves = n1;
-  p.uplinks = u;
-  p.downlinks = d;
-  p.seed = seed;
-  return p;
-}
 
 // Longest Polarized walk from `c` to `t` over every allowed choice, by memoised DFS. The walk
 // graph is acyclic (d(s,·) grows while expanding, d(·,t) shrinks after); a cycle or a dead end
