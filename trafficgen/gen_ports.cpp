@@ -1,5 +1,11 @@
 #include "trafficgen/gen_ports.h"
 
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -78,6 +84,45 @@ void stop_gen_ports(const std::vector<GenPort>& ports) {
     rte_eth_dev_stop(p.port_id);
     rte_eth_dev_close(p.port_id);
   }
+}
+
+uint32_t warm_up_port(uint16_t port_id, rte_mempool* pool, uint32_t frames, uint32_t frame_bytes,
+                      double seconds) {
+  constexpr uint16_t kBurst = 32;
+  const uint64_t end = rte_rdtsc() + static_cast<uint64_t>(seconds * rte_get_tsc_hz());
+  uint32_t sent = 0;
+  rte_mbuf* burst[kBurst];
+  while (rte_rdtsc() < end) {
+    const uint16_t n = rte_eth_rx_burst(port_id, 0, burst, kBurst);
+    if (n) rte_pktmbuf_free_bulk(burst, n);
+    if (sent >= frames) {
+      if (n == 0) rte_pause();
+      continue;
+    }
+    const uint16_t want = static_cast<uint16_t>(std::min<uint32_t>(kBurst, frames - sent));
+    if (rte_pktmbuf_alloc_bulk(pool, burst, want) != 0) continue;
+    for (uint16_t i = 0; i < want; ++i) {
+      auto* d = reinterpret_cast<uint8_t*>(
+          rte_pktmbuf_append(burst[i], static_cast<uint16_t>(frame_bytes)));
+      std::memset(d, 0, frame_bytes);
+      std::memset(d, 0xff, 6);  // broadcast; source MAC 0
+      d[12] = 0x08;             // IPv4, 255.255.255.255 (never routed), UDP to port 9 (discard)
+      d[14] = 0x45;
+      const uint32_t ip_len = frame_bytes - 14;
+      d[16] = static_cast<uint8_t>(ip_len >> 8);
+      d[17] = static_cast<uint8_t>(ip_len);
+      d[22] = 1;  // TTL 1
+      d[23] = 17;
+      std::memset(d + 30, 0xff, 4);
+      d[37] = 9;
+      d[38] = static_cast<uint8_t>((ip_len - 20) >> 8);
+      d[39] = static_cast<uint8_t>(ip_len - 20);
+    }
+    const uint16_t ok = rte_eth_tx_burst(port_id, 0, burst, want);
+    if (ok < want) rte_pktmbuf_free_bulk(burst + ok, want - ok);
+    sent += ok;
+  }
+  return sent;
 }
 
 }  // namespace spraylab::gen
