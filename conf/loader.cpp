@@ -65,28 +65,24 @@ Experiment read_experiment(const Value& document) {
   return experiment;
 }
 
+// yaml-cpp's parse errors in the loader's one-line format.
+YAML::Node parse_yaml(const std::string& yaml, const std::string& source_name) {
+  try {
+    return YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source_name, e.mark.line + 1, e.mark.column + 1, "",
+                      "malformed YAML: " + e.msg);
+  }
+}
+
 }  // namespace
 
 Experiment load_experiment_string(const std::string& yaml, const std::string& source_name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(source_name, e.mark.line + 1, e.mark.column + 1, "",
-                      "malformed YAML: " + e.msg);
-  }
-  return read_experiment(Value(root, "", &source_name));
+  return read_experiment(Value(parse_yaml(yaml, source_name), "", &source_name));
 }
 
 BalancerSpec load_balancer_string(const std::string& yaml, const std::string& source_name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(source_name, e.mark.line + 1, e.mark.column + 1, "",
-                      "malformed YAML: " + e.msg);
-  }
-  const Value document(root, "load_balancer", &source_name);
+  const Value document(parse_yaml(yaml, source_name), "load_balancer", &source_name);
   if (!document.node().IsMap()) document.expected("a map of load-balancer keys");
   return read_single_balancer(Map(document));
 }

@@ -13,9 +13,11 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 #include "conf/config_error.h"
@@ -34,6 +36,10 @@ using namespace spraylab;
 std::atomic<bool> g_signal{false};
 std::atomic<bool> g_stop{false};
 std::atomic<bool> g_released{false};
+// --hold: a "quiesce" line on standard input stops all polling but keeps the ports open, so a
+// harness can quiesce every process before any of them closes its ports (DPDK 22.11's memif can
+// crash a poller whose peer disconnects mid-burst).
+std::atomic<bool> g_quiesce{false};
 void on_signal(int) { g_signal.store(true); }
 
 struct Options {
@@ -295,8 +301,9 @@ int run(int argc, char** argv) {
 
   if (o.hold) {
     std::thread([] {
-      char buf[256];
-      while (::read(STDIN_FILENO, buf, sizeof(buf)) > 0) {
+      char line[256];
+      while (std::fgets(line, sizeof(line), stdin) != nullptr) {
+        if (std::string_view(line).starts_with("quiesce")) g_quiesce.store(true);
       }
       g_released.store(true);
     }).detach();
@@ -340,10 +347,17 @@ int run(int argc, char** argv) {
                            .dump());
     std::fflush(stdout);
   };
-  bool reported = false;
+  bool reported = false, quiesced = false;
   while (true) {
     const uint64_t now = rte_rdtsc();
-    if (main_engine) main_engine->poll(now);
+    if (g_quiesce.load(std::memory_order_relaxed) && !quiesced && reported) {
+      g_stop.store(true);  // workers return; the main lcore polls no more
+      rte_eal_mp_wait_lcore();
+      quiesced = true;
+      fmt::print("quiesced\n");
+      std::fflush(stdout);
+    }
+    if (main_engine && !quiesced) main_engine->poll(now);
     if (now < next_control) continue;
     next_control = now + control_every;
     const double elapsed =

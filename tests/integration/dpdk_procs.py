@@ -68,9 +68,8 @@ class Proc:
         t.join(timeout)
         return result[0] if result and result[0] else None
 
-    def release(self, timeout=30):
-        """Closes standard input (a --hold process then exits) and waits."""
-        self.p.stdin.close()
+    def _reap(self, timeout):
+        """Waits for the process (killing it after `timeout`), closes its log, returns its code."""
         try:
             self.p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -79,16 +78,16 @@ class Proc:
         self.log.close()
         return self.p.returncode
 
+    def release(self, timeout=30):
+        """Closes standard input (a --hold process then exits) and waits."""
+        self.p.stdin.close()
+        return self._reap(timeout)
+
     def stop(self, timeout=10):
+        """SIGINT (DPDK programs here stop cleanly on it), then waits."""
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGINT)
-            try:
-                self.p.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        self.log.close()
-        return self.p.returncode
+        return self._reap(timeout)
 
     def log_text(self):
         with open(self.log_path) as f:

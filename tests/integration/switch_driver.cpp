@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "conf/loader.h"
@@ -73,6 +74,16 @@ std::vector<uint8_t> udp_frame(const topo::Mac& dst_mac, const topo::Mac& src_ma
 }
 
 int run(int argc, char** argv) {
+  // A test program never probes PCI: the machine's own NIC must stay with the kernel.
+  bool pci_guarded = false;
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
+    const std::string a = argv[i];
+    pci_guarded = pci_guarded || a == "--no-pci" || a == "-a" || a.starts_with("--allow");
+  }
+  if (!pci_guarded) {
+    fmt::print(stderr, "driver: pass --no-pci (or an -a allow-list) to EAL\n");
+    return 2;
+  }
   const int eal = rte_eal_init(argc, argv);
   if (eal < 0) {
     fmt::print(stderr, "driver: EAL init failed\n");

@@ -28,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases  # noqa: E402
+# Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 # leaf0: ports 0-1 face hosts, 2-3 the two spines.
 EXPERIMENT = """\
