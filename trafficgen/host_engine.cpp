@@ -40,6 +40,7 @@ HostEngine::HostEngine(const EngineSetup& s)
                      cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
+  build_header_templates();
   const Schedule& sch = plan_.schedule;
   const size_t n = sch.messages.size();
   send_of_msg_.assign(n, -1);
@@ -306,6 +307,30 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
 
 // ---- Send ------------------------------------------------------------------------------------
 
+void HostEngine::build_header_templates() {
+  const size_t ranks = plan_.ranks.size();
+  header_tmpl_.assign(plan_.hosts.size() * ranks, {});
+  for (size_t hi = 0; hi < plan_.hosts.size(); ++hi) {
+    const HostSpec& me = plan_.hosts[hi];
+    for (size_t r = 0; r < ranks; ++r) {
+      uint8_t* p = header_tmpl_[hi * ranks + r].data();
+      std::memcpy(p, plan_.ranks[r].next_hop.data(), 6);
+      std::memcpy(p + 6, me.mac.data(), 6);
+      put16(p + 12, dataplane::kEtherTypeIpv4);
+      uint8_t* ip = p + 14;
+      ip[0] = 0x45;
+      ip[1] = kEct0;              // ECN-capable: switches may mark CE, the receiver echoes it
+      put32(ip + 4, 0x00004000);  // id 0, don't fragment
+      ip[8] = 64;
+      ip[9] = dataplane::kIpProtoUdp;
+      put32(ip + 12, me.ip);
+      put32(ip + 16, plan_.ranks[r].ip);
+      put16(ip + 10, rte_be_to_cpu_16(rte_ipv4_cksum(reinterpret_cast<rte_ipv4_hdr*>(ip))));
+      put16(ip + 22, kGenUdpPort);  // UDP destination port; no UDP checksum (allowed over IPv4)
+    }
+  }
+}
+
 rte_mbuf* HostEngine::build(const HostState& h, uint32_t dst_rank, const TestbedHeader& t,
                             uint32_t payload, uint16_t sport) {
   if (mbuf_cache_count_ == 0) {  // bulk allocation: one mempool access per burst
@@ -316,29 +341,20 @@ rte_mbuf* HostEngine::build(const HostState& h, uint32_t dst_rank, const Testbed
     mbuf_cache_count_ = kBurst;
   }
   rte_mbuf* m = mbuf_cache_[--mbuf_cache_count_];
-  const HostSpec& me = plan_.hosts[h.index];
-  const RankAddress& to = plan_.ranks[dst_rank];
   const uint32_t len = kFrameHeaderBytes + payload;
   auto* p = rte_pktmbuf_mtod(m, uint8_t*);
-  std::memcpy(p, to.next_hop.data(), 6);
-  std::memcpy(p + 6, me.mac.data(), 6);
-  put16(p + 12, dataplane::kEtherTypeIpv4);
+  std::memcpy(p, header_tmpl_[h.index * plan_.ranks.size() + dst_rank].data(),
+              kHeaderTemplateBytes);
   uint8_t* ip = p + 14;
-  ip[0] = 0x45;
-  ip[1] = kEct0;  // ECN-capable: switches may mark CE, the receiver echoes it
-  put16(ip + 2, static_cast<uint16_t>(len - 14));
-  put32(ip + 4, 0x00004000);  // id 0, don't fragment
-  ip[8] = 64;
-  ip[9] = dataplane::kIpProtoUdp;
-  put16(ip + 10, 0);
-  put32(ip + 12, me.ip);
-  put32(ip + 16, to.ip);
-  put16(ip + 10, rte_be_to_cpu_16(rte_ipv4_cksum(reinterpret_cast<rte_ipv4_hdr*>(ip))));
+  const auto ip_len = static_cast<uint16_t>(len - 14);
+  put16(ip + 2, ip_len);
+  // RFC 1624: the template's checksum covers a total length of 0; add this one's.
+  uint32_t sum = static_cast<uint16_t>(~(ip[10] << 8 | ip[11])) + ip_len;
+  sum = (sum & 0xffff) + (sum >> 16);
+  put16(ip + 10, static_cast<uint16_t>(~sum));
   uint8_t* udp = ip + 20;
   put16(udp, sport);
-  put16(udp + 2, kGenUdpPort);
   put16(udp + 4, static_cast<uint16_t>(len - 34));
-  put16(udp + 6, 0);  // no UDP checksum (allowed over IPv4)
   encode(t, udp + 8);
   m->data_len = static_cast<uint16_t>(len);
   m->pkt_len = len;

@@ -169,6 +169,7 @@ class HostEngine {
 
   void count(GenCounter c, uint64_t n = 1) { counters_[static_cast<size_t>(c)] += n; }
   void receive(PortSlot& p, rte_mbuf* m, uint64_t now);
+  void build_header_templates();
   void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint64_t now);
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
   void send(HostState& h, uint64_t now);
@@ -209,6 +210,11 @@ class HostEngine {
   uint32_t sends_done_ = 0, recvs_done_ = 0;
 
   std::array<rte_mbuf*, kBurst> mbuf_cache_{};  // allocated, not yet built
+  // Ethernet + IPv4 + UDP headers per (local host, destination rank), built once: a frame is a
+  // 42-byte copy plus its lengths, source port and an incremental checksum (testpmd's txonly
+  // copies a template too). IPv4 total length is 0 in the template, its checksum for that.
+  static constexpr uint32_t kHeaderTemplateBytes = 42;
+  std::vector<std::array<uint8_t, kHeaderTemplateBytes>> header_tmpl_;
   uint32_t mbuf_cache_count_ = 0;
   Rng loss_rng_;
   uint64_t loss_threshold_ = 0;  // drop when next() < this

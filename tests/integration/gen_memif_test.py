@@ -165,9 +165,12 @@ def test_tshark_decodes_capture(args):
                 "--retransmit-timeout", "1s", "--entropy", "packet", "--results", f"{d}/r.json"]
         p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         check(p.returncode == 0, f"generator exited {p.returncode}: {p.stderr[-2000:]}")
-        out = subprocess.run(["tshark", "-r", f"{d}/out.pcap", "-T", "fields", "-E", "separator=,",
+        # With checksum validation on, ip.checksum.status is 1 for a good header checksum.
+        out = subprocess.run(["tshark", "-r", f"{d}/out.pcap", "-o", "ip.check_checksum:TRUE",
+                              "-T", "fields", "-E", "separator=,",
                               "-e", "frame.len", "-e", "ip.src", "-e", "ip.dst", "-e", "ip.proto",
-                              "-e", "udp.srcport", "-e", "udp.dstport", "-e", "udp.length"],
+                              "-e", "udp.srcport", "-e", "udp.dstport", "-e", "udp.length",
+                              "-e", "ip.checksum.status"],
                              capture_output=True, text=True, timeout=60)
         check(out.returncode == 0, f"tshark failed: {out.stderr}")
         rows = [line.split(",") for line in out.stdout.split("\n") if line]
@@ -176,13 +179,15 @@ def test_tshark_decodes_capture(args):
         lengths = sorted(int(r[0]) for r in rows)
         check(lengths == [1696 + 82] + [4096 + 82] * 24, f"frame lengths {lengths}")
         sports = set()
-        for flen, src, dst, proto, sport, dport, ulen in rows:
+        for flen, src, dst, proto, sport, dport, ulen, csum in rows:
+            check(csum == "1", f"IPv4 header checksum status {csum} (1 = good) in a {flen} B frame")
             check((src, dst, proto, dport) == ("10.0.0.1", "10.0.0.2", "17", "4792"), f"row {src} {dst} {proto} {dport}")
             check(int(ulen) == int(flen) - 34, f"udp length {ulen} in a {flen} B frame")
             check(49152 <= int(sport) <= 65535, f"source port {sport} outside the entropy range")
             sports.add(sport)
         check(len(sports) > 10, f"per-packet entropy used only {len(sports)} source ports")
-        return f"{len(rows)} frames IPv4/UDP 10.0.0.1 -> 10.0.0.2:4792, {len(sports)} source ports"
+        return (f"{len(rows)} frames IPv4/UDP 10.0.0.1 -> 10.0.0.2:4792, checksums good, "
+                f"{len(sports)} source ports")
     finally:
         shutil.rmtree(d, ignore_errors=True)
         shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
