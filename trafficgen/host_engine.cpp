@@ -2,6 +2,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_pause.h>
 
 #include <algorithm>
 #include <cstring>
@@ -500,6 +501,11 @@ bool HostEngine::poll(uint64_t now) {
       work = true;
       std::memmove(p.tx.data(), p.tx.data() + sent, (p.tx_count - sent) * sizeof(rte_mbuf*));
       p.tx_count -= sent;
+    }
+    // A full device ring: back off briefly instead of asking again at once. Re-reading a ring
+    // the peer is draining steals the cache line it writes, and slows the very drain we wait for.
+    if (p.tx_count > 0) {
+      for (int i = 0; i < 32; ++i) rte_pause();
     }
   }
   if (work) {
