@@ -349,10 +349,8 @@ rte_mbuf* HostEngine::build(const HostState& h, uint32_t dst_rank, const Testbed
   uint8_t* ip = p + 14;
   const auto ip_len = static_cast<uint16_t>(len - 14);
   put16(ip + 2, ip_len);
-  // RFC 1624: the template's checksum covers a total length of 0; add this one's.
-  uint32_t sum = static_cast<uint16_t>(~(ip[10] << 8 | ip[11])) + ip_len;
-  sum = (sum & 0xffff) + (sum >> 16);
-  put16(ip + 10, static_cast<uint16_t>(~sum));
+  // The template's checksum covers a total length of 0.
+  dataplane::update_ip_checksum(ip, 0, ip_len);
   uint8_t* udp = ip + 20;
   put16(udp, sport);
   put16(udp + 4, static_cast<uint16_t>(len - 34));

@@ -8,28 +8,6 @@
 #include <cstring>
 
 namespace spraylab::dataplane {
-namespace {
-
-// Sets ECN to CE on an ECN-capable packet (ECT(0) or ECT(1)) and patches the checksum
-// incrementally (RFC 1624). Returns whether it marked.
-bool mark_ce(uint8_t* ip) {
-  const uint8_t ecn = ip[1] & 0x03;
-  if (ecn == 0 || ecn == 0x03) return false;
-  const uint16_t old_word = static_cast<uint16_t>(ip[0] << 8 | ip[1]);
-  ip[1] |= 0x03;
-  const uint16_t new_word = static_cast<uint16_t>(ip[0] << 8 | ip[1]);
-  uint32_t sum =
-      static_cast<uint16_t>(~(ip[10] << 8 | ip[11])) + static_cast<uint16_t>(~old_word) + new_word;
-  sum = (sum & 0xffff) + (sum >> 16);
-  sum = (sum & 0xffff) + (sum >> 16);
-  const uint16_t check = static_cast<uint16_t>(~sum);
-  ip[10] = static_cast<uint8_t>(check >> 8);
-  ip[11] = static_cast<uint8_t>(check);
-  return true;
-}
-
-}  // namespace
-
 Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
     : rt_(rt),
       worker_(worker),

@@ -101,12 +101,9 @@ inline DropReason parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out)
 
 // Decrements the TTL and patches the header checksum incrementally (RFC 1624).
 // Returns false, changing nothing, when the TTL is already ≤ 1: the packet must be dropped.
-inline bool decrement_ttl(uint8_t* ip) {
-  if (ip[8] <= 1) return false;
-  // RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m the 16-bit word holding TTL and protocol.
-  const uint16_t old_word = static_cast<uint16_t>(ip[8] << 8 | ip[9]);
-  ip[8]--;
-  const uint16_t new_word = static_cast<uint16_t>(ip[8] << 8 | ip[9]);
+// Patches the IPv4 header checksum after one 16-bit header word changed from `old_word` to
+// `new_word` (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')).
+inline void update_ip_checksum(uint8_t* ip, uint16_t old_word, uint16_t new_word) {
   uint32_t sum =
       static_cast<uint16_t>(~detail::be16(ip + 10)) + static_cast<uint16_t>(~old_word) + new_word;
   sum = (sum & 0xffff) + (sum >> 16);
@@ -114,6 +111,24 @@ inline bool decrement_ttl(uint8_t* ip) {
   const uint16_t check = static_cast<uint16_t>(~sum);
   ip[10] = static_cast<uint8_t>(check >> 8);
   ip[11] = static_cast<uint8_t>(check);
+}
+
+inline bool decrement_ttl(uint8_t* ip) {
+  if (ip[8] <= 1) return false;
+  const uint16_t old_word = detail::be16(ip + 8);  // TTL and protocol
+  ip[8]--;
+  update_ip_checksum(ip, old_word, detail::be16(ip + 8));
+  return true;
+}
+
+// Sets ECN to CE on an ECN-capable packet (ECT(0) or ECT(1)), checksum patched. Returns whether
+// it marked.
+inline bool mark_ce(uint8_t* ip) {
+  const uint8_t ecn = ip[1] & 0x03;
+  if (ecn == 0 || ecn == 0x03) return false;
+  const uint16_t old_word = detail::be16(ip);  // version/IHL and DSCP/ECN
+  ip[1] |= 0x03;
+  update_ip_checksum(ip, old_word, detail::be16(ip));
   return true;
 }
 

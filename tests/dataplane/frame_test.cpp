@@ -87,6 +87,38 @@ TEST(Frame, TtlOfOneOrZeroIsNotForwarded) {
   }
 }
 
+TEST(Frame, CeMarkingKeepsTheChecksumValidAndSparesNonEctPackets) {
+  for (uint8_t ecn : {0x01, 0x02}) {
+    auto f = udp_frame(0);
+    uint8_t* ip = f.data() + 14;
+    ip[1] = ecn;
+    ip[10] = ip[11] = 0;
+    const uint16_t c = ip_checksum(ip, 20);
+    ip[10] = static_cast<uint8_t>(c >> 8);
+    ip[11] = static_cast<uint8_t>(c);
+    ASSERT_TRUE(mark_ce(ip));
+    EXPECT_EQ(ip[1] & 0x03, 0x03);
+    EXPECT_EQ(ip_checksum(ip, 20), 0) << "ecn " << int(ecn);
+  }
+  auto f = udp_frame(0);  // not ECN-capable: untouched
+  EXPECT_FALSE(mark_ce(f.data() + 14));
+  EXPECT_EQ(f[15] & 0x03, 0);
+}
+
+TEST(Frame, ChecksumUpdateFromALengthOfZeroMatchesAFullComputation) {
+  auto f = udp_frame(100);
+  uint8_t* ip = f.data() + 14;
+  const uint16_t len = static_cast<uint16_t>(ip[2] << 8 | ip[3]);
+  ip[2] = ip[3] = ip[10] = ip[11] = 0;
+  const uint16_t c = ip_checksum(ip, 20);  // the header with a total length of 0
+  ip[10] = static_cast<uint8_t>(c >> 8);
+  ip[11] = static_cast<uint8_t>(c);
+  ip[2] = static_cast<uint8_t>(len >> 8);
+  ip[3] = static_cast<uint8_t>(len);
+  update_ip_checksum(ip, 0, len);
+  EXPECT_EQ(ip_checksum(ip, 20), 0);
+}
+
 TEST(Frame, FlowHashDependsOnTheEntropyPort) {
   EXPECT_EQ(flow_hash(1, 2, 3, 4, 17), flow_hash(1, 2, 3, 4, 17));
   EXPECT_NE(flow_hash(1, 2, 3, 4, 17), flow_hash(1, 2, 5, 4, 17));
