@@ -1,5 +1,6 @@
 """Helpers for integration tests that run real DPDK processes: hugepages, memif port wiring,
 process start/stop with their own --file-prefix, and DPDK telemetry queries."""
+import argparse
 import json
 import os
 import signal
@@ -115,6 +116,16 @@ class Telemetry:
 
     def close(self):
         self.s.close()
+
+
+def case_parser():
+    """The arguments every integration test takes (meson passes --build and --source); a test
+    adds its own to the returned parser."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("-k", default="", help="run only cases whose name contains this")
+    return ap
 
 
 def run_cases(args, cases):

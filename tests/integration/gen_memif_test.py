@@ -15,7 +15,6 @@ Cases:
   tshark_decodes_capture    one generator on a net_pcap port (tx_pcap): tshark decodes the frames
                             as IPv4/UDP with the expected addresses, ports and lengths.
 """
-import argparse
 import json
 import os
 import shutil
@@ -26,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases  # noqa: E402
+from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases, case_parser  # noqa: E402
 # Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 EXPERIMENT = """\
@@ -194,10 +193,7 @@ def test_tshark_decodes_capture(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("-k", default="", help="run only cases whose name contains this")
+    ap = case_parser()
     args = ap.parse_args()
     ensure_hugepages()
     cases = [("permutation_within_5pct", test_permutation_within_5pct, ()),

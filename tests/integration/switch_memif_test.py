@@ -10,7 +10,6 @@ destination's packets over 4 uplinks within 1, also with two workers on one key;
 down mid-run gets no more packets and nothing else is lost; malformed frames are counted by
 reason and the switch survives.
 """
-import argparse
 import json
 import os
 import shutil
@@ -20,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, link_vdevs, run_cases  # noqa: E402
+from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, link_vdevs, run_cases, case_parser  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "rr", "jsq", "ar", "topk", "psp", "ofan", "pofan", "polarized"]
 UPLINKS = [2, 3, 4, 5]  # leaf0: ports 0-1 face hosts, 2-5 the four spines
@@ -227,10 +226,7 @@ def test_lb_change_at_run_time(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("-k", default="", help="run only cases whose name contains this")
+    ap = case_parser()
     args = ap.parse_args()
     ensure_hugepages()
     cases = [(f"delivers_every_packet[{a}]", test_delivers_every_packet, (a,)) for a in ALGORITHMS]

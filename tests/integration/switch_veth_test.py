@@ -17,7 +17,6 @@ another port, UDP 4791 outside 10.0.0.0/8) reaches the kernel of the switch's na
 switch runs, and only the testbed's UDP reaches the switch; the PMD attaches the program while
 the switch runs and removes it when the switch stops.
 """
-import argparse
 import json
 import os
 import shutil
@@ -27,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases  # noqa: E402
+from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases, case_parser  # noqa: E402
 # Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 # leaf0: ports 0-1 face hosts, 2-3 the two spines.
@@ -354,11 +353,8 @@ def test_af_packet(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--source", required=True)
+    ap = case_parser()
     ap.add_argument("--xdp-prog", required=True, help="the built switch/xdp/spraylab_xdp.o")
-    ap.add_argument("-k", default="", help="run only cases whose name contains this")
     args = ap.parse_args()
     args.xdp_prog = os.path.abspath(args.xdp_prog)
     if os.geteuid() != 0:
