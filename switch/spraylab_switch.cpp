@@ -33,6 +33,7 @@ struct Options {
   std::string switch_name;
   uint32_t workers = 0;
   uint16_t rx_queues = 0;
+  uint16_t tx_queues = 1;
   uint32_t queue_packets = 0;
   bool no_shaping = false;
   double duration = 0;
@@ -94,6 +95,10 @@ int run(int argc, char** argv) {
                  "Worker lcores (default: every lcore but the main one, at least 1)");
   app.add_option("--rx-queues", o.rx_queues,
                  "Rx queues per port (default: one per worker where the device has them)");
+  app.add_option("--tx-queues", o.tx_queues,
+                 "Tx queues per port that egress bursts take in turn (default 1: every link "
+                 "stays FIFO; more raise memif throughput but may reorder between bursts)")
+      ->check(CLI::Range(1, 64));
   app.add_option("--queue-packets", o.queue_packets,
                  "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
   app.add_flag("--no-shaping", o.no_shaping,
@@ -140,7 +145,8 @@ int run(int argc, char** argv) {
   dataplane::PortSetup setup;
   setup.rx_queues = o.rx_queues ? o.rx_queues : static_cast<uint16_t>(workers);
   // memif pairs rings per queue: the peer connects only if the queue counts match both ways.
-  setup.tx_queues = setup.rx_queues;
+  setup.tx_queues = std::max(setup.rx_queues, o.tx_queues);
+  setup.rx_queues = setup.tx_queues;
   rte_mempool* pool = nullptr;
   std::vector<dataplane::PortState> ports = dataplane::start_ports(num_ports, setup, &pool);
   std::vector<uint16_t> rxq;
@@ -148,19 +154,24 @@ int run(int argc, char** argv) {
   for (const auto& p : ports) {
     fmt::print(stderr, "port {} = {} ({}, {} rx queues) -> {}\n", p.port_id, p.name, p.driver,
                p.rx_queues, tables.ports[p.port_id].peer);
+    if (p.tx_queues < o.tx_queues) {
+      throw std::invalid_argument(fmt::format("port {} ({}): --tx-queues {} but the device has {}",
+                                              p.port_id, p.name, o.tx_queues, p.tx_queues));
+    }
     if (p.driver == "net_memif" && p.rx_queues > 1) {
       // memif rings come in pairs per queue: say up front what the peer must match.
       fmt::print(stderr,
                  "  memif: {} rx + {} tx queues here; the peer may have at most that many of each "
-                 "(more and it never connects); it should send on all {} and must poll rx queue 0, "
-                 "the one the switch sends on\n",
-                 p.rx_queues, p.tx_queues, p.rx_queues);
+                 "(more and it never connects); it should send on all {} and must poll rx queues "
+                 "0..{}, the ones the switch sends on\n",
+                 p.rx_queues, p.tx_queues, p.rx_queues, o.tx_queues - 1);
     }
   }
 
   dataplane::RuntimeOptions ro;
   ro.workers = workers;
   ro.rx_queues = setup.rx_queues;
+  ro.tx_queues = o.tx_queues;
   ro.queue_packets = o.queue_packets;
   ro.shaping = !o.no_shaping;
   ro.socket = static_cast<int>(rte_socket_id());

@@ -63,6 +63,10 @@ struct BalancerSet {
 struct RuntimeOptions {
   uint32_t workers = 1;
   uint16_t rx_queues = 1;      // per port, as configured on the devices
+  // Device tx queues the owner of a port spreads its bursts over, one burst each in turn. One keeps
+  // every link FIFO; more raise a memif link's throughput (one ring per queue) but may reorder
+  // packets between bursts, as a multi-queue NIC would.
+  uint16_t tx_queues = 1;
   uint32_t queue_packets = 0;  // egress ring size; 0 = from the buffer size
   bool shaping = true;         // drain at the link rate; false = the device's own rate
   int socket = 0;

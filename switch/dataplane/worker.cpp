@@ -3,6 +3,8 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include <algorithm>
+
 namespace spraylab::dataplane {
 
 std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
@@ -30,9 +32,17 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
   Forwarder fwd(rt, plan.worker);
   TscClock clock;
   WorkerCounters& c = rt.counters(plan.worker);
-  // Only the port's owner sends, on tx queue 0: a memif peer then needs just one rx queue (a
-  // memif ring per queue that the peer does not poll would swallow packets silently).
-  auto tx = [](uint16_t port, rte_mbuf** m, uint16_t n) { return rte_eth_tx_burst(port, 0, m, n); };
+  // Only the port's owner sends, so it owns every tx queue of the port: bursts take the first
+  // `tx_queues` in turn (one by default, which keeps each link FIFO). A memif peer must poll each
+  // of them: a memif ring per queue that the peer does not poll swallows packets silently.
+  const uint16_t tx_queues = std::max<uint16_t>(1, rt.options().tx_queues);
+  std::vector<uint16_t> next_queue(rt.ports(), 0);
+  auto tx = [&next_queue, tx_queues](uint16_t port, rte_mbuf** m, uint16_t n) {
+    uint16_t& q = next_queue[port];
+    const uint16_t sent = rte_eth_tx_burst(port, q, m, n);
+    if (++q == tx_queues) q = 0;
+    return sent;
+  };
   uint64_t next_hook = 0;
   rte_mbuf* burst[kBurst];
   while (!stop.load(std::memory_order_relaxed)) {

@@ -18,7 +18,7 @@ inline constexpr uint32_t kMaxDrainBursts = 8;
 struct WorkerPlan {
   uint32_t worker = 0;
   std::vector<std::pair<uint16_t, uint16_t>> rx;  // (port, queue) pairs to poll
-  std::vector<uint16_t> tx;                       // egress ports it drains (tx queue 0)
+  std::vector<uint16_t> tx;                       // egress ports it drains
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough

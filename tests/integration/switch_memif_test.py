@@ -34,8 +34,9 @@ load_balancer: {{algorithm: {algorithm}}}
 
 
 class Case:
-    def __init__(self, args, name, algorithm, workers=1, link="memif"):
+    def __init__(self, args, name, algorithm, workers=1, link="memif", switch_args=()):
         self.args, self.name, self.algorithm, self.workers = args, name, algorithm, workers
+        self.switch_args = list(switch_args)
         self.link = link  # memif, or vhost (vhost-user in the switch, virtio-user in the driver)
         self.dir = tempfile.mkdtemp(prefix=f"spraylab-{name}-")
         self.config = os.path.join(self.dir, "exp.yaml")
@@ -62,6 +63,7 @@ class Case:
                 "--config", self.config, "--switch", "leaf0", "--stats-json", self.stats_path]
         if self.workers > 1:
             argv += ["--workers", str(self.workers)]
+        argv += self.switch_args
         self.switch = Proc(argv, os.path.join(self.dir, "switch.log"))
         # memif clients fail to start before the server's sockets exist: wait for the switch.
         deadline = time.time() + 30
@@ -150,6 +152,23 @@ def test_ofan_spreads_within_one(args, workers):
     return f"{counts}, per worker {per_worker}"
 
 
+def test_tx_queues_in_turn(args):
+    """With --tx-queues 2 each port's bursts take both memif rings in turn: a peer that polls both
+    gets every packet, and the startup message names both."""
+    c = Case(args, "txq2", "ofan", switch_args=["--rx-queues", "2", "--tx-queues", "2"])
+    c.start_switch()
+    try:
+        r = c.run_driver("--mode", "spread", "--packets", "8000", "--flows", "64", queues=2)["spread"]
+    finally:
+        log = c.switch.log_text()
+        stats = c.finish()
+    check("must poll rx queues 0..1" in log, f"startup did not state the tx queues: {log[-600:]}")
+    check(r["received_total"] == r["sent"] == 8000, f"sent {r['sent']} got {r['received_total']}")
+    sent = {p["port"]: p["tx_packets"] for p in stats["ports"] if p["tx_packets"]}
+    check(sent == per_port(r), f"switch sent {sent}, driver got {per_port(r)}")
+    return f"{per_port(r)}"
+
+
 def test_port_down_mid_run(args):
     c = Case(args, "port_down", "ofan")
     c.start_switch()
@@ -233,6 +252,7 @@ def main():
     cases += [("ofan_spreads_within_one[1 worker]", test_ofan_spreads_within_one, (1,)),
               ("ofan_spreads_within_one[2 workers]", test_ofan_spreads_within_one, (2,)),
               ("delivers_every_packet[ofan, vhost-user]", test_delivers_every_packet, ("ofan", "vhost")),
+              ("tx_queues_in_turn", test_tx_queues_in_turn, ()),
               ("port_down_mid_run", test_port_down_mid_run, ()),
               ("lb_change_at_run_time", test_lb_change_at_run_time, ()),
               ("malformed_frames_are_counted", test_malformed_frames_are_counted, ())]
