@@ -91,8 +91,11 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
     }
     // Polarized picks among every fabric port by its labels; the others among the minimal hops.
     auto group = polarized ? fabric : ports_of(r.minimal_hops(t.sw, leaf));
+    // A leaf of this switch's own pod is keyed by the pod too: by its leaf rank its key would be
+    // some other pod's, and the balancer would send that pod's traffic down to this leaf.
+    const uint32_t key = pod_keys ? my_pod : rank;
     t.routes.push_back(
-        {plan.leaf_prefix(leaf), group_of(t, ids, std::move(group)), rank, rank, false});
+        {plan.leaf_prefix(leaf), group_of(t, ids, std::move(group)), key, rank, false});
   }
   uint32_t pods = 0;
   for (uint32_t leaf : r.leaves())
