@@ -7,9 +7,9 @@
 
 namespace spraylab::fabric {
 
-// Until the switch and the runner exist, the demo compares the two fabric families the papers
-// argue about at the Ofan paper's size: a 432-host 3-level fat tree (k = 12) and a random
-// leaf-spine with the same hosts and radix.
+// The two fabric families the papers argue about, at the Ofan paper's size: a 432-host 3-level
+// fat tree (k = 12) and a random leaf-spine with the same hosts and radix, as topologies. (The
+// quick start's fabric demo is `make demo`, which runs `spraylab run`: docs/runner.md.)
 int run_demo() {
   fmt::print("spraylab demo: a 432-host fat tree against an MRLS of the same size and radix\n\n");
   topo::Topology ft = topo::fat_tree({.k = 12, .levels = 3, .link = {}});

@@ -2,7 +2,7 @@
 
 namespace spraylab::fabric {
 
-// `spraylab demo`: the quick start's main job on its embedded default.
+// `spraylab demo`: a 432-host fat tree and an MRLS of the same size side by side, as topologies.
 int run_demo();
 
 }  // namespace spraylab::fabric

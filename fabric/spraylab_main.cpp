@@ -1,30 +1,59 @@
-// spraylab: the control tool (topologies now; fabrics, experiments and results to come).
+// spraylab: the control tool: topologies (`topo`) and experiments (`run`).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <stdexcept>
+
 #include "conf/config_error.h"
 #include "fabric/demo.h"
+#include "fabric/run_cli.h"
 #include "fabric/topo_cli.h"
 #include "topo/generators.h"
+
+namespace {
+
+// The command as typed, for the results' run.json.
+std::string command_line(int argc, char** argv) {
+  std::string line = "spraylab";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    const bool plain = arg.find_first_of(" \t'\"$\\*?[]{}();&|<>") == std::string::npos;
+    line += plain ? " " + arg : fmt::format(" '{}'", arg);
+  }
+  return line;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"spraylab: per-packet load balancing testbed for AI-training fabrics"};
   app.require_subcommand(1);
   spraylab::fabric::add_topo_commands(app);
-  int demo_rc = 0;
-  app.add_subcommand("demo", "Run the quick-start demo")->final_callback([&demo_rc] {
-    demo_rc = spraylab::fabric::run_demo();
-  });
+  int rc = 0;
+  spraylab::fabric::add_run_command(app, &rc, command_line(argc, argv));
+  app.add_subcommand("demo",
+                     "Compare a 432-host fat tree and an MRLS (topologies only; "
+                     "`make demo` runs the fabric demo)")
+      ->final_callback([&rc] { rc = spraylab::fabric::run_demo(); });
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return app.exit(e);  // a command's own result (topo check: problems found)
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Bad input is exit code 2 for every command, as for a bad experiment file; --help is 0.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const spraylab::conf::ConfigError& e) {
     fmt::print(stderr, "spraylab: {}\n", e.what());
     return 2;
   } catch (const spraylab::topo::TopologyError& e) {
     fmt::print(stderr, "spraylab: {}\n", e.what());
     return 2;
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "spraylab: {}\n", e.what());
+    return 2;
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "spraylab: {}\n", e.what());
+    return 1;
   }
-  return demo_rc;
+  return rc;
 }

@@ -12,7 +12,8 @@ PACKAGES=(
   # the XDP program of net_af_xdp ports (switch/xdp): clang's BPF target
   clang
   # libraries
-  libyaml-cpp-dev prometheus-cpp-dev libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
+  libyaml-cpp-dev prometheus-cpp-dev libcivetweb-dev zlib1g-dev libcli11-dev libfmt-dev libspdlog-dev
+  nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # switch-veth test: network namespaces and veth pairs
@@ -21,6 +22,8 @@ PACKAGES=(
   gnuplot-nox
   # packet captures in tests
   tshark
+  # monitoring: a Prometheus server and promtool (the prometheus-scrape test, docs/monitoring.md)
+  prometheus
 )
 HUGEPAGES=${SPRAYLAB_HUGEPAGES:-1024}
 

@@ -2,6 +2,7 @@
 //   spraylab-switch [EAL args] -- --config FILE --switch NAME [options]
 // Topology port i is DPDK port i: give one --vdev (or -a PCI address) per port, in port order.
 #include <fmt/format.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
@@ -13,10 +14,14 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "conf/config_error.h"
 #include "conf/loader.h"
+#include "monitoring/eal_thread.h"
+#include "monitoring/exposer.h"
+#include "monitoring/switch_metrics.h"
 #include "switch/control.h"
 #include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_tables.h"
@@ -41,6 +46,8 @@ struct Options {
   std::string stats_json;
   bool dump_tables = false;
   std::vector<std::string> routes;
+  std::string metrics_address;
+  bool no_metrics = false;
 };
 
 nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
@@ -112,6 +119,12 @@ int run(int argc, char** argv) {
                  "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");
   app.add_flag("--dump-tables", o.dump_tables,
                "Print the switch's ports, routes and balancer as JSON and exit");
+  app.add_option(
+      "--metrics-address", o.metrics_address,
+      fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}; port 0: "
+                  "any free port, printed at start-up)",
+                  spraylab::monitoring::kDefaultHost, spraylab::monitoring::kSwitchPort));
+  app.add_flag("--no-metrics", o.no_metrics, "Serve no Prometheus metrics");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -120,6 +133,10 @@ int run(int argc, char** argv) {
   }
 
   using namespace spraylab;
+  std::optional<monitoring::Address> metrics_address;
+  if (!o.no_metrics) {
+    metrics_address = monitoring::parse_address(o.metrics_address, monitoring::kSwitchPort);
+  }
   conf::Experiment exp = conf::load_experiment_file(o.config);
   topo::Topology topology = topo::build(exp.topology, exp.links);
   topo::Routing routing(topology);
@@ -183,6 +200,32 @@ int run(int argc, char** argv) {
   ctl.poll_links();
   auto plans = dataplane::plan_workers(workers, num_ports, rxq);
 
+  // Metrics (docs/monitoring.md): scrapes read the workers' counters and the queue depths; the
+  // control step below samples the depth histograms. The server's threads run on EAL's control
+  // CPUs, off the forwarding lcores where there is a CPU to spare.
+  std::shared_ptr<monitoring::SwitchCollector> metrics;
+  std::unique_ptr<monitoring::Exposer> exposer;
+  if (metrics_address) {
+    std::vector<unsigned> worker_lcores;
+    if (lcores == 1) {
+      worker_lcores.push_back(rte_get_main_lcore());
+    } else {
+      unsigned lcore;
+      RTE_LCORE_FOREACH_WORKER(lcore) {
+        if (worker_lcores.size() < workers) worker_lcores.push_back(lcore);
+      }
+    }
+    metrics = std::make_shared<monitoring::SwitchCollector>(
+        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz())));
+    auto registry = std::make_shared<monitoring::Registry>();
+    registry->add(metrics);
+    std::string note;
+    exposer = monitoring::start_exposer(*metrics_address, o.metrics_address.empty(), registry,
+                                        monitoring::run_on_control_thread, &note);
+    if (!note.empty()) fmt::print(stderr, "spraylab-switch {}: warning: {}\n", tables.name, note);
+    fmt::print(stderr, "spraylab-switch {}: metrics on {}\n", tables.name, exposer->url());
+  }
+
   fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", tables.name, num_ports,
              workers, rt.algorithm(), lcores > 1 ? "worker lcores" : "the main lcore");
 
@@ -192,8 +235,13 @@ int run(int argc, char** argv) {
   };
   double next_print = o.stats_interval;
   double next_link_report = 5;  // links get a few seconds to come up before any warning
+  double next_depth_sample = 0;
   auto control_step = [&] {
     ctl.poll_links();
+    if (metrics && elapsed() >= next_depth_sample) {
+      metrics->sample_depths();
+      next_depth_sample = elapsed() + monitoring::SwitchCollector::kSamplePeriodNs * 1e-9;
+    }
     if (elapsed() >= next_link_report) {
       ctl.report_dead_links();
       next_link_report += 1;
@@ -244,6 +292,7 @@ int run(int argc, char** argv) {
   fmt::print(stderr, "spraylab-switch {}: stopped after {:.1f}s: rx {} tx {}\n", tables.name,
              elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
              s["totals"]["tx_packets"].get<uint64_t>());
+  exposer.reset();  // no scrape may read the runtime once it goes
   dataplane::stop_ports(ports);
   rt_owner.reset();  // frees rings and mbufs: before EAL's memory goes away
   rte_eal_cleanup();

@@ -30,7 +30,10 @@ HostEngine::HostEngine(const EngineSetup& s)
     : plan_(*s.plan),
       pool_(s.pool),
       tsc_hz_(s.tsc_hz),
-      loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)) {
+      loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)),
+      rx_(s.rx),
+      tx_(s.tx),
+      tsc_clock_(s.tsc_clock) {
   ns_per_tsc_q32_ = static_cast<uint64_t>(1e9 * 4294967296.0 / static_cast<double>(tsc_hz_));
   const double hz = static_cast<double>(tsc_hz_);
   cycles_per_byte_q16_ =
@@ -41,7 +44,6 @@ HostEngine::HostEngine(const EngineSetup& s)
                      cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
-  build_header_templates();
   const Schedule& sch = plan_.schedule;
   const size_t n = sch.messages.size();
   send_of_msg_.assign(n, -1);
@@ -68,6 +70,7 @@ HostEngine::HostEngine(const EngineSetup& s)
     slot_of_rank[plan_.hosts[hi].rank] = static_cast<int32_t>(hosts_.size());
     hosts_.push_back(std::move(h));
   }
+  build_header_templates();
 
   // Flows: one per (local sender, destination), in message order.
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
@@ -309,12 +312,14 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
 // ---- Send ------------------------------------------------------------------------------------
 
 void HostEngine::build_header_templates() {
+  // Per local host only: an engine of one host of a 432-host fabric needs 432 templates, not
+  // 432 x 432.
   const size_t ranks = plan_.ranks.size();
-  header_tmpl_.assign(plan_.hosts.size() * ranks, {});
-  for (size_t hi = 0; hi < plan_.hosts.size(); ++hi) {
-    const HostSpec& me = plan_.hosts[hi];
+  header_tmpl_.assign(hosts_.size() * ranks, {});
+  for (size_t slot = 0; slot < hosts_.size(); ++slot) {
+    const HostSpec& me = plan_.hosts[hosts_[slot].index];
     for (size_t r = 0; r < ranks; ++r) {
-      uint8_t* p = header_tmpl_[hi * ranks + r].data();
+      uint8_t* p = header_tmpl_[slot * ranks + r].data();
       std::memcpy(p, plan_.ranks[r].next_hop.data(), 6);
       std::memcpy(p + 6, me.mac.data(), 6);
       put16(p + 12, dataplane::kEtherTypeIpv4);
@@ -344,8 +349,8 @@ rte_mbuf* HostEngine::build(const HostState& h, uint32_t dst_rank, const Testbed
   rte_mbuf* m = mbuf_cache_[--mbuf_cache_count_];
   const uint32_t len = kFrameHeaderBytes + payload;
   auto* p = rte_pktmbuf_mtod(m, uint8_t*);
-  std::memcpy(p, header_tmpl_[h.index * plan_.ranks.size() + dst_rank].data(),
-              kHeaderTemplateBytes);
+  const size_t slot = static_cast<size_t>(&h - hosts_.data());
+  std::memcpy(p, header_tmpl_[slot * plan_.ranks.size() + dst_rank].data(), kHeaderTemplateBytes);
   uint8_t* ip = p + 14;
   const auto ip_len = static_cast<uint16_t>(len - 14);
   put16(ip + 2, ip_len);
@@ -389,6 +394,7 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
     }
     // Nothing left to send now: leave the active list (a timeout may bring it back).
     s.active = false;
+    if (!s.done) timeout_due_ = std::min(timeout_due_, s.last_progress_tsc + rto_cycles_);
     h.active[h.rr] = h.active.back();
     h.active.pop_back();
   }
@@ -406,7 +412,10 @@ void HostEngine::send(HostState& h, uint64_t now) {
   if (paced && h.next_tx_q16 + burst_slack_q16_ < now_q16)
     h.next_tx_q16 = now_q16 - burst_slack_q16_;
   const uint64_t now_ns = ns_of(now);
-  while (port.tx_count < port.tx.size() && (!paced || h.next_tx_q16 <= now_q16)) {
+  // A frame may go in the tick its slot starts in. The pacer's time stays exact, so this never
+  // runs ahead over time; on a coarse clock (virtual time ticks whole ns) waiting for the next
+  // whole tick would idle the link for the fraction at every slot.
+  while (port.tx_count < port.tx.size() && (!paced || (h.next_tx_q16 >> 16) <= now)) {
     rte_mbuf* m = nullptr;
     if (h.ack_count > 0) {
       PendingAck& a = h.acks[h.ack_head];
@@ -457,31 +466,38 @@ void HostEngine::send(HostState& h, uint64_t now) {
 // Retransmission on timeout: a started message with unacknowledged packets and no progress
 // (no new ACK, nothing sent) for the timeout sends every unacknowledged packet again.
 void HostEngine::check_timeouts(uint64_t now) {
-  if (outstanding_.empty()) return;
-  if (timeout_rr_ >= outstanding_.size()) timeout_rr_ = 0;
-  const uint32_t idx = outstanding_[timeout_rr_];
-  SendState& s = sends_[idx];
-  if (s.done) {
-    outstanding_[timeout_rr_] = outstanding_.back();
-    outstanding_.pop_back();
-    return;
+  if (now < timeout_due_) return;
+  timeout_due_ = UINT64_MAX;
+  for (size_t i = 0; i < outstanding_.size();) {
+    const uint32_t idx = outstanding_[i];
+    SendState& s = sends_[idx];
+    if (s.done) {
+      outstanding_[i] = outstanding_.back();
+      outstanding_.pop_back();
+      continue;
+    }
+    ++i;
+    if (s.active) continue;  // it re-arms the deadline when it leaves the active list
+    if (now - s.last_progress_tsc < rto_cycles_) {
+      timeout_due_ = std::min(timeout_due_, s.last_progress_tsc + rto_cycles_);
+      continue;
+    }
+    count(GenCounter::kTimeouts);
+    flows_[s.flow].on_timeout(ns_of(now));
+    s.retx_pass = true;
+    s.retx_cursor = s.cum_acked;
+    s.last_progress_tsc = now;
+    s.active = true;
+    hosts_[s.host].active.push_back(idx);
   }
-  ++timeout_rr_;
-  if (s.active || now - s.last_progress_tsc < rto_cycles_) return;
-  count(GenCounter::kTimeouts);
-  flows_[s.flow].on_timeout(ns_of(now));
-  s.retx_pass = true;
-  s.retx_cursor = s.cum_acked;
-  s.last_progress_tsc = now;
-  s.active = true;
-  hosts_[s.host].active.push_back(idx);
 }
 
 bool HostEngine::poll(uint64_t now) {
   bool work = false;
   std::array<rte_mbuf*, kBurst> rx;
   for (PortSlot& p : ports_) {
-    const uint16_t n = rte_eth_rx_burst(p.port, 0, rx.data(), kBurst);
+    const uint16_t n =
+        rx_ ? rx_(p.port, rx.data(), kBurst) : rte_eth_rx_burst(p.port, 0, rx.data(), kBurst);
     for (uint16_t i = 0; i < n; ++i) receive(p, rx[i], now);
     if (n) {
       rte_pktmbuf_free_bulk(rx.data(), n);
@@ -493,8 +509,9 @@ bool HostEngine::poll(uint64_t now) {
   for (HostState& h : hosts_) send(h, now);
   for (PortSlot& p : ports_) {
     if (p.tx_count == 0) continue;
+    const auto queued = static_cast<uint16_t>(p.tx_count);
     const uint16_t sent =
-        rte_eth_tx_burst(p.port, 0, p.tx.data(), static_cast<uint16_t>(p.tx_count));
+        tx_ ? tx_(p.port, p.tx.data(), queued) : rte_eth_tx_burst(p.port, 0, p.tx.data(), queued);
     if (sent) {
       work = true;
       std::memmove(p.tx.data(), p.tx.data() + sent, (p.tx_count - sent) * sizeof(rte_mbuf*));
@@ -508,9 +525,23 @@ bool HostEngine::poll(uint64_t now) {
   }
   if (work) {
     tx_bytes_live_.store(counter(GenCounter::kTxBytes), std::memory_order_relaxed);
-    busy_cycles_ += rte_rdtsc() - now;
+    if (tsc_clock_) busy_cycles_ += rte_rdtsc() - now;
   }
   return work;
+}
+
+uint64_t HostEngine::next_wake(uint64_t now) const {
+  for (const PortSlot& p : ports_) {
+    if (p.tx_count > 0) return now;  // the device was full: try again at once
+  }
+  uint64_t t = std::min(earliest_start_, timeout_due_);
+  for (const HostState& h : hosts_) {
+    if (h.ack_count == 0 && h.active.empty()) continue;
+    if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
+    // send() sends from the tick the pacer's next slot starts in.
+    t = std::min(t, std::max(h.next_tx_q16 >> 16, now));
+  }
+  return t;
 }
 
 }  // namespace spraylab::gen

@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "trafficgen/entropy.h"
@@ -118,6 +119,11 @@ struct HostState {
   uint32_t ack_head = 0, ack_count = 0;
 };
 
+// A burst of frames in or out of a host's port: (port, mbufs, count) → frames taken. The engine's
+// only I/O; by default rte_eth_rx_burst / rte_eth_tx_burst on queue 0 of the DPDK port. The
+// in-process fabric (fabric/host_node.h) gives its in-memory links instead.
+using BurstIo = std::function<uint16_t(uint16_t port, rte_mbuf** pkts, uint16_t n)>;
+
 struct EngineSetup {
   const RunPlan* plan = nullptr;
   std::vector<uint32_t> hosts;  // indices into plan->hosts
@@ -125,6 +131,11 @@ struct EngineSetup {
   uint64_t tsc_hz = 0;
   uint64_t start_tsc = 0;  // no message starts before this
   uint32_t engine_id = 0;
+  BurstIo rx;  // empty: rte_eth_rx_burst
+  BurstIo tx;  // empty: rte_eth_tx_burst
+  // poll()'s `now` is the TSC, so the engine can count the cycles its busy turns take. A virtual
+  // clock (fabric/fabric.h) is no TSC: busy cycles stay 0 and results stay deterministic.
+  bool tsc_clock = true;
 };
 
 class HostEngine {
@@ -139,6 +150,11 @@ class HostEngine {
 
   // One turn of the loop at TSC `now`. Returns true if it did any work.
   bool poll(uint64_t now);
+  // The earliest TSC at which poll() has work besides receiving: a paced host with an ACK or
+  // data to send, a message's start, a retransmission deadline; `now` if frames wait for a full
+  // device; UINT64_MAX if none. An event-driven clock (the fabric's virtual time) wakes the
+  // engine then, and whenever a frame arrives.
+  uint64_t next_wake(uint64_t now) const;
 
   // All local messages sent and acknowledged, all local messages received. Readable from
   // another thread (the main lcore's progress line).
@@ -152,6 +168,9 @@ class HostEngine {
   const std::vector<SendState>& sends() const { return sends_; }
   const std::vector<RecvState>& recvs() const { return recvs_; }
   uint64_t counter(GenCounter c) const { return counters_[static_cast<size_t>(c)]; }
+  // Every counter, for a reader on another thread while the loop runs (monitoring/gen_metrics.h
+  // reads them with relaxed atomic loads).
+  const std::array<uint64_t, kGenCounters>& counters() const { return counters_; }
   const LatencyHistogram& one_way() const { return one_way_; }
   const LatencyHistogram& rtt() const { return rtt_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
@@ -206,7 +225,10 @@ class HostEngine {
   std::vector<uint32_t> waiting_start_;  // ready, waiting for ready_tsc
   uint64_t earliest_start_ = UINT64_MAX;
   std::vector<uint32_t> outstanding_;  // started, not done (timeout candidates)
-  uint32_t timeout_rr_ = 0;
+  // No retransmission deadline falls before this: the earliest deadline of a message that left
+  // its host's active list (deadlines only move later as progress is made). One comparison per
+  // turn until then; at it, one scan of the outstanding messages.
+  uint64_t timeout_due_ = UINT64_MAX;
   uint32_t sends_done_ = 0, recvs_done_ = 0;
 
   std::array<rte_mbuf*, kBurst> mbuf_cache_{};  // allocated, not yet built
@@ -222,6 +244,8 @@ class HostEngine {
   LatencyHistogram one_way_;
   LatencyHistogram rtt_;
   uint64_t busy_cycles_ = 0;
+  BurstIo rx_, tx_;
+  bool tsc_clock_ = true;
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> done_count_{0};
   std::atomic<uint64_t> acked_bytes_{0};

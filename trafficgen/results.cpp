@@ -24,7 +24,6 @@ struct CollectiveSpan {
   uint64_t first_tx_ns = UINT64_MAX;
   uint64_t last_ack_ns = 0;
   uint64_t messages = 0, done = 0, bytes = 0;
-  std::map<uint32_t, uint64_t> bytes_per_sender;
   uint32_t hops = 1;
 };
 
@@ -38,6 +37,27 @@ nlohmann::ordered_json counters_json(const std::vector<const HostEngine*>& engin
     j[kGenCounterNames[c]] = v;
   }
   return j;
+}
+
+std::vector<CctBound> collective_bounds(const RunPlan& plan,
+                                        const std::vector<const HostEngine*>& engines) {
+  const Schedule& sch = plan.schedule;
+  std::vector<std::map<uint32_t, uint64_t>> bytes_per_sender(sch.collectives.size());
+  std::vector<uint32_t> hops(sch.collectives.size(), 1);
+  for (const HostEngine* e : engines) {
+    for (const SendState& s : e->sends()) {
+      const Message& m = sch.messages[s.id];
+      bytes_per_sender[m.collective][m.src] += s.bytes;
+      hops[m.collective] = std::max(hops[m.collective], plan.message_hops[s.id]);
+    }
+  }
+  std::vector<CctBound> bounds(sch.collectives.size());
+  for (size_t c = 0; c < bounds.size(); ++c) {
+    uint64_t busiest = 0;
+    for (const auto& [src, bytes] : bytes_per_sender[c]) busiest = std::max(busiest, bytes);
+    if (busiest > 0) bounds[c] = message_bound(plan, busiest, hops[c]);
+  }
+  return bounds;
 }
 
 nlohmann::ordered_json results_json(const RunPlan& plan,
@@ -94,7 +114,6 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
       CollectiveSpan& c = spans[m.collective];
       ++c.messages;
       c.bytes += s.bytes;
-      c.bytes_per_sender[m.src] += s.bytes;
       c.hops = std::max(c.hops, hops);
       if (s.first_tx_tsc != 0) {
         const uint64_t f = e->ns_of(s.first_tx_tsc);
@@ -120,14 +139,11 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
     }
   }
   ordered_json collectives = ordered_json::array();
+  const std::vector<CctBound> bounds = collective_bounds(plan, engines);
   for (const Collective& c : sch.collectives) {
     const CollectiveSpan& s = spans[c.id];
     if (s.messages == 0) continue;  // none sent from here
-    uint64_t busiest = 0;
-    for (const auto& [src, bytes] : s.bytes_per_sender) busiest = std::max(busiest, bytes);
-    // Exact for a permutation (one message per host); for other collectives the permutation
-    // bound of the busiest local sender's bytes (docs/generator.md).
-    const CctBound b = message_bound(plan, busiest, s.hops);
+    const CctBound& b = bounds[c.id];
     ordered_json cj = {{"id", c.id},
                        {"name", c.name},
                        {"iteration", c.iteration},

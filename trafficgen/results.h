@@ -27,4 +27,10 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
 // Every counter, summed over engines, by its name.
 nlohmann::ordered_json counters_json(const std::vector<const HostEngine*>& engines);
 
+// The lower bound of each collective (by id) for the messages `engines` send: exact for a
+// permutation; for another collective the permutation bound of the busiest local sender's bytes
+// over the longest path (docs/generator.md). All zero for a collective with none sent here.
+std::vector<CctBound> collective_bounds(const RunPlan& plan,
+                                        const std::vector<const HostEngine*>& engines);
+
 }  // namespace spraylab::gen

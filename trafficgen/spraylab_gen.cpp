@@ -17,12 +17,16 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <thread>
 
 #include "conf/config_error.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "monitoring/eal_thread.h"
+#include "monitoring/exposer.h"
+#include "monitoring/gen_metrics.h"
 #include "topo/build.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
@@ -43,12 +47,12 @@ std::atomic<bool> g_quiesce{false};
 void on_signal(int) { g_signal.store(true); }
 
 struct Options {
-  std::string config, hosts, port_map, rate, entropy, rto, results, stats_json;
+  std::string config, hosts, port_map, rate, entropy, rto, results, stats_json, metrics_address;
   uint32_t ack_every = 0;
   uint32_t payload = 0;
   double loss = 0, duration = 0, timeout = 0, start_at = 0, linger = -1, link_wait = 10;
   int64_t warmup = -1;  // frames per port; -1: 2048 on memif ports, none elsewhere
-  bool back_to_back = false, progress = false, hold = false;
+  bool back_to_back = false, progress = false, hold = false, no_metrics = false;
 };
 
 class UsageError : public std::invalid_argument {
@@ -196,6 +200,12 @@ int run(int argc, char** argv) {
                "when not a terminal)");
   app.add_option("--stats-json", o.stats_json,
                  "Write every engine counter as JSON to this file on exit");
+  app.add_option(
+      "--metrics-address", o.metrics_address,
+      fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}; port 0: "
+                  "any free port, printed at start-up)",
+                  monitoring::kDefaultHost, monitoring::kGenPort));
+  app.add_flag("--no-metrics", o.no_metrics, "Serve no Prometheus metrics");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -204,6 +214,14 @@ int run(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
+  std::optional<monitoring::Address> metrics_address;
+  if (!o.no_metrics) {
+    try {
+      metrics_address = monitoring::parse_address(o.metrics_address, monitoring::kGenPort);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   const conf::Experiment exp = conf::load_experiment_file(o.config);
   const topo::Topology topology = topo::build(exp.topology, exp.links);
   gen::GenOptions go;
@@ -298,6 +316,44 @@ int run(int argc, char** argv) {
              plan.hosts.size(), engines.total(), n_engines,
              plan.rate_bps > 0 ? conf::format_rate(plan.rate_bps) : "unlimited",
              gen::entropy_mode_name(plan.entropy));
+
+  // Metrics (docs/monitoring.md): scrapes read the engines' state while their lcores run; the
+  // server's threads run on EAL's control CPUs.
+  std::unique_ptr<monitoring::Exposer> exposer;
+  if (metrics_address) {
+    std::vector<unsigned> engine_lcores;
+    if (lcores > 1) {
+      unsigned lcore;
+      RTE_LCORE_FOREACH_WORKER(lcore) {
+        if (engine_lcores.size() < n_engines) engine_lcores.push_back(lcore);
+      }
+    } else {
+      engine_lcores.push_back(rte_get_main_lcore());
+    }
+    monitoring::GenSource src;
+    for (uint32_t e = 0; e < n_engines; ++e) {
+      src.engines.push_back(monitoring::view_of(*engines.list[e], engine_lcores[e]));
+    }
+    src.schedule = &plan.schedule;
+    src.messages = engines.total();
+    src.message_bound_ns.assign(plan.schedule.messages.size(), 0);
+    for (const auto& e : engines.list) {
+      for (const gen::SendState& s : e->sends()) {
+        src.message_bound_ns[s.id] =
+            gen::message_bound(plan, s.bytes, plan.message_hops[s.id]).total_ns;
+      }
+    }
+    for (const gen::CctBound& b : gen::collective_bounds(plan, engines.view())) {
+      src.collective_bound_ns.push_back(b.total_ns);
+    }
+    auto registry = std::make_shared<monitoring::Registry>();
+    registry->add(std::make_shared<monitoring::GenCollector>(std::move(src)));
+    std::string note;
+    exposer = monitoring::start_exposer(*metrics_address, o.metrics_address.empty(), registry,
+                                        monitoring::run_on_control_thread, &note);
+    if (!note.empty()) fmt::print(stderr, "spraylab-gen: warning: {}\n", note);
+    fmt::print(stderr, "spraylab-gen: metrics on {}\n", exposer->url());
+  }
 
   if (o.hold) {
     std::thread([] {
@@ -418,6 +474,7 @@ int run(int argc, char** argv) {
   fmt::print(stderr, "spraylab-gen: {} ({}/{} messages)\n", info.stopped_by, engines.done(),
              engines.total());
   const bool ok = info.stopped_by == "completed" || info.stopped_by == "duration";
+  exposer.reset();       // no scrape may read the engines once they go
   engines.list.clear();  // frees queued mbufs before the ports and EAL go
   stop_gen_ports(ports);
   rte_eal_cleanup();

@@ -3,37 +3,102 @@
 #include <fmt/format.h>
 #include <rte_errno.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace spraylab::dataplane {
 
-RouteLookup::RouteLookup(const std::string& name, const std::vector<topo::Prefix>& prefixes,
-                         int socket) {
+namespace {
+
+rte_lpm* make_lpm(const std::string& name, const std::vector<topo::Prefix>& prefixes, int socket) {
   rte_lpm_config cfg{};
   cfg.max_rules = static_cast<uint32_t>(prefixes.size()) + 16;
   // Every /24 and /16 and /32 beyond /24 needs a tbl8 group; a /32 host route shares its leaf's.
   cfg.number_tbl8s = static_cast<uint32_t>(prefixes.size()) + 16;
-  lpm_ = rte_lpm_create(name.c_str(), socket, &cfg);
-  if (lpm_ == nullptr) {
+  rte_lpm* lpm = rte_lpm_create(name.c_str(), socket, &cfg);
+  if (lpm == nullptr) {
     throw std::runtime_error(fmt::format("cannot create LPM table {} for {} routes: {}", name,
                                          prefixes.size(), rte_strerror(rte_errno)));
   }
   for (uint32_t i = 0; i < prefixes.size(); ++i) {
-    if (rte_lpm_add(lpm_, prefixes[i].addr, prefixes[i].len, i) != 0) {
-      rte_lpm_free(lpm_);
+    if (rte_lpm_add(lpm, prefixes[i].addr, prefixes[i].len, i) != 0) {
+      rte_lpm_free(lpm);
       throw std::runtime_error(fmt::format("cannot add route {}/{} to {}",
                                            topo::ip_to_string(prefixes[i].addr), prefixes[i].len,
                                            name));
     }
   }
+  return lpm;
 }
 
-RouteLookup::~RouteLookup() { rte_lpm_free(lpm_); }
+uint32_t prefix_mask(uint8_t len) { return len == 0 ? 0 : ~uint32_t{0} << (32 - len); }
+
+}  // namespace
+
+SharedRoutes::SharedRoutes(const std::string& name, std::vector<topo::Prefix> prefixes,
+                           int socket) {
+  std::sort(prefixes.begin(), prefixes.end(), [](const topo::Prefix& a, const topo::Prefix& b) {
+    return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
+  });
+  for (const topo::Prefix& p : prefixes) {
+    const topo::Prefix canonical{p.addr & prefix_mask(p.len), p.len};
+    if (prefixes_.empty() || prefixes_.back().addr != canonical.addr ||
+        prefixes_.back().len != canonical.len) {
+      prefixes_.push_back(canonical);
+    }
+  }
+  lpm_ = make_lpm(name, prefixes_, socket);
+}
+
+SharedRoutes::~SharedRoutes() { rte_lpm_free(lpm_); }
+
+RouteLookup::RouteLookup(const std::string& name, const std::vector<topo::Prefix>& prefixes,
+                         int socket)
+    : lpm_(make_lpm(name, prefixes, socket)) {}
+
+RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
+                         const std::vector<topo::Prefix>& prefixes)
+    : lpm_(const_cast<rte_lpm*>(shared->lpm())), shared_(std::move(shared)) {
+  const std::vector<topo::Prefix>& all = shared_->prefixes();
+  remap_.assign(all.size(), kMiss);
+  for (size_t g = 0; g < all.size(); ++g) {
+    int best_len = -1;
+    for (uint32_t i = 0; i < prefixes.size(); ++i) {
+      const topo::Prefix& p = prefixes[i];
+      const bool covers = p.len <= all[g].len && ((all[g].addr ^ p.addr) & prefix_mask(p.len)) == 0;
+      // At equal length the later prefix wins, as rte_lpm_add's replacement does in a table of
+      // its own.
+      if (covers && p.len >= best_len) {
+        best_len = p.len;
+        remap_[g] = i;
+      }
+    }
+  }
+  for (const topo::Prefix& p : prefixes) {
+    const bool held = std::any_of(all.begin(), all.end(), [&](const topo::Prefix& q) {
+      return q.len == p.len && q.addr == (p.addr & prefix_mask(p.len));
+    });
+    if (!held) {
+      throw std::invalid_argument(fmt::format("route {}/{} is not in the shared route table",
+                                              topo::ip_to_string(p.addr), p.len));
+    }
+  }
+}
+
+RouteLookup::~RouteLookup() {
+  if (!shared_) rte_lpm_free(lpm_);
+}
 
 void RouteLookup::lookup_bulk(const uint32_t* ips, uint32_t* out, unsigned n) const {
   rte_lpm_lookup_bulk(lpm_, ips, out, n);
+  if (remap_.empty()) {
+    for (unsigned i = 0; i < n; ++i) {
+      out[i] = (out[i] & RTE_LPM_LOOKUP_SUCCESS) ? (out[i] & 0x00ffffff) : kMiss;
+    }
+    return;
+  }
   for (unsigned i = 0; i < n; ++i) {
-    out[i] = (out[i] & RTE_LPM_LOOKUP_SUCCESS) ? (out[i] & 0x00ffffff) : kMiss;
+    out[i] = (out[i] & RTE_LPM_LOOKUP_SUCCESS) ? remap_[out[i] & 0x00ffffff] : kMiss;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <rte_lpm.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,38 @@
 
 namespace spraylab::dataplane {
 
+// One rte_lpm holding the prefixes of many switches (their union), for a fabric of many switches
+// in one process: rte_lpm's first level has 2^24 entries, 64 MB a table, so one table per switch
+// does not fit a 180-switch fat tree (and freeing each would clear its 64 MB). Read-only once
+// built, so switches on any lcore share it.
+class SharedRoutes {
+ public:
+  // Duplicates are merged. `name` must be unique in the process. Throws std::runtime_error.
+  SharedRoutes(const std::string& name, std::vector<topo::Prefix> prefixes, int socket);
+  ~SharedRoutes();
+  SharedRoutes(const SharedRoutes&) = delete;
+  SharedRoutes& operator=(const SharedRoutes&) = delete;
+
+  const std::vector<topo::Prefix>& prefixes() const { return prefixes_; }
+  const rte_lpm* lpm() const { return lpm_; }
+
+ private:
+  std::vector<topo::Prefix> prefixes_;
+  rte_lpm* lpm_ = nullptr;
+};
+
 class RouteLookup {
  public:
   static constexpr uint32_t kMiss = UINT32_MAX;
 
-  // `name` must be unique in the process (rte_lpm names are global). Throws std::runtime_error.
+  // A table of its own. `name` must be unique in the process (rte_lpm names are global). Throws
+  // std::runtime_error.
   RouteLookup(const std::string& name, const std::vector<topo::Prefix>& prefixes, int socket);
+  // The same answers from a shared table that holds at least `prefixes`: the shared match is
+  // mapped to the longest of `prefixes` that covers it (every prefix of `prefixes` that matches
+  // an address covers the shared table's longest match, since it is in the shared table too).
+  RouteLookup(std::shared_ptr<const SharedRoutes> shared,
+              const std::vector<topo::Prefix>& prefixes);
   ~RouteLookup();
   RouteLookup(const RouteLookup&) = delete;
   RouteLookup& operator=(const RouteLookup&) = delete;
@@ -25,13 +52,16 @@ class RouteLookup {
   // Value i for the i-th prefix given to the constructor, or kMiss.
   uint32_t lookup(uint32_t ip) const {
     uint32_t hop;
-    return rte_lpm_lookup(lpm_, ip, &hop) == 0 ? hop : kMiss;
+    if (rte_lpm_lookup(lpm_, ip, &hop) != 0) return kMiss;
+    return remap_.empty() ? hop : remap_[hop];
   }
   // Bulk form for a burst: out[i] = lookup(ips[i]).
   void lookup_bulk(const uint32_t* ips, uint32_t* out, unsigned n) const;
 
  private:
   rte_lpm* lpm_ = nullptr;
+  std::shared_ptr<const SharedRoutes> shared_;  // set when lpm_ is the shared table's
+  std::vector<uint32_t> remap_;                 // shared prefix index -> own index or kMiss
 };
 
 }  // namespace spraylab::dataplane

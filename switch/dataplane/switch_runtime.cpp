@@ -38,11 +38,16 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
   }
   if (opts_.workers == 0) throw std::invalid_argument("at least one worker lcore is needed");
   // rte_lpm and rte_ring names are process-global: prefix them with the switch name.
-  dst_routes_ =
-      std::make_unique<RouteLookup>("rt_" + tables_.name, route_prefixes(tables_), opts_.socket);
   std::vector<topo::Prefix> leaves;
   for (const auto& l : tables_.leaf_prefixes) leaves.push_back(l.prefix);
-  src_leaves_ = std::make_unique<RouteLookup>("sl_" + tables_.name, leaves, opts_.socket);
+  if (opts_.shared_routes) {
+    dst_routes_ = std::make_unique<RouteLookup>(opts_.shared_routes, route_prefixes(tables_));
+    src_leaves_ = std::make_unique<RouteLookup>(opts_.shared_routes, leaves);
+  } else {
+    dst_routes_ =
+        std::make_unique<RouteLookup>("rt_" + tables_.name, route_prefixes(tables_), opts_.socket);
+    src_leaves_ = std::make_unique<RouteLookup>("sl_" + tables_.name, leaves, opts_.socket);
+  }
   // Egress ring: enough slots for a full buffer of minimum-size frames, capped so that a 64-port
   // switch does not pin gigabytes of mbufs; the byte limit is what normally drops.
   const uint32_t slots =

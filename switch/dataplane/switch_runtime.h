@@ -62,7 +62,7 @@ struct BalancerSet {
 
 struct RuntimeOptions {
   uint32_t workers = 1;
-  uint16_t rx_queues = 1;      // per port, as configured on the devices
+  uint16_t rx_queues = 1;  // per port, as configured on the devices
   // Device tx queues the owner of a port spreads its bursts over, one burst each in turn. One keeps
   // every link FIFO; more raise a memif link's throughput (one ring per queue) but may reorder
   // packets between bursts, as a multi-queue NIC would.
@@ -71,6 +71,9 @@ struct RuntimeOptions {
   bool shaping = true;         // drain at the link rate; false = the device's own rate
   int socket = 0;
   const topo::Routing* routing = nullptr;  // Polarized needs it at build time
+  // Look routes up in this table, shared with other switches of the process (an in-process
+  // fabric), instead of two tables of the switch's own (route_lookup.h says why).
+  std::shared_ptr<const SharedRoutes> shared_routes;
 };
 
 class SwitchRuntime {

@@ -24,11 +24,13 @@ TEST(Examples, EveryExampleLoads) {
   EXPECT_GE(count, 4);
 }
 
-TEST(Examples, DemoIsA16HostLeafSpineWithOfan) {
+TEST(Examples, DemoIsA16HostThreeLevelFatTree) {
   const Experiment e = example("demo.yaml");
   EXPECT_EQ(e.name, "demo");
-  EXPECT_EQ(e.topology.generator, "leaf-spine");
-  EXPECT_EQ(e.topology.leaves * e.topology.hosts_per_leaf, 16u);
+  EXPECT_EQ(e.topology.generator, "fat-tree");
+  EXPECT_EQ(e.topology.k, 4u);
+  EXPECT_EQ(e.topology.levels, 3u);
+  EXPECT_EQ(e.topology.k * e.topology.k * e.topology.k / 4, 16u);
   EXPECT_DOUBLE_EQ(e.links.rate_bps, 100e9);
   EXPECT_DOUBLE_EQ(e.links.delay_ns, 500);
   EXPECT_EQ(e.buffer.bytes, 800'000u);
@@ -44,6 +46,9 @@ TEST(Examples, FatTree432IsTheOfanPapersFabric) {
   EXPECT_EQ(e.topology.levels, 3u);
   EXPECT_EQ(e.topology.k * e.topology.k * e.topology.k / 4, 432u);
   EXPECT_DOUBLE_EQ(e.links.rate_bps, 800e9);
+  EXPECT_EQ(e.buffer.bytes, 800'000u);
+  EXPECT_EQ(e.workload.type, "permutation");
+  EXPECT_EQ(e.workload.message_bytes, 1'000'000u);
   EXPECT_EQ(e.workload.payload_bytes, 4096u);
 }
 

@@ -1,0 +1,107 @@
+#include "fabric/eal.h"
+
+#include <fmt/format.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "topo/build.h"
+
+namespace spraylab::fabric {
+namespace {
+
+bool g_initialised = false;
+std::string g_runtime_dir;
+
+std::vector<int> usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
+}
+
+// "0@c0,1@c1,...": the main lcore on the first CPU, worker i on CPU i mod CPUs, so two workers
+// on two CPUs each get one.
+std::string lcore_map(uint32_t lcores) {
+  const std::vector<int> cpus = usable_cpus();
+  std::string map;
+  for (uint32_t i = 0; i < lcores; ++i) {
+    if (!map.empty()) map += ",";
+    map += fmt::format("{}@{}", i, cpus[i % cpus.size()]);
+  }
+  return map;
+}
+
+uint64_t ram_mb() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * size >> 20 : kDefaultMemoryMb;
+}
+
+void remove_runtime_dir() {
+  // EAL leaves its (empty, with --no-shconf) runtime folder behind.
+  if (!g_runtime_dir.empty()) rmdir(g_runtime_dir.c_str());
+}
+
+}  // namespace
+
+bool eal_initialised() { return g_initialised; }
+
+void init_eal(const EalOptions& opts, const std::string& prog) {
+  static std::mutex once;
+  std::lock_guard<std::mutex> lock(once);
+  if (g_initialised) return;
+  const uint64_t mb = opts.memory_mb
+                          ? opts.memory_mb
+                          : std::min(kDefaultMemoryMb, std::max<uint64_t>(ram_mb() / 2, 512));
+  const std::string prefix = fmt::format("spraylab-fabric-{}", getpid());
+  std::vector<std::string> args = {prog,
+                                   "--no-pci",
+                                   "--no-huge",
+                                   "--no-shconf",
+                                   "--no-telemetry",
+                                   "-m",
+                                   std::to_string(mb),
+                                   "--lcores",
+                                   lcore_map(std::max(1u, opts.lcores)),
+                                   "--file-prefix",
+                                   prefix,
+                                   "--log-level",
+                                   "lib.eal:error"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (rte_eal_init(static_cast<int>(args.size()), argv.data()) < 0) {
+    throw std::runtime_error(fmt::format("EAL initialisation failed ({}): {}", fmt::join(args, " "),
+                                         rte_strerror(rte_errno)));
+  }
+  g_initialised = true;
+  g_runtime_dir = rte_eal_get_runtime_dir();
+  std::atexit(remove_runtime_dir);
+}
+
+uint64_t fabric_memory_mb(const conf::Experiment& exp) {
+  // The frames live outside EAL's memory (fabric/mbuf_pool.h); EAL holds the egress queues, the
+  // links' rings, the route table and the switches' counters.
+  const topo::Topology t = topo::build(exp.topology, exp.links);
+  uint64_t ports = 0;
+  for (topo::NodeId n : t.switches()) ports += t.degree(n);
+  const uint64_t bytes = ports * (4096 * 8 + 4096)                   // egress rings
+                         + t.links().size() * 2 * (1024 * 8 + 4096)  // link rings
+                         + (64ull << 20);                            // the shared route table
+  return std::max<uint64_t>(256, (bytes * 2 >> 20) + 128);
+}
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,93 @@
+#include "fabric/fabric.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "fabric/eal.h"
+#include "fabric/fabric_build.h"
+#include "fabric/inprocess_run.h"
+#include "fabric/port_stats.h"
+#include "fabric/virtual_run.h"
+#include "trafficgen/results.h"
+
+namespace spraylab::fabric {
+
+const char* mode_name(Mode m) { return m == Mode::kVirtual ? "virtual" : "inprocess"; }
+
+Mode parse_mode(const std::string& text) {
+  if (text == "virtual") return Mode::kVirtual;
+  if (text == "inprocess") return Mode::kInProcess;
+  throw std::invalid_argument("mode '" + text + "': expected virtual or inprocess");
+}
+
+namespace {
+
+// In-process: runs `e` `k` times slower, k = its fastest link / `rate_bps` (when above 1): every
+// rate divided by k, every time constant multiplied (delays, the retransmission timeout, the
+// sample period, the duration), so the experiment keeps its shape in packets (buffers and
+// bandwidth-delay products alike) while the machine keeps up. Returns k.
+double slow_down(conf::Experiment* e, double rate_bps) {
+  if (!(rate_bps > 0)) return 1;
+  double fastest = e->links.rate_bps;
+  for (const auto& l : e->topology.links) fastest = std::max(fastest, l.rate_bps.value_or(0));
+  const double k = fastest / rate_bps;
+  if (!(k > 1)) return 1;
+  e->links.rate_bps /= k;
+  e->links.delay_ns *= k;
+  for (auto& l : e->topology.links) {
+    if (l.rate_bps) *l.rate_bps /= k;
+    if (l.delay_ns) *l.delay_ns *= k;
+  }
+  auto stretch = [k](uint64_t& ns) { ns = static_cast<uint64_t>(static_cast<double>(ns) * k); };
+  stretch(e->workload.retransmit_timeout_ns);
+  stretch(e->measurement.queue_sample_ns);
+  stretch(e->measurement.duration_ns);
+  return k;
+}
+
+}  // namespace
+
+FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) {
+  if (!eal_initialised()) {
+    throw std::runtime_error("run_fabric: EAL is not initialised (call fabric::init_eal first)");
+  }
+  const auto wall_start = std::chrono::steady_clock::now();
+  conf::Experiment e = exp;
+  const double scale = opts.mode == Mode::kInProcess ? slow_down(&e, opts.inprocess_rate_bps) : 1;
+  Fabric f(e, opts.mode);
+  // A clock limit is experiment time: scaled like the experiment's own duration.
+  const uint64_t duration =
+      opts.max_clock_ns ? static_cast<uint64_t>(static_cast<double>(opts.max_clock_ns) * scale)
+                        : e.measurement.duration_ns;
+  RunOutcome run;
+  if (opts.mode == Mode::kVirtual) {
+    run = run_virtual(f, opts, duration ? f.start_ns() + duration : UINT64_MAX);
+  } else {
+    run = run_inprocess(f, opts, duration ? duration : UINT64_MAX);
+  }
+
+  FabricResult r;
+  r.mode = opts.mode;
+  r.time_scale = scale;
+  r.completed = run.completed;
+  r.stopped_by = run.stopped_by;
+  r.clock_ns = run.end_ns > f.start_ns() ? run.end_ns - f.start_ns() : 0;
+  r.events = run.events;
+  r.stalled_ns = run.stalled_ns;
+  const std::vector<const gen::HostEngine*> engines = f.engines();
+  gen::RunInfo info;
+  info.config = exp.source;
+  info.start_ns = engines.empty() ? f.start_ns() : engines[0]->ns_of(f.start_tsc());
+  info.end_ns = opts.mode == Mode::kVirtual ? run.end_ns : info.start_ns + r.clock_ns;
+  info.completed = run.completed;
+  info.stopped_by = run.stopped_by;
+  r.generator = gen::results_json(f.plan(), engines, info);
+  r.ports = port_summaries(f, run.samples, r.clock_ns);
+  r.samples = std::move(run.samples);
+  r.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return r;
+}
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,114 @@
+// A whole fabric in one process: every switch and host of an experiment's topology, linked by
+// in-memory links (rte_rings) that model serialisation at the link rate and propagation delay.
+// Switches run the dataplane's Forwarder (switch/dataplane/forwarder.h) and hosts the generator's
+// HostEngine (trafficgen/host_engine.h): the same functions as spraylab-switch and spraylab-gen.
+//
+// Two clocks, one fabric:
+//   kVirtual    a counter advanced by an event loop (the next link arrival, shaper departure or
+//               host timer); single-threaded and deterministic: one seed, one result.
+//   kInProcess  the TSC; nodes spread over the EAL worker lcores, each polled in turn.
+// (Fabrics of one process per node in network namespaces are the runner's third mode; they run
+// spraylab-switch and spraylab-gen themselves and are not built here.)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "conf/experiment.h"
+
+namespace spraylab::fabric {
+
+enum class Mode { kVirtual, kInProcess };
+
+// The in-process fabric's default link rate: what the nodes of a small fabric sustain on this
+// 2-CPU machine (docs/fabric.md).
+inline constexpr double kInProcessRateBps = 1e9;
+
+const char* mode_name(Mode m);             // "virtual", "inprocess"
+Mode parse_mode(const std::string& text);  // throws std::invalid_argument naming the choices
+
+struct Progress {
+  uint64_t messages_done = 0;
+  uint64_t messages_total = 0;
+  uint64_t clock_ns = 0;  // the fabric's clock since start (virtual or wall)
+  double wall_seconds = 0;
+};
+
+struct FabricOptions {
+  Mode mode = Mode::kVirtual;
+  // Stop when the fabric's clock passes this (0: the experiment's measurement.duration, or
+  // until the workload completes); a wall-clock guard for the in-process mode. In the experiment's
+  // time: an in-process run that is slowed down (time_scale) stops at this x time_scale.
+  uint64_t max_clock_ns = 0;
+  double max_wall_seconds = 600;
+  // In-process: worker lcores to use (0: every EAL worker lcore). With one, the fabric's clock
+  // stands still while the lcore is descheduled (FabricResult::stalled_ns), so a busy machine
+  // does not show in the results; with several, give them otherwise idle CPUs (docs/fabric.md).
+  uint32_t lcores = 0;
+  // In-process: the rate of the fastest link (a 2-CPU machine cannot carry 100-800 Gb/s links in
+  // real time; docs/fabric.md says what fits). An experiment with faster links runs k times
+  // slower, k = fastest / this: every rate divided by k, every time constant (link delays, the
+  // retransmission timeout, the queue sample period, the duration) multiplied by k, so buffers
+  // and bandwidth-delay products keep their size in packets. FabricResult::time_scale is k.
+  // 0: the experiment's own rates. Virtual time always runs the experiment as written.
+  double inprocess_rate_bps = kInProcessRateBps;
+  // Called about every `progress_period_ns` of wall time from the thread that called run_fabric.
+  std::function<void(const Progress&)> progress;
+  uint64_t progress_period_ns = 200'000'000;
+};
+
+// One row of the queue-depth time series (measurement.queue_sample apart, on the fabric clock).
+struct QueueSample {
+  uint64_t t_ns = 0;
+  uint32_t port_index = 0;  // into FabricResult::ports
+  uint32_t packets = 0;
+  uint32_t bytes = 0;
+};
+
+// One switch egress port over the whole run.
+struct PortSummary {
+  std::string switch_name;
+  uint16_t port = 0;
+  std::string peer;
+  uint32_t level = 0;        // the switch's level (0 = leaf)
+  uint64_t max_packets = 0;  // exact maxima, from the data path
+  uint64_t max_bytes = 0;
+  uint64_t p99_bytes = 0;  // over the samples
+  uint64_t tx_packets = 0;
+  uint64_t tx_bytes = 0;
+  double utilisation = 0;  // wire bytes sent / (link rate x clock_ns)
+  uint64_t drops = 0;      // all reasons
+  uint64_t ecn_marks = 0;
+};
+
+struct FabricResult {
+  Mode mode = Mode::kVirtual;
+  // In-process: how many times slower than written the experiment ran (FabricOptions::
+  // inprocess_rate_bps); its clock, the generator's times and the samples are in that slower time.
+  double time_scale = 1;
+  bool completed = false;  // every message delivered and acknowledged
+  // "completed", "duration", "timeout"; virtual time also "stalled" (nothing left to happen but
+  // the workload not done: only possible if a frame is lost with no retransmission to follow).
+  std::string stopped_by;
+  uint64_t clock_ns = 0;  // fabric clock at the end, from the workload's start
+  double wall_seconds = 0;
+  uint64_t events = 0;  // virtual: events processed; in-process: node polls
+  // In-process with one worker lcore: how long it was off its CPU (descheduled). The fabric's
+  // clock stood still meanwhile (every node stood still alike), so clock_ns leaves it out.
+  uint64_t stalled_ns = 0;
+  // The generator's results, exactly as spraylab-gen writes them (trafficgen/results.h):
+  // collective and per-message CCT, the lower bound and inflation, latency, loss, reordering.
+  nlohmann::ordered_json generator;
+  std::vector<PortSummary> ports;    // every switch egress port
+  std::vector<QueueSample> samples;  // time series of every port in `ports`
+};
+
+// Builds the fabric of `exp`, runs its workload to completion (or a limit) and tears it down.
+// EAL must be initialised (fabric/eal.h). Throws std::runtime_error for what cannot be built
+// (e.g. too few mbufs), with the reason.
+FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts);
+
+}  // namespace spraylab::fabric

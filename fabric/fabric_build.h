@@ -1,0 +1,82 @@
+// A fabric assembled from an experiment: the topology, routing and address plan; one SwitchNode
+// per switch with its tables built exactly as spraylab-switch builds them; one HostNode per leaf
+// for the hosts under it, with spraylab-gen's RunPlan for every host; two Links per topology link;
+// the mbuf pool. Both clocks run the same Fabric (virtual_run.h, inprocess_run.h).
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <memory>
+#include <vector>
+
+#include "conf/experiment.h"
+#include "fabric/event_queue.h"
+#include "fabric/fabric.h"
+#include "fabric/host_node.h"
+#include "fabric/link.h"
+#include "fabric/switch_node.h"
+#include "switch/dataplane/route_lookup.h"
+#include "topo/addressing.h"
+#include "topo/routing.h"
+#include "trafficgen/host_plan.h"
+
+namespace spraylab::fabric {
+
+// The virtual clock starts at 0 and the workload at 1 ns: the engine reads a time of 0 as
+// "never" (first transmission, first arrival).
+inline constexpr uint64_t kVirtualStartNs = 1;
+
+// spraylab-gen's options for every host of `exp` (its defaults: the workload's load x the
+// slowest host link, ack_every, entropy, retransmission timeout, the experiment seed).
+gen::GenOptions gen_options_for_all_hosts(const conf::Experiment& exp, const topo::Topology& t);
+
+class Fabric {
+ public:
+  // Throws std::runtime_error (or the config's errors) saying what cannot be built. In-process
+  // fabrics start their workload `start_delay_ns` after construction, on the TSC.
+  Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000);
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  Mode mode() const { return mode_; }
+  const conf::Experiment& experiment() const { return exp_; }
+  const topo::Topology& topology() const { return *topology_; }
+  const gen::RunPlan& plan() const { return plan_; }
+  EventQueue& events() { return events_; }
+  // Every node by its event number: switches first (topology order), then host nodes (leaf order).
+  const std::vector<Node*>& nodes() const { return nodes_; }
+  const std::vector<std::unique_ptr<SwitchNode>>& switches() const { return switches_; }
+  const std::vector<std::unique_ptr<HostNode>>& hosts() const { return hosts_; }
+  // The leaf (switch index) of each host node, to keep a leaf and its hosts on one lcore.
+  const std::vector<uint32_t>& host_leaf() const { return host_leaf_; }
+  std::vector<const gen::HostEngine*> engines() const;
+  rte_mempool* pool() const { return pool_; }
+  // When the workload starts: ns on the fabric clock, and the engines' TSC.
+  uint64_t start_ns() const { return start_ns_; }
+  uint64_t start_tsc() const { return start_tsc_; }
+
+ private:
+  void build_switches();
+  void build_hosts();
+  void build_links();
+
+  Mode mode_;
+  conf::Experiment exp_;
+  std::unique_ptr<topo::Topology> topology_;
+  std::unique_ptr<topo::Routing> routing_;
+  std::unique_ptr<topo::AddressPlan> addresses_;
+  gen::RunPlan plan_;
+  EventQueue events_;
+  std::shared_ptr<const dataplane::SharedRoutes> routes_;
+  rte_mempool* pool_ = nullptr;
+  uint64_t start_ns_ = 0, start_tsc_ = 0, tsc_hz_ = 0;
+  uint64_t start_delay_ns_;
+  std::vector<std::unique_ptr<SwitchNode>> switches_;
+  std::vector<std::unique_ptr<HostNode>> hosts_;
+  std::vector<uint32_t> host_leaf_;
+  std::vector<Node*> nodes_;
+  std::vector<std::unique_ptr<Link>> links_;
+};
+
+}  // namespace spraylab::fabric

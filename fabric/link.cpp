@@ -1,0 +1,55 @@
+#include "fabric/link.h"
+
+#include <fmt/format.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+
+#include <stdexcept>
+
+namespace spraylab::fabric {
+
+int arrival_field() {
+  static const int offset = [] {
+    rte_mbuf_dynfield f{};
+    std::snprintf(f.name, sizeof(f.name), "spraylab_fabric_arrival");
+    f.size = sizeof(uint64_t);
+    f.align = alignof(uint64_t);
+    const int off = rte_mbuf_dynfield_register(&f);
+    if (off < 0) {
+      throw std::runtime_error(
+          fmt::format("cannot register the mbuf arrival field: {}", rte_strerror(rte_errno)));
+    }
+    return off;
+  }();
+  return offset;
+}
+
+Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots)
+    : field_(arrival_field()),
+      ns_per_byte_(8e9 / rate_bps),
+      delay_ns_(delay_ns),
+      rate_bps_(rate_bps) {
+  if (!(rate_bps > 0)) throw std::invalid_argument(fmt::format("link {}: rate must be > 0", name));
+  uint32_t count = 64;
+  while (count < slots + 1) count <<= 1;  // a ring holds count - 1
+  // rte_ring_init on memory of our own, not rte_ring_create: a fat tree of 432 hosts has 2592
+  // link directions, and rte_ring_create takes one of the 2560 memzones EAL has for each.
+  const ssize_t bytes = rte_ring_get_memsize(count);
+  ring_ = bytes > 0 ? static_cast<rte_ring*>(rte_zmalloc("fabric_link", bytes, 64)) : nullptr;
+  if (ring_ == nullptr) throw std::runtime_error(fmt::format("link {}: out of memory", name));
+  const std::string ring_name = name.substr(0, RTE_RING_NAMESIZE - 1);
+  if (rte_ring_init(ring_, ring_name.c_str(), count, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
+    rte_free(ring_);
+    throw std::runtime_error(fmt::format("link {}: cannot initialise its ring", name));
+  }
+}
+
+Link::~Link() {
+  for (uint16_t i = head_pos_; i < head_count_; ++i) rte_pktmbuf_free(head_[i]);
+  rte_mbuf* m = nullptr;
+  while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
+  rte_free(ring_);
+}
+
+}  // namespace spraylab::fabric

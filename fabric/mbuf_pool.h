@@ -1,0 +1,29 @@
+// The fabric's frames: one mempool for every node of a run. Filling a pool of a few hundred
+// thousand 4 KB mbufs takes most of a second (each object is written, each page faulted in), so
+// the pool outlives a run and the next run of the process takes it again when it is big enough:
+// a runner comparing seven algorithms pays for it once.
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <cstdint>
+
+#include "trafficgen/host_plan.h"
+
+namespace spraylab::fabric {
+
+// Frames a run may hold at once, the smaller of two bounds. The workload: each data packet is
+// on the fabric at most once at a time, and its ACK only after it was taken off (the receiver
+// frees it first), plus a quarter for retransmissions racing their originals. The fabric: every
+// switch egress queue full of data frames (its buffer, twice over for the ACKs among them), a few
+// bursts per link and engine. Plus the caches (a mempool cache per lcore).
+uint32_t mbufs_needed(const gen::RunPlan& plan, uint64_t switch_ports, uint64_t buffer_bytes,
+                      uint64_t links, uint32_t engines);
+
+// A pool of at least `count` mbufs with room for `frame_bytes` after the headroom. Reuses the
+// process's pool when it is big enough (every mbuf of the previous run must be back); else
+// replaces it. At most what the EAL heap can hold: throws std::runtime_error saying how much
+// memory the run needs when even `min_count` mbufs do not fit.
+rte_mempool* fabric_pool(uint32_t count, uint32_t min_count, uint32_t frame_bytes);
+
+}  // namespace spraylab::fabric

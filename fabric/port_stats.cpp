@@ -1,0 +1,64 @@
+#include "fabric/port_stats.h"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "switch/dataplane/counters.h"
+#include "switch/dataplane/shaper.h"
+
+namespace spraylab::fabric {
+
+void sample_queues(const Fabric& f, uint64_t t_ns, std::vector<QueueSample>* out) {
+  uint32_t index = 0;
+  for (const auto& sw : f.switches()) {
+    const dataplane::SwitchRuntime& rt = sw->runtime();
+    for (uint16_t p = 0; p < rt.ports(); ++p) {
+      out->push_back(QueueSample{t_ns, index++, rt.depth_packets_now(p), rt.depth_bytes_now(p)});
+    }
+  }
+}
+
+std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<QueueSample>& samples,
+                                        uint64_t run_ns) {
+  std::vector<PortSummary> out;
+  for (const auto& sw : f.switches()) {
+    dataplane::SwitchRuntime& rt = sw->runtime();
+    const dataplane::SwitchTables& t = rt.tables();
+    for (uint16_t p = 0; p < rt.ports(); ++p) {
+      PortSummary s;
+      s.switch_name = t.name;
+      s.port = p;
+      s.peer = t.ports[p].peer;
+      s.level = t.level;
+      const auto [max_packets, max_bytes] = rt.take_max_depth(p);
+      s.max_packets = max_packets;
+      s.max_bytes = max_bytes;
+      s.tx_packets = rt.sum(p, &dataplane::PortCounters::tx_packets);
+      s.tx_bytes = rt.sum(p, &dataplane::PortCounters::tx_bytes);
+      s.ecn_marks = rt.sum(p, &dataplane::PortCounters::ecn_marks);
+      for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
+        s.drops += rt.sum_drops(p, static_cast<dataplane::DropReason>(r));
+      }
+      const double wire_bits =
+          8.0 * static_cast<double>(s.tx_bytes + s.tx_packets * dataplane::kWireOverhead);
+      const double capacity = t.ports[p].rate_bps * static_cast<double>(run_ns) * 1e-9;
+      s.utilisation = capacity > 0 ? wire_bits / capacity : 0;
+      out.push_back(std::move(s));
+    }
+  }
+  // p99 of each port's samples.
+  const size_t ports = out.size();
+  std::vector<std::vector<uint32_t>> series(ports);
+  for (const QueueSample& q : samples) series[q.port_index].push_back(q.bytes);
+  for (size_t i = 0; i < ports; ++i) {
+    auto& v = series[i];
+    if (v.empty()) continue;
+    // Nearest rank: the smallest value with at least 99% of the samples at or below it.
+    const size_t k = (v.size() * 99 + 99) / 100 - 1;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    out[i].p99_bytes = v[k];
+  }
+  return out;
+}
+
+}  // namespace spraylab::fabric

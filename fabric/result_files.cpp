@@ -1,0 +1,49 @@
+#include "fabric/result_files.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "fabric/table.h"
+
+namespace spraylab::fabric {
+
+std::string queues_csv(const FabricResult& result) {
+  std::string out = "t_ns,switch,port,peer,packets,bytes\n";
+  // Names are quoted once per port, not once per sample.
+  std::vector<std::string> port_text;
+  port_text.reserve(result.ports.size());
+  for (const PortSummary& p : result.ports) {
+    port_text.push_back(
+        fmt::format("{},{},{}", csv_field(p.switch_name), p.port, csv_field(p.peer)));
+  }
+  for (const QueueSample& s : result.samples) {
+    if (s.port_index >= port_text.size()) {
+      throw std::runtime_error(fmt::format("queue sample at {} ns names port {} of {}", s.t_ns,
+                                           s.port_index, port_text.size()));
+    }
+    out += fmt::format("{},{},{},{}\n", s.t_ns, port_text[s.port_index], s.packets, s.bytes);
+  }
+  return out;
+}
+
+std::string json_text(const nlohmann::ordered_json& j) { return j.dump(2) + "\n"; }
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) {
+    throw std::runtime_error(fmt::format("cannot create {}: {}", parent.string(), error.message()));
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (!out)
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+}
+
+}  // namespace spraylab::fabric

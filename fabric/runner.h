@@ -1,0 +1,41 @@
+// `spraylab run`: every variant of an experiment on one fabric engine (fabric/fabric.h), one
+// results folder per variant, a comparison table and plots. Usage and files: docs/runner.md.
+//
+// The runner knows the engine only through run_fabric() and FabricResult, so the namespaced
+// fabric of one process per node (the third mode) slots in as another Mode.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabric/fabric.h"
+#include "fabric/variants.h"
+
+namespace spraylab::fabric {
+
+struct RunOptions {
+  Mode mode = Mode::kVirtual;
+  std::string out_dir;      // the results folder; empty: results/<experiment name>
+  uint32_t lcores = 0;      // in-process: worker lcores (0: every EAL worker lcore)
+  uint32_t eal_lcores = 1;  // recorded in run.json
+  // In-process: every link at this rate, per-link rates of explicit topologies included (0:
+  // the variants' own rates). The caller also sets links.rate in the variants, so that their
+  // config.yaml says so.
+  double inprocess_rate_bps = 0;
+  double max_wall_seconds = 600;  // per variant
+  // Per variant, on the fabric's clock (0: none); the experiment's measurement.duration, when
+  // shorter, still applies.
+  uint64_t max_clock_ns = 0;
+  std::string command_line;  // recorded in each run.json
+};
+
+// The default results folder of an experiment.
+std::string default_out_dir(const conf::Experiment& experiment);
+
+// Runs `variants` in order (EAL must be initialised), writes every file and prints the table
+// on stdout and progress on stderr. Returns 0 when every variant completed its workload, 1
+// otherwise. Throws std::runtime_error when a fabric cannot be built or a file not written.
+int run_variants(const std::vector<Variant>& variants, const RunOptions& options);
+
+}  // namespace spraylab::fabric

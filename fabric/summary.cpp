@@ -1,0 +1,224 @@
+#include "fabric/summary.h"
+
+#include <numeric>
+
+namespace spraylab::fabric {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr size_t kHottestPorts = 5;
+
+// The generator's section `key`, or an empty one: a run stopped early may lack sections.
+const ordered_json& section(const ordered_json& generator, const char* key) {
+  static const ordered_json kEmpty = ordered_json::object();
+  if (!generator.is_object()) return kEmpty;
+  const auto it = generator.find(key);
+  return it == generator.end() ? kEmpty : *it;
+}
+
+uint64_t count(const ordered_json& j, const char* key) {
+  if (!j.is_object()) return 0;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<uint64_t>() : 0;
+}
+
+template <class T>
+ordered_json or_null(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+void summarize_collectives(const ordered_json& generator, VariantSummary& s) {
+  double cct_sum = 0, bound_sum = 0, inflation_sum = 0, cct_max = 0;
+  for (const ordered_json& c : section(generator, "collectives")) {
+    ++s.collectives;
+    if (!c.contains("cct_ns")) continue;
+    ++s.collectives_completed;
+    const double cct = c["cct_ns"].get<double>();
+    cct_sum += cct;
+    cct_max = std::max(cct_max, cct);
+    bound_sum += c["bound_ns"].get<double>();
+    inflation_sum += c["inflation"].get<double>();
+  }
+  if (s.collectives_completed == 0) return;
+  const auto n = static_cast<double>(s.collectives_completed);
+  s.cct_ns = cct_sum / n;
+  s.cct_max_ns = cct_max;
+  s.bound_ns = bound_sum / n;
+  s.inflation = inflation_sum / n;
+}
+
+void summarize_messages(const ordered_json& generator, VariantSummary& s) {
+  std::vector<uint64_t> cct = message_ccts(generator);
+  std::vector<double> inflation;
+  for (const ordered_json& m : section(generator, "messages")) {
+    ++s.messages;
+    if (m.contains("inflation")) inflation.push_back(m["inflation"].get<double>());
+  }
+  s.messages_completed = cct.size();
+  if (!cct.empty()) s.message_cct_max_ns = cct.back();  // message_ccts sorts
+  s.message_cct_p50_ns = percentile(cct, 0.5);
+  s.message_cct_p99_ns = percentile(cct, 0.99);
+  s.message_inflation_p50 = percentile(inflation, 0.5);
+  s.message_inflation_p99 = percentile(inflation, 0.99);
+}
+
+// Maxima from the ports, percentiles from the samples of the ports `in_set` selects.
+template <class Pred>
+QueueStats queue_stats(const FabricResult& r, Pred in_set) {
+  QueueStats q;
+  for (const PortSummary& p : r.ports) {
+    if (!in_set(p)) continue;
+    ++q.ports;
+    q.max_bytes = std::max(q.max_bytes, p.max_bytes);
+    q.max_packets = std::max(q.max_packets, p.max_packets);
+  }
+  std::vector<uint32_t> bytes, packets;
+  for (const QueueSample& sample : r.samples) {
+    if (sample.port_index >= r.ports.size() || !in_set(r.ports[sample.port_index])) continue;
+    bytes.push_back(sample.bytes);
+    packets.push_back(sample.packets);
+  }
+  q.p99_bytes = percentile(bytes, 0.99).value_or(0);
+  q.p99_packets = percentile(packets, 0.99).value_or(0);
+  return q;
+}
+
+void summarize_ports(const FabricResult& r, VariantSummary& s) {
+  s.queue = queue_stats(r, [](const PortSummary&) { return true; });
+  for (const PortSummary& p : r.ports) s.queue_by_level[p.level];
+  for (auto& [level, stats] : s.queue_by_level) {
+    stats = queue_stats(r, [level = level](const PortSummary& p) { return p.level == level; });
+  }
+  double utilisation_sum = 0, utilisation_max = 0;
+  for (const PortSummary& p : r.ports) {
+    s.switch_drops += p.drops;
+    s.ecn_marks += p.ecn_marks;
+    if (p.tx_packets == 0) continue;
+    ++s.active_ports;
+    utilisation_sum += p.utilisation;
+    utilisation_max = std::max(utilisation_max, p.utilisation);
+  }
+  if (s.active_ports > 0) {
+    s.utilisation_mean = utilisation_sum / static_cast<double>(s.active_ports);
+    s.utilisation_max = utilisation_max;
+  }
+  std::vector<size_t> order(r.ports.size());
+  std::iota(order.begin(), order.end(), 0);
+  // Ties keep port order, so the list is the same on every run.
+  std::stable_sort(order.begin(), order.end(), [&r](size_t a, size_t b) {
+    return r.ports[a].max_bytes > r.ports[b].max_bytes;
+  });
+  for (size_t i = 0; i < order.size() && i < kHottestPorts; ++i) {
+    if (r.ports[order[i]].max_bytes == 0) break;
+    s.hottest_ports.push_back(r.ports[order[i]]);
+  }
+}
+
+ordered_json to_json(const QueueStats& q) {
+  return {{"max_bytes", q.max_bytes},
+          {"max_packets", q.max_packets},
+          {"p99_bytes", q.p99_bytes},
+          {"p99_packets", q.p99_packets},
+          {"ports", q.ports}};
+}
+
+}  // namespace
+
+std::vector<uint64_t> message_ccts(const ordered_json& generator) {
+  std::vector<uint64_t> cct;
+  for (const ordered_json& m : section(generator, "messages")) {
+    if (m.contains("completion_ns")) cct.push_back(m["completion_ns"].get<uint64_t>());
+  }
+  std::sort(cct.begin(), cct.end());
+  return cct;
+}
+
+VariantSummary summarize(const FabricResult& result, const std::string& variant,
+                         const std::string& algorithm, const std::string& mode) {
+  VariantSummary s;
+  s.variant = variant;
+  s.mode = mode;
+  s.algorithm = algorithm;
+  s.completed = result.completed;
+  s.stopped_by = result.stopped_by;
+  s.clock_ns = result.clock_ns;
+  s.events = result.events;
+  summarize_collectives(result.generator, s);
+  summarize_messages(result.generator, s);
+  summarize_ports(result, s);
+
+  const ordered_json& loss = section(result.generator, "loss");
+  s.retransmits = count(loss, "retransmits");
+  s.timeouts = count(loss, "timeouts");
+  s.missing_at_end = count(loss, "missing_at_end");
+  const ordered_json& reordering = section(result.generator, "reordering");
+  s.received_packets = count(reordering, "received");
+  s.out_of_order = count(reordering, "out_of_order");
+  s.duplicates = count(reordering, "duplicates");
+  s.max_reorder_distance = count(reordering, "max_distance");
+  if (s.received_packets > 0) {
+    s.out_of_order_fraction =
+        static_cast<double>(s.out_of_order) / static_cast<double>(s.received_packets);
+  }
+  return s;
+}
+
+ordered_json to_json(const VariantSummary& s) {
+  ordered_json j;
+  j["variant"] = s.variant;
+  j["mode"] = s.mode;
+  j["algorithm"] = s.algorithm;
+  j["completed"] = s.completed;
+  j["stopped_by"] = s.stopped_by;
+  j["clock_ns"] = s.clock_ns;
+  j["events"] = s.events;
+  j["cct"] = {{"collectives", s.collectives},
+              {"collectives_completed", s.collectives_completed},
+              {"collective_ns", or_null(s.cct_ns)},
+              {"collective_max_ns", or_null(s.cct_max_ns)},
+              {"bound_ns", or_null(s.bound_ns)},
+              {"inflation", or_null(s.inflation)},
+              {"messages", s.messages},
+              {"messages_completed", s.messages_completed},
+              {"message_p50_ns", or_null(s.message_cct_p50_ns)},
+              {"message_p99_ns", or_null(s.message_cct_p99_ns)},
+              {"message_max_ns", or_null(s.message_cct_max_ns)},
+              {"message_inflation_p50", or_null(s.message_inflation_p50)},
+              {"message_inflation_p99", or_null(s.message_inflation_p99)}};
+  ordered_json queue = to_json(s.queue);
+  ordered_json by_level = ordered_json::object();
+  for (const auto& [level, stats] : s.queue_by_level)
+    by_level[std::to_string(level)] = to_json(stats);
+  queue["by_level"] = std::move(by_level);
+  j["queue"] = std::move(queue);
+  ordered_json hottest = ordered_json::array();
+  for (const PortSummary& p : s.hottest_ports) {
+    hottest.push_back({{"switch", p.switch_name},
+                       {"port", p.port},
+                       {"peer", p.peer},
+                       {"level", p.level},
+                       {"max_bytes", p.max_bytes},
+                       {"max_packets", p.max_packets},
+                       {"p99_bytes", p.p99_bytes},
+                       {"utilisation", p.utilisation},
+                       {"drops", p.drops}});
+  }
+  j["hottest_ports"] = std::move(hottest);
+  j["utilisation"] = {{"mean", or_null(s.utilisation_mean)},
+                      {"max", or_null(s.utilisation_max)},
+                      {"active_ports", s.active_ports}};
+  j["loss"] = {{"switch_drops", s.switch_drops},
+               {"ecn_marks", s.ecn_marks},
+               {"retransmits", s.retransmits},
+               {"timeouts", s.timeouts},
+               {"missing_at_end", s.missing_at_end}};
+  j["reordering"] = {{"received", s.received_packets},
+                     {"out_of_order", s.out_of_order},
+                     {"out_of_order_fraction", or_null(s.out_of_order_fraction)},
+                     {"duplicates", s.duplicates},
+                     {"max_distance", s.max_reorder_distance}};
+  return j;
+}
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,99 @@
+// What one run of a variant comes to: completion times against the bound, queues, utilisation,
+// loss and reordering, computed from the fabric's result (fabric/fabric.h). The summary holds
+// nothing that depends on the wall clock, so two virtual-time runs of one experiment give
+// byte-identical summary.json files (the determinism acceptance). Keys: docs/runner.md.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabric/fabric.h"
+
+namespace spraylab::fabric {
+
+// Queue depths of a set of ports: the exact maxima from the data path, and the 99th
+// percentile over every sample of every port in the set.
+struct QueueStats {
+  uint64_t max_bytes = 0;
+  uint64_t max_packets = 0;
+  uint64_t p99_bytes = 0;
+  uint64_t p99_packets = 0;
+  uint64_t ports = 0;
+};
+
+struct VariantSummary {
+  std::string variant;
+  std::string mode;  // "virtual", "inprocess"
+  std::string algorithm;
+  bool completed = false;
+  std::string stopped_by;
+  uint64_t clock_ns = 0;  // the fabric's clock at the end (virtual, or wall in in-process mode)
+  uint64_t events = 0;
+
+  // Collectives: the mean over completed collectives (one collective: its own numbers).
+  uint64_t collectives = 0;
+  uint64_t collectives_completed = 0;
+  std::optional<double> cct_ns;
+  std::optional<double> cct_max_ns;
+  std::optional<double> bound_ns;
+  std::optional<double> inflation;  // cct / bound - 1
+
+  // Messages: nearest-rank percentiles over completed messages.
+  uint64_t messages = 0;
+  uint64_t messages_completed = 0;
+  std::optional<uint64_t> message_cct_p50_ns;
+  std::optional<uint64_t> message_cct_p99_ns;
+  std::optional<uint64_t> message_cct_max_ns;
+  std::optional<double> message_inflation_p50;
+  std::optional<double> message_inflation_p99;
+
+  QueueStats queue;                               // every switch egress port
+  std::map<uint32_t, QueueStats> queue_by_level;  // 0 = leaves
+
+  // Over switch egress ports that sent at least one packet.
+  std::optional<double> utilisation_mean;
+  std::optional<double> utilisation_max;
+  uint64_t active_ports = 0;
+  std::vector<PortSummary> hottest_ports;  // the few deepest maxima, deepest first
+
+  uint64_t switch_drops = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t retransmits = 0;
+  uint64_t timeouts = 0;
+  uint64_t missing_at_end = 0;
+
+  uint64_t received_packets = 0;
+  uint64_t out_of_order = 0;
+  uint64_t duplicates = 0;
+  uint64_t max_reorder_distance = 0;
+  std::optional<double> out_of_order_fraction;
+};
+
+// `mode` is mode_name(result.mode), passed in so this file needs no fabric engine to link.
+VariantSummary summarize(const FabricResult& result, const std::string& variant,
+                         const std::string& algorithm, const std::string& mode);
+
+nlohmann::ordered_json to_json(const VariantSummary& s);
+
+// The nearest-rank percentile (p in (0, 1]) of `values`, which it reorders; nullopt when empty.
+template <class T>
+std::optional<T> percentile(std::vector<T>& values, double p) {
+  if (values.empty()) return std::nullopt;
+  // The epsilon keeps p * n from rounding up past a whole rank (0.07 * 100 = 7.000000000000001).
+  const double rank = std::ceil(p * static_cast<double>(values.size()) - 1e-9);
+  const size_t index = std::clamp<size_t>(static_cast<size_t>(rank), 1, values.size()) - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(index),
+                   values.end());
+  return values[index];
+}
+
+// Completion times of the completed messages, in ns, sorted (the CCT distribution's data).
+std::vector<uint64_t> message_ccts(const nlohmann::ordered_json& generator);
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,28 @@
+// Virtual time: a discrete-event loop on one thread. The clock is a counter in ns that jumps to
+// the next event: a frame's arrival at the end of a link, a switch port's shaper letting the next
+// frame go, a host engine's next_wake() (its pacer, a message start, a retransmission deadline),
+// or the queue sampler. Nothing reads the wall clock but the progress report and the wall-time
+// guard, and ties are broken by the order events were scheduled: one seed, one result.
+#pragma once
+
+#include <vector>
+
+#include "fabric/fabric.h"
+#include "fabric/fabric_build.h"
+
+namespace spraylab::fabric {
+
+struct RunOutcome {
+  bool completed = false;
+  std::string stopped_by;
+  uint64_t end_ns = 0;  // fabric clock when it stopped
+  uint64_t events = 0;
+  uint64_t stalled_ns = 0;  // in-process: FabricResult::stalled_ns
+  std::vector<QueueSample> samples;
+};
+
+// Runs `f` (built for Mode::kVirtual) until its workload completes or a limit; `limit_ns` is
+// the fabric clock's limit (UINT64_MAX: none).
+RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns);
+
+}  // namespace spraylab::fabric

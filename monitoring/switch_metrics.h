@@ -1,0 +1,166 @@
+// The switch's metrics: read from the data path's per-worker counters (switch_runtime.h) and queue
+// depths at scrape time, without a lock and without the workers knowing. The one list of them is
+// SPRAYLAB_SWITCH_METRICS; drop reasons come from SPRAYLAB_DROP_REASONS (counters.h).
+#pragma once
+
+#include <prometheus/collectable.h>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "monitoring/families.h"
+#include "switch/dataplane/counter.h"
+#include "switch/dataplane/counters.h"
+#include "switch/dataplane/switch_runtime.h"
+
+namespace spraylab::monitoring {
+
+// Every switch metric: X(id, name, type, labels, help). Labels: switch (the topology's name), port
+// (its number), peer (the node at the other end), lcore (an EAL lcore id), reason (a drop reason),
+// algorithm (the load balancer now, also on the depth gauges so maxima group by it).
+#define SPRAYLAB_SWITCH_METRICS(X)                                                                 \
+  X(kInfo, "spraylab_switch_info", Gauge, "switch,algorithm",                                      \
+    "Always 1: the switch and the load balancer it runs now")                                      \
+  X(kBufferBytes, "spraylab_switch_buffer_bytes", Gauge, "switch",                                 \
+    "Egress buffer of every port (buffer.bytes): tail drop above it")                              \
+  X(kPortUp, "spraylab_switch_port_up", Gauge, "switch,port,peer",                                 \
+    "1 while the port's link is up and no command took it down")                                   \
+  X(kRxPackets, "spraylab_switch_rx_packets_total", Counter, "switch,port,peer",                   \
+    "Packets received on the port")                                                                \
+  X(kRxBytes, "spraylab_switch_rx_bytes_total", Counter, "switch,port,peer",                       \
+    "Bytes received on the port (frames without FCS)")                                             \
+  X(kTxPackets, "spraylab_switch_tx_packets_total", Counter, "switch,port,peer",                   \
+    "Packets sent on the port")                                                                    \
+  X(kTxBytes, "spraylab_switch_tx_bytes_total", Counter, "switch,port,peer",                       \
+    "Bytes sent on the port (frames without FCS)")                                                 \
+  X(kLbDecisions, "spraylab_switch_lb_decisions_total", Counter, "switch,port,peer",               \
+    "Packets the load balancer sent to this port (packets with a choice of next hop)")             \
+  X(kEcnMarks, "spraylab_switch_ecn_marks_total", Counter, "switch,port,peer",                     \
+    "Packets CE-marked on entering this port's egress queue")                                      \
+  X(kDrops, "spraylab_switch_drops_total", Counter, "switch,port,peer,reason",                     \
+    "Packets dropped, by reason (switch/dataplane/counters.h)")                                    \
+  X(kDepthPackets, "spraylab_switch_queue_depth_packets", Gauge, "switch,port,peer,algorithm",     \
+    "Egress queue depth now, in packets")                                                          \
+  X(kDepthBytes, "spraylab_switch_queue_depth_bytes", Gauge, "switch,port,peer,algorithm",         \
+    "Egress queue depth now, in bytes")                                                            \
+  X(kMaxDepthPackets, "spraylab_switch_queue_max_depth_packets", Gauge,                            \
+    "switch,port,peer,algorithm", "Largest egress queue depth since the previous scrape, packets") \
+  X(kMaxDepthBytes, "spraylab_switch_queue_max_depth_bytes", Gauge, "switch,port,peer,algorithm",  \
+    "Largest egress queue depth since the previous scrape, bytes")                                 \
+  X(kSampledPackets, "spraylab_switch_queue_depth_sampled_packets", Histogram, "switch,port,peer", \
+    "Egress queue depth sampled every millisecond by the control plane, packets")                  \
+  X(kWorkerRxPackets, "spraylab_switch_worker_rx_packets_total", Counter, "switch,lcore",          \
+    "Packets received by the worker on this lcore")                                                \
+  X(kWorkerBusySeconds, "spraylab_switch_worker_busy_seconds_total", Counter, "switch,lcore",      \
+    "Time the worker spent in loop turns that moved packets")                                      \
+  X(kWorkerLoops, "spraylab_switch_worker_loops_total", Counter, "switch,lcore",                   \
+    "Turns of the worker's loop")
+
+// The metrics that are one PortCounters field summed over workers: X(id, field).
+#define SPRAYLAB_SWITCH_PORT_COUNTER_FIELDS(X) \
+  X(kRxPackets, rx_packets)                    \
+  X(kRxBytes, rx_bytes)                        \
+  X(kTxPackets, tx_packets)                    \
+  X(kTxBytes, tx_bytes)                        \
+  X(kLbDecisions, lb_decisions)                \
+  X(kEcnMarks, ecn_marks)
+
+enum class SwitchMetric : uint8_t {
+#define SPRAYLAB_ENUM(id, name, type, labels, help) id,
+  SPRAYLAB_SWITCH_METRICS(SPRAYLAB_ENUM)
+#undef SPRAYLAB_ENUM
+      kCount,
+};
+
+inline constexpr std::array<MetricSpec, static_cast<size_t>(SwitchMetric::kCount)> kSwitchMetrics{{
+#define SPRAYLAB_SPEC(id, name, type, labels, help) \
+  {name, prometheus::MetricType::type, labels, help},
+    SPRAYLAB_SWITCH_METRICS(SPRAYLAB_SPEC)
+#undef SPRAYLAB_SPEC
+}};
+
+inline const MetricSpec& spec(SwitchMetric m) { return kSwitchMetrics[static_cast<size_t>(m)]; }
+
+struct QueueDepth {
+  uint32_t packets = 0;
+  uint32_t bytes = 0;
+};
+
+// What the collector reads. The counters are the data path's own; the functions are the control
+// plane's reads of the queues (SwitchRuntime's atomics). source_of() binds a running switch.
+struct SwitchSource {
+  std::string name;
+  std::vector<std::string> peers;  // per port
+  std::vector<const dataplane::WorkerCounters*> workers;
+  std::vector<unsigned> lcores;  // the EAL lcore of each worker
+  double tsc_hz = 1;             // busy cycles to seconds
+  uint64_t buffer_bytes = 0;
+  std::function<std::string()> algorithm;
+  std::function<bool(uint16_t port)> port_up;
+  std::function<QueueDepth(uint16_t port)> depth;     // now
+  std::function<QueueDepth(uint16_t port)> take_max;  // maximum since the last call, then reset
+};
+
+class SwitchCollector : public prometheus::Collectable {
+ public:
+  // The sampled depth histogram: 0, 1, 2, 4, ... 4096 packets (an egress ring holds at most 4096
+  // by default). One per port, in packets only: its bucket lines are most of a scrape, and the
+  // depth in bytes is in the gauges.
+  static constexpr Log2Buckets kPacketBuckets{0, 12};
+  static constexpr uint64_t kSamplePeriodNs = 1'000'000;  // how often the control plane samples
+
+  explicit SwitchCollector(SwitchSource source);
+
+  // One depth sample of every port into the sampled histogram. Call from one thread only (the
+  // control plane, every kSamplePeriodNs); scrapes read the histogram while it writes.
+  void sample_depths();
+
+  // Resets the maxima (take_max) of every port: a scrape reports the maxima since the last one.
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  // Per port, one writer (sample_depths): counters as in the data path.
+  struct DepthSamples {
+    std::array<dataplane::Counter, kPacketBuckets.size() + 1> packets;  // last: +Inf
+    dataplane::Counter packets_sum;
+  };
+
+  void collect_ports(std::vector<prometheus::MetricFamily>& out, const std::string& alg) const;
+  void collect_samples(std::vector<prometheus::MetricFamily>& out) const;
+  void collect_workers(std::vector<prometheus::MetricFamily>& out) const;
+
+  SwitchSource src_;
+  std::vector<Labels> port_labels_;  // switch, port, peer
+  std::unique_ptr<DepthSamples[]> samples_;
+  std::vector<double> packet_bounds_;
+};
+
+// A running switch as a SwitchSource; `lcores` holds the EAL lcore of each worker. Inline: only
+// the switch program (which links the data path) calls it.
+inline SwitchSource source_of(dataplane::SwitchRuntime& rt, std::vector<unsigned> lcores,
+                              double tsc_hz) {
+  SwitchSource s;
+  s.name = rt.tables().name;
+  for (const auto& p : rt.tables().ports) s.peers.push_back(p.peer);
+  for (uint32_t w = 0; w < rt.workers(); ++w) {
+    s.workers.push_back(&static_cast<const dataplane::SwitchRuntime&>(rt).counters(w));
+  }
+  s.lcores = std::move(lcores);
+  s.tsc_hz = tsc_hz;
+  s.buffer_bytes = rt.tables().buffer_bytes;
+  s.algorithm = [&rt] { return rt.algorithm(); };
+  s.port_up = [&rt](uint16_t p) { return rt.port_up(p); };
+  s.depth = [&rt](uint16_t p) {
+    return QueueDepth{rt.depth_packets_now(p), rt.depth_bytes_now(p)};
+  };
+  s.take_max = [&rt](uint16_t p) {
+    const auto [packets, bytes] = rt.take_max_depth(p);
+    return QueueDepth{packets, bytes};
+  };
+  return s;
+}
+
+}  // namespace spraylab::monitoring

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""`spraylab run` as a user types it: the help, the variants it plans, and precise errors for bad
+input (exit code 2). Nothing here starts a fabric; run_determinism_test.py does."""
+import os
+import subprocess
+import sys
+import tempfile
+
+SPRAYLAB = sys.argv[1]
+EXAMPLES = sys.argv[2]
+DEMO = os.path.join(EXAMPLES, "demo.yaml")
+results = {"passed": 0, "failed": 0}
+
+
+def run(*args):
+    return subprocess.run([SPRAYLAB, *args], capture_output=True, text=True, timeout=120)
+
+
+def case(name, fn):
+    try:
+        fn()
+        results["passed"] += 1
+        print(f"PASS {name}")
+    except AssertionError as e:
+        results["failed"] += 1
+        print(f"FAIL {name}: {e}")
+
+
+def help_lists_every_option():
+    p = run("run", "--help")
+    assert p.returncode == 0, p.stderr
+    for option in ["--mode", "--algorithms", "--sweep", "--set", "--out", "--lcores", "--timeout",
+                   "--dry-run", "virtual", "inprocess", "experiment"]:
+        assert option in p.stdout, f"{option} missing from:\n{p.stdout}"
+    top = run("--help")
+    assert top.returncode == 0 and "run" in top.stdout, top.stdout
+
+
+def dry_run_crosses_algorithms_and_sweeps():
+    p = run("run", DEMO, "--dry-run", "--algorithms", "ecmp,ofan",
+            "--sweep", "workload.message_size=64KB,1MB", "--sweep", "links.rate=10Gbps,25Gbps")
+    assert p.returncode == 0, p.stderr
+    names = [line.split()[0] for line in p.stdout.splitlines() if line and not line.startswith(" ")]
+    expected = [f"{a}-message_size={m}-rate={r}" for a in ("ecmp", "ofan")
+                for m in ("64KB", "1MB") for r in ("10Gbps", "25Gbps")]
+    assert names == expected, names
+
+
+def dry_run_writes_nothing():
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out")
+        p = run("run", DEMO, "--dry-run", "--out", out)
+        assert p.returncode == 0, p.stderr
+        assert not os.path.exists(out), os.listdir(d)
+
+
+def bad_sweep_key_is_the_loaders_error_naming_the_sweep():
+    p = run("run", DEMO, "--dry-run", "--sweep", "workload.mesage_size=64KB")
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    # demo.yaml:LINE:COL: the key path, the loader's message, and where it came from.
+    first = p.stderr.strip().splitlines()[0]
+    assert first.startswith(f"spraylab: {DEMO}:"), first
+    location = first[len(f"spraylab: {DEMO}:"):].split(":")[:2]
+    assert all(part.isdigit() for part in location), first
+    assert "unknown key 'mesage_size'" in first and "did you mean 'message_size'" in first, first
+    assert "--sweep workload.mesage_size=64KB" in first, first
+
+
+def bad_sweep_value_points_at_the_value_in_the_file():
+    p = run("run", DEMO, "--dry-run", "--sweep", "links.rate=10Gbps,fast")
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    with open(DEMO) as f:
+        lines = f.read().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if text.strip().startswith("rate:"))
+    column = lines[line - 1].index("100Gbps") + 1
+    assert f"{DEMO}:{line}:{column}: links.rate:" in p.stderr, p.stderr
+    assert "found fast" in p.stderr and "--sweep links.rate=fast" in p.stderr, p.stderr
+
+
+def bad_input_exits_2_with_a_precise_error():
+    checks = [
+        (["run", "/nonexistent.yaml"], "/nonexistent.yaml"),
+        (["run", DEMO, "--mode", "real"], "--mode"),
+        (["run", DEMO, "--sweep", "workload.message_size"], "KEY=VALUE"),
+        (["run", DEMO, "--sweep", "seed=1,1"], "listed twice"),
+        (["run", DEMO, "--algorithms", "ofna", "--dry-run"], "--algorithms ofna"),
+        (["run", DEMO, "--sweep", "load_balancer.algorithm=rps"], "--algorithms"),
+        (["run", DEMO, "--set", "links.rate=1G,2G"], "one value"),
+        (["run", DEMO, "--frobnicate"], "frobnicate"),
+        (["run"], "experiment"),
+        (["run", DEMO, "--rate", "5Gbps", "-n"], "--rate is for --mode inprocess"),
+        (["run", DEMO, "--mode", "inprocess", "--rate", "fast", "-n"], "--rate fast"),
+        (["run", DEMO, "--mode", "inprocess", "--rate", "2Gbps", "--set", "links.rate=1Gbps",
+          "-n"], "give one"),
+        (["run", DEMO, "--max-clock", "soon", "-n"], "--max-clock soon"),
+        (["run", DEMO, "--lcores", "3", "-n"], "--lcores is for --mode inprocess"),
+    ]
+    for args, needle in checks:
+        p = run(*args)
+        assert p.returncode == 2, f"{args}: exit {p.returncode}, {p.stderr}"
+        assert needle in p.stderr, f"{args}: {needle!r} not in {p.stderr!r}"
+
+
+def inprocess_rate_is_each_variants_link_rate():
+    p = run("run", DEMO, "--mode", "inprocess", "--algorithms", "rps", "-n")
+    assert p.returncode == 0 and "links.rate=1Gbps" in p.stdout, p.stdout + p.stderr
+    p = run("run", DEMO, "--mode", "inprocess", "--rate", "2.5Gbps", "-n")
+    assert p.returncode == 0 and "links.rate=2.5Gbps" in p.stdout, p.stdout + p.stderr
+    p = run("run", DEMO, "--mode", "inprocess", "--rate", "file", "-n")
+    assert p.returncode == 0 and "links.rate" not in p.stdout, p.stdout + p.stderr
+    p = run("run", DEMO, "--mode", "inprocess", "--sweep", "links.rate=1G,2G", "-n")
+    assert p.returncode == 0 and "rate=2G" in p.stdout and "1Gbps" not in p.stdout, p.stdout
+
+
+def topo_commands_need_no_eal():
+    p = run("topo", "stats", "fat-tree", "--k", "4", "--levels", "3", "--json")
+    assert p.returncode == 0 and '"hosts":16' in p.stdout, p.stdout + p.stderr
+    assert "EAL" not in p.stderr, p.stderr
+
+
+case("run --help lists every option", help_lists_every_option)
+case("--dry-run crosses algorithms and sweeps", dry_run_crosses_algorithms_and_sweeps)
+case("--dry-run writes nothing", dry_run_writes_nothing)
+case("a bad --sweep key is the loader's error naming the sweep",
+     bad_sweep_key_is_the_loaders_error_naming_the_sweep)
+case("a bad --sweep value points at the value in the file",
+     bad_sweep_value_points_at_the_value_in_the_file)
+case("bad input exits 2 with a precise error", bad_input_exits_2_with_a_precise_error)
+case("the in-process rate is each variant's links.rate", inprocess_rate_is_each_variants_link_rate)
+case("topo commands need no EAL", topo_commands_need_no_eal)
+print(f"{results['passed']} passed, {results['failed']} failed")
+sys.exit(1 if results["failed"] else 0)

@@ -1,0 +1,87 @@
+// A fabric's switches share one route table (switch/dataplane/route_lookup.h): each must get the
+// answers a table of its own would give, for every address.
+#include <gtest/gtest.h>
+#include <rte_lcore.h>
+
+#include <memory>
+#include <random>
+
+#include "switch/dataplane/route_lookup.h"
+#include "switch/dataplane/switch_tables.h"
+#include "tests/fabric/fabric_test_util.h"
+#include "topo/build.h"
+
+namespace spraylab::dataplane {
+namespace {
+
+void expect_same_answers(const std::string& yaml) {
+  const conf::Experiment e = fabric::testing::experiment(yaml);
+  const topo::Topology t = topo::build(e.topology, e.links);
+  const topo::Routing r(t);
+  const topo::AddressPlan plan(r);
+  std::vector<SwitchTables> tables;
+  std::vector<topo::Prefix> all;
+  for (topo::NodeId n : t.switches()) {
+    tables.push_back(build_switch_tables(e, r, plan, t.node(n).name));
+    for (const auto& route : tables.back().routes) all.push_back(route.prefix);
+    for (const auto& l : tables.back().leaf_prefixes) all.push_back(l.prefix);
+  }
+  auto shared = std::make_shared<const SharedRoutes>("test_shared", all, 0);
+  // Every host, every /24 and /16 edge, and random addresses in and out of the plan.
+  std::vector<uint32_t> ips;
+  for (topo::NodeId h : t.hosts()) {
+    const uint32_t ip = plan.host_ip(h);
+    for (uint32_t v : {ip, ip + 1, ip | 0xff, ip & 0xffffff00u, ip | 0xffff, ip & 0xffff0000u}) {
+      ips.push_back(v);
+    }
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) ips.push_back(0x0a000000u | (rng() & 0x00ffffffu));
+  for (int i = 0; i < 200; ++i) ips.push_back(static_cast<uint32_t>(rng()));
+  int n = 0;
+  for (const SwitchTables& st : tables) {
+    std::vector<topo::Prefix> own;
+    for (const auto& route : st.routes) own.push_back(route.prefix);
+    const RouteLookup alone("test_own" + std::to_string(n++), own, 0);
+    const RouteLookup via(shared, own);
+    std::vector<uint32_t> a(ips.size()), b(ips.size());
+    for (size_t i = 0; i < ips.size(); i += 32) {
+      const auto k = static_cast<unsigned>(std::min<size_t>(32, ips.size() - i));
+      alone.lookup_bulk(ips.data() + i, a.data() + i, k);
+      via.lookup_bulk(ips.data() + i, b.data() + i, k);
+    }
+    for (size_t i = 0; i < ips.size(); ++i) {
+      ASSERT_EQ(a[i], b[i]) << st.name << " " << topo::ip_to_string(ips[i]);
+      ASSERT_EQ(alone.lookup(ips[i]), via.lookup(ips[i])) << st.name;
+    }
+    // The source-leaf table (Polarized) too.
+    std::vector<topo::Prefix> leaves;
+    for (const auto& l : st.leaf_prefixes) leaves.push_back(l.prefix);
+    const RouteLookup leaves_alone("test_leaves" + std::to_string(n), leaves, 0);
+    const RouteLookup leaves_via(shared, leaves);
+    for (uint32_t ip : ips) {
+      ASSERT_EQ(leaves_alone.lookup(ip), leaves_via.lookup(ip))
+          << st.name << " source leaf of " << topo::ip_to_string(ip);
+    }
+  }
+}
+
+TEST(SharedRoutes, AnswerAsEachSwitchsOwnTable) {
+  expect_same_answers("topology: {generator: fat-tree, k: 4, levels: 3}\n");
+  expect_same_answers("topology: {generator: fat-tree, k: 4, levels: 2}\n");
+  expect_same_answers(
+      "topology: {generator: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 3}\n");
+  expect_same_answers(
+      "topology: {generator: mrls, leaves: 10, uplinks: 3, downlinks: 2}\n"
+      "load_balancer: {algorithm: polarized}\n");
+}
+
+TEST(SharedRoutes, RefuseARouteTheyDoNotHold) {
+  auto shared = std::make_shared<const SharedRoutes>(
+      "test_refuse", std::vector<topo::Prefix>{{0x0a000000u, 16}}, 0);
+  EXPECT_THROW(RouteLookup(shared, {{0x0a010000u, 16}}), std::invalid_argument);
+  EXPECT_NO_THROW(RouteLookup(shared, {{0x0a000000u, 16}}));
+}
+
+}  // namespace
+}  // namespace spraylab::dataplane

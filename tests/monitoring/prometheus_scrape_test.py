@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""A real Prometheus server scrapes a running spraylab-switch and spraylab-gen (issue 6).
+
+Debian's `prometheus` runs on loopback with a temporary config (the shipped
+monitoring/prometheus/prometheus.yml with this run's ports in place of the default ones) and data
+directory, scraping every second. The switch (leaf0, CPU 1) has three hosts on memif ports; one generator process emulates
+all three (CPU 0) and runs an incast (two senders to one receiver at the link rate), so the
+receiver's egress queue fills, drops and marks. At most two busy-polling processes run at once.
+
+Cases:
+  dashboard_queries_return_data  every query of monitoring/grafana/spraylab.json, with the
+                                 dashboard's variables substituted, returns at least one series
+                                 with a finite value through /api/v1/query; what Prometheus holds
+                                 matches the processes' own results (retransmits, goodput, CCT,
+                                 rx packets) and shows the incast's queue; then `promtool check
+                                 metrics` passes on both processes' /metrics.
+
+Teardown order: the generator quiesces (stops polling, keeps its ports), the switch stops, the
+generator is released (DPDK 22.11's memif can crash a poller whose peer disconnects mid-burst),
+then Prometheus stops.
+"""
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from dpdk_procs import Proc, case_parser, eal_args, ensure_hugepages, run_cases  # noqa: E402
+
+EXPERIMENT = """\
+seed: 3
+topology: {generator: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}
+links: {rate: 1Gbps, delay: 1us}
+buffer: {bytes: 64KB, ecn_threshold: 30%}
+load_balancer: {algorithm: ofan}
+workload: {type: incast, fan_in: 2, message_size: 512KB, payload: 1024, retransmit_timeout: 2ms}
+"""
+SWITCH_PORTS = 4  # leaf0: h0, h1, h2, spine0 (no peer: its link stays down)
+HOSTS = 3
+# Dashboard variables: every switch; Grafana's built-ins as a 1 s scrape interval gives them.
+BUILTINS = {"__rate_interval": "10s", "__interval": "2s", "__range": "5m"}
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url, timeout=5):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read().decode()
+
+
+class Prometheus:
+    def __init__(self, d, source, targets):
+        self.port = free_port()
+        # The shipped config with this run's ports in place of the default ones.
+        with open(os.path.join(source, "monitoring/prometheus/prometheus.yml")) as f:
+            cfg = f.read()
+        check(re.search(r"scrape_interval: 1s", cfg), "the shipped config does not scrape every second")
+        for default, target in targets.items():
+            check(f"'{default}'" in cfg, f"the shipped config does not scrape {default}")
+            cfg = cfg.replace(f"'{default}'", f"'{target}'")
+        self.config = os.path.join(d, "prometheus.yml")
+        with open(self.config, "w") as f:
+            f.write(cfg)
+        ok = subprocess.run(["promtool", "check", "config", self.config], capture_output=True, text=True)
+        check(ok.returncode == 0, f"promtool check config: {ok.stdout}{ok.stderr}")
+        self.log = open(os.path.join(d, "prometheus.log"), "w")
+        self.p = subprocess.Popen(["prometheus", f"--config.file={self.config}",
+                                   f"--storage.tsdb.path={d}/data", f"--web.listen-address=127.0.0.1:{self.port}",
+                                   "--log.level=warn"], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while True:
+            try:
+                http_get(f"http://127.0.0.1:{self.port}/-/ready", timeout=1)
+                return
+            except OSError:
+                check(self.p.poll() is None, "prometheus exited")
+                check(time.time() < deadline, "prometheus not ready in 30 s")
+                time.sleep(0.2)
+
+    def query(self, expr):
+        url = f"http://127.0.0.1:{self.port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+        r = json.loads(http_get(url))
+        check(r["status"] == "success", f"{expr}: {r}")
+        return r["data"]["result"]
+
+    def value(self, expr):
+        """The value of a query with exactly one series."""
+        res = self.query(expr)
+        check(len(res) == 1, f"{expr}: {len(res)} series")
+        return float(res[0]["value"][1])
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.log.close()
+
+
+def dashboard_queries(source):
+    """(title, expr) of every target of every panel, variables substituted."""
+    with open(os.path.join(source, "monitoring/grafana/spraylab.json")) as f:
+        dash = json.load(f)
+    values = dict(BUILTINS)
+    for v in dash["templating"]["list"]:
+        if v["type"] == "query":
+            values[v["name"]] = v.get("allValue") or ".*"
+    out = []
+
+    def walk(panels):
+        for p in panels:
+            for t in p.get("targets", []):
+                expr = t["expr"]
+                for name in sorted(values, key=len, reverse=True):
+                    expr = expr.replace("${" + name + "}", values[name]).replace("$" + name, values[name])
+                check("$" not in expr, f"unsubstituted variable in {expr}")
+                out.append((p["title"], expr))
+            walk(p.get("panels", []))
+
+    walk(dash["panels"])
+    return out
+
+
+def finite(series):
+    return [s for s in series if math.isfinite(float(s["value"][1]))]
+
+
+def test_dashboard_queries_return_data(args):
+    ensure_hugepages()
+    d = tempfile.mkdtemp(prefix="spraylab-prom-")
+    tag = os.getpid()
+    sw_prefix, gen_prefix = f"sl_mon_sw_{tag}", f"sl_mon_gen_{tag}"
+    sw_port, gen_port = free_port(), free_port()
+    config = os.path.join(d, "exp.yaml")
+    with open(config, "w") as f:
+        f.write(EXPERIMENT)
+    prom = switch = gen = None
+    try:
+        prom = Prometheus(d, args.source, {"127.0.0.1:9561": f"127.0.0.1:{sw_port}",
+                                           "127.0.0.1:9562": f"127.0.0.1:{gen_port}"})
+        vdevs = lambda role, n: sum((["--vdev", f"net_memif{p},role={role},id=0,socket={d}/p{p}.sock,"
+                                      "socket-abstract=no"] for p in range(n)), [])
+        switch = Proc([f"{args.build}/switch/spraylab-switch", *eal_args("0@1", sw_prefix), *vdevs("server", SWITCH_PORTS),
+                       "--", "--config", config, "--switch", "leaf0", "--metrics-address", f"127.0.0.1:{sw_port}",
+                       "--stats-json", f"{d}/switch.json"], f"{d}/switch.log")
+        deadline = time.time() + 30
+        while "workers, " not in switch.log_text():
+            check(switch.p.poll() is None and time.time() < deadline, f"switch did not start: {switch.log_text()[-2000:]}")
+            time.sleep(0.05)
+        check(f"metrics on http://127.0.0.1:{sw_port}/metrics" in switch.log_text(), "switch names no metrics URL")
+        gen = Proc([f"{args.build}/trafficgen/spraylab-gen", *eal_args("0@0", gen_prefix), *vdevs("client", HOSTS),
+                    "--", "--config", config, "--hosts", f"h0-h{HOSTS - 1}", "--port-map", "0,1,2", "--hold",
+                    "--timeout", "60", "--metrics-address", f"127.0.0.1:{gen_port}", "--results", f"{d}/gen.json"],
+                   f"{d}/gen.log", stdin=subprocess.PIPE)
+        line = gen.read_line(90)
+        check(line is not None, f"generator reported nothing: {gen.log_text()[-2000:]}")
+        check(json.loads(line)["completed"], f"incast did not complete: {line}")
+        with open(f"{d}/gen.json") as f:
+            results = json.load(f)
+
+        # Both targets up, and a scrape after the generator finished, with a few more behind it
+        # so that rate() windows hold two samples.
+        deadline = time.time() + 30
+        while True:
+            ups = {s["metric"]["job"]: s["value"][1] for s in prom.query("up")}
+            done = prom.query("spraylab_gen_collective_completion_seconds_count > 0")
+            if ups == {"spraylab-switch": "1", "spraylab-gen": "1"} and done:
+                break
+            check(time.time() < deadline, f"targets {ups}, completed collectives {done}")
+            time.sleep(0.5)
+        time.sleep(4)
+
+        failures, shown = [], []
+        for title, expr in dashboard_queries(args.source):
+            res = prom.query(expr)
+            if not res or not finite(res):
+                failures.append(f"{title}: {expr} -> {res[:3]}")
+            else:
+                shown.append(len(res))
+        check(not failures, "dashboard queries without data:\n  " + "\n  ".join(failures))
+
+        # What Prometheus holds is what the processes measured.
+        c = results["collectives"][0]
+        cct = prom.value("sum(spraylab_gen_collective_completion_seconds_sum)")
+        check(abs(cct - c["cct_ns"] * 1e-9) < 1e-6, f"CCT in Prometheus {cct} s, results {c['cct_ns']} ns")
+        infl = prom.value("sum(spraylab_gen_collective_inflation_ratio_sum)")
+        check(abs(infl - c["inflation"]) < 1e-6, f"inflation in Prometheus {infl}, results {c['inflation']}")
+        retx = prom.value("sum(spraylab_gen_retransmits_total)")
+        check(retx == results["loss"]["retransmits"] > 0, f"retransmits: Prometheus {retx}, results {results['loss']}")
+        goodput = prom.value("sum(spraylab_gen_goodput_bytes_total)")
+        check(goodput == results["goodput"]["acked_bytes"], f"goodput bytes {goodput} vs {results['goodput']}")
+        peak = prom.value("max(max_over_time(spraylab_switch_queue_max_depth_bytes[5m]))")
+        check(peak > 10_000, f"the incast's egress queue peaked at {peak} B in Prometheus")
+        nonzero = prom.value("sum(spraylab_switch_queue_depth_sampled_packets_count)"
+                             " - sum(spraylab_switch_queue_depth_sampled_packets_bucket{le=\"0\"})")
+        check(nonzero > 0, "no 1 ms depth sample saw a non-empty queue")
+        lost = prom.value('sum(spraylab_switch_drops_total{reason="queue_full"}) + sum(spraylab_switch_ecn_marks_total)')
+        check(lost > 0, "the incast neither filled nor marked a queue")
+        rx_prom = prom.value("sum(spraylab_switch_rx_packets_total)")
+
+        # promtool's own check of both expositions (each GET is a scrape: maxima reset).
+        lint = []
+        for name, port in (("switch", sw_port), ("gen", gen_port)):
+            text = http_get(f"http://127.0.0.1:{port}/metrics")
+            check("spraylab_" in text, f"{name}: no spraylab metrics")
+            r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+            check(r.returncode == 0, f"promtool check metrics on the {name}: {r.stdout}{r.stderr}")
+            lint.append(f"{name} {len(text.splitlines())} lines")
+    finally:
+        if gen and gen.p.poll() is None:
+            gen.p.stdin.write("quiesce\n")
+            gen.p.stdin.flush()
+            gen.read_line(10)
+        switch_rc = switch.stop() if switch else None
+        gen_rc = gen.release() if gen else None
+        if prom:
+            prom.stop()
+        logs = {n: p.log_text()[-1500:] for n, p in (("switch", switch), ("gen", gen)) if p}
+        stats = None
+        if os.path.exists(f"{d}/switch.json"):
+            with open(f"{d}/switch.json") as f:
+                stats = json.load(f)
+        shutil.rmtree(d, ignore_errors=True)
+        for prefix in (sw_prefix, gen_prefix):
+            shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+    check(switch_rc == 0 and gen_rc == 0, f"exit codes switch {switch_rc} gen {gen_rc}: {logs}")
+    check(stats["totals"]["rx_packets"] == rx_prom,
+          f"switch received {stats['totals']['rx_packets']} packets, Prometheus last saw {rx_prom}")
+    return (f"{len(shown)} queries with data; CCT {cct * 1e3:.2f} ms (inflation {infl:.2f}), "
+            f"{retx:.0f} retransmits, queue peak {peak / 1e3:.1f} kB, promtool ok ({', '.join(lint)})")
+
+
+def main():
+    args = case_parser().parse_args()
+    for tool in ("prometheus", "promtool"):
+        if not shutil.which(tool):
+            print(f"FAIL: {tool} not installed (scripts/setup.sh installs Debian's prometheus)")
+            return 1
+    return run_cases(args, [("dashboard_queries_return_data", test_dashboard_queries_return_data, ())])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
