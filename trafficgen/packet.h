@@ -17,6 +17,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace spraylab::gen {
@@ -36,8 +37,17 @@ struct PacketSlice {
 };
 
 // Packet `sequence` (< packet_count) of a message.
-PacketSlice packet_slice(uint64_t message_bytes, uint32_t sequence,
-                         uint32_t payload_bytes = kDefaultPayloadBytes);
+// Inline, as encode() below: the sender runs both once per packet.
+inline PacketSlice packet_slice(uint64_t message_bytes, uint32_t sequence,
+                                uint32_t payload_bytes = kDefaultPayloadBytes) {
+  PacketSlice p;
+  p.sequence = sequence;
+  p.offset = static_cast<uint64_t>(sequence) * payload_bytes;
+  const uint64_t rest = message_bytes > p.offset ? message_bytes - p.offset : 0;
+  p.length = static_cast<uint32_t>(rest < payload_bytes ? rest : payload_bytes);
+  p.last = rest <= payload_bytes;
+  return p;
+}
 
 // ---- Byte order --------------------------------------------------------------------------
 
@@ -103,7 +113,21 @@ struct TestbedHeader {
 };
 
 // Writes kHeaderBytes bytes at `out` (any alignment).
-void encode(const TestbedHeader& h, void* out);
+inline void encode(const TestbedHeader& h, void* out) {
+  const WireHeader w{
+      .magic = to_big_endian(kHeaderMagic),
+      .version = kHeaderVersion,
+      .flags = h.flags,
+      .entropy = to_big_endian(h.entropy),
+      .acked_packets = to_big_endian(h.acked_packets),
+      .message_id = to_big_endian(h.message_id),
+      .sequence = to_big_endian(h.sequence),
+      .offset = to_big_endian(h.offset),
+      .message_bytes = to_big_endian(h.message_bytes),
+      .send_ts_ns = to_big_endian(h.send_ts_ns),
+  };
+  std::memcpy(out, &w, sizeof(w));  // memcpy: `out` may be unaligned inside a packet
+}
 // Reads a header from `len` bytes at `in`; false if too short, or the magic or version is wrong.
 bool decode(const void* in, size_t len, TestbedHeader* h);
 
