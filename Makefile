@@ -1,8 +1,10 @@
 # spraylab quick start: `make demo` and `make test` (README.md).
 # `make` alone builds; binaries land under build/ (meson's default places).
 BUILD   ?= build
-WERROR  ?= 0
-MESON_OPTS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
+# WERROR=1 (CI) or WERROR=0 switches warnings-as-errors; unset, the build keeps what it has, so
+# `make demo` after `make test WERROR=1` does not reconfigure and rebuild everything.
+WERROR  ?=
+MESON_OPTS := $(if $(WERROR),-Dwerror=$(if $(filter 1,$(WERROR)),true,false),)
 
 .PHONY: all build setup demo test format clean
 
@@ -15,7 +17,7 @@ $(BUILD)/build.ninja:
 	meson setup $(BUILD) $(MESON_OPTS)
 
 build: $(BUILD)/build.ninja
-	@meson configure $(BUILD) $(MESON_OPTS) >/dev/null
+	@$(if $(MESON_OPTS),meson configure $(BUILD) $(MESON_OPTS) >/dev/null,true)
 	ninja -C $(BUILD)
 
 # The demo (conf/examples/demo.yaml, docs/runner.md): a 16-host fat tree, seven load balancers
