@@ -54,6 +54,8 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
   // Route.
   rt_.dst_routes().lookup_bulk(dst.data(), route.data(), k);
   const bool polarized = set->factory->algorithm() == lb::Algorithm::kPolarized;
+  // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
+  const bool hashes = lb::info(set->factory->algorithm()).flow_hash;
   if (polarized) {
     for (uint16_t i = 0; i < k; ++i) src_leaf[i] = info[i].src_ip;
     rt_.src_leaves()->lookup_bulk(src_leaf.data(), src_leaf.data(), k);
@@ -95,8 +97,9 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
     p.src_leaf = polarized ? (src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
                                                                 : t.leaf_prefixes[src_leaf[i]].rank)
                            : 0;
-    p.hash = flow_hash(info[i].src_ip, info[i].dst_ip, info[i].src_port, info[i].dst_port,
-                       info[i].proto);
+    p.hash = hashes ? flow_hash(info[i].src_ip, info[i].dst_ip, info[i].src_port, info[i].dst_port,
+                                info[i].proto)
+                    : 0;
     p.bytes = info[i].frame_len;
     choice_of[nc++] = i;
   }

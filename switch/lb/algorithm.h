@@ -26,20 +26,21 @@ struct AlgorithmInfo {
   Algorithm id;
   std::string_view name;  // as written in the experiment YAML (`load_balancer.algorithm`)
   bool queue_aware;       // reads queue depths (and so `queue_unit`, `state_update_ns`)
+  bool flow_hash;         // reads Packet::hash (the data path computes it only for these)
   std::string_view summary;
 };
 
 inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
-    {Algorithm::kEcmp, "ecmp", false, "hash of the flow entropy modulo w"},
-    {Algorithm::kRps, "rps", false, "uniform random port per packet"},
-    {Algorithm::kRr, "rr", false, "SimpleRR: one round-robin counter, optional reshuffle"},
-    {Algorithm::kJsq, "jsq", true, "join the shortest queue, exact or banded"},
-    {Algorithm::kAr, "ar", true, "htsim adaptive routing: 5/10/20% bands"},
-    {Algorithm::kTopk, "topk", true, "uniform among the k shortest queues"},
-    {Algorithm::kPsp, "psp", true, "probabilistic state-proportional selection"},
-    {Algorithm::kOfan, "ofan", false, "shared per-destination rotation, combined per burst"},
-    {Algorithm::kPofan, "pofan", false, "per-pipe per-destination rotation"},
-    {Algorithm::kPolarized, "polarized", true, "MRLS Polarized routing"},
+    {Algorithm::kEcmp, "ecmp", false, true, "hash of the flow entropy modulo w"},
+    {Algorithm::kRps, "rps", false, false, "uniform random port per packet"},
+    {Algorithm::kRr, "rr", false, false, "SimpleRR: one round-robin counter, optional reshuffle"},
+    {Algorithm::kJsq, "jsq", true, false, "join the shortest queue, exact or banded"},
+    {Algorithm::kAr, "ar", true, false, "htsim adaptive routing: 5/10/20% bands"},
+    {Algorithm::kTopk, "topk", true, false, "uniform among the k shortest queues"},
+    {Algorithm::kPsp, "psp", true, false, "probabilistic state-proportional selection"},
+    {Algorithm::kOfan, "ofan", false, false, "shared per-destination rotation, combined per burst"},
+    {Algorithm::kPofan, "pofan", false, false, "per-pipe per-destination rotation"},
+    {Algorithm::kPolarized, "polarized", true, false, "MRLS Polarized routing"},
 }};
 
 // Suffix of the benchmark name of Ofan's per-packet-atomic baseline ("ofan" + this).
