@@ -117,7 +117,7 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
         continue;
       }
       out_port[i] = chosen[j];
-      c_.port[chosen[j]].lb_decisions.inc();
+      ++decided_[chosen[j]];  // into the port's counter at flush: once per burst, not per packet
     }
   }
   // Enqueue, one ring operation per egress port.
@@ -133,6 +133,10 @@ void Forwarder::flush(uint16_t port) {
   staged_count_[port] = 0;
   auto& pkts = staged_[port];
   PortCounters& pc = c_.port[port];
+  if (decided_[port] != 0) {
+    pc.lb_decisions.add(decided_[port]);
+    decided_[port] = 0;
+  }
   if (!rt_.port_up(port)) {
     for (uint16_t i = 0; i < n; ++i) drop(pkts[i], port, DropReason::kPortDown);
     return;

@@ -48,6 +48,9 @@ class Forwarder {
   // Per-port staging for the current burst: enqueued with one ring operation per port.
   std::array<std::array<rte_mbuf*, kBurst>, kMaxPorts> staged_{};
   std::array<uint16_t, kMaxPorts> staged_count_{};
+  // Balancing decisions of the current burst per port, added to the port's counter by flush():
+  // a plain array, because an atomic counter's load-add-store per packet was a hot spot.
+  std::array<uint16_t, kMaxPorts> decided_{};
   std::array<uint16_t, kBurst> touched_{};
   uint16_t touched_count_ = 0;
 };
