@@ -9,7 +9,8 @@ namespace spraylab::lb {
 OfanState::OfanState(std::vector<std::vector<WeightedPort>> dest_ports, uint64_t seed,
                      uint32_t lcores)
     : orders_(std::move(dest_ports), seed, lcores),
-      pointers_(std::make_unique<Pointer[]>(orders_.keys())) {
+      pointers_(std::make_unique<Pointer[]>(orders_.keys())),
+      single_writer_(lcores <= 1) {
   Rng rng(seed, 0x0fa1);
   const OrderTable& t = *orders_.read();
   for (uint32_t k = 0; k < t.keys(); ++k) {
@@ -70,8 +71,14 @@ void Ofan::combined(std::span<const Packet> chunk, const OrderTable& table, Port
     slot_order_[s] = order.data();
     slot_len_[s] = static_cast<uint32_t>(order.size());
     if (order.empty()) continue;
-    const uint64_t base =
-        state_->pointer(slot_key_[s]).fetch_add(slot_count_[s], std::memory_order_relaxed);
+    std::atomic<uint64_t>& pointer = state_->pointer(slot_key_[s]);
+    uint64_t base;
+    if (state_->single_writer()) {
+      base = pointer.load(std::memory_order_relaxed);
+      pointer.store(base + slot_count_[s], std::memory_order_relaxed);
+    } else {
+      base = pointer.fetch_add(slot_count_[s], std::memory_order_relaxed);
+    }
     slot_cursor_[s] = static_cast<uint32_t>(base % order.size());
   }
   // 3. Hand out consecutive positions in burst order (stage 4: restore packet order).

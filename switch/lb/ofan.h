@@ -29,6 +29,9 @@ class OfanState {
   PortOrders& orders() { return orders_; }
   // 64-bit so that it never wraps: order positions stay consecutive forever.
   std::atomic<uint64_t>& pointer(uint32_t key) { return pointers_[key].value; }
+  // One lcore: nothing else moves the pointers, so a plain load and store advance them by the
+  // same amounts as fetch_add would, without a locked instruction per key and burst.
+  bool single_writer() const { return single_writer_; }
 
  private:
   struct alignas(64) Pointer {  // one line each: lcores hitting different keys do not collide
@@ -36,6 +39,7 @@ class OfanState {
   };
   PortOrders orders_;
   std::unique_ptr<Pointer[]> pointers_;
+  bool single_writer_ = false;
 };
 
 class Ofan final : public Balancer {
