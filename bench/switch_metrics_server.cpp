@@ -24,6 +24,7 @@
 #include "monitoring/exposer.h"
 #include "monitoring/switch_metrics.h"
 #include "monitoring/text_format.h"
+#include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/dataplane/switch_tables.h"
 #include "topo/build.h"
@@ -53,6 +54,10 @@ void fill_counters(dataplane::SwitchRuntime& rt) {
 }
 
 int run(int argc, char** argv) {
+  if (!dataplane::pci_probing_limited(argc, argv)) {
+    fmt::print(stderr, "switch_metrics_server: pass --no-pci (or an -a allow-list) to EAL\n");
+    return 2;
+  }
   const int eal = rte_eal_init(argc, argv);
   if (eal < 0) {
     fmt::print(stderr, "switch_metrics_server: EAL initialisation failed\n");

@@ -18,72 +18,36 @@ namespace {
 constexpr uint16_t kRxDesc = 1024;
 constexpr uint16_t kTxDesc = 1024;
 
-std::string err(int rc) { return fmt::format("{} ({})", rte_strerror(-rc), rc); }
-
 }  // namespace
 
-std::vector<GenPort> start_gen_ports(uint16_t count, uint32_t max_frame, rte_mempool** pool) {
+std::vector<dataplane::PortState> start_gen_ports(uint16_t count, uint32_t max_frame,
+                                                  rte_mempool** pool) {
   const uint16_t available = rte_eth_dev_count_avail();
   if (available < count) {
-    throw GenPortError(fmt::format(
+    throw dataplane::PortError(fmt::format(
         "the hosts use {} ports (--port-map, or host i on port i) but DPDK found {} devices; "
         "give one --vdev (or -a PCI address) per port, in port order",
         count, available));
   }
-  const uint32_t mbufs = count * (kRxDesc + kTxDesc + 2048) + rte_lcore_count() * 512 + 4096;
-  const auto room = static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + ((max_frame + 63) / 64) * 64);
-  *pool = rte_pktmbuf_pool_create("spraylab_gen", mbufs, 256, 0, room,
-                                  static_cast<int>(rte_socket_id()));
-  if (*pool == nullptr) {
-    throw GenPortError(fmt::format(
-        "cannot allocate {} mbufs of {} B: {} (are hugepages reserved? scripts/setup.sh does it)",
-        mbufs, room, rte_strerror(rte_errno)));
-  }
-  std::vector<GenPort> out;
-  for (uint16_t p = 0; p < count; ++p) {
+  dataplane::PortSetup setup;  // one rx and one tx queue per port
+  setup.rx_desc = kRxDesc;
+  setup.tx_desc = kTxDesc;
+  setup.mbufs = count * (kRxDesc + kTxDesc + 2048) + rte_lcore_count() * 512 + 4096;
+  setup.data_room = static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + ((max_frame + 63) / 64) * 64);
+  std::vector<dataplane::PortState> ports = dataplane::start_ports(count, setup, pool);
+  for (const auto& p : ports) {
     rte_eth_dev_info info{};
-    int rc = rte_eth_dev_info_get(p, &info);
-    if (rc != 0)
-      throw GenPortError(fmt::format("port {}: cannot read device info: {}", p, err(rc)));
-    char name[RTE_ETH_NAME_MAX_LEN] = {};
-    rte_eth_dev_get_name_by_port(p, name);
-    if (info.max_rx_pktlen != 0 && info.max_rx_pktlen < max_frame) {
+    if (rte_eth_dev_info_get(p.port_id, &info) == 0 && info.max_rx_pktlen != 0 &&
+        info.max_rx_pktlen < max_frame) {
       // memif reports 1518 B but carries larger frames over several descriptors; a NIC would
       // drop them, so say so rather than refuse.
       fmt::print(stderr,
                  "spraylab-gen: warning: port {} ({}) reports frames up to {} B; the "
                  "workload sends {} B frames\n",
-                 p, name, info.max_rx_pktlen, max_frame);
+                 p.port_id, p.name, info.max_rx_pktlen, max_frame);
     }
-    rte_eth_conf conf{};
-    rc = rte_eth_dev_configure(p, 1, 1, &conf);
-    if (rc != 0) throw GenPortError(fmt::format("port {} ({}): configure: {}", p, name, err(rc)));
-    uint16_t rxd = kRxDesc, txd = kTxDesc;
-    rte_eth_dev_adjust_nb_rx_tx_desc(p, &rxd, &txd);
-    const int socket = rte_eth_dev_socket_id(p);
-    rc = rte_eth_rx_queue_setup(p, 0, rxd, socket, nullptr, *pool);
-    if (rc != 0) throw GenPortError(fmt::format("port {} ({}): rx queue: {}", p, name, err(rc)));
-    rc = rte_eth_tx_queue_setup(p, 0, txd, socket, nullptr);
-    if (rc != 0) throw GenPortError(fmt::format("port {} ({}): tx queue: {}", p, name, err(rc)));
-    rc = rte_eth_dev_start(p);
-    if (rc != 0) throw GenPortError(fmt::format("port {} ({}): start: {}", p, name, err(rc)));
-    rte_eth_promiscuous_enable(p);
-    out.push_back({p, name, info.driver_name ? info.driver_name : "?"});
   }
-  return out;
-}
-
-bool gen_link_up(uint16_t port_id) {
-  rte_eth_link link{};
-  if (rte_eth_link_get_nowait(port_id, &link) != 0) return false;
-  return link.link_status == RTE_ETH_LINK_UP;
-}
-
-void stop_gen_ports(const std::vector<GenPort>& ports) {
-  for (const auto& p : ports) {
-    rte_eth_dev_stop(p.port_id);
-    rte_eth_dev_close(p.port_id);
-  }
+  return ports;
 }
 
 uint32_t warm_up_port(uint16_t port_id, rte_mempool* pool, uint32_t frames, uint32_t frame_bytes,

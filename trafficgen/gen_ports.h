@@ -1,31 +1,23 @@
-// Ethernet device set-up for the generator: one mempool whose mbufs hold a whole frame (up to a
-// 9000 B payload), and one rx and one tx queue per port, polled by the lcore whose hosts use it.
+// Ethernet device set-up for the generator (the switch's, switch/dataplane/ports.h, with mbufs that
+// hold a whole frame, up to a 9000 B payload, and one rx and one tx queue per port, polled by the
+// lcore whose hosts use it), and the memif warm-up.
 #pragma once
 
 #include <rte_mempool.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 #include <vector>
+
+#include "switch/dataplane/ports.h"
 
 namespace spraylab::gen {
 
-class GenPortError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct GenPort {
-  uint16_t port_id;
-  std::string name;
-  std::string driver;
-};
-
-// Creates the mempool for frames of up to `max_frame` bytes and starts ports 0..count-1 (DPDK
-// probe order: the order of --vdev / -a). Throws GenPortError naming the port and what failed.
-std::vector<GenPort> start_gen_ports(uint16_t count, uint32_t max_frame, rte_mempool** pool);
-bool gen_link_up(uint16_t port_id);
+// Creates the mempool for frames of up to `max_frame` bytes and starts ports 0..count-1 with one
+// rx and one tx queue each (dataplane::start_ports: DPDK probe order, the order of --vdev / -a).
+// Throws dataplane::PortError naming the port and what failed. Link state and stop:
+// dataplane::link_up, dataplane::stop_ports.
+std::vector<dataplane::PortState> start_gen_ports(uint16_t count, uint32_t max_frame,
+                                                  rte_mempool** pool);
 
 // Sends `frames` broadcast frames of `frame_bytes` (UDP to the discard port, which receivers
 // count as foreign) on the port while draining what arrives, for up to `seconds`. memif's shared
@@ -34,6 +26,5 @@ bool gen_link_up(uint16_t port_id);
 // Returns frames sent.
 uint32_t warm_up_port(uint16_t port_id, rte_mempool* pool, uint32_t frames, uint32_t frame_bytes,
                       double seconds);
-void stop_gen_ports(const std::vector<GenPort>& ports);
 
 }  // namespace spraylab::gen

@@ -246,7 +246,8 @@ int run(int argc, char** argv) {
 
   rte_mempool* pool = nullptr;
   const uint32_t max_frame = gen::kFrameHeaderBytes + plan.payload_bytes;
-  const std::vector<gen::GenPort> ports = gen::start_gen_ports(plan.ports_needed, max_frame, &pool);
+  const std::vector<dataplane::PortState> ports =
+      gen::start_gen_ports(plan.ports_needed, max_frame, &pool);
   for (const auto& p : ports) {
     std::string who;
     for (const auto& h : plan.hosts) {
@@ -256,7 +257,7 @@ int run(int argc, char** argv) {
   }
   const auto wait_start = std::chrono::steady_clock::now();
   for (const auto& p : ports) {
-    while (!gen::gen_link_up(p.port_id)) {
+    while (!dataplane::link_up(p.port_id)) {
       if (g_signal.load()) throw std::runtime_error("interrupted while waiting for links");
       if (std::chrono::steady_clock::now() - wait_start >
           std::chrono::duration<double>(o.link_wait)) {
@@ -476,7 +477,7 @@ int run(int argc, char** argv) {
   const bool ok = info.stopped_by == "completed" || info.stopped_by == "duration";
   exposer.reset();       // no scrape may read the engines once they go
   engines.list.clear();  // frees queued mbufs before the ports and EAL go
-  stop_gen_ports(ports);
+  dataplane::stop_ports(ports);
   rte_eal_cleanup();
   return ok ? 0 : 1;
 }

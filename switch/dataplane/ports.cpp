@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace spraylab::dataplane {
 namespace {
@@ -28,13 +29,13 @@ std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_m
     mbufs = count * (setup.rx_queues * setup.rx_desc + setup.tx_queues * setup.tx_desc + 4096) +
             rte_lcore_count() * 512 + 4096;
   }
-  *pool = rte_pktmbuf_pool_create("spraylab_mbufs", mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+  *pool = rte_pktmbuf_pool_create("spraylab_mbufs", mbufs, 256, 0, setup.data_room,
                                   static_cast<int>(rte_socket_id()));
   if (*pool == nullptr) {
     throw PortError(
-        fmt::format("cannot allocate {} mbufs: {} (are hugepages reserved? "
+        fmt::format("cannot allocate {} mbufs of {} B: {} (are hugepages reserved? "
                     "scripts/setup.sh does it)",
-                    mbufs, rte_strerror(rte_errno)));
+                    mbufs, setup.data_room, rte_strerror(rte_errno)));
   }
   std::vector<PortState> out;
   for (uint16_t p = 0; p < count; ++p) {
@@ -82,6 +83,14 @@ std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_m
     out.push_back(s);
   }
   return out;
+}
+
+bool pci_probing_limited(int argc, char** argv) {
+  for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--no-pci" || a == "-a" || a.starts_with("--allow")) return true;
+  }
+  return false;
 }
 
 bool link_up(uint16_t port_id) {

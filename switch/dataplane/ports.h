@@ -1,7 +1,9 @@
-// Ethernet device set-up for the switch: one mempool, every port started with the queues the
-// workers need, and checks that turn DPDK's silent failure modes into start-up errors.
+// Ethernet device set-up for the switch and the generator: one mempool, every port started with
+// the queues its lcores need, and checks that turn DPDK's silent failure modes into start-up
+// errors.
 #pragma once
 
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include <cstdint>
@@ -21,7 +23,9 @@ struct PortSetup {
   uint16_t tx_queues = 1;
   uint16_t rx_desc = 1024;
   uint16_t tx_desc = 1024;
-  uint32_t mbufs = 0;       // 0: computed from ports and queues
+  uint32_t mbufs = 0;  // 0: computed from ports and queues
+  // Bytes of an mbuf's data room, headroom included (the generator's hold a whole frame).
+  uint16_t data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
   bool promiscuous = true;  // frames come addressed to the peer's MAC idea of us
 };
 
@@ -37,6 +41,11 @@ struct PortState {
 // Configures and starts ports 0..count-1 (DPDK port ids in probe order: the order of --vdev or
 // -a arguments). Throws PortError naming the port and what failed.
 std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_mempool** pool);
+
+// True if the EAL arguments (those before "--") pass --no-pci or an -a/--allow list, so EAL
+// probes no PCI device it was not given (a machine's own NIC). Test and bench programs refuse to
+// start without it.
+bool pci_probing_limited(int argc, char** argv);
 
 // Link status now (non-blocking).
 bool link_up(uint16_t port_id);

@@ -35,12 +35,7 @@ using spraylab::testing::udp_frame;
 
 int run(int argc, char** argv) {
   // A test program never probes PCI: the machine's own NIC must stay with the kernel.
-  bool pci_guarded = false;
-  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
-    const std::string a = argv[i];
-    pci_guarded = pci_guarded || a == "--no-pci" || a == "-a" || a.starts_with("--allow");
-  }
-  if (!pci_guarded) {
+  if (!dataplane::pci_probing_limited(argc, argv)) {
     fmt::print(stderr, "driver: pass --no-pci (or an -a allow-list) to EAL\n");
     return 2;
   }
