@@ -21,6 +21,7 @@
 #include "conf/loader.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
+#include "monitoring/metrics_options.h"
 #include "monitoring/switch_metrics.h"
 #include "switch/control.h"
 #include "switch/dataplane/ports.h"
@@ -46,8 +47,7 @@ struct Options {
   std::string stats_json;
   bool dump_tables = false;
   std::vector<std::string> routes;
-  std::string metrics_address;
-  bool no_metrics = false;
+  spraylab::monitoring::MetricsOptions metrics{spraylab::monitoring::kSwitchPort};
 };
 
 nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
@@ -119,12 +119,7 @@ int run(int argc, char** argv) {
                  "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");
   app.add_flag("--dump-tables", o.dump_tables,
                "Print the switch's ports, routes and balancer as JSON and exit");
-  app.add_option(
-      "--metrics-address", o.metrics_address,
-      fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}; port 0: "
-                  "any free port, printed at start-up)",
-                  spraylab::monitoring::kDefaultHost, spraylab::monitoring::kSwitchPort));
-  app.add_flag("--no-metrics", o.no_metrics, "Serve no Prometheus metrics");
+  o.metrics.add_to(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -133,10 +128,7 @@ int run(int argc, char** argv) {
   }
 
   using namespace spraylab;
-  std::optional<monitoring::Address> metrics_address;
-  if (!o.no_metrics) {
-    metrics_address = monitoring::parse_address(o.metrics_address, monitoring::kSwitchPort);
-  }
+  const std::optional<monitoring::Address> metrics_address = o.metrics.address();
   conf::Experiment exp = conf::load_experiment_file(o.config);
   topo::Topology topology = topo::build(exp.topology, exp.links);
   topo::Routing routing(topology);
@@ -220,7 +212,7 @@ int run(int argc, char** argv) {
     auto registry = std::make_shared<monitoring::Registry>();
     registry->add(metrics);
     std::string note;
-    exposer = monitoring::start_exposer(*metrics_address, o.metrics_address.empty(), registry,
+    exposer = monitoring::start_exposer(*metrics_address, o.metrics.is_default(), registry,
                                         monitoring::run_on_control_thread, &note);
     if (!note.empty()) fmt::print(stderr, "spraylab-switch {}: warning: {}\n", tables.name, note);
     fmt::print(stderr, "spraylab-switch {}: metrics on {}\n", tables.name, exposer->url());

@@ -27,6 +27,7 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "monitoring/gen_metrics.h"
+#include "monitoring/metrics_options.h"
 #include "topo/build.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
@@ -47,12 +48,13 @@ std::atomic<bool> g_quiesce{false};
 void on_signal(int) { g_signal.store(true); }
 
 struct Options {
-  std::string config, hosts, port_map, rate, entropy, rto, results, stats_json, metrics_address;
+  std::string config, hosts, port_map, rate, entropy, rto, results, stats_json;
   uint32_t ack_every = 0;
   uint32_t payload = 0;
   double loss = 0, duration = 0, timeout = 0, start_at = 0, linger = -1, link_wait = 10;
   int64_t warmup = -1;  // frames per port; -1: 2048 on memif ports, none elsewhere
-  bool back_to_back = false, progress = false, hold = false, no_metrics = false;
+  bool back_to_back = false, progress = false, hold = false;
+  monitoring::MetricsOptions metrics{monitoring::kGenPort};
 };
 
 class UsageError : public std::invalid_argument {
@@ -200,12 +202,7 @@ int run(int argc, char** argv) {
                "when not a terminal)");
   app.add_option("--stats-json", o.stats_json,
                  "Write every engine counter as JSON to this file on exit");
-  app.add_option(
-      "--metrics-address", o.metrics_address,
-      fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}; port 0: "
-                  "any free port, printed at start-up)",
-                  monitoring::kDefaultHost, monitoring::kGenPort));
-  app.add_flag("--no-metrics", o.no_metrics, "Serve no Prometheus metrics");
+  o.metrics.add_to(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -215,12 +212,10 @@ int run(int argc, char** argv) {
   }
 
   std::optional<monitoring::Address> metrics_address;
-  if (!o.no_metrics) {
-    try {
-      metrics_address = monitoring::parse_address(o.metrics_address, monitoring::kGenPort);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+  try {
+    metrics_address = o.metrics.address();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   const conf::Experiment exp = conf::load_experiment_file(o.config);
   const topo::Topology topology = topo::build(exp.topology, exp.links);
@@ -350,7 +345,7 @@ int run(int argc, char** argv) {
     auto registry = std::make_shared<monitoring::Registry>();
     registry->add(std::make_shared<monitoring::GenCollector>(std::move(src)));
     std::string note;
-    exposer = monitoring::start_exposer(*metrics_address, o.metrics_address.empty(), registry,
+    exposer = monitoring::start_exposer(*metrics_address, o.metrics.is_default(), registry,
                                         monitoring::run_on_control_thread, &note);
     if (!note.empty()) fmt::print(stderr, "spraylab-gen: warning: {}\n", note);
     fmt::print(stderr, "spraylab-gen: metrics on {}\n", exposer->url());
