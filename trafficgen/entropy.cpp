@@ -90,7 +90,7 @@ const char* entropy_mode_name(EntropyMode mode) {
 PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed)
     : mode_(mode), rng_(seed), fixed_(random_entropy(rng_)), reps_(rng_.next()) {}
 
-uint16_t PathEntropy::next(uint64_t now_ns) {
+uint16_t PathEntropy::next_varying(uint64_t now_ns) {
   switch (mode_) {
     case EntropyMode::kFlow:
       return fixed_;

@@ -74,12 +74,17 @@ class PathEntropy {
  public:
   PathEntropy(EntropyMode mode, uint64_t seed);
 
-  uint16_t next(uint64_t now_ns);
+  // Inline for the fixed value, which ECMP runs send with on every packet.
+  uint16_t next(uint64_t now_ns) {
+    return mode_ == EntropyMode::kFlow ? fixed_ : next_varying(now_ns);
+  }
   void on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns);
   void on_timeout(uint64_t now_ns);
   EntropyMode mode() const { return mode_; }
 
  private:
+  uint16_t next_varying(uint64_t now_ns);  // packet and reps
+
   EntropyMode mode_;
   Rng rng_;
   uint16_t fixed_;

@@ -1,7 +1,6 @@
 #include "trafficgen/host_engine.h"
 
 #include <rte_ethdev.h>
-#include <rte_ip.h>
 #include <rte_pause.h>
 
 #include <algorithm>
@@ -14,15 +13,6 @@ namespace {
 
 constexpr uint8_t kEct0 = 0x02;
 constexpr uint8_t kCe = 0x03;
-
-void put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void put32(uint8_t* p, uint32_t v) {
-  put16(p, static_cast<uint16_t>(v >> 16));
-  put16(p + 2, static_cast<uint16_t>(v));
-}
 
 }  // namespace
 
@@ -313,59 +303,78 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
 
 void HostEngine::build_header_templates() {
   // Per local host only: an engine of one host of a 432-host fabric needs 432 templates, not
-  // 432 x 432.
+  // 432 x 432. ECN-capable (ECT(0)): switches may mark CE, the receiver echoes it.
   const size_t ranks = plan_.ranks.size();
-  header_tmpl_.assign(hosts_.size() * ranks, {});
-  for (size_t slot = 0; slot < hosts_.size(); ++slot) {
-    const HostSpec& me = plan_.hosts[hosts_[slot].index];
+  frame_tmpl_.clear();
+  frame_tmpl_.reserve(hosts_.size() * ranks);
+  for (const HostState& h : hosts_) {
+    const HostSpec& me = plan_.hosts[h.index];
     for (size_t r = 0; r < ranks; ++r) {
-      uint8_t* p = header_tmpl_[slot * ranks + r].data();
-      std::memcpy(p, plan_.ranks[r].next_hop.data(), 6);
-      std::memcpy(p + 6, me.mac.data(), 6);
-      put16(p + 12, dataplane::kEtherTypeIpv4);
-      uint8_t* ip = p + 14;
-      ip[0] = 0x45;
-      ip[1] = kEct0;              // ECN-capable: switches may mark CE, the receiver echoes it
-      put32(ip + 4, 0x00004000);  // id 0, don't fragment
-      ip[8] = 64;
-      ip[9] = dataplane::kIpProtoUdp;
-      put32(ip + 12, me.ip);
-      put32(ip + 16, plan_.ranks[r].ip);
-      put16(ip + 10, rte_be_to_cpu_16(rte_ipv4_cksum(reinterpret_cast<rte_ipv4_hdr*>(ip))));
-      put16(ip + 22, kGenUdpPort);  // UDP destination port; no UDP checksum (allowed over IPv4)
+      frame_tmpl_.push_back(make_frame_template(plan_.ranks[r].next_hop, me.mac, me.ip,
+                                                plan_.ranks[r].ip, kGenUdpPort, kEct0));
     }
   }
 }
 
-rte_mbuf* HostEngine::build(const HostState& h, uint32_t dst_rank, const TestbedHeader& t,
-                            uint32_t payload, uint16_t sport) {
-  if (mbuf_cache_count_ == 0) {  // bulk allocation: one mempool access per burst
+// The next mbuf for a frame, from a bulk allocation: one mempool access per kBurst frames.
+inline rte_mbuf* HostEngine::take_mbuf() {
+  if (mbuf_cache_count_ == 0) {
     if (rte_pktmbuf_alloc_bulk(pool_, mbuf_cache_.data(), kBurst) != 0) {
       count(GenCounter::kNoMbuf);
       return nullptr;
     }
     mbuf_cache_count_ = kBurst;
   }
-  rte_mbuf* m = mbuf_cache_[--mbuf_cache_count_];
+  return mbuf_cache_[--mbuf_cache_count_];
+}
+
+inline rte_mbuf* HostEngine::build(const FrameTemplate& tmpl, const TestbedHeader& t,
+                                   uint32_t payload, uint16_t sport) {
+  rte_mbuf* m = take_mbuf();
+  if (m == nullptr) return nullptr;
   const uint32_t len = kFrameHeaderBytes + payload;
-  auto* p = rte_pktmbuf_mtod(m, uint8_t*);
-  const size_t slot = static_cast<size_t>(&h - hosts_.data());
-  std::memcpy(p, header_tmpl_[slot * plan_.ranks.size() + dst_rank].data(), kHeaderTemplateBytes);
-  uint8_t* ip = p + 14;
-  const auto ip_len = static_cast<uint16_t>(len - 14);
-  put16(ip + 2, ip_len);
-  // The template's checksum covers a total length of 0.
-  dataplane::update_ip_checksum(ip, 0, ip_len);
-  uint8_t* udp = ip + 20;
-  put16(udp, sport);
-  put16(udp + 4, static_cast<uint16_t>(len - 34));
-  encode(t, udp + 8);
+  write_frame(rte_pktmbuf_mtod(m, uint8_t*), tmpl, len, sport, t);
   m->data_len = static_cast<uint16_t>(len);
   m->pkt_len = len;
   return m;
 }
 
-bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
+// The common case inline: the message at the round-robin position has first-pass packets left.
+inline bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
+  if (!h.active.empty()) {
+    const uint32_t rr = h.rr < h.active.size() ? h.rr : 0;
+    const uint32_t idx = h.active[rr];
+    SendState& s = sends_[idx];
+    if (!s.done && !s.retx_pass && s.next_seq < s.packets) {
+      *send_idx = idx;
+      *seq = s.next_seq++;
+      *retx = false;
+      h.rr = rr + 1;
+      return true;
+    }
+  }
+  return next_data_slow(h, send_idx, seq, retx);
+}
+
+// A run of packets from one message: with one message active, every first-pass packet that fits
+// (round robin over one message is that message); otherwise one packet, from next_data().
+inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
+  if (h.active.size() == 1) {
+    SendState& s = sends_[h.active[0]];
+    if (!s.done && !s.retx_pass && s.next_seq < s.packets) {
+      *run = {h.active[0], s.next_seq, std::min(max, s.packets - s.next_seq), false};
+      s.next_seq += run->count;
+      return true;
+    }
+  }
+  uint32_t si = 0, seq = 0;
+  bool retx = false;
+  if (!next_data(h, &si, &seq, &retx)) return false;
+  *run = {si, seq, 1, retx};
+  return true;
+}
+
+bool HostEngine::next_data_slow(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
   while (!h.active.empty()) {
     if (h.rr >= h.active.size()) h.rr = 0;
     const uint32_t idx = h.active[h.rr];
@@ -412,55 +421,88 @@ void HostEngine::send(HostState& h, uint64_t now) {
   if (paced && h.next_tx_q16 + burst_slack_q16_ < now_q16)
     h.next_tx_q16 = now_q16 - burst_slack_q16_;
   const uint64_t now_ns = ns_of(now);
+  const FrameTemplate* tmpl =
+      &frame_tmpl_[static_cast<size_t>(&h - hosts_.data()) * plan_.ranks.size()];
+  // The turn's state in locals, written back once: the frame stores go through byte pointers,
+  // which may alias any member, so members used in the loop would be reloaded after every frame.
+  const uint64_t cycles_per_byte = cycles_per_byte_q16_;
+  const uint32_t cap = static_cast<uint32_t>(port.tx.size());
+  uint32_t queued = port.tx_count;
+  uint64_t next_tx = h.next_tx_q16;
+  uint64_t tx_acks = 0, tx_data = 0, retransmits = 0, tx_bytes = 0;
   // A frame may go in the tick its slot starts in. The pacer's time stays exact, so this never
   // runs ahead over time; on a coarse clock (virtual time ticks whole ns) waiting for the next
   // whole tick would idle the link for the fraction at every slot.
-  while (port.tx_count < port.tx.size() && (!paced || (h.next_tx_q16 >> 16) <= now)) {
-    rte_mbuf* m = nullptr;
-    if (h.ack_count > 0) {
-      PendingAck& a = h.acks[h.ack_head];
-      m = build(h, a.dst_rank, a.header, 0, a.header.entropy);
-      if (m == nullptr) break;
-      h.ack_head = (h.ack_head + 1) % kAckQueue;
-      --h.ack_count;
-      count(GenCounter::kTxAck);
-    } else {
-      uint32_t si = 0, seq = 0;
-      bool retx = false;
-      if (!next_data(h, &si, &seq, &retx)) break;
-      SendState& s = sends_[si];
-      const PacketSlice slice = packet_slice(s.bytes, seq, plan_.payload_bytes);
-      TestbedHeader t;
-      t.flags = static_cast<uint8_t>(kData | (retx ? kRetransmit : 0));
-      t.entropy = flows_[s.flow].next(now_ns);
-      t.message_id = s.id;
+  const auto may_send = [&] { return queued < cap && (!paced || (next_tx >> 16) <= now); };
+  const auto queue = [&](rte_mbuf* m) {
+    const uint32_t frame = m->pkt_len;
+    tx_bytes += frame;
+    port.tx[queued++] = m;
+    next_tx += (frame + kFcsBytes + kWireGapBytes) * cycles_per_byte;
+  };
+  bool mbufs = true;
+  // ACKs first: a peer's messages wait on them.
+  while (h.ack_count > 0 && may_send()) {
+    const PendingAck& a = h.acks[h.ack_head];
+    rte_mbuf* m = build(tmpl[a.dst_rank], a.header, 0, a.header.entropy);
+    if (m == nullptr) {
+      mbufs = false;
+      break;
+    }
+    h.ack_head = (h.ack_head + 1) % kAckQueue;
+    --h.ack_count;
+    ++tx_acks;
+    queue(m);
+  }
+  const uint32_t payload_bytes = plan_.payload_bytes;
+  while (mbufs && may_send()) {
+    DataRun run;
+    if (!next_run(h, cap - queued, &run)) break;
+    SendState& s = sends_[run.send_idx];
+    const FrameTemplate& ft = tmpl[s.dst];
+    PathEntropy& flow = flows_[s.flow];
+    TestbedHeader t;
+    t.flags = static_cast<uint8_t>(kData | (run.retx ? kRetransmit : 0));
+    t.message_id = s.id;
+    t.message_bytes = s.bytes;
+    t.send_ts_ns = now_ns;
+    uint32_t sent = 0;
+    do {  // the run's first frame always fits: may_send() held
+      const uint32_t seq = run.first + sent;
+      const PacketSlice slice = packet_slice(t.message_bytes, seq, payload_bytes);
+      t.entropy = flow.next(now_ns);
       t.sequence = seq;
       t.offset = slice.offset;
-      t.message_bytes = s.bytes;
-      t.send_ts_ns = now_ns;
-      m = build(h, s.dst, t, slice.length, t.entropy);
-      if (m == nullptr) {  // give the packet back: it goes out on a later turn
-        if (retx) {
-          s.retx_cursor = seq;
-        } else {
-          --s.next_seq;
-        }
+      rte_mbuf* m = build(ft, t, slice.length, t.entropy);
+      if (m == nullptr) {
+        mbufs = false;
         break;
       }
-      if (s.first_tx_tsc == 0) s.first_tx_tsc = now;
-      if (s.last_progress_tsc < now) s.last_progress_tsc = now;
-      ++s.tx_packets;
-      count(GenCounter::kTxData);
-      if (retx) {
-        ++s.retransmits;
-        count(GenCounter::kRetransmits);
+      queue(m);
+    } while (++sent < run.count && may_send());
+    if (sent < run.count) {  // give the rest back: it goes out on a later turn
+      if (run.retx) {
+        s.retx_cursor = run.first + sent;
+      } else {
+        s.next_seq -= run.count - sent;
       }
     }
-    const uint32_t frame = rte_pktmbuf_pkt_len(m);
-    count(GenCounter::kTxBytes, frame);
-    port.tx[port.tx_count++] = m;
-    if (paced) h.next_tx_q16 += (frame + kFcsBytes + kWireGapBytes) * cycles_per_byte_q16_;
+    if (sent == 0) break;
+    if (s.first_tx_tsc == 0) s.first_tx_tsc = now;
+    if (s.last_progress_tsc < now) s.last_progress_tsc = now;
+    s.tx_packets += sent;
+    tx_data += sent;
+    if (run.retx) {
+      s.retransmits += sent;
+      retransmits += sent;
+    }
   }
+  port.tx_count = queued;
+  if (paced) h.next_tx_q16 = next_tx;
+  count(GenCounter::kTxAck, tx_acks);
+  count(GenCounter::kTxData, tx_data);
+  count(GenCounter::kRetransmits, retransmits);
+  count(GenCounter::kTxBytes, tx_bytes);
 }
 
 // Retransmission on timeout: a started message with unacknowledged packets and no progress

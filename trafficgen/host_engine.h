@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "trafficgen/entropy.h"
+#include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
 #include "trafficgen/latency_histogram.h"
 #include "trafficgen/packet.h"
@@ -193,7 +194,17 @@ class HostEngine {
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
   void send(HostState& h, uint64_t now);
   bool next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
-  rte_mbuf* build(const HostState& h, uint32_t dst_rank, const TestbedHeader& t, uint32_t payload,
+  bool next_data_slow(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
+  // Packets first .. first + count - 1 of sends_[send_idx], sent back to back.
+  struct DataRun {
+    uint32_t send_idx;
+    uint32_t first;
+    uint32_t count;
+    bool retx;
+  };
+  bool next_run(HostState& h, uint32_t max, DataRun* run);
+  rte_mbuf* take_mbuf();
+  rte_mbuf* build(const FrameTemplate& tmpl, const TestbedHeader& t, uint32_t payload,
                   uint16_t sport);
   void mark_acked(SendState& s, uint32_t seq);
   void complete_send(SendState& s, uint64_t now);
@@ -232,11 +243,9 @@ class HostEngine {
   uint32_t sends_done_ = 0, recvs_done_ = 0;
 
   std::array<rte_mbuf*, kBurst> mbuf_cache_{};  // allocated, not yet built
-  // Ethernet + IPv4 + UDP headers per (local host, destination rank), built once: a frame is a
-  // 42-byte copy plus its lengths, source port and an incremental checksum (testpmd's txonly
-  // copies a template too). IPv4 total length is 0 in the template, its checksum for that.
-  static constexpr uint32_t kHeaderTemplateBytes = 42;
-  std::vector<std::array<uint8_t, kHeaderTemplateBytes>> header_tmpl_;
+  // Ethernet + IPv4 + UDP headers per (local host, destination rank), built once
+  // (frame_template.h); host slot s, rank r at s * ranks + r.
+  std::vector<FrameTemplate> frame_tmpl_;
   uint32_t mbuf_cache_count_ = 0;
   Rng loss_rng_;
   uint64_t loss_threshold_ = 0;  // drop when next() < this
