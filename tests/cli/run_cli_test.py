@@ -6,27 +6,19 @@ import subprocess
 import sys
 import tempfile
 
-SPRAYLAB = sys.argv[1]
-EXAMPLES = sys.argv[2]
-DEMO = os.path.join(EXAMPLES, "demo.yaml")
-results = {"passed": 0, "failed": 0}
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import case_parser, run_cases  # noqa: E402
+
+ARGS = case_parser(__doc__).parse_args()
+SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
+DEMO = os.path.join(ARGS.source, "conf", "examples", "demo.yaml")
 
 
 def run(*args):
     return subprocess.run([SPRAYLAB, *args], capture_output=True, text=True, timeout=120)
 
 
-def case(name, fn):
-    try:
-        fn()
-        results["passed"] += 1
-        print(f"PASS {name}")
-    except AssertionError as e:
-        results["failed"] += 1
-        print(f"FAIL {name}: {e}")
-
-
-def help_lists_every_option():
+def help_lists_every_option(_args):
     p = run("run", "--help")
     assert p.returncode == 0, p.stderr
     for option in ["--mode", "--algorithms", "--sweep", "--set", "--out", "--lcores", "--timeout",
@@ -36,7 +28,7 @@ def help_lists_every_option():
     assert top.returncode == 0 and "run" in top.stdout, top.stdout
 
 
-def dry_run_crosses_algorithms_and_sweeps():
+def dry_run_crosses_algorithms_and_sweeps(_args):
     p = run("run", DEMO, "--dry-run", "--algorithms", "ecmp,ofan",
             "--sweep", "workload.message_size=64KB,1MB", "--sweep", "links.rate=10Gbps,25Gbps")
     assert p.returncode == 0, p.stderr
@@ -46,7 +38,7 @@ def dry_run_crosses_algorithms_and_sweeps():
     assert names == expected, names
 
 
-def dry_run_writes_nothing():
+def dry_run_writes_nothing(_args):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out")
         p = run("run", DEMO, "--dry-run", "--out", out)
@@ -54,7 +46,7 @@ def dry_run_writes_nothing():
         assert not os.path.exists(out), os.listdir(d)
 
 
-def bad_sweep_key_is_the_loaders_error_naming_the_sweep():
+def bad_sweep_key_is_the_loaders_error_naming_the_sweep(_args):
     p = run("run", DEMO, "--dry-run", "--sweep", "workload.mesage_size=64KB")
     assert p.returncode == 2, (p.returncode, p.stderr)
     # demo.yaml:LINE:COL: the key path, the loader's message, and where it came from.
@@ -66,7 +58,7 @@ def bad_sweep_key_is_the_loaders_error_naming_the_sweep():
     assert "--sweep workload.mesage_size=64KB" in first, first
 
 
-def bad_sweep_value_points_at_the_value_in_the_file():
+def bad_sweep_value_points_at_the_value_in_the_file(_args):
     p = run("run", DEMO, "--dry-run", "--sweep", "links.rate=10Gbps,fast")
     assert p.returncode == 2, (p.returncode, p.stderr)
     with open(DEMO) as f:
@@ -77,7 +69,7 @@ def bad_sweep_value_points_at_the_value_in_the_file():
     assert "found fast" in p.stderr and "--sweep links.rate=fast" in p.stderr, p.stderr
 
 
-def bad_input_exits_2_with_a_precise_error():
+def bad_input_exits_2_with_a_precise_error(_args):
     checks = [
         (["run", "/nonexistent.yaml"], "/nonexistent.yaml"),
         (["run", DEMO, "--mode", "real"], "--mode"),
@@ -101,7 +93,7 @@ def bad_input_exits_2_with_a_precise_error():
         assert needle in p.stderr, f"{args}: {needle!r} not in {p.stderr!r}"
 
 
-def inprocess_rate_is_each_variants_link_rate():
+def inprocess_rate_is_each_variants_link_rate(_args):
     p = run("run", DEMO, "--mode", "inprocess", "--algorithms", "rps", "-n")
     assert p.returncode == 0 and "links.rate=1Gbps" in p.stdout, p.stdout + p.stderr
     p = run("run", DEMO, "--mode", "inprocess", "--rate", "2.5Gbps", "-n")
@@ -112,21 +104,24 @@ def inprocess_rate_is_each_variants_link_rate():
     assert p.returncode == 0 and "rate=2G" in p.stdout and "1Gbps" not in p.stdout, p.stdout
 
 
-def topo_commands_need_no_eal():
+def topo_commands_need_no_eal(_args):
     p = run("topo", "stats", "fat-tree", "--k", "4", "--levels", "3", "--json")
     assert p.returncode == 0 and '"hosts":16' in p.stdout, p.stdout + p.stderr
     assert "EAL" not in p.stderr, p.stderr
 
 
-case("run --help lists every option", help_lists_every_option)
-case("--dry-run crosses algorithms and sweeps", dry_run_crosses_algorithms_and_sweeps)
-case("--dry-run writes nothing", dry_run_writes_nothing)
-case("a bad --sweep key is the loader's error naming the sweep",
-     bad_sweep_key_is_the_loaders_error_naming_the_sweep)
-case("a bad --sweep value points at the value in the file",
-     bad_sweep_value_points_at_the_value_in_the_file)
-case("bad input exits 2 with a precise error", bad_input_exits_2_with_a_precise_error)
-case("the in-process rate is each variant's links.rate", inprocess_rate_is_each_variants_link_rate)
-case("topo commands need no EAL", topo_commands_need_no_eal)
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+CASES = [
+    ("run --help lists every option", help_lists_every_option, ()),
+    ("--dry-run crosses algorithms and sweeps", dry_run_crosses_algorithms_and_sweeps, ()),
+    ("--dry-run writes nothing", dry_run_writes_nothing, ()),
+    ("a bad --sweep key is the loader's error naming the sweep",
+     bad_sweep_key_is_the_loaders_error_naming_the_sweep, ()),
+    ("a bad --sweep value points at the value in the file",
+     bad_sweep_value_points_at_the_value_in_the_file, ()),
+    ("bad input exits 2 with a precise error", bad_input_exits_2_with_a_precise_error, ()),
+    ("the in-process rate is each variant's links.rate",
+     inprocess_rate_is_each_variants_link_rate, ()),
+    ("topo commands need no EAL", topo_commands_need_no_eal, ()),
+]
+status = run_cases(ARGS, CASES)
+sys.exit(status)

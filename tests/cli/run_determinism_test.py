@@ -10,25 +10,18 @@ import subprocess
 import sys
 import tempfile
 
-SPRAYLAB = sys.argv[1]
-DEMO = os.path.join(sys.argv[2], "demo.yaml")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import case_parser, run_cases  # noqa: E402
+
+ARGS = case_parser(__doc__).parse_args()
+SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
+DEMO = os.path.join(ARGS.source, "conf", "examples", "demo.yaml")
 ALGORITHMS = ["ofan", "pofan", "rps"]
 VARIANT_FILES = ["config.yaml", "summary.json", "queues.csv", "generator.json", "run.json"]
-results = {"passed": 0, "failed": 0}
 
 
 def run(*args, timeout=600):
     return subprocess.run([SPRAYLAB, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def case(name, fn):
-    try:
-        fn()
-        results["passed"] += 1
-        print(f"PASS {name}")
-    except AssertionError as e:
-        results["failed"] += 1
-        print(f"FAIL {name}: {e}")
 
 
 def virtual_run(out):
@@ -43,7 +36,7 @@ first = virtual_run(a)
 virtual_run(b)
 
 
-def every_file_is_written():
+def every_file_is_written(_args):
     for algorithm in ALGORITHMS:
         for name in VARIANT_FILES:
             path = os.path.join(a, algorithm, name)
@@ -60,7 +53,7 @@ def every_file_is_written():
                 assert os.path.getsize(path) > 0, f"{path} missing"
 
 
-def two_runs_give_byte_identical_summaries():
+def two_runs_give_byte_identical_summaries(_args):
     for algorithm in ALGORITHMS:
         name = os.path.join(algorithm, "summary.json")
         assert filecmp.cmp(os.path.join(a, name), os.path.join(b, name), shallow=False), name
@@ -68,7 +61,7 @@ def two_runs_give_byte_identical_summaries():
         assert filecmp.cmp(os.path.join(a, name), os.path.join(b, name), shallow=False), name
 
 
-def summaries_say_the_workload_completed_within_its_bound():
+def summaries_say_the_workload_completed_within_its_bound(_args):
     with open(os.path.join(a, "summary.json")) as f:
         table = json.load(f)
     assert [v["variant"] for v in table["variants"]] == ALGORITHMS, table["variants"]
@@ -82,7 +75,7 @@ def summaries_say_the_workload_completed_within_its_bound():
         assert line.split()[0] in ALGORITHMS, first.stdout
 
 
-def resolved_config_reruns_as_it_ran():
+def resolved_config_reruns_as_it_ran(_args):
     config = os.path.join(a, "pofan", "config.yaml")
     p = run("run", config, "--dry-run")
     assert p.returncode == 0 and p.stdout.split()[0] == "pofan", p.stdout + p.stderr
@@ -93,18 +86,20 @@ def resolved_config_reruns_as_it_ran():
                        os.path.join(out, "pofan", "summary.json"), shallow=False)
 
 
-def ofan_and_pofan_queue_less_than_rps():
+def ofan_and_pofan_queue_less_than_rps(_args):
     with open(os.path.join(a, "summary.json")) as f:
         q = {v["variant"]: v["queue"]["max_bytes"] for v in json.load(f)["variants"]}
     assert q["ofan"] < q["rps"] and q["pofan"] < q["rps"], q
 
 
-case("every file is written", every_file_is_written)
-case("two runs give byte-identical summaries", two_runs_give_byte_identical_summaries)
-case("summaries say the workload completed within its bound",
-     summaries_say_the_workload_completed_within_its_bound)
-case("the resolved config re-runs as it ran", resolved_config_reruns_as_it_ran)
-case("Ofan's and pOfan's max queues are below RPS's", ofan_and_pofan_queue_less_than_rps)
+CASES = [
+    ("every file is written", every_file_is_written, ()),
+    ("two runs give byte-identical summaries", two_runs_give_byte_identical_summaries, ()),
+    ("summaries say the workload completed within its bound",
+     summaries_say_the_workload_completed_within_its_bound, ()),
+    ("the resolved config re-runs as it ran", resolved_config_reruns_as_it_ran, ()),
+    ("Ofan's and pOfan's max queues are below RPS's", ofan_and_pofan_queue_less_than_rps, ()),
+]
+status = run_cases(ARGS, CASES)
 shutil.rmtree(work)
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+sys.exit(status)

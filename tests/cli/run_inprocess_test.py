@@ -7,23 +7,31 @@ import subprocess
 import sys
 import tempfile
 
-SPRAYLAB = sys.argv[1]
-DEMO = os.path.join(sys.argv[2], "demo.yaml")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import case_parser, run_cases  # noqa: E402
 
-with tempfile.TemporaryDirectory() as out:
-    p = subprocess.run([SPRAYLAB, "run", DEMO, "--mode", "inprocess", "--algorithms", "rps,ofan",
-                        "--timeout", "60", "--out", out], capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}"
-    for variant in ["rps", "ofan"]:
-        for name in ["config.yaml", "summary.json", "queues.csv", "generator.json", "run.json"]:
-            assert os.path.getsize(os.path.join(out, variant, name)) > 0, (variant, name)
-        with open(os.path.join(out, variant, "summary.json")) as f:
-            s = json.load(f)
-        assert s["mode"] == "inprocess" and s["completed"], s
-        assert s["cct"]["collective_ns"] >= s["cct"]["bound_ns"] > 0, s["cct"]
-        with open(os.path.join(out, variant, "config.yaml")) as f:
-            assert "rate: 1Gbps" in f.read()
-        with open(os.path.join(out, variant, "generator.json")) as f:
-            assert json.load(f)["settings"]["link_rate_bps"] == 1e9
-print("PASS in-process run of rps and ofan")
+ARGS = case_parser(__doc__).parse_args()
+SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
+DEMO = os.path.join(ARGS.source, "conf", "examples", "demo.yaml")
+
+
+def inprocess_run_of_rps_and_ofan(_args):
+    with tempfile.TemporaryDirectory() as out:
+        p = subprocess.run([SPRAYLAB, "run", DEMO, "--mode", "inprocess", "--algorithms", "rps,ofan",
+                            "--timeout", "60", "--out", out], capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}"
+        for variant in ["rps", "ofan"]:
+            for name in ["config.yaml", "summary.json", "queues.csv", "generator.json", "run.json"]:
+                assert os.path.getsize(os.path.join(out, variant, name)) > 0, (variant, name)
+            with open(os.path.join(out, variant, "summary.json")) as f:
+                s = json.load(f)
+            assert s["mode"] == "inprocess" and s["completed"], s
+            assert s["cct"]["collective_ns"] >= s["cct"]["bound_ns"] > 0, s["cct"]
+            with open(os.path.join(out, variant, "config.yaml")) as f:
+                assert "rate: 1Gbps" in f.read()
+            with open(os.path.join(out, variant, "generator.json")) as f:
+                assert json.load(f)["settings"]["link_rate_bps"] == 1e9
+
+
+sys.exit(run_cases(ARGS, [("in-process run of rps and ofan", inprocess_run_of_rps_and_ofan, ())]))

@@ -6,27 +6,20 @@ import subprocess
 import sys
 import tempfile
 
-SPRAYLAB = sys.argv[1]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import case_parser, run_cases  # noqa: E402
+
+ARGS = case_parser(__doc__).parse_args()
+SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
 KEYS = ["hosts", "leaves", "spines", "switches", "links", "radix", "diameter", "diameter_all",
         "avg_distance", "capacity", "cost_links_per_host", "cost_switches_per_host", "corners"]
-results = {"passed": 0, "failed": 0}
 
 
 def run(*args):
     return subprocess.run([SPRAYLAB, *args], capture_output=True, text=True, timeout=120)
 
 
-def case(name, fn):
-    try:
-        fn()
-        results["passed"] += 1
-        print(f"PASS {name}")
-    except AssertionError as e:
-        results["failed"] += 1
-        print(f"FAIL {name}: {e}")
-
-
-def stats_json_has_every_key():
+def stats_json_has_every_key(_args):
     for args in (["mrls", "--leaves", "14", "--uplinks", "3", "--downlinks", "3", "--seed", "2"],
                  ["fat-tree", "--k", "8", "--levels", "3"]):
         p = run("topo", "stats", *args, "--json")
@@ -37,7 +30,7 @@ def stats_json_has_every_key():
     assert j["hosts"] == 128 and j["switches"] == 80, j
 
 
-def gen_writes_a_file_that_stats_and_check_read():
+def gen_writes_a_file_that_stats_and_check_read(_args):
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "m.yaml")
         p = run("topo", "gen", "mrls", "--leaves", "24", "--uplinks", "4", "--downlinks", "4", "-o", f)
@@ -51,7 +44,7 @@ def gen_writes_a_file_that_stats_and_check_read():
         assert c.returncode == 0 and "ok" in c.stdout, c.stdout + c.stderr
 
 
-def check_reports_a_disconnected_file():
+def check_reports_a_disconnected_file(_args):
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "bad.yaml")
         with open(f, "w") as out:
@@ -61,7 +54,7 @@ def check_reports_a_disconnected_file():
         assert p.returncode != 0 and "disconnected" in p.stderr, p.stdout + p.stderr
 
 
-def bad_input_gets_a_precise_error():
+def bad_input_gets_a_precise_error(_args):
     p = run("topo", "stats", "fat-tree", "--k", "5", "--levels", "3")
     assert p.returncode == 2 and "k must be even" in p.stderr, p.stderr
     p = run("topo", "stats", "mrls", "--leaves", "13", "--uplinks", "3", "--downlinks", "3")
@@ -72,9 +65,12 @@ def bad_input_gets_a_precise_error():
     assert p.returncode != 0 and "FILE or a generator" in p.stderr, p.stderr
 
 
-case("stats --json has every key", stats_json_has_every_key)
-case("gen -o writes a file that stats and check read", gen_writes_a_file_that_stats_and_check_read)
-case("check reports a disconnected file", check_reports_a_disconnected_file)
-case("bad input gets a precise error", bad_input_gets_a_precise_error)
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+CASES = [
+    ("stats --json has every key", stats_json_has_every_key, ()),
+    ("gen -o writes a file that stats and check read",
+     gen_writes_a_file_that_stats_and_check_read, ()),
+    ("check reports a disconnected file", check_reports_a_disconnected_file, ()),
+    ("bad input gets a precise error", bad_input_gets_a_precise_error, ()),
+]
+status = run_cases(ARGS, CASES)
+sys.exit(status)

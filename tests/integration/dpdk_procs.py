@@ -1,13 +1,11 @@
 """Helpers for integration tests that run real DPDK processes: hugepages, memif port wiring,
 process start/stop with their own --file-prefix, and DPDK telemetry queries."""
-import argparse
 import json
 import os
 import signal
 import socket
 import subprocess
 import threading
-import traceback
 import time
 
 
@@ -116,34 +114,3 @@ class Telemetry:
 
     def close(self):
         self.s.close()
-
-
-def case_parser():
-    """The arguments every integration test takes (meson passes --build and --source); a test
-    adds its own to the returned parser."""
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--source", required=True)
-    ap.add_argument("-k", default="", help="run only cases whose name contains this")
-    return ap
-
-
-def run_cases(args, cases):
-    """Runs (name, function, extra args) cases whose name contains args.k; each function takes
-    (args, *extra) and returns a line of figures. Prints PASS/FAIL per case and the closing
-    'N passed, N failed' line; returns the exit status (1 if anything failed or nothing ran)."""
-
-    passed = failed = 0
-    for name, fn, fargs in cases:
-        if args.k not in name:
-            continue
-        start = time.time()
-        try:
-            info = fn(args, *fargs)
-            passed += 1
-            print(f"PASS {name} ({time.time() - start:.1f}s) {info}", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0

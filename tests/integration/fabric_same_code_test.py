@@ -13,8 +13,10 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import case_parser, ensure_hugepages, run_cases  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
+from dpdk_procs import ensure_hugepages  # noqa: E402
+from cases import case_parser, run_cases  # noqa: E402
 from switch_memif_test import Case, check  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "rr", "ofan", "pofan"]

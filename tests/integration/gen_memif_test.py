@@ -24,8 +24,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, eal_args, ensure_hugepages, run_cases, case_parser  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
+from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
+from cases import case_parser, run_cases  # noqa: E402
 # Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 EXPERIMENT = """\

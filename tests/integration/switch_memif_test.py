@@ -18,8 +18,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, link_vdevs, run_cases, case_parser  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
+from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, link_vdevs  # noqa: E402
+from cases import case_parser, run_cases  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "rr", "jsq", "ar", "topk", "psp", "ofan", "pofan", "polarized"]
 UPLINKS = [2, 3, 4, 5]  # leaf0: ports 0-1 face hosts, 2-5 the four spines

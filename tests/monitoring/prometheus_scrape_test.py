@@ -33,8 +33,10 @@ import time
 import urllib.parse
 import urllib.request
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from dpdk_procs import Proc, case_parser, eal_args, ensure_hugepages, run_cases  # noqa: E402
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
+from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
+from cases import case_parser, run_cases  # noqa: E402
 
 EXPERIMENT = """\
 seed: 3

@@ -1,0 +1,38 @@
+"""The case runner every Python test script shares: named cases, PASS/FAIL lines with the time
+and figures of each, and the closing 'N passed, N failed' line that .ci/run counts.
+
+A script puts this directory on sys.path, parses its arguments with case_parser() (meson passes
+--build and --source) and ends with sys.exit(run_cases(args, cases))."""
+import argparse
+import time
+import traceback
+
+
+def case_parser(description=None):
+    """The arguments every test script takes; a script adds its own to the returned parser."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--build", required=True, help="the meson build directory")
+    ap.add_argument("--source", required=True, help="the source tree")
+    ap.add_argument("-k", default="", help="run only cases whose name contains this")
+    return ap
+
+
+def run_cases(args, cases):
+    """Runs (name, function, extra args) cases whose name contains args.k; each function takes
+    (args, *extra) and may return a line of figures. Prints PASS/FAIL per case and the closing
+    'N passed, N failed' line; returns the exit status (1 if anything failed or nothing ran)."""
+    passed = failed = 0
+    for name, fn, fargs in cases:
+        if args.k not in name:
+            continue
+        start = time.time()
+        try:
+            info = fn(args, *fargs)
+            passed += 1
+            print(f"PASS {name} ({time.time() - start:.1f}s){'' if info is None else ' ' + str(info)}",
+                  flush=True)
+        except Exception:
+            failed += 1
+            print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
