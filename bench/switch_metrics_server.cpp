@@ -19,6 +19,7 @@
 #include <memory>
 #include <thread>
 
+#include "conf/guarded_main.h"
 #include "conf/loader.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
@@ -143,10 +144,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "switch_metrics_server: error: {}\n", e.what());
-  }
-  return 2;
+  return spraylab::conf::guarded_main("switch_metrics_server", [&] { return run(argc, argv); });
 }

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "conf/config_error.h"
+#include "conf/guarded_main.h"
 #include "conf/loader.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
@@ -294,12 +295,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const spraylab::conf::ConfigError& e) {
-    fmt::print(stderr, "spraylab-switch: {}\n", e.what());
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "spraylab-switch: error: {}\n", e.what());
-  }
-  return 2;
+  return spraylab::conf::guarded_main("spraylab-switch", [&] { return run(argc, argv); });
 }

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "conf/config_error.h"
+#include "conf/guarded_main.h"
 #include "conf/loader.h"
 #include "conf/units.h"
 #include "monitoring/eal_thread.h"
@@ -480,12 +481,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const spraylab::conf::ConfigError& e) {
-    fmt::print(stderr, "spraylab-gen: {}\n", e.what());
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "spraylab-gen: error: {}\n", e.what());
-  }
-  return 2;
+  return spraylab::conf::guarded_main("spraylab-gen", [&] { return run(argc, argv); });
 }
