@@ -147,7 +147,9 @@ def test_ofan_spreads_within_one(args, workers):
     per_worker = stats["worker_rx_packets"]
     check(len(per_worker) == workers and min(per_worker) > 0, f"not every worker took traffic: {per_worker}")
     ports = per_port(r)
-    check(r["received_total"] == 10001, f"received {r['received_total']}")
+    check(r["received_total"] == 10001,
+          f"received {r['received_total']}; switch rx {stats['totals']['rx_packets']} "
+          f"tx {stats['totals'].get('tx_packets')} drops {stats['totals']['drops']}")
     check(sorted(ports) == UPLINKS, f"ports {ports}")
     counts = [ports[p] for p in UPLINKS]
     check(max(counts) - min(counts) <= 1, f"{workers} workers: per-port counts {counts} differ by more than 1")
