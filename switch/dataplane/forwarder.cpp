@@ -167,14 +167,26 @@ void Forwarder::flush(uint16_t port) {
     pkts[kept++] = m;
   }
   if (kept == 0) return;
+  // The depth grows before the packets enter the ring, never after: with two workers the port's
+  // owner may send them and subtract them the moment they are in the ring, and a subtraction
+  // that came first would wrap the unsigned depth, and the owner would tail-drop everything for
+  // that port until this worker's addition landed. (The ring's release/acquire orders the
+  // addition before the owner's subtraction.)
+  uint32_t np = rt_.depth_packets(port).fetch_add(kept, std::memory_order_relaxed) + kept;
+  uint32_t nb = rt_.depth_bytes(port).fetch_add(bytes, std::memory_order_relaxed) + bytes;
   const unsigned queued = rte_ring_mp_enqueue_burst(
       rt_.egress(port).ring, reinterpret_cast<void**>(pkts.data()), kept, nullptr);
-  for (unsigned i = queued; i < kept; ++i) {
-    bytes -= rte_pktmbuf_pkt_len(pkts[i]);
-    drop(pkts[i], port, DropReason::kQueueFull);  // more packets than ring slots
+  if (queued < kept) {  // more packets than ring slots: take back what did not go in
+    uint32_t refused = 0;
+    for (unsigned i = queued; i < kept; ++i) {
+      refused += rte_pktmbuf_pkt_len(pkts[i]);
+      drop(pkts[i], port, DropReason::kQueueFull);
+    }
+    rt_.depth_packets(port).fetch_sub(kept - queued, std::memory_order_relaxed);
+    rt_.depth_bytes(port).fetch_sub(refused, std::memory_order_relaxed);
+    np -= kept - queued;
+    nb -= refused;
   }
-  const uint32_t np = rt_.depth_packets(port).fetch_add(queued, std::memory_order_relaxed) + queued;
-  const uint32_t nb = rt_.depth_bytes(port).fetch_add(bytes, std::memory_order_relaxed) + bytes;
   rt_.note_depth(port, np, nb);
 }
 
