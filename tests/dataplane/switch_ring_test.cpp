@@ -1,6 +1,7 @@
 // spraylab-switch's data path on net_ring ports (rte_eth_from_rings): the same port set-up, worker
 // loop and forwarder as the binary, on a DPDK device whose rings the test fills and empties
-// itself. One worker thread forwards; the test is the hosts and the spines.
+// itself. One worker thread forwards; the test is the hosts and the spines. One case drives a
+// second runtime's Forwarder by hand.
 #include <gtest/gtest.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "conf/loader.h"
+#include "switch/dataplane/forwarder.h"
 #include "switch/dataplane/frame.h"
 #include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_runtime.h"
@@ -221,6 +223,46 @@ TEST_F(SwitchOnRings, LocalDeliveryAndCountedDrops) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(rt.sum_drops(0, DropReason::kTtlExpired) - ttl0, 50u);
   EXPECT_EQ(rt.sum(0, &PortCounters::rx_packets) - rx0, 150u);
+}
+
+// An egress ring smaller than its buffer: what the ring refuses is a counted queue_full drop and
+// is not left in the queue's depth (flush() raises the depth before the enqueue, so that another
+// worker draining the ring never subtracts first, and takes the refused back); the drain brings
+// the depth back to 0. A second runtime beside the suite's, for leaf1, driven by hand.
+TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
+  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
+  RuntimeOptions ro;
+  ro.shaping = false;
+  ro.routing = f_->routing.get();
+  ro.queue_packets = 64;  // the smallest egress ring: 64 slots, which hold 63
+  SwitchRuntime rt(tables, ro);
+  Forwarder fw(rt, 0);
+  constexpr uint16_t kToH3 = 1;  // leaf1's port 1 faces h3
+  uint32_t len = 0;
+  for (int burst = 0; burst < 3; ++burst) {  // 96 frames from h0, arriving from a spine
+    std::vector<rte_mbuf*> frames;
+    for (uint16_t i = 0; i < kBurst; ++i) frames.push_back(frame("h3", 7));
+    len = rte_pktmbuf_pkt_len(frames[0]);
+    fw.process(frames.data(), kBurst, /*rx_port=*/2, 0, 0);
+  }
+
+  const uint32_t queued = rte_ring_count(rt.egress(kToH3).ring);
+  EXPECT_EQ(queued, 63u);
+  EXPECT_EQ(rt.sum_drops(kToH3, DropReason::kQueueFull), 3u * kBurst - queued);
+  EXPECT_EQ(rt.depth_packets_now(kToH3), queued);
+  EXPECT_EQ(rt.depth_bytes_now(kToH3), queued * len);
+
+  std::vector<rte_mbuf*> sent;
+  const auto tx = [&](uint16_t, rte_mbuf** m, uint16_t n) {
+    sent.insert(sent.end(), m, m + n);
+    return n;
+  };
+  while (fw.drain(kToH3, 0, tx) > 0) {
+  }
+  EXPECT_EQ(sent.size(), queued);
+  EXPECT_EQ(rt.depth_packets_now(kToH3), 0u);
+  EXPECT_EQ(rt.depth_bytes_now(kToH3), 0u);
+  for (rte_mbuf* m : sent) rte_pktmbuf_free(m);
 }
 
 }  // namespace
