@@ -25,6 +25,7 @@
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
+#include "tests/dataplane/ring_switch.h"
 #include "topo/addressing.h"
 #include "topo/build.h"
 #include "topo/routing.h"
@@ -32,22 +33,9 @@
 namespace spraylab::dataplane {
 namespace {
 
-// leaf0: ports 0-1 face hosts h0 and h1, ports 2-5 the four spines.
-constexpr char kExperiment[] = R"(
-seed: 7
-topology: {generator: leaf-spine, leaves: 2, spines: 4, hosts_per_leaf: 2}
-links: {rate: 100Gbps, delay: 500ns}
-buffer: {bytes: 800KB}
-load_balancer: {algorithm: ofan}
-)";
-constexpr uint16_t kPorts = 6;
+constexpr uint16_t kPorts = test::kLeafPorts;
 
-uint16_t ip_checksum(const uint8_t* ip) {
-  uint32_t sum = 0;
-  for (int i = 0; i < 20; i += 2) sum += static_cast<uint32_t>(ip[i] << 8 | ip[i + 1]);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return static_cast<uint16_t>(~sum);
-}
+using test::ip_checksum;
 
 // One switch for the whole suite: DPDK 22.11 does not let a closed ring port's name be reused.
 class SwitchOnRings : public ::testing::Test {
@@ -69,15 +57,10 @@ class SwitchOnRings : public ::testing::Test {
   static inline Fabric* f_ = nullptr;
 
   static void SetUpTestSuite() {
-    std::vector<std::string> args = {
-        "switch_ring_test", "--no-pci", "--no-shconf", "--no-huge",    "-m", "512",
-        "--lcores",         "0",        "--log-level", "lib.eal:error"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    ASSERT_GE(rte_eal_init(static_cast<int>(argv.size()), argv.data()), 0) << "EAL init failed";
+    ASSERT_TRUE(test::init_eal("switch_ring_test")) << "EAL init failed";
     f_ = new Fabric;
     Fabric& f = *f_;
-    f.exp = conf::load_experiment_string(kExperiment, "ring.yaml");
+    f.exp = conf::load_experiment_string(test::kLeafSpine, "ring.yaml");
     f.topology = topo::build(f.exp.topology, f.exp.links);
     f.routing = std::make_unique<topo::Routing>(f.topology);
     f.plan = std::make_unique<topo::AddressPlan>(*f.routing);
@@ -120,29 +103,8 @@ class SwitchOnRings : public ::testing::Test {
 
   // A UDP frame from h0 (on port 0) to host `dst` with source port `sport`.
   static rte_mbuf* frame(const std::string& dst, uint16_t sport, uint8_t ttl = 64) {
-    rte_mbuf* m = rte_pktmbuf_alloc(f_->pool);
-    uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 14 + 20 + 8 + 18));
-    std::memset(f, 0, 60);
-    f[12] = 0x08;
-    uint8_t* ip = f + 14;
-    ip[0] = 0x45;
-    ip[3] = 46;
-    ip[8] = ttl;
-    ip[9] = kIpProtoUdp;
-    const uint32_t src = f_->plan->host_ip(f_->topology.find("h0"));
-    const uint32_t d = f_->plan->host_ip(f_->topology.find(dst));
-    for (int i = 0; i < 4; ++i) {
-      ip[12 + i] = static_cast<uint8_t>(src >> (24 - 8 * i));
-      ip[16 + i] = static_cast<uint8_t>(d >> (24 - 8 * i));
-    }
-    const uint16_t c = ip_checksum(ip);
-    ip[10] = static_cast<uint8_t>(c >> 8);
-    ip[11] = static_cast<uint8_t>(c);
-    ip[20] = static_cast<uint8_t>(sport >> 8);
-    ip[21] = static_cast<uint8_t>(sport);
-    ip[22] = 0x12;
-    ip[23] = 0xb8;
-    return m;
+    return test::udp_frame(f_->pool, f_->plan->host_ip(f_->topology.find("h0")),
+                           f_->plan->host_ip(f_->topology.find(dst)), sport, ttl);
   }
 
   static void send(std::vector<rte_mbuf*> frames) {
