@@ -364,6 +364,7 @@ inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
     if (!s.done && !s.retx_pass && s.next_seq < s.packets) {
       *run = {h.active[0], s.next_seq, std::min(max, s.packets - s.next_seq), false};
       s.next_seq += run->count;
+      h.rr = 1;  // where next_data() leaves it after a packet of the only message
       return true;
     }
   }

@@ -171,7 +171,9 @@ void Forwarder::flush(uint16_t port) {
   // owner may send them and subtract them the moment they are in the ring, and a subtraction
   // that came first would wrap the unsigned depth, and the owner would tail-drop everything for
   // that port until this worker's addition landed. (The ring's release/acquire orders the
-  // addition before the owner's subtraction.)
+  // addition before the owner's subtraction.) The price: packets the ring then refuses count in
+  // the depth for the moment until they are taken back, which only a ring smaller than the buffer
+  // (--queue-packets) ever does.
   uint32_t np = rt_.depth_packets(port).fetch_add(kept, std::memory_order_relaxed) + kept;
   uint32_t nb = rt_.depth_bytes(port).fetch_add(bytes, std::memory_order_relaxed) + bytes;
   const unsigned queued = rte_ring_mp_enqueue_burst(

@@ -78,7 +78,8 @@ TEST(SwitchWorkers, CrossWorkerTrafficIsNeitherLostNorDroppedUnderPreemption) {
   CPU_SET(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) - 1, &one_cpu);
   for (const WorkerPlan& wp : plans) {
     workers.emplace_back([&rt, &wp, &stop] { run_worker(rt, wp, stop); });
-    pthread_setaffinity_np(workers.back().native_handle(), sizeof one_cpu, &one_cpu);
+    ASSERT_EQ(pthread_setaffinity_np(workers.back().native_handle(), sizeof one_cpu, &one_cpu), 0)
+        << "cannot pin the workers to one CPU: they would not preempt each other";
   }
 
   // h0 (port 0, worker 0) to h2 and h1 (port 1, worker 1) to h3: Ofan spreads both over the four
