@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "conf/guarded_main.h"
 #include "conf/loader.h"
 #include "fabric/eal.h"
 #include "fabric/fabric_build.h"
@@ -117,10 +118,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "fabric_switch_probe: {}\n", e.what());
-    return 2;
-  }
+  return spraylab::conf::guarded_main("fabric_switch_probe", [&] { return run(argc, argv); });
 }

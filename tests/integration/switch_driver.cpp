@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/guarded_main.h"
 #include "conf/loader.h"
 #include "switch/dataplane/frame.h"
 #include "switch/dataplane/ports.h"
@@ -230,10 +231,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "driver: {}\n", e.what());
-    return 2;
-  }
+  return spraylab::conf::guarded_main("driver", [&] { return run(argc, argv); });
 }
