@@ -339,29 +339,12 @@ inline rte_mbuf* HostEngine::build(const FrameTemplate& tmpl, const TestbedHeade
   return m;
 }
 
-// The common case inline: the message at the round-robin position has first-pass packets left.
-inline bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
-  if (!h.active.empty()) {
-    const uint32_t rr = h.rr < h.active.size() ? h.rr : 0;
-    const uint32_t idx = h.active[rr];
-    SendState& s = sends_[idx];
-    if (!s.done && !s.retx_pass && s.next_seq < s.packets) {
-      *send_idx = idx;
-      *seq = s.next_seq++;
-      *retx = false;
-      h.rr = rr + 1;
-      return true;
-    }
-  }
-  return next_data_slow(h, send_idx, seq, retx);
-}
-
 // A run of packets from one message: with one message active, every first-pass packet that fits
 // (round robin over one message is that message); otherwise one packet, from next_data().
 inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
   if (h.active.size() == 1) {
     SendState& s = sends_[h.active[0]];
-    if (!s.done && !s.retx_pass && s.next_seq < s.packets) {
+    if (s.first_pass_left()) {
       *run = {h.active[0], s.next_seq, std::min(max, s.packets - s.next_seq), false};
       s.next_seq += run->count;
       h.rr = 1;  // where next_data() leaves it after a packet of the only message
@@ -375,13 +358,13 @@ inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
   return true;
 }
 
-bool HostEngine::next_data_slow(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
+bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx) {
   while (!h.active.empty()) {
     if (h.rr >= h.active.size()) h.rr = 0;
     const uint32_t idx = h.active[h.rr];
     SendState& s = sends_[idx];
     if (!s.done) {
-      if (!s.retx_pass && s.next_seq < s.packets) {
+      if (s.first_pass_left()) {
         *send_idx = idx;
         *seq = s.next_seq++;
         *retx = false;

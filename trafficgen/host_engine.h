@@ -85,6 +85,9 @@ struct SendState {
   uint64_t tx_packets = 0;
   uint64_t retransmits = 0;
   uint64_t ecn_echoes = 0;
+
+  // Packets not yet sent once, and not in a retransmission pass.
+  bool first_pass_left() const { return !done && !retx_pass && next_seq < packets; }
 };
 
 // A message this engine receives.
@@ -194,7 +197,6 @@ class HostEngine {
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
   void send(HostState& h, uint64_t now);
   bool next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
-  bool next_data_slow(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
   // Packets first .. first + count - 1 of sends_[send_idx], sent back to back.
   struct DataRun {
     uint32_t send_idx;

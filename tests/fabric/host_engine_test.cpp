@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rte_mbuf.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -26,7 +28,8 @@ constexpr char kTrace[] =
 // a message that becomes active while another is sending goes next, whether the first sent its
 // packets one by one or as a run (host_engine.cpp, next_run()).
 TEST(HostEngine, AMessageStartingWhileAnotherSendsGoesNextThenTheyAlternate) {
-  const std::string trace = testing::TempDir() + "/stagger.csv";
+  const std::string trace =
+      testing::TempDir() + "/spraylab_host_engine_test_" + std::to_string(getpid()) + ".csv";
   std::ofstream(trace) << kTrace;
   const conf::Experiment exp = conf::load_experiment_string(
       "topology: {generator: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}\n"
