@@ -3,16 +3,12 @@
 #include <vector>
 
 #include "switch/dataplane/frame.h"
+#include "tests/integration/test_frames.h"
 
 namespace spraylab::dataplane {
 namespace {
 
-uint16_t ip_checksum(const uint8_t* ip, uint32_t len) {
-  uint32_t sum = 0;
-  for (uint32_t i = 0; i < len; i += 2) sum += static_cast<uint32_t>(ip[i] << 8 | ip[i + 1]);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return static_cast<uint16_t>(~sum);
-}
+using spraylab::testing::ip_checksum;
 
 // A valid Ethernet/IPv4/UDP frame with `payload` bytes after UDP.
 std::vector<uint8_t> udp_frame(uint32_t payload, uint8_t ttl = 64) {

@@ -1,5 +1,6 @@
 // What the switch tests on net_ring ports share: their leaf-spine, EAL without hugepages, and
-// 60-byte IPv4/UDP frames (18 B of zero payload) with a valid header checksum.
+// 60-byte IPv4/UDP frames (18 B of zero payload) with a valid header checksum
+// (spraylab::testing::ip_checksum, tests/integration/test_frames.h, checks them too).
 #pragma once
 
 #include <rte_eal.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "switch/dataplane/frame.h"
+#include "tests/integration/test_frames.h"
 
 namespace spraylab::dataplane::test {
 
@@ -34,14 +36,6 @@ inline bool init_eal(const char* program) {
   return rte_eal_init(static_cast<int>(argv.size()), argv.data()) >= 0;
 }
 
-// The IPv4 header checksum of a 20-byte header: 0 when the header's own checksum is right.
-inline uint16_t ip_checksum(const uint8_t* ip) {
-  uint32_t sum = 0;
-  for (int i = 0; i < 20; i += 2) sum += static_cast<uint32_t>(ip[i] << 8 | ip[i + 1]);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return static_cast<uint16_t>(~sum);
-}
-
 // From `src` to `dst` (host-order addresses), UDP source port `sport`, destination port 4792.
 inline rte_mbuf* udp_frame(rte_mempool* pool, uint32_t src, uint32_t dst, uint16_t sport,
                            uint8_t ttl = 64) {
@@ -59,7 +53,7 @@ inline rte_mbuf* udp_frame(rte_mempool* pool, uint32_t src, uint32_t dst, uint16
     ip[12 + i] = static_cast<uint8_t>(src >> (24 - 8 * i));
     ip[16 + i] = static_cast<uint8_t>(dst >> (24 - 8 * i));
   }
-  const uint16_t c = ip_checksum(ip);
+  const uint16_t c = spraylab::testing::ip_checksum(ip, 20);
   ip[10] = static_cast<uint8_t>(c >> 8);
   ip[11] = static_cast<uint8_t>(c);
   ip[20] = static_cast<uint8_t>(sport >> 8);

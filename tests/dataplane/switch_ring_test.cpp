@@ -35,7 +35,7 @@ namespace {
 
 constexpr uint16_t kPorts = test::kLeafPorts;
 
-using test::ip_checksum;
+using spraylab::testing::ip_checksum;
 
 // One switch for the whole suite: DPDK 22.11 does not let a closed ring port's name be reused.
 class SwitchOnRings : public ::testing::Test {
@@ -153,7 +153,7 @@ TEST_F(SwitchOnRings, OfanSpreadsOneDestinationOverTheUplinksWithRewrittenHeader
       EXPECT_EQ(std::memcmp(f, info.peer_mac.data(), 6), 0) << "destination MAC on port " << p;
       EXPECT_EQ(std::memcmp(f + 6, info.mac.data(), 6), 0) << "source MAC on port " << p;
       EXPECT_EQ(f[14 + 8], 63) << "TTL not decremented";
-      EXPECT_EQ(ip_checksum(f + 14), 0) << "IPv4 checksum wrong after the TTL update";
+      EXPECT_EQ(ip_checksum(f + 14, 20), 0) << "IPv4 checksum wrong after the TTL update";
       rte_pktmbuf_free(m);
     }
   }
