@@ -91,15 +91,7 @@ PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed)
     : mode_(mode), rng_(seed), fixed_(random_entropy(rng_)), reps_(rng_.next()) {}
 
 uint16_t PathEntropy::next_varying(uint64_t now_ns) {
-  switch (mode_) {
-    case EntropyMode::kFlow:
-      return fixed_;
-    case EntropyMode::kPacket:
-      return random_entropy(rng_);
-    case EntropyMode::kReps:
-      return reps_.next(now_ns);
-  }
-  return fixed_;
+  return mode_ == EntropyMode::kPacket ? random_entropy(rng_) : reps_.next(now_ns);
 }
 
 void PathEntropy::on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns) {
