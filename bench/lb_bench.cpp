@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "switch/dataplane/wire.h"
 #include "switch/lb/algorithm.h"
 #include "switch/lb/factory.h"
 #include "topo/generators.h"
@@ -17,7 +18,7 @@
 namespace spraylab::lb {
 namespace {
 
-constexpr uint32_t kBurst = 32;
+using dataplane::kBurst;
 constexpr uint32_t kBurstPool = 256;  // distinct pre-generated bursts, cycled
 constexpr uint32_t kDests = 64;
 // Destinations in one burst: an rx queue carries a few flows at a time.

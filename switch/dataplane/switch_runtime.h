@@ -24,7 +24,6 @@
 namespace spraylab::dataplane {
 
 inline constexpr uint16_t kMaxPorts = 128;
-inline constexpr uint16_t kBurst = 32;
 
 // Per-port counters of one worker (only that worker writes them).
 struct alignas(64) PortCounters {
