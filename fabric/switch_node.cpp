@@ -1,7 +1,5 @@
 #include "fabric/switch_node.h"
 
-#include <rte_prefetch.h>
-
 #include <algorithm>
 
 #include "switch/dataplane/worker.h"
@@ -20,7 +18,7 @@ SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeO
   if (events_ != nullptr && opts.shaping) {
     // Virtual time polls exactly when the link frees up, so no frame need start early.
     for (uint16_t p = 0; p < rt_->ports(); ++p) {
-      rt_->egress(p).shaper = dataplane::Shaper(rt_->tables().ports[p].rate_bps, 0);
+      rt_->egress(p).set_shaper(dataplane::Shaper(rt_->tables().ports[p].rate_bps, 0));
     }
   }
 }
@@ -49,7 +47,7 @@ void SwitchNode::transmit(uint16_t port, uint64_t now) {
   }
   if (rt_->depth_packets_now(port) == 0) return;
   // The shaper's next start; a link that refused frames (full) is tried again a ns later.
-  const uint64_t next = std::max(rt_->egress(port).shaper.busy_until_ns(), now + 1);
+  const uint64_t next = std::max(rt_->egress(port).shaper().busy_until_ns(), now + 1);
   tx_pending_[port] = 1;
   events_->push(next, id_, kTxTag | port);
 }
@@ -75,15 +73,8 @@ void SwitchNode::on_event(uint32_t tag, uint64_t now) {
 
 void SwitchNode::prefetch(uint32_t tag, bool near) const {
   if (tag & kTxTag) {
-    // The port, then the frame at the head of its queue (held since its last drain), whose
-    // length the shaper reads and whose arrival field the link writes.
-    const dataplane::EgressPort& e = rt_->egress(static_cast<uint16_t>(tag & 0xffff));
-    if (!near) {
-      rte_prefetch0(&e.held_count);
-    } else if (e.held_count > 0) {
-      rte_prefetch0(e.held[0]);
-      rte_prefetch0(reinterpret_cast<const uint8_t*>(e.held[0]) + RTE_CACHE_LINE_SIZE);
-    }
+    // The port's queue, then the frame at the head of it (held since its last drain).
+    rt_->egress(static_cast<uint16_t>(tag & 0xffff)).prefetch(near);
     return;
   }
   if (near) {

@@ -18,7 +18,7 @@ std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
     } else {
       for (uint16_t q = 0; q < rx_queues[p]; ++q) plans[next++ % workers].rx.emplace_back(p, q);
     }
-    plans[p % workers].tx.push_back(p);  // matches EgressPort::owner
+    plans[p % workers].tx.push_back(p);  // its egress queue's owner: the only worker that drains it
   }
   return plans;
 }
