@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "switch/dataplane/worker.h"
-
 namespace spraylab::fabric {
 
 SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeOptions& opts,
@@ -12,6 +10,7 @@ SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeO
       fwd_(*rt_, 0),
       in_(rt_->ports(), nullptr),
       out_(rt_->ports(), nullptr),
+      plan_(dataplane::plan_workers(1, rt_->ports(), std::vector<uint16_t>(rt_->ports(), 1))[0]),
       tx_pending_(rt_->ports(), 0),
       events_(events),
       id_(id) {
@@ -85,30 +84,14 @@ void SwitchNode::prefetch(uint32_t tag, bool near) const {
 }
 
 bool SwitchNode::poll(uint64_t now_ns, uint64_t /*now_tsc*/) {
-  rte_mbuf* burst[dataplane::kBurst];
-  uint32_t moved = 0;
-  for (uint16_t p = 0; p < rt_->ports(); ++p) {
-    const uint16_t n = in_[p]->receive(burst, dataplane::kBurst, now_ns);
-    if (n == 0) continue;
-    fwd_.process(burst, n, p, 0, now_ns);
-    moved += n;
-  }
-  for (uint16_t p = 0; p < rt_->ports(); ++p) {
-    if (rt_->depth_packets_now(p) == 0) continue;
-    Link& link = *out_[p];
-    auto tx = [&link, now_ns](uint16_t, rte_mbuf** m, uint16_t n) {
-      return link.send(m, n, now_ns);
-    };
-    // As spraylab-switch's worker: several bursts per turn, or a port fed by several others
-    // falls behind its rate.
-    for (uint32_t b = 0; b < dataplane::kMaxDrainBursts; ++b) {
-      const uint16_t sent = fwd_.drain(p, now_ns, tx);
-      moved += sent;
-      if (sent < dataplane::kBurst) break;
-    }
-  }
-  rt_->quiescent(0);
-  return moved > 0;
+  // spraylab-switch's worker turn, with links for devices (one queue each).
+  auto rx = [this, now_ns](uint16_t port, uint16_t, rte_mbuf** m, uint16_t n) {
+    return in_[port]->receive(m, n, now_ns);
+  };
+  auto tx = [this, now_ns](uint16_t port, rte_mbuf** m, uint16_t n) {
+    return out_[port]->send(m, n, now_ns);
+  };
+  return dataplane::worker_turn(*rt_, fwd_, plan_, now_ns, rx, tx) > 0;
 }
 
 }  // namespace spraylab::fabric

@@ -43,28 +43,14 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     if (++q == tx_queues) q = 0;
     return sent;
   };
+  auto rx = [](uint16_t port, uint16_t queue, rte_mbuf** m, uint16_t n) {
+    return rte_eth_rx_burst(port, queue, m, n);
+  };
   uint64_t next_hook = 0;
-  rte_mbuf* burst[kBurst];
   while (!stop.load(std::memory_order_relaxed)) {
     const uint64_t start = rte_rdtsc();
     const uint64_t now = clock.now_ns();
-    uint32_t moved = 0;
-    for (const auto& [port, queue] : plan.rx) {
-      const uint16_t n = rte_eth_rx_burst(port, queue, burst, kBurst);
-      if (n == 0) continue;
-      fwd.process(burst, n, port, queue, now);
-      moved += n;
-    }
-    // A port may receive several bursts per turn (one per rx queue and port feeding it), so it
-    // may send several: else its queue fills at rx speed and tail-drops half of a line-rate load.
-    for (uint16_t port : plan.tx) {
-      for (uint32_t b = 0; b < kMaxDrainBursts; ++b) {
-        const uint16_t sent = fwd.drain(port, now, tx);
-        moved += sent;
-        if (sent < kBurst) break;
-      }
-    }
-    rt.quiescent(plan.worker);
+    const uint32_t moved = worker_turn(rt, fwd, plan, now, rx, tx);
     c.loops.inc();
     if (moved) c.busy_cycles.add(rte_rdtsc() - start);
     if (hook && now >= next_hook) {
