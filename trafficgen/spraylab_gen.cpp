@@ -160,7 +160,7 @@ int run(int argc, char** argv) {
                  "Receivers ACK every n-th data packet (and the last, duplicates and "
                  "retransmissions at once) (default: the workload's ack_every)");
   app.add_option("--entropy", o.entropy,
-                 "Path entropy: flow | packet | reps (default: the workload's)")
+                 "Path entropy, one of the choices above (default: the workload's)")
       ->check(CLI::IsMember(
           std::vector<std::string>(gen::kEntropyModeNames.begin(), gen::kEntropyModeNames.end())));
   app.add_option("--retransmit-timeout", o.rto,
