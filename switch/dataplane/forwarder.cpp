@@ -53,10 +53,10 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
   if (k == 0) return;
   // Route.
   rt_.dst_routes().lookup_bulk(dst.data(), route.data(), k);
-  const bool polarized = set->factory->algorithm() == lb::Algorithm::kPolarized;
+  const lb::Traits& traits = lb::traits(set->factory->algorithm());
   // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
-  const bool hashes = lb::info(set->factory->algorithm()).flow_hash;
-  if (polarized) {
+  const bool hashes = traits.flow_hash;
+  if (traits.source_leaf) {
     for (uint16_t i = 0; i < k; ++i) src_leaf[i] = info[i].src_ip;
     rt_.src_leaves()->lookup_bulk(src_leaf.data(), src_leaf.data(), k);
   }
@@ -83,7 +83,7 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
       ok[i] = nullptr;
       continue;
     }
-    if (re.local || (cands.size() == 1 && !polarized)) {
+    if (re.local || (cands.size() == 1 && !traits.every_fabric_port)) {
       out_port[i] = cands[0];
       continue;
     }
@@ -94,9 +94,10 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
     p.rx_queue = rx_queue;
     p.dest = re.dest;
     p.dst_leaf = re.dst_leaf;
-    p.src_leaf = polarized ? (src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
-                                                                : t.leaf_prefixes[src_leaf[i]].rank)
-                           : 0;
+    p.src_leaf =
+        traits.source_leaf
+            ? (src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank : t.leaf_prefixes[src_leaf[i]].rank)
+            : 0;
     p.hash = hashes ? flow_hash(info[i].src_ip, info[i].dst_ip, info[i].src_port, info[i].dst_port,
                                 info[i].proto)
                     : 0;

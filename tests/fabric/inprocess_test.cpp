@@ -32,7 +32,7 @@ load_balancer: {algorithm: ofan}
 workload: {type: permutation, message_size: 2097152, payload: 4096}
 )");
   const FabricResult r = run_inprocess(e, 1, kInProcessRateBps);
-  ASSERT_TRUE(r.completed) << r.stopped_by;
+  ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
   EXPECT_EQ(r.time_scale, 1.0);
   const auto& c = r.generator["collectives"][0];
   EXPECT_GE(c["cct_ns"].get<double>() * (1 + 1e-3), c["bound_ns"].get<double>())
@@ -50,7 +50,7 @@ workload: {type: permutation, message_size: 2097152, payload: 4096}
 
 TEST(InProcessFabric, DeliversEveryMessageOfAFatTreePermutation) {
   const FabricResult r = run_inprocess(experiment(testing::fat_tree_16("ofan")), 0, 0.5e9);
-  ASSERT_TRUE(r.completed) << r.stopped_by;
+  ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
   EXPECT_EQ(r.mode, Mode::kInProcess);
   // 100 Gb/s written, 0.5 Gb/s run: 200 times slower, delays and timeouts too.
   EXPECT_DOUBLE_EQ(r.time_scale, 200);
