@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/schema.h"
 #include "switch/dataplane/wire.h"
 #include "switch/lb/algorithm.h"
 #include "switch/lb/factory.h"
@@ -60,8 +61,7 @@ uint32_t polarized_switch(Bench& b, uint32_t w, SwitchContext& ctx) {
 }
 
 Bench::Bench(Algorithm algorithm, bool atomic, uint32_t w, uint32_t lcores) {
-  conf::BalancerSpec spec;
-  spec.algorithm = std::string(to_string(algorithm));
+  conf::BalancerSpec spec = conf::balancer_defaults(algorithm);
   spec.atomic_per_packet = atomic;
   SwitchContext ctx;
   ctx.seed = 1;

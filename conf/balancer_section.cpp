@@ -10,7 +10,7 @@ namespace {
 
 // One balancer map. An override (parent != nullptr) starts from the top-level algorithm and takes
 // the top-level value of every parameter its algorithm accepts and it does not set itself.
-BalancerSpec read_balancer(const Map& map, const Map* parent, const std::string& inherited,
+BalancerSpec read_balancer(const Map& map, const Map* parent, lb::Algorithm inherited,
                            std::span<const std::string_view> extra) {
   const VariantTable& table = balancer_algorithms();
   if (parent != nullptr) {
@@ -21,13 +21,15 @@ BalancerSpec read_balancer(const Map& map, const Map* parent, const std::string&
       }
     }
   }
-  std::string algorithm = inherited;
-  if (const Value* v = map.find("algorithm")) algorithm = v->as_choice(table.names());
-  check_variant_keys(map, table, algorithm, balancer_fields(), extra);
+  lb::Algorithm algorithm = inherited;
+  if (const Value* v = map.find("algorithm"))
+    algorithm = v->as_enum<lb::Algorithm>(lb::kAlgorithmNames);
+  const std::string_view name = lb::to_string(algorithm);
+  check_variant_keys(map, table, name, balancer_fields(), extra);
 
   BalancerSpec spec = balancer_defaults(algorithm);
   if (parent != nullptr) {
-    for (std::string_view key : table.find(algorithm).keys) {
+    for (std::string_view key : table.find(name).keys) {
       const Value* top = parent->find(key);
       if (top != nullptr && map.find(key) == nullptr) {
         find_field(balancer_fields(), key)->read(*top, spec);
@@ -36,11 +38,13 @@ BalancerSpec read_balancer(const Map& map, const Map* parent, const std::string&
   }
   read_present(map, balancer_fields(), spec);
 
-  if (spec.algorithm == "psp" && spec.bands == 0) {
-    // psp's default is 4, so a 0 was written here or inherited from the top level.
+  if (lb::info(algorithm).defaults.bands > 0 && spec.bands == 0) {
+    // The algorithm's default has bands (PSP's n), so a 0 was written here or inherited.
     const Value* bands = map.find("bands");
     if (bands == nullptr && parent != nullptr) bands = parent->find("bands");
-    if (bands != nullptr) bands->expected("an integer in [1, 1024] (psp needs at least one band)");
+    if (bands != nullptr) {
+      bands->expected(fmt::format("an integer in [1, 1024] ({} needs at least one band)", name));
+    }
   }
   return spec;
 }
@@ -67,7 +71,7 @@ BalancerSpec read_single_balancer(const Map& map) {
 
 void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPlan& plan) {
   constexpr std::array<std::string_view, 2> kOverrides = {"layers", "switches"};
-  plan.fallback = read_balancer(map, nullptr, "ecmp", kOverrides);
+  plan.fallback = read_balancer(map, nullptr, BalancerSpec{}.algorithm, kOverrides);
 
   if (const Value* layers_value = map.find("layers")) {
     const Map layers(*layers_value);

@@ -9,24 +9,30 @@
 #include <string>
 #include <vector>
 
+#include "switch/lb/algorithm.h"
+#include "trafficgen/entropy_mode.h"
+#include "trafficgen/workloads/workload_type.h"
+
 namespace spraylab::conf {
 
 // One load balancer and its parameters (ALGORITHMS.md; docs/algorithms.md).
-// Only the keys of the chosen algorithm may appear in the file; the rest keep their defaults.
+// Only the keys of the chosen algorithm may appear in the file; the rest keep their defaults
+// (the algorithm's own ones, lb::AlgorithmInfo::defaults, applied by the loader).
 struct BalancerSpec {
-  std::string algorithm = "ecmp";  // ecmp rps rr jsq ar topk psp ofan pofan polarized
-  // Queue depth unit the algorithm reads: "packets" or "bytes". (jsq ar topk psp polarized)
-  std::string queue_unit = "packets";
-  // Queue view refresh period; 0 = live (jsq ar topk psp polarized). AR's default is 100 ns.
+  lb::Algorithm algorithm = lb::Algorithm::kEcmp;
+  // Queue depth unit the algorithm reads (lb::Traits::queue_depths).
+  lb::QueueUnit queue_unit = lb::QueueUnit::kPackets;
+  // Queue view refresh period; 0 = live (lb::Traits::queue_depths).
   uint64_t state_update_ns = 0;
-  uint32_t reshuffle_every = 0;    // rr: reshuffle the order every N wraps, 0 = never
-  uint32_t bands = 0;              // jsq: 0 = exact; psp: n (default 4)
-  uint32_t k = 0;                  // topk: 0 = w/2
-  uint64_t threshold = 0;          // psp: Th in the queue unit; 0 = the port buffer
-  uint32_t saturated_weight = 1;   // psp: weight of a queue at or beyond Th (0 excludes it)
-  std::string pipe = "queue";      // pofan: "queue" or "ports:W"
-  uint32_t ack_size = 128;         // ofan, pofan: packets under this many bytes are ACK class
-  double deroute_penalty = 5;      // polarized: added to a deroute's occupancy (queue unit)
+  uint32_t reshuffle_every = 0;   // rr: reshuffle the order every N wraps, 0 = never
+  uint32_t bands = 0;             // jsq: 0 = exact; psp: n
+  uint32_t k = 0;                 // topk: 0 = w/2
+  uint64_t threshold = 0;         // psp: Th in the queue unit; 0 = the port buffer
+  uint32_t saturated_weight = 1;  // psp: weight of a queue at or beyond Th (0 excludes it)
+  uint32_t pipe_ports = 0;        // pofan: W of `pipe: ports:W`; 0 = `pipe: queue`
+  uint32_t ack_size = 128;        // ofan, pofan: packets under this many bytes are ACK class
+  // polarized: added to a deroute's occupancy (queue unit)
+  double deroute_penalty = lb::kDefaultDeroutePenalty;
   bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
 };
 
@@ -82,15 +88,14 @@ struct BufferSpec {
 };
 
 struct WorkloadSpec {
-  // permutation, all-to-all, all-to-all-v, all-reduce, incast, fsdp, trace
-  std::string type = "permutation";
+  gen::WorkloadType type = gen::WorkloadType::kPermutation;
   uint64_t message_bytes = 1'000'000;
   uint32_t payload_bytes = 4096;
   uint32_t iterations = 1;
-  double load = 1.0;             // fraction of line rate
-  std::string entropy = "flow";  // flow | packet | reps
+  double load = 1.0;  // fraction of line rate
+  gen::EntropyMode entropy = gen::EntropyMode::kFlow;
   // all-to-all-v
-  std::string skew = "zipf";  // zipf | matrix
+  gen::Skew skew = gen::Skew::kZipf;
   double zipf_s = 1.0;
   std::vector<std::vector<double>> matrix;
   // incast

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -112,6 +113,16 @@ Field<S> choice_key(std::string_view key, std::string S::*member,
   return {key, join(choices, " | "), doc,
           [=](const Value& v, S& s) { s.*member = v.as_choice(choices); },
           [=](const S& s) { return s.*member; }};
+}
+
+// A key naming one of an enum's values; `names` is the enum's name table (index = value).
+template <class S, class E, size_t N>
+Field<S> enum_key(std::string_view key, E S::*member, const std::array<std::string_view, N>& names,
+                  std::string_view doc) {
+  const std::array<std::string_view, N>* table = &names;  // a static name table
+  return {key, join(names, " | "), doc,
+          [=](const Value& v, S& s) { s.*member = v.as_enum<E>(*table); },
+          [=](const S& s) { return std::string((*table)[static_cast<size_t>(s.*member)]); }};
 }
 
 template <class S>

@@ -20,17 +20,21 @@ constexpr std::array<std::string_view, 8> kTopLevel = {
 
 void read_workload(const Map& map, WorkloadSpec& workload) {
   const VariantTable& types = workload_types();
-  if (const Value* type = map.find("type")) workload.type = type->as_choice(types.names());
-  check_variant_keys(map, types, workload.type, workload_fields());
+  if (const Value* type = map.find("type")) {
+    workload.type = type->as_enum<gen::WorkloadType>(gen::kWorkloadTypeNames);
+  }
+  check_variant_keys(map, types, gen::to_string(workload.type), workload_fields());
   read_present(map, workload_fields(), workload);
   // skew and matrix only exist for all-to-all-v; they must agree.
   const Value* matrix = map.find("matrix");
-  if (workload.skew == "matrix" && matrix == nullptr) {
-    map.require("matrix", "a square list of lists of numbers when skew is matrix");
+  const std::string_view matrix_skew = gen::to_string(gen::Skew::kMatrix);
+  if (workload.skew == gen::Skew::kMatrix && matrix == nullptr) {
+    map.require("matrix",
+                fmt::format("a square list of lists of numbers when skew is {}", matrix_skew));
   }
-  if (workload.skew != "matrix" && matrix != nullptr) {
-    matrix->fail(
-        fmt::format("a matrix is read only with skew: matrix; found skew: {}", workload.skew));
+  if (workload.skew != gen::Skew::kMatrix && matrix != nullptr) {
+    matrix->fail(fmt::format("a matrix is read only with skew: {}; found skew: {}", matrix_skew,
+                             gen::to_string(workload.skew)));
   }
 }
 

@@ -50,23 +50,29 @@ Field<BufferSpec> ecn_threshold() {
 }
 
 // pOfan's pipe: one rx queue, or a group of W ingress ports (ALGORITHMS.md, "pOfan").
+constexpr std::string_view kQueuePipe = "queue";
+constexpr std::string_view kPortsPipe = "ports:";
 Field<BalancerSpec> pofan_pipe() {
   return {"pipe", "queue | ports:W", "what shares a pointer: one rx queue, or W ingress ports",
           [](const Value& v, BalancerSpec& s) {
             constexpr std::string_view kWhat = "'queue' or 'ports:W' with W >= 1";
             const std::string text = v.scalar(kWhat);
-            if (text != "queue") {
-              constexpr std::string_view kPrefix = "ports:";
-              const std::string width = text.substr(std::min(text.size(), kPrefix.size()));
-              if (!text.starts_with(kPrefix) || width.empty() ||
-                  width.find_first_not_of("0123456789") != std::string::npos || width.size() > 9 ||
-                  std::stoul(width) == 0) {
-                v.expected(kWhat);
-              }
+            if (text == kQueuePipe) {
+              s.pipe_ports = 0;
+              return;
             }
-            s.pipe = text;
+            const std::string width = text.substr(std::min(text.size(), kPortsPipe.size()));
+            if (!text.starts_with(kPortsPipe) || width.empty() ||
+                width.find_first_not_of("0123456789") != std::string::npos || width.size() > 9 ||
+                std::stoul(width) == 0) {
+              v.expected(kWhat);
+            }
+            s.pipe_ports = static_cast<uint32_t>(std::stoul(width));
           },
-          [](const BalancerSpec& s) { return s.pipe; }};
+          [](const BalancerSpec& s) {
+            return s.pipe_ports == 0 ? std::string(kQueuePipe)
+                                     : std::string(kPortsPipe) + std::to_string(s.pipe_ports);
+          }};
 }
 
 // Rows of the all-to-all-v traffic matrix: bytes (or weights) from host i to host j.
@@ -131,6 +137,41 @@ Field<MeasurementSpec> outputs() {
           [](const MeasurementSpec& m) {
             return "[" + fmt::format("{}", fmt::join(m.outputs, ", ")) + "]";
           }};
+}
+
+// "a b c" -> {"a", "b", "c"}: the key lists of the name tables (views into static strings).
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(' '), text.size());
+    if (end > 0) out.push_back(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return out;
+}
+
+// The names of the algorithms that read queue depths, as the docs of their common keys start.
+std::string queue_readers() {
+  std::vector<std::string_view> names;
+  for (const lb::AlgorithmInfo& a : lb::kAlgorithms) {
+    if (a.traits.queue_depths) names.push_back(a.name);
+  }
+  return join(names, " ");
+}
+
+// "0 (psp: 4)": a common default followed by the algorithms' own ones.
+template <class T>
+std::string default_with_exceptions(T common, T lb::AlgorithmDefaults::*member,
+                                    const std::function<std::string(T)>& show) {
+  std::string text = show(common);
+  std::vector<std::string> own;
+  for (const lb::AlgorithmInfo& a : lb::kAlgorithms) {
+    if (a.defaults.*member != common) {
+      own.push_back(fmt::format("{}: {}", a.name, show(a.defaults.*member)));
+    }
+  }
+  if (!own.empty()) text += fmt::format(" ({})", fmt::join(own, ", "));
+  return text;
 }
 
 template <class S>
@@ -273,14 +314,20 @@ const Fields<BufferSpec>& buffer_fields() {
 }
 
 const Fields<BalancerSpec>& balancer_fields() {
+  static const std::string kQueueUnitDoc = queue_readers() + ": the unit queue depths are read in";
+  static const std::string kStateUpdateDoc =
+      queue_readers() + ": queue view refresh period; 0 = live";
+  static const std::string kStateUpdateDefault = default_with_exceptions<uint64_t>(
+      0, &lb::AlgorithmDefaults::state_update_ns,
+      [](uint64_t ns) { return format_time(static_cast<double>(ns)); });
+  static const std::string kBandsDefault = default_with_exceptions<uint32_t>(
+      0, &lb::AlgorithmDefaults::bands, [](uint32_t n) { return std::to_string(n); });
   static const Fields<BalancerSpec> fields = [] {
     Fields<BalancerSpec> f = {
-        choice_key("algorithm", &BalancerSpec::algorithm, balancer_algorithms().names(),
-                   "the load balancer (docs/algorithms.md)"),
-        choice_key("queue_unit", &BalancerSpec::queue_unit, {"packets", "bytes"},
-                   "jsq ar topk psp polarized: the unit queue depths are read in"),
-        time_key("state_update", &BalancerSpec::state_update_ns, 0,
-                 "jsq ar topk psp polarized: queue view refresh period; 0 = live"),
+        enum_key("algorithm", &BalancerSpec::algorithm, lb::kAlgorithmNames,
+                 "the load balancer (docs/algorithms.md)"),
+        enum_key("queue_unit", &BalancerSpec::queue_unit, lb::kQueueUnitNames, kQueueUnitDoc),
+        time_key("state_update", &BalancerSpec::state_update_ns, 0, kStateUpdateDoc),
         integer_key("reshuffle_every", &BalancerSpec::reshuffle_every, 0, kMax32,
                     "rr: reshuffle the order every N wraps; 0 = never"),
         integer_key("bands", &BalancerSpec::bands, 0, 1024,
@@ -299,45 +346,40 @@ const Fields<BalancerSpec>& balancer_fields() {
         bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
                  "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
     };
-    set_default(f, "state_update", "0ns (ar: 100ns)");
-    set_default(f, "bands", "0 (psp: 4)");
+    set_default(f, "state_update", kStateUpdateDefault);
+    set_default(f, "bands", kBandsDefault);
     return f;
   }();
   return fields;
 }
 
 const VariantTable& balancer_algorithms() {
-  static const VariantTable table = {
-      "algorithm",
-      "algorithm",
-      {"algorithm"},
-      {
-          {"ecmp", {}, {}},
-          {"rps", {}, {}},
-          {"rr", {"reshuffle_every"}, {}},
-          {"jsq", {"bands", "state_update", "queue_unit"}, {}},
-          {"ar", {"state_update", "queue_unit"}, {}},
-          {"topk", {"k", "state_update", "queue_unit"}, {}},
-          {"psp", {"bands", "threshold", "saturated_weight", "state_update", "queue_unit"}, {}},
-          {"ofan", {"ack_size", "atomic_per_packet"}, {}},
-          {"pofan", {"ack_size", "pipe"}, {}},
-          {"polarized", {"deroute_penalty", "state_update", "queue_unit"}, {}},
-      }};
+  static const VariantTable table = [] {
+    VariantTable t = {"algorithm", "algorithm", {"algorithm"}, {}};
+    for (const lb::AlgorithmInfo& a : lb::kAlgorithms) {
+      std::vector<std::string_view> keys = words(a.keys);
+      if (a.traits.queue_depths) {
+        for (std::string_view key : words(lb::kQueueKeys)) keys.push_back(key);
+      }
+      t.variants.push_back({a.name, std::move(keys), {}});
+    }
+    return t;
+  }();
   return table;
 }
 
-BalancerSpec balancer_defaults(std::string_view algorithm) {
+BalancerSpec balancer_defaults(lb::Algorithm algorithm) {
   BalancerSpec spec;
   spec.algorithm = algorithm;
-  if (algorithm == "ar") spec.state_update_ns = 100;  // htsim's AR refresh (ALGORITHMS.md)
-  if (algorithm == "psp") spec.bands = 4;
+  spec.bands = lb::info(algorithm).defaults.bands;
+  spec.state_update_ns = lb::info(algorithm).defaults.state_update_ns;
   return spec;
 }
 
 const Fields<WorkloadSpec>& workload_fields() {
   static const Fields<WorkloadSpec> fields = [] {
     Fields<WorkloadSpec> f = {
-        choice_key("type", &WorkloadSpec::type, workload_types().names(), "the collective"),
+        enum_key("type", &WorkloadSpec::type, gen::kWorkloadTypeNames, "the collective"),
         size_key("message_size", &WorkloadSpec::message_bytes, 1, kMax64,
                  "bytes each sender sends to each of its destinations"),
         size_key("payload", &WorkloadSpec::payload_bytes, 64, 9000,
@@ -345,10 +387,10 @@ const Fields<WorkloadSpec>& workload_fields() {
         integer_key("iterations", &WorkloadSpec::iterations, 1, kMax32,
                     "times the collective runs back to back"),
         load(),
-        choice_key("entropy", &WorkloadSpec::entropy, {"flow", "packet", "reps"},
-                   "UDP source port: fixed per flow (ECMP), random per packet, or REPS"),
-        choice_key("skew", &WorkloadSpec::skew, {"zipf", "matrix"},
-                   "all-to-all-v: message sizes drawn from a Zipf law, or given as a matrix"),
+        enum_key("entropy", &WorkloadSpec::entropy, gen::kEntropyModeNames,
+                 "UDP source port: fixed per flow (ECMP), random per packet, or REPS"),
+        enum_key("skew", &WorkloadSpec::skew, gen::kSkewNames,
+                 "all-to-all-v: message sizes drawn from a Zipf law, or given as a matrix"),
         number_key("zipf_s", &WorkloadSpec::zipf_s, 0, std::numeric_limits<double>::infinity(),
                    "all-to-all-v: the Zipf exponent s"),
         skew_matrix(),
@@ -368,19 +410,17 @@ const Fields<WorkloadSpec>& workload_fields() {
 }
 
 const VariantTable& workload_types() {
-  static const VariantTable table = {"type",
-                                     "workload type",
-                                     {"type", "message_size", "payload", "iterations", "load",
-                                      "entropy", "ack_every", "retransmit_timeout"},
-                                     {
-                                         {"permutation", {}, {}},
-                                         {"all-to-all", {}, {}},
-                                         {"all-to-all-v", {"skew", "zipf_s", "matrix"}, {}},
-                                         {"all-reduce", {}, {}},
-                                         {"incast", {"fan_in"}, {}},
-                                         {"fsdp", {"model", "layers"}, {}},
-                                         {"trace", {"trace_file"}, {"trace_file"}},
-                                     }};
+  static const VariantTable table = [] {
+    VariantTable t = {"type",
+                      "workload type",
+                      {"type", "message_size", "payload", "iterations", "load", "entropy",
+                       "ack_every", "retransmit_timeout"},
+                      {}};
+    for (const gen::WorkloadTypeInfo& w : gen::kWorkloadTypes) {
+      t.variants.push_back({w.name, words(w.keys), words(w.required)});
+    }
+    return t;
+  }();
   return table;
 }
 

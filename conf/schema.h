@@ -55,8 +55,8 @@ const Fields<LinkSpec>& link_fields();
 const Fields<BufferSpec>& buffer_fields();
 const Fields<BalancerSpec>& balancer_fields();
 const VariantTable& balancer_algorithms();
-BalancerSpec balancer_defaults(
-    std::string_view algorithm);  // AR and PSP differ from BalancerSpec{}
+// BalancerSpec{} with `algorithm` and its own defaults (lb::AlgorithmInfo::defaults).
+BalancerSpec balancer_defaults(lb::Algorithm algorithm);
 const Fields<WorkloadSpec>& workload_fields();
 const VariantTable& workload_types();
 const Fields<MeasurementSpec>& measurement_fields();

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -42,6 +43,12 @@ class Value {
   bool as_bool() const;
   std::string as_string() const;  // a non-empty scalar
   std::string as_choice(std::span<const std::string_view> choices) const;
+  // The same, as the index of the choice: the value of an enum whose name table is `choices`.
+  template <class E>
+  E as_enum(std::span<const std::string_view> choices) const {
+    const std::string text = as_choice(choices);
+    return static_cast<E>(std::find(choices.begin(), choices.end(), text) - choices.begin());
+  }
   double as_rate() const;                              // bits/s, > 0
   double as_time() const;                              // ns, >= 0
   uint64_t as_whole_ns(uint64_t min_ns) const;         // ns, a whole number >= min_ns

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "conf/experiment.h"
+#include "trafficgen/stop_reason.h"
 
 namespace spraylab::fabric {
 
@@ -90,9 +91,9 @@ struct FabricResult {
   // inprocess_rate_bps); its clock, the generator's times and the samples are in that slower time.
   double time_scale = 1;
   bool completed = false;  // every message delivered and acknowledged
-  // "completed", "duration", "timeout"; virtual time also "stalled" (nothing left to happen but
-  // the workload not done: only possible if a frame is lost with no retransmission to follow).
-  std::string stopped_by;
+  // Completed, duration or timeout; virtual time also stalled (nothing left to happen but the
+  // workload not done: only possible if a frame is lost with no retransmission to follow).
+  gen::StopReason stopped_by = gen::StopReason::kStalled;
   uint64_t clock_ns = 0;  // fabric clock at the end, from the workload's start
   double wall_seconds = 0;
   uint64_t events = 0;  // virtual: events processed; in-process: node polls

@@ -25,7 +25,7 @@ gen::GenOptions gen_options_for_all_hosts(const conf::Experiment& exp, const top
   for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
   go.rate_bps = exp.workload.load * topo::slowest_host_link(t).rate_bps;
   go.ack_every = exp.workload.ack_every;
-  go.entropy = gen::parse_entropy_mode(exp.workload.entropy);
+  go.entropy = exp.workload.entropy;
   go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;
   go.seed = exp.seed;
   return go;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "fabric/port_stats.h"
@@ -143,16 +144,17 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
       sample_queues(f, now - start, &out.samples);
       next_sample = now + period;
     }
+    std::optional<gen::StopReason> stop_reason;
     if (all_done()) {
       out.completed = true;
-      out.stopped_by = "completed";
+      stop_reason = gen::StopReason::kCompleted;
     } else if (now > start && now - start >= limit_ns) {
-      out.stopped_by = "duration";
+      stop_reason = gen::StopReason::kDuration;
     } else if (wall >= opts.max_wall_seconds) {
-      out.stopped_by = "timeout";
+      stop_reason = gen::StopReason::kTimeout;
     }
     const uint64_t wall_ns = static_cast<uint64_t>(wall * 1e9);
-    if (opts.progress && (wall_ns >= next_progress || !out.stopped_by.empty())) {
+    if (opts.progress && (wall_ns >= next_progress || stop_reason)) {
       Progress p;
       for (const auto& h : f.hosts()) p.messages_done += h->engine().messages_done();
       p.messages_total = messages_total;
@@ -161,7 +163,8 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
       opts.progress(p);
       next_progress = wall_ns + opts.progress_period_ns;
     }
-    if (!out.stopped_by.empty()) {
+    if (stop_reason) {
+      out.stopped_by = *stop_reason;
       out.end_ns = now;
       break;
     }

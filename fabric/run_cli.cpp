@@ -13,6 +13,7 @@
 #include "fabric/eal.h"
 #include "fabric/runner.h"
 #include "fabric/variants.h"
+#include "switch/lb/algorithm.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -154,8 +155,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
       ->check(CLI::IsMember({"virtual", "inprocess"}))
       ->capture_default_str();
   cmd->add_option("--algorithms", args->algorithms,
-                  "Comma-separated load balancers, one variant each (default: the file's "
-                  "load_balancer.algorithm): ecmp rps rr jsq ar topk psp ofan pofan polarized")
+                  fmt::format("Comma-separated load balancers, one variant each (default: the "
+                              "file's load_balancer.algorithm): {}",
+                              fmt::join(lb::kAlgorithmNames, " ")))
       ->delimiter(',');
   cmd->add_option("--sweep", args->sweeps,
                   "KEY=V1,V2,...: one variant per value of a dotted key of the experiment file "

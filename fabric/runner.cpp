@@ -93,7 +93,8 @@ std::string variant_line(const std::string& label, const VariantSummary& s, doub
   const std::string cct =
       s.cct_ns ? fmt::format("CCT {}", format_duration_ns(*s.cct_ns)) : "incomplete";
   return fmt::format("{}: {} ({}), messages {}/{}, max queue {:.1f} KB, wall {:.2f} s", label, cct,
-                     s.stopped_by, s.messages_completed, s.messages, s.queue.max_bytes / 1e3, wall);
+                     gen::to_string(s.stopped_by), s.messages_completed, s.messages,
+                     s.queue.max_bytes / 1e3, wall);
 }
 
 }  // namespace

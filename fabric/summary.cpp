@@ -170,7 +170,7 @@ ordered_json to_json(const VariantSummary& s) {
   j["mode"] = s.mode;
   j["algorithm"] = s.algorithm;
   j["completed"] = s.completed;
-  j["stopped_by"] = s.stopped_by;
+  j["stopped_by"] = std::string(gen::to_string(s.stopped_by));
   j["clock_ns"] = s.clock_ns;
   j["events"] = s.events;
   j["cct"] = {{"collectives", s.collectives},

@@ -32,7 +32,7 @@ struct VariantSummary {
   std::string mode;  // "virtual", "inprocess"
   std::string algorithm;
   bool completed = false;
-  std::string stopped_by;
+  gen::StopReason stopped_by = gen::StopReason::kStalled;
   uint64_t clock_ns = 0;  // the fabric's clock at the end (virtual, or wall in in-process mode)
   uint64_t events = 0;
 

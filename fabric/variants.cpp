@@ -205,7 +205,8 @@ Variant make_variant(const YAML::Node& file_root, const std::string& source,
                      const conf::Experiment& base, const std::string& algorithm,
                      const VariantRequest& request, const std::vector<size_t>& index) {
   Variant v;
-  v.algorithm = algorithm.empty() ? base.balancer.fallback.algorithm : algorithm;
+  v.algorithm =
+      algorithm.empty() ? std::string(lb::to_string(base.balancer.fallback.algorithm)) : algorithm;
   v.name_parts = variant_name_parts(v.algorithm, request.sweeps, index);
   v.name = join_parts(v.name_parts, "");
   v.settings = variant_settings(algorithm, request, index);

@@ -54,13 +54,13 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   };
 
   uint64_t now = 0;
-  out.stopped_by = "stalled";
+  out.stopped_by = gen::StopReason::kStalled;
   while (engines_done < finished.size()) {
     if (q.empty()) break;  // nothing can happen any more
     const Event e = q.pop();
     if (e.time > limit_ns) {
       now = limit_ns;
-      out.stopped_by = "duration";
+      out.stopped_by = gen::StopReason::kDuration;
       break;
     }
     now = e.time;
@@ -86,7 +86,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     if (out.events % kWallCheckEvents == 0) {
       const uint64_t w = wall_ns();
       if (w >= wall_limit_ns) {
-        out.stopped_by = "timeout";
+        out.stopped_by = gen::StopReason::kTimeout;
         break;
       }
       if (w >= next_progress) {
@@ -97,7 +97,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   }
   if (engines_done == finished.size()) {
     out.completed = true;
-    out.stopped_by = "completed";
+    out.stopped_by = gen::StopReason::kCompleted;
   }
   out.end_ns = now;
   report(now);

@@ -14,7 +14,7 @@ namespace spraylab::fabric {
 
 struct RunOutcome {
   bool completed = false;
-  std::string stopped_by;
+  gen::StopReason stopped_by = gen::StopReason::kStalled;
   uint64_t end_ns = 0;  // fabric clock when it stopped
   uint64_t events = 0;
   uint64_t stalled_ns = 0;  // in-process: FabricResult::stalled_ns

@@ -56,7 +56,7 @@ nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
   nlohmann::ordered_json j;
   j["switch"] = t.name;
   j["level"] = t.level;
-  j["algorithm"] = t.balancer.algorithm;
+  j["algorithm"] = std::string(spraylab::lb::to_string(t.balancer.algorithm));
   j["buffer_bytes"] = t.buffer_bytes;
   for (const auto& p : t.ports) {
     j["ports"].push_back({{"port", p.id},

@@ -67,26 +67,6 @@ void RepsEntropy::on_timeout(uint64_t now_ns) {
   explore_left_ = 0;
 }
 
-EntropyMode parse_entropy_mode(const std::string& name) {
-  if (name == "flow") return EntropyMode::kFlow;
-  if (name == "packet") return EntropyMode::kPacket;
-  if (name == "reps") return EntropyMode::kReps;
-  throw std::invalid_argument("entropy: unknown mode '" + name +
-                              "' (expected flow, packet or reps)");
-}
-
-const char* entropy_mode_name(EntropyMode mode) {
-  switch (mode) {
-    case EntropyMode::kFlow:
-      return "flow";
-    case EntropyMode::kPacket:
-      return "packet";
-    case EntropyMode::kReps:
-      return "reps";
-  }
-  return "?";
-}
-
 PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed)
     : mode_(mode), rng_(seed), fixed_(random_entropy(rng_)), reps_(rng_.next()) {}
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trafficgen/entropy_mode.h"
 #include "trafficgen/rng.h"
 
 namespace spraylab::gen {
@@ -62,11 +63,6 @@ class RepsEntropy {
   uint32_t cycle_ = 0;  // freezing: next cached value, counted from the oldest
   uint32_t explore_left_ = 0;
 };
-
-enum class EntropyMode : uint8_t { kFlow, kPacket, kReps };
-// "flow", "packet" or "reps" (WorkloadSpec::entropy); throws std::invalid_argument otherwise.
-EntropyMode parse_entropy_mode(const std::string& name);
-const char* entropy_mode_name(EntropyMode mode);
 
 // The entropy source of one flow, whatever the mode. Branches instead of virtual calls: one
 // predictable branch per packet on the data path.

@@ -68,7 +68,7 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
   ordered_json j;
   j["config"] = run.config;
   j["completed"] = run.completed;
-  j["stopped_by"] = run.stopped_by;
+  j["stopped_by"] = std::string(to_string(run.stopped_by));
   for (const HostSpec& h : plan.hosts) {
     j["hosts"].push_back({{"name", h.name},
                           {"rank", h.rank},
@@ -80,7 +80,7 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
                    {"link_rate_bps", plan.link_rate_bps},
                    {"payload_bytes", plan.payload_bytes},
                    {"ack_every", plan.ack_every},
-                   {"entropy", entropy_mode_name(plan.entropy)},
+                   {"entropy", std::string(to_string(plan.entropy))},
                    {"retransmit_timeout_ns", plan.retransmit_timeout_ns},
                    {"loss", plan.loss}};
   j["path_model"] = {{"rate_bps", plan.path.rate_bps},

@@ -9,6 +9,7 @@
 
 #include "trafficgen/host_engine.h"
 #include "trafficgen/host_plan.h"
+#include "trafficgen/stop_reason.h"
 
 namespace spraylab::gen {
 
@@ -17,7 +18,7 @@ struct RunInfo {
   uint64_t start_ns = 0;  // the engines' start (TSC ns)
   uint64_t end_ns = 0;    // when the loop stopped
   bool completed = false;
-  std::string stopped_by;  // "completed", "duration", "timeout", "signal"
+  StopReason stopped_by = StopReason::kCompleted;  // set when the loop stops
 };
 
 nlohmann::ordered_json results_json(const RunPlan& plan,

@@ -160,8 +160,9 @@ int run(int argc, char** argv) {
                  "Receivers ACK every n-th data packet (and the last, duplicates and "
                  "retransmissions at once) (default: the workload's ack_every)");
   app.add_option("--entropy", o.entropy,
-                 "Path entropy: flow | packet | reps (default: the workload's)")
-      ->check(CLI::IsMember({"flow", "packet", "reps"}));
+                 "Path entropy, one of the choices above (default: the workload's)")
+      ->check(CLI::IsMember(
+          std::vector<std::string>(gen::kEntropyModeNames.begin(), gen::kEntropyModeNames.end())));
   app.add_option("--retransmit-timeout", o.rto,
                  "Resend unacknowledged packets after this long without progress, e.g. 1ms "
                  "(default: the workload's retransmit_timeout)");
@@ -227,7 +228,7 @@ int run(int argc, char** argv) {
   go.rate_bps =
       o.rate.empty() ? exp.workload.load * link_rate : gen::parse_send_rate(o.rate, link_rate);
   go.ack_every = o.ack_every ? o.ack_every : exp.workload.ack_every;
-  go.entropy = gen::parse_entropy_mode(o.entropy.empty() ? exp.workload.entropy : o.entropy);
+  go.entropy = o.entropy.empty() ? exp.workload.entropy : *gen::entropy_mode_from_name(o.entropy);
   go.retransmit_timeout_ns = o.rto.empty() ? exp.workload.retransmit_timeout_ns
                                            : parse_time_option("--retransmit-timeout", o.rto);
   go.loss = o.loss;
@@ -308,7 +309,7 @@ int run(int argc, char** argv) {
              "spraylab-gen: {} hosts, {} messages here, {} engine(s), rate {}, entropy {}\n",
              plan.hosts.size(), engines.total(), n_engines,
              plan.rate_bps > 0 ? conf::format_rate(plan.rate_bps) : "unlimited",
-             gen::entropy_mode_name(plan.entropy));
+             gen::to_string(plan.entropy));
 
   // Metrics (docs/monitoring.md): scrapes read the engines' state while their lcores run; the
   // server's threads run on EAL's control CPUs.
@@ -389,7 +390,7 @@ int run(int argc, char** argv) {
     const auto j = gen::results_json(plan, engines.view(), info);
     if (!o.results.empty()) std::ofstream(o.results) << j.dump(2) << "\n";
     fmt::print("{}\n", nlohmann::json{{"completed", info.completed},
-                                      {"stopped_by", info.stopped_by},
+                                      {"stopped_by", std::string(gen::to_string(info.stopped_by))},
                                       {"messages_done", engines.done()},
                                       {"messages", engines.total()},
                                       {"results", o.results}}
@@ -424,19 +425,19 @@ int run(int argc, char** argv) {
     }
     if (!reported) {
       if (engines.finished()) {
-        info.stopped_by = "completed";
+        info.stopped_by = gen::StopReason::kCompleted;
       } else if (g_signal.load()) {
-        info.stopped_by = "signal";
+        info.stopped_by = gen::StopReason::kSignal;
       } else if (o.duration > 0 && elapsed >= o.duration) {
-        info.stopped_by = "duration";
+        info.stopped_by = gen::StopReason::kDuration;
       } else if (o.timeout > 0 && elapsed >= o.timeout) {
-        info.stopped_by = "timeout";
+        info.stopped_by = gen::StopReason::kTimeout;
       } else {
         continue;
       }
       finish_tsc = now;
       reported = true;
-      if (!(info.stopped_by == "completed" && (o.hold || linger_cycles > 0))) break;
+      if (!(info.stopped_by == gen::StopReason::kCompleted && (o.hold || linger_cycles > 0))) break;
       // Finished: results now; keep answering peers while holding or lingering.
       if (o.progress && tty) fmt::print(stderr, "\n");
       info.end_ns = 0;
@@ -452,7 +453,7 @@ int run(int argc, char** argv) {
   g_stop.store(true);
   rte_eal_mp_wait_lcore();
   if (o.progress && tty) fmt::print(stderr, "\n");
-  if (info.end_ns == 0 || info.stopped_by != "completed") write_results(finish_tsc);
+  if (info.end_ns == 0 || info.stopped_by != gen::StopReason::kCompleted) write_results(finish_tsc);
   if (!o.stats_json.empty()) {
     nlohmann::ordered_json s;
     s["counters"] = gen::counters_json(engines.view());
@@ -464,9 +465,10 @@ int run(int argc, char** argv) {
         static_cast<double>(finish_tsc - std::min(finish_tsc, start_tsc)) / static_cast<double>(hz);
     std::ofstream(o.stats_json) << s.dump(2) << "\n";
   }
-  fmt::print(stderr, "spraylab-gen: {} ({}/{} messages)\n", info.stopped_by, engines.done(),
-             engines.total());
-  const bool ok = info.stopped_by == "completed" || info.stopped_by == "duration";
+  fmt::print(stderr, "spraylab-gen: {} ({}/{} messages)\n", gen::to_string(info.stopped_by),
+             engines.done(), engines.total());
+  const bool ok = info.stopped_by == gen::StopReason::kCompleted ||
+                  info.stopped_by == gen::StopReason::kDuration;
   exposer.reset();       // no scrape may read the engines once they go
   engines.list.clear();  // frees queued mbufs before the ports and EAL go
   dataplane::stop_ports(ports);

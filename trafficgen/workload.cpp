@@ -1,5 +1,6 @@
 #include "trafficgen/workload.h"
 
+#include <stdexcept>
 #include <string>
 
 #include "trafficgen/workloads/all_to_all.h"
@@ -14,27 +15,38 @@
 namespace spraylab::gen {
 namespace {
 
-Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed) {
-  if (w.type == "permutation") return permutation(ranks, w.message_bytes, seed);
-  if (w.type == "all-to-all") return all_to_all(ranks, w.message_bytes);
-  if (w.type == "all-to-all-v") {
-    if (w.skew == "zipf") return all_to_all_v(zipf_matrix(ranks, w.message_bytes, w.zipf_s, seed));
-    if (w.skew == "matrix") {
+Schedule all_to_all_v_of(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed) {
+  switch (w.skew) {
+    case Skew::kZipf:
+      return all_to_all_v(zipf_matrix(ranks, w.message_bytes, w.zipf_s, seed));
+    case Skew::kMatrix:
       if (w.matrix.size() != ranks) {
         throw WorkloadError("all-to-all-v: matrix has " + std::to_string(w.matrix.size()) +
                             " rows for " + std::to_string(ranks) + " ranks");
       }
       return all_to_all_v(scaled_matrix(w.matrix, w.message_bytes));
-    }
-    throw WorkloadError("all-to-all-v: unknown skew '" + w.skew + "' (expected zipf or matrix)");
   }
-  if (w.type == "all-reduce") return ring_all_reduce(ranks, w.message_bytes);
-  if (w.type == "incast") return incast(ranks, w.fan_in, w.message_bytes, seed);
-  if (w.type == "fsdp") return fsdp_step(model_preset(w.model), ranks, w.layers);
-  if (w.type == "trace") return load_trace(w.trace_file, ranks);
-  throw WorkloadError("unknown workload type '" + w.type +
-                      "' (expected permutation, all-to-all, all-to-all-v, all-reduce, incast, "
-                      "fsdp or trace)");
+  throw std::logic_error("all-to-all-v: a skew without a case");
+}
+
+Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed) {
+  switch (w.type) {
+    case WorkloadType::kPermutation:
+      return permutation(ranks, w.message_bytes, seed);
+    case WorkloadType::kAllToAll:
+      return all_to_all(ranks, w.message_bytes);
+    case WorkloadType::kAllToAllV:
+      return all_to_all_v_of(w, ranks, seed);
+    case WorkloadType::kAllReduce:
+      return ring_all_reduce(ranks, w.message_bytes);
+    case WorkloadType::kIncast:
+      return incast(ranks, w.fan_in, w.message_bytes, seed);
+    case WorkloadType::kFsdp:
+      return fsdp_step(model_preset(w.model), ranks, w.layers);
+    case WorkloadType::kTrace:
+      return load_trace(w.trace_file, ranks);
+  }
+  throw std::logic_error("a workload type without a case");  // the enum is exhaustive
 }
 
 }  // namespace

@@ -18,9 +18,9 @@ namespace spraylab::dataplane {
 struct Forwarder::Burst {
   uint16_t rx_port;
   uint16_t rx_queue;
-  uint16_t size;   // frames that parsed: the entries of the arrays below
-  bool polarized;  // Polarized routing balances even a single candidate and reads the source leaf
-  bool hashes;     // the algorithm reads the flow hash
+  uint16_t size;        // frames that parsed: the entries of the arrays below
+  bool needs_src_leaf;  // the algorithm reads the source leaf (lb::Traits)
+  bool hashes;          // the algorithm reads the flow hash
   std::array<FrameInfo, kBurst> info;
   std::array<rte_mbuf*, kBurst> ok;
   std::array<uint32_t, kBurst> dst, route, src_leaf;
@@ -86,11 +86,11 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   const LiveGroups* groups = rt_.groups();
   const uint16_t k = b.size;
   rt_.dst_routes().lookup_bulk(b.dst.data(), b.route.data(), k);
-  const bool polarized = set.factory->algorithm() == lb::Algorithm::kPolarized;
+  const lb::Traits& traits = lb::traits(set.factory->algorithm());
   // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
-  b.hashes = lb::info(set.factory->algorithm()).flow_hash;
-  b.polarized = polarized;
-  if (polarized) {
+  b.hashes = traits.flow_hash;
+  b.needs_src_leaf = traits.source_leaf;
+  if (traits.source_leaf) {
     for (uint16_t i = 0; i < k; ++i) b.src_leaf[i] = b.info[i].src_ip;
     rt_.src_leaves()->lookup_bulk(b.src_leaf.data(), b.src_leaf.data(), k);
   }
@@ -99,7 +99,7 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
     const std::vector<topo::PortId>* cands = candidates(b, i, *groups);
     if (cands == nullptr) continue;
     const RouteEntry& re = t.routes[b.route[i]];
-    if (re.local || (cands->size() == 1 && !polarized)) {
+    if (re.local || (cands->size() == 1 && !traits.every_fabric_port)) {
       b.out_port[i] = (*cands)[0];
       continue;
     }
@@ -142,7 +142,7 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
   p.rx_queue = b.rx_queue;
   p.dest = re.dest;
   p.dst_leaf = re.dst_leaf;
-  p.src_leaf = b.polarized
+  p.src_leaf = b.needs_src_leaf
                    ? (b.src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
                                                           : t.leaf_prefixes[b.src_leaf[i]].rank)
                    : 0;

@@ -107,7 +107,7 @@ std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerS
     }
   }
   auto set = std::make_unique<BalancerSet>();
-  set->queue_bytes = spec.queue_unit == "bytes";
+  set->queue_bytes = spec.queue_unit == lb::QueueUnit::kBytes;
   set->factory = std::make_unique<lb::BalancerFactory>(spec, std::move(ctx));
   for (uint16_t p = 0; p < ports(); ++p) {
     if (!port_up_[p].load()) set->factory->set_port_state(p, false);
@@ -134,11 +134,12 @@ void SwitchRuntime::set_balancer(const conf::BalancerSpec& spec) {
   std::lock_guard<std::mutex> lock(control_);
   // Polarized routes over every fabric port, the others over minimal hops: the route tables
   // differ, so a switch started with one cannot change to the other.
-  if ((spec.algorithm == "polarized") != (tables_.balancer.algorithm == "polarized")) {
+  const lb::Algorithm now = tables_.balancer.algorithm;
+  if (lb::traits(spec.algorithm).every_fabric_port != lb::traits(now).every_fabric_port) {
     throw std::invalid_argument(
-        "cannot switch between polarized and " +
-        std::string(spec.algorithm == "polarized" ? tables_.balancer.algorithm : spec.algorithm) +
-        " at run time: their route tables differ; restart the switch");
+        fmt::format("cannot switch between {} and {} at run time: their route tables differ; "
+                    "restart the switch",
+                    lb::to_string(now), lb::to_string(spec.algorithm)));
   }
   auto next = make_balancers(spec);  // throws on a bad spec, before anything changes
   current_set_ = next.get();

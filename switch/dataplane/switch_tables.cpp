@@ -66,7 +66,7 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
     t.routes.push_back(
         {{plan.host_ip(host), 32}, group_of(t, ids, {p.id}), t.leaf_rank, t.leaf_rank, true});
   }
-  const bool polarized = t.balancer.algorithm == "polarized";
+  const bool every_fabric_port = lb::traits(t.balancer.algorithm).every_fabric_port;
   std::vector<topo::PortId> fabric;
   for (const PortInfo& p : t.ports) {
     if (!p.to_host) fabric.push_back(p.id);
@@ -90,7 +90,7 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
       continue;
     }
     // Polarized picks among every fabric port by its labels; the others among the minimal hops.
-    auto group = polarized ? fabric : ports_of(r.minimal_hops(t.sw, leaf));
+    auto group = every_fabric_port ? fabric : ports_of(r.minimal_hops(t.sw, leaf));
     // A leaf of this switch's own pod is keyed by the pod too: by its leaf rank its key would be
     // some other pod's, and the balancer would send that pod's traffic down to this leaf.
     const uint32_t key = pod_keys ? my_pod : rank;

@@ -1,8 +1,11 @@
-// The one list of load-balancer names. The YAML loader, the factory, the benchmarks and the docs
-// all read it; no algorithm name is spelled anywhere else.
+// The one list of load balancers: each algorithm's name, the experiment-file parameters it takes,
+// its own defaults and the traits the data path reads. The YAML schema, the factory, the switch's
+// route tables and forwarder, the CLI, the benchmarks and the docs test all read it; no algorithm
+// name is spelled anywhere else, and nothing outside this list compares algorithms by name.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -22,31 +25,109 @@ enum class Algorithm : uint8_t {
   kPolarized,
 };
 
+// What the data path must prepare for an algorithm, so that it asks a trait, never a name.
+struct Traits {
+  // Reads queue depths: takes `queue_unit` and `state_update` besides its own parameters.
+  bool queue_depths = false;
+  // Reads Packet::hash; the forwarder computes the flow hash only for these.
+  bool flow_hash = false;
+  // Reads Packet::src_leaf; the forwarder looks up the source leaf only for these.
+  bool source_leaf = false;
+  // Chooses among every fabric port by its own labels rather than among the minimal next hops:
+  // its route groups hold every fabric port (so a switch cannot change to or from it at run time),
+  // and a packet with a single live candidate still goes to it.
+  bool every_fabric_port = false;
+};
+
+// The queue-aware algorithms' own defaults; the rest of BalancerSpec's defaults are common.
+struct AlgorithmDefaults {
+  uint32_t bands = 0;
+  uint64_t state_update_ns = 0;
+};
+
 struct AlgorithmInfo {
   Algorithm id;
   std::string_view name;  // as written in the experiment YAML (`load_balancer.algorithm`)
-  bool queue_aware;       // reads queue depths (and so `queue_unit`, `state_update_ns`)
-  bool flow_hash;         // reads Packet::hash (the data path computes it only for these)
+  Traits traits;
+  // Its own keys of `load_balancer`, space-separated, in the order messages list them
+  // (queue-depth readers also take kQueueKeys, listed after these).
+  std::string_view keys;
+  AlgorithmDefaults defaults;
   std::string_view summary;
 };
 
+// The parameters of every algorithm that reads queue depths.
+inline constexpr std::string_view kQueueKeys = "state_update queue_unit";
+
 inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
-    {Algorithm::kEcmp, "ecmp", false, true, "hash of the flow entropy modulo w"},
-    {Algorithm::kRps, "rps", false, false, "uniform random port per packet"},
-    {Algorithm::kRr, "rr", false, false, "SimpleRR: one round-robin counter, optional reshuffle"},
-    {Algorithm::kJsq, "jsq", true, false, "join the shortest queue, exact or banded"},
-    {Algorithm::kAr, "ar", true, false, "htsim adaptive routing: 5/10/20% bands"},
-    {Algorithm::kTopk, "topk", true, false, "uniform among the k shortest queues"},
-    {Algorithm::kPsp, "psp", true, false, "probabilistic state-proportional selection"},
-    {Algorithm::kOfan, "ofan", false, false, "shared per-destination rotation, combined per burst"},
-    {Algorithm::kPofan, "pofan", false, false, "per-pipe per-destination rotation"},
-    {Algorithm::kPolarized, "polarized", true, false, "MRLS Polarized routing"},
+    {Algorithm::kEcmp, "ecmp", {.flow_hash = true}, "", {}, "hash of the flow entropy modulo w"},
+    {Algorithm::kRps, "rps", {}, "", {}, "uniform random port per packet"},
+    {Algorithm::kRr,
+     "rr",
+     {},
+     "reshuffle_every",
+     {},
+     "SimpleRR: one round-robin counter, optional reshuffle"},
+    {Algorithm::kJsq,
+     "jsq",
+     {.queue_depths = true},
+     "bands",
+     {},
+     "join the shortest queue, exact or banded"},
+    // htsim's AR refreshes its quantised state every 100 ns (ALGORITHMS.md).
+    {Algorithm::kAr,
+     "ar",
+     {.queue_depths = true},
+     "",
+     {.state_update_ns = 100},
+     "htsim adaptive routing: 5/10/20% bands"},
+    {Algorithm::kTopk,
+     "topk",
+     {.queue_depths = true},
+     "k",
+     {},
+     "uniform among the k shortest queues"},
+    // PSP §3: n bands; the paper's evaluation uses n = 4.
+    {Algorithm::kPsp,
+     "psp",
+     {.queue_depths = true},
+     "bands threshold saturated_weight",
+     {.bands = 4},
+     "probabilistic state-proportional selection"},
+    {Algorithm::kOfan,
+     "ofan",
+     {},
+     "ack_size atomic_per_packet",
+     {},
+     "shared per-destination rotation, combined per burst"},
+    {Algorithm::kPofan, "pofan", {}, "ack_size pipe", {}, "per-pipe per-destination rotation"},
+    {Algorithm::kPolarized,
+     "polarized",
+     {.queue_depths = true, .source_leaf = true, .every_fabric_port = true},
+     "deroute_penalty",
+     {},
+     "MRLS Polarized routing"},
 }};
+
+constexpr bool table_in_enum_order() {
+  for (size_t i = 0; i < kAlgorithms.size(); ++i) {
+    if (static_cast<size_t>(kAlgorithms[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(table_in_enum_order(), "kAlgorithms is indexed by Algorithm");
+
+inline constexpr std::array<std::string_view, kAlgorithms.size()> kAlgorithmNames = [] {
+  std::array<std::string_view, kAlgorithms.size()> names{};
+  for (size_t i = 0; i < kAlgorithms.size(); ++i) names[i] = kAlgorithms[i].name;
+  return names;
+}();
 
 // Suffix of the benchmark name of Ofan's per-packet-atomic baseline ("ofan" + this).
 inline constexpr std::string_view kAtomicSuffix = "_atomic";
 
 constexpr const AlgorithmInfo& info(Algorithm a) { return kAlgorithms[static_cast<size_t>(a)]; }
+constexpr const Traits& traits(Algorithm a) { return info(a).traits; }
 constexpr std::string_view to_string(Algorithm a) { return info(a).name; }
 constexpr std::optional<Algorithm> algorithm_from_name(std::string_view name) {
   for (const AlgorithmInfo& i : kAlgorithms) {
@@ -54,5 +135,15 @@ constexpr std::optional<Algorithm> algorithm_from_name(std::string_view name) {
   }
   return std::nullopt;
 }
+
+// The unit a queue-aware algorithm reads depths in (`queue_unit`).
+enum class QueueUnit : uint8_t { kPackets, kBytes };
+inline constexpr std::array<std::string_view, 2> kQueueUnitNames = {"packets", "bytes"};
+constexpr std::string_view to_string(QueueUnit u) {
+  return kQueueUnitNames[static_cast<size_t>(u)];
+}
+
+// Polarized's default deroute penalty, in the queue unit (packets, as CAMINOS' MRLS runs).
+inline constexpr double kDefaultDeroutePenalty = 5;
 
 }  // namespace spraylab::lb

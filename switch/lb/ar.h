@@ -13,8 +13,6 @@
 
 namespace spraylab::lb {
 
-inline constexpr uint64_t kArDefaultUpdateNs = 100;
-
 // htsim's quantised queue size: 0..3 for <5%, <10%, <20%, ≥20% of `buffer`.
 inline uint32_t ar_band(uint64_t depth, uint64_t buffer) {
   const uint64_t pct = depth * 100;

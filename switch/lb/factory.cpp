@@ -1,6 +1,5 @@
 #include "switch/lb/factory.h"
 
-#include <charconv>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,28 +22,6 @@ namespace {
   throw std::invalid_argument("load_balancer." + key + ": " + why);
 }
 
-Algorithm parse_algorithm(const std::string& name) {
-  if (auto a = algorithm_from_name(name)) return *a;
-  std::string known;
-  for (const AlgorithmInfo& i : kAlgorithms)
-    known += (known.empty() ? "" : ", ") + std::string(i.name);
-  bad("algorithm", "unknown '" + name + "' (expected one of " + known + ")");
-}
-
-// `pipe: queue` -> 0; `pipe: ports:W` -> W.
-uint32_t parse_pipe(const std::string& pipe) {
-  if (pipe == "queue") return 0;
-  const std::string prefix = "ports:";
-  uint32_t w = 0;
-  if (pipe.rfind(prefix, 0) == 0) {
-    const char* first = pipe.data() + prefix.size();
-    const char* last = pipe.data() + pipe.size();
-    auto [ptr, ec] = std::from_chars(first, last, w);
-    if (ec == std::errc() && ptr == last && w > 0) return w;
-  }
-  bad("pipe", "expected 'queue' or 'ports:W' with W > 0, got '" + pipe + "'");
-}
-
 uint64_t mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
@@ -56,19 +33,13 @@ uint64_t mix64(uint64_t x) {
 }  // namespace
 
 BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext ctx)
-    : spec_(spec), ctx_(std::move(ctx)), algorithm_(parse_algorithm(spec.algorithm)) {
-  if (spec_.queue_unit != "packets" && spec_.queue_unit != "bytes") {
-    bad("queue_unit", "expected 'packets' or 'bytes', got '" + spec_.queue_unit + "'");
-  }
-  bytes_ = spec_.queue_unit == "bytes";
+    : spec_(spec), ctx_(std::move(ctx)) {
   if (ctx_.lcores == 0) throw std::invalid_argument("balancer: a switch needs at least one lcore");
   const uint64_t switch_seed = mix64(ctx_.seed ^ mix64(ctx_.switch_id + 1ULL));
-  switch (algorithm_) {
+  switch (spec_.algorithm) {
     case Algorithm::kPsp:
-      if (spec_.bands == 0) spec_.bands = kPspDefaultBands;
-      break;
-    case Algorithm::kAr:
-      if (spec_.state_update_ns == 0) spec_.state_update_ns = kArDefaultUpdateNs;
+      // The loader applies PSP's default n; a spec built by hand must give it too.
+      if (spec_.bands == 0) bad("bands", "psp needs at least one band");
       break;
     case Algorithm::kOfan:
       if (ctx_.dest_ports.empty()) bad("algorithm", "ofan needs the switch's destination ports");
@@ -76,9 +47,8 @@ BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext c
       break;
     case Algorithm::kPofan: {
       if (ctx_.dest_ports.empty()) bad("algorithm", "pofan needs the switch's destination ports");
-      pipe_ports_ = parse_pipe(spec_.pipe);
-      const auto pipes = static_cast<uint32_t>(
-          pipe_ports_ == 0 ? ctx_.rx_queues : (ctx_.ports + pipe_ports_ - 1) / pipe_ports_);
+      const uint32_t w = spec_.pipe_ports;
+      const auto pipes = static_cast<uint32_t>(w == 0 ? ctx_.rx_queues : (ctx_.ports + w - 1) / w);
       pofan_ = std::make_shared<PofanState>(ctx_.dest_ports, switch_seed, ctx_.lcores, pipes);
       break;
     }
@@ -97,8 +67,10 @@ BalancerFactory::~BalancerFactory() = default;
 
 std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
   if (lcore >= ctx_.lcores) throw std::out_of_range("balancer: lcore id beyond SwitchContext");
-  const auto queues = [&] { return BurstQueues(ctx_.ports, spec_.state_update_ns, bytes_); };
-  switch (algorithm_) {
+  const auto queues = [&] {
+    return BurstQueues(ctx_.ports, spec_.state_update_ns, spec_.queue_unit == QueueUnit::kBytes);
+  };
+  switch (spec_.algorithm) {
     case Algorithm::kEcmp:
       return std::make_unique<Ecmp>(static_cast<uint32_t>(ctx_.seed));
     case Algorithm::kRps:
@@ -116,7 +88,7 @@ std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
     case Algorithm::kOfan:
       return std::make_unique<Ofan>(ofan_, lcore, spec_.ack_size, spec_.atomic_per_packet);
     case Algorithm::kPofan:
-      return std::make_unique<Pofan>(pofan_, lcore, spec_.ack_size, pipe_ports_);
+      return std::make_unique<Pofan>(pofan_, lcore, spec_.ack_size, spec_.pipe_ports);
     case Algorithm::kPolarized:
       return std::make_unique<Polarized>(polarized_, spec_.deroute_penalty, queues());
   }

@@ -35,11 +35,12 @@ struct SwitchContext {
 
 class BalancerFactory {
  public:
-  // Validates `spec` (std::invalid_argument naming the key) and builds the shared state.
+  // Builds the shared state of `spec` (typed and defaulted by the loader); std::invalid_argument
+  // naming the key when the switch cannot run it.
   BalancerFactory(const conf::BalancerSpec& spec, SwitchContext ctx);
   ~BalancerFactory();
 
-  Algorithm algorithm() const { return algorithm_; }
+  Algorithm algorithm() const { return spec_.algorithm; }
   // The balancer lcore `lcore` runs (its generator is Rng::for_lcore(seed, lcore)).
   std::unique_ptr<Balancer> make(uint32_t lcore) const;
   // Control plane: a port went down or came back. Ofan and pOfan rebuild their orders and swap them
@@ -52,9 +53,6 @@ class BalancerFactory {
  private:
   conf::BalancerSpec spec_;
   SwitchContext ctx_;
-  Algorithm algorithm_;
-  bool bytes_ = false;
-  uint32_t pipe_ports_ = 0;
   std::shared_ptr<OfanState> ofan_;
   std::shared_ptr<PofanState> pofan_;
   std::shared_ptr<const PolarizedTable> polarized_;

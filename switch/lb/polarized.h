@@ -22,8 +22,6 @@
 
 namespace spraylab::lb {
 
-inline constexpr double kDefaultDeroutePenalty = 5;  // packets, as CAMINOS' MRLS runs
-
 // The compact tables of one switch, built once from topo::Routing.
 class PolarizedTable {
  public:

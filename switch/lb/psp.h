@@ -18,8 +18,6 @@
 
 namespace spraylab::lb {
 
-inline constexpr uint32_t kPspDefaultBands = 4;
-
 // The weight of a queue of depth q: n − floor(q·n/Th) below Th, `saturated` at or beyond it.
 inline uint32_t psp_weight(uint64_t q, uint32_t n, uint64_t th, uint32_t saturated) {
   const uint32_t f = band_floor(q, n, th);

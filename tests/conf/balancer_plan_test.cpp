@@ -21,24 +21,25 @@ load_balancer:
 
 TEST(BalancerPlan, PerSwitchBeatsPerLayerBeatsDefault) {
   const BalancerPlan plan = load(kPlan).balancer;
-  EXPECT_EQ(plan.for_switch("leaf0", 0).algorithm, "psp");
-  EXPECT_EQ(plan.for_switch("agg1", 1).algorithm, "jsq");
-  EXPECT_EQ(plan.for_switch("leaf3", 0).algorithm, "ofan");
-  EXPECT_EQ(plan.for_switch("leaf3", 1).algorithm, "ofan");  // the switch wins over its layer
+  EXPECT_EQ(plan.for_switch("leaf0", 0).algorithm, lb::Algorithm::kPsp);
+  EXPECT_EQ(plan.for_switch("agg1", 1).algorithm, lb::Algorithm::kJsq);
+  EXPECT_EQ(plan.for_switch("leaf3", 0).algorithm, lb::Algorithm::kOfan);
+  EXPECT_EQ(plan.for_switch("leaf3", 1).algorithm,
+            lb::Algorithm::kOfan);  // the switch wins over its layer
   EXPECT_EQ(plan.for_switch("agg0", 1).bands, 2u);
 }
 
 TEST(BalancerPlan, OverrideInheritsTheTopLevelParametersItsAlgorithmTakes) {
   const BalancerPlan plan = load(kPlan).balancer;
   const BalancerSpec& core = plan.per_layer.at(2);
-  EXPECT_EQ(core.algorithm, "psp");  // no algorithm given: the top level's
+  EXPECT_EQ(core.algorithm, lb::Algorithm::kPsp);  // no algorithm given: the top level's
   EXPECT_EQ(core.bands, 8u);
-  EXPECT_EQ(core.queue_unit, "bytes");
+  EXPECT_EQ(core.queue_unit, lb::QueueUnit::kBytes);
   EXPECT_EQ(core.state_update_ns, 1000u);
 
   const BalancerSpec& jsq = plan.per_layer.at(1);
   EXPECT_EQ(jsq.bands, 8u);  // jsq takes bands too
-  EXPECT_EQ(jsq.queue_unit, "bytes");
+  EXPECT_EQ(jsq.queue_unit, lb::QueueUnit::kBytes);
 }
 
 TEST(BalancerPlan, OverrideWithAnotherAlgorithmDropsParametersThatAlgorithmDoesNotTake) {
@@ -49,7 +50,7 @@ TEST(BalancerPlan, OverrideWithAnotherAlgorithmDropsParametersThatAlgorithmDoesN
 
 TEST(BalancerPlan, PerSwitchOverridesInheritFromTheTopLevelNotFromTheirLayer) {
   const BalancerSpec& agg0 = load(kPlan).balancer.per_switch.at("agg0");
-  EXPECT_EQ(agg0.algorithm, "psp");
+  EXPECT_EQ(agg0.algorithm, lb::Algorithm::kPsp);
   EXPECT_EQ(agg0.state_update_ns, 0u);
 }
 

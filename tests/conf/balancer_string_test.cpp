@@ -7,7 +7,7 @@ namespace {
 
 TEST(BalancerString, ReadsOneBalancerWithItsDefaults) {
   BalancerSpec psp = load_balancer_string("{algorithm: psp, threshold: 200}", "lb_set");
-  EXPECT_EQ(psp.algorithm, "psp");
+  EXPECT_EQ(psp.algorithm, lb::Algorithm::kPsp);
   EXPECT_EQ(psp.bands, 4u);  // psp's default
   EXPECT_EQ(psp.threshold, 200u);
   EXPECT_EQ(load_balancer_string("{algorithm: ar}", "lb_set").state_update_ns, 100u);

@@ -87,6 +87,41 @@ TEST(ConfigErrors, TraceWorkloadRequiresATraceFile) {
               StartsWith("test.yaml:3:3: workload.trace_file: missing required key 'trace_file'"));
 }
 
+// Names of algorithms, workload types, entropy modes and queue units are parsed once, here, into
+// enums: a bad one is reported at its place with every valid name (from the name tables).
+TEST(ConfigErrors, UnknownAlgorithmListsTheAlgorithmsAndSuggestsOne) {
+  EXPECT_EQ(
+      load_error("topology: {generator: fat-tree, k: 4}\nload_balancer:\n  algorithm: ofam\n"),
+      "test.yaml:3:14: load_balancer.algorithm: expected one of ecmp, rps, rr, jsq, ar, "
+      "topk, psp, ofan, pofan, polarized, found ofam; did you mean 'ofan'?");
+}
+
+TEST(ConfigErrors, UnknownAlgorithmInAnOverrideHasItsPath) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nload_balancer:\n  layers:\n"
+                       "    1: {algorithm: random}\n"),
+            "test.yaml:4:20: load_balancer.layers.1.algorithm: expected one of ecmp, rps, rr, "
+            "jsq, ar, topk, psp, ofan, pofan, polarized, found random");
+}
+
+TEST(ConfigErrors, UnknownWorkloadTypeListsTheTypes) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload:\n  type: broadcast\n"),
+            "test.yaml:3:9: workload.type: expected one of permutation, all-to-all, all-to-all-v, "
+            "all-reduce, incast, fsdp, trace, found broadcast");
+}
+
+TEST(ConfigErrors, UnknownEntropyModeListsTheModes) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {entropy: rep}\n"),
+            "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, found rep; "
+            "did you mean 'reps'?");
+}
+
+TEST(ConfigErrors, UnknownQueueUnitListsTheUnits) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "load_balancer: {algorithm: jsq, queue_unit: furlongs}\n"),
+            "test.yaml:2:45: load_balancer.queue_unit: expected one of packets, bytes, found "
+            "furlongs");
+}
+
 TEST(ConfigErrors, ParameterOfAnotherAlgorithmSaysWhatTheChosenOneTakes) {
   EXPECT_EQ(load_error(R"(topology: {generator: fat-tree, k: 4}
 load_balancer:

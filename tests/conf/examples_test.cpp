@@ -34,8 +34,8 @@ TEST(Examples, DemoIsA16HostThreeLevelFatTree) {
   EXPECT_DOUBLE_EQ(e.links.rate_bps, 100e9);
   EXPECT_DOUBLE_EQ(e.links.delay_ns, 500);
   EXPECT_EQ(e.buffer.bytes, 800'000u);
-  EXPECT_EQ(e.balancer.fallback.algorithm, "ofan");
-  EXPECT_EQ(e.workload.type, "permutation");
+  EXPECT_EQ(e.balancer.fallback.algorithm, lb::Algorithm::kOfan);
+  EXPECT_EQ(e.workload.type, gen::WorkloadType::kPermutation);
   EXPECT_EQ(e.workload.message_bytes, 1'000'000u);
 }
 
@@ -47,7 +47,7 @@ TEST(Examples, FatTree432IsTheOfanPapersFabric) {
   EXPECT_EQ(e.topology.k * e.topology.k * e.topology.k / 4, 432u);
   EXPECT_DOUBLE_EQ(e.links.rate_bps, 800e9);
   EXPECT_EQ(e.buffer.bytes, 800'000u);
-  EXPECT_EQ(e.workload.type, "permutation");
+  EXPECT_EQ(e.workload.type, gen::WorkloadType::kPermutation);
   EXPECT_EQ(e.workload.message_bytes, 1'000'000u);
   EXPECT_EQ(e.workload.payload_bytes, 4096u);
 }
@@ -58,7 +58,7 @@ TEST(Examples, MrlsPolarizedIsTheMrlsPapersFigure2Size) {
   EXPECT_EQ(e.topology.leaves, 14u);
   EXPECT_EQ(e.topology.uplinks, 3u);
   EXPECT_EQ(e.topology.downlinks, 3u);
-  EXPECT_EQ(e.balancer.fallback.algorithm, "polarized");
+  EXPECT_EQ(e.balancer.fallback.algorithm, lb::Algorithm::kPolarized);
 }
 
 TEST(Examples, ExplicitIsTwoLeavesAndOneSpine) {

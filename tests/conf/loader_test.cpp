@@ -17,8 +17,8 @@ TEST(Loader, MinimalFileGetsEveryDefault) {
   EXPECT_DOUBLE_EQ(e.links.rate_bps, 100e9);
   EXPECT_DOUBLE_EQ(e.links.delay_ns, 500);
   EXPECT_EQ(e.buffer.bytes, 800'000u);
-  EXPECT_EQ(e.balancer.fallback.algorithm, "ecmp");
-  EXPECT_EQ(e.workload.type, "permutation");
+  EXPECT_EQ(e.balancer.fallback.algorithm, lb::Algorithm::kEcmp);
+  EXPECT_EQ(e.workload.type, gen::WorkloadType::kPermutation);
   EXPECT_EQ(e.measurement.outputs, (std::vector<std::string>{"summary", "queues"}));
 }
 
@@ -102,7 +102,7 @@ topology:
 TEST(Loader, WorkloadTypeKeys) {
   const Experiment incast =
       load(std::string(kFatTree) + "workload: {type: incast, fan_in: 16, iterations: 3}\n");
-  EXPECT_EQ(incast.workload.type, "incast");
+  EXPECT_EQ(incast.workload.type, gen::WorkloadType::kIncast);
   EXPECT_EQ(incast.workload.fan_in, 16u);
   EXPECT_EQ(incast.workload.iterations, 3u);
 
@@ -141,8 +141,8 @@ TEST(Loader, OutputsAreCheckedNamesWithoutRepeats) {
 
 TEST(Loader, PofanPipeIsQueueOrPortsW) {
   const std::string lb = std::string(kFatTree) + "load_balancer: {algorithm: pofan, pipe: ";
-  EXPECT_EQ(load(lb + "ports:4}\n").balancer.fallback.pipe, "ports:4");
-  EXPECT_EQ(load(lb + "queue}\n").balancer.fallback.pipe, "queue");
+  EXPECT_EQ(load(lb + "ports:4}\n").balancer.fallback.pipe_ports, 4u);
+  EXPECT_EQ(load(lb + "queue}\n").balancer.fallback.pipe_ports, 0u);  // one pipe per rx queue
   EXPECT_NE(load_error(lb + "ports:0}\n").find("expected 'queue' or 'ports:W' with W >= 1"),
             std::string::npos);
 }

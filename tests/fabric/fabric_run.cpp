@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     nlohmann::ordered_json j;
     j["mode"] = fabric::mode_name(r.mode);
     j["completed"] = r.completed;
-    j["stopped_by"] = r.stopped_by;
+    j["stopped_by"] = std::string(gen::to_string(r.stopped_by));
     j["clock_ns"] = r.clock_ns;
     j["wall_seconds"] = r.wall_seconds;
     j["events"] = r.events;

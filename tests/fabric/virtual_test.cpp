@@ -28,7 +28,7 @@ TEST(VirtualFabric, TwoRunsWithOneSeedGiveIdenticalResults) {
     const conf::Experiment e = experiment(fat_tree_16(alg));
     const FabricResult a = testing::run_virtual(e);
     const FabricResult b = testing::run_virtual(e);
-    ASSERT_TRUE(a.completed) << alg << ": " << a.stopped_by;
+    ASSERT_TRUE(a.completed) << alg << ": " << gen::to_string(a.stopped_by);
     EXPECT_EQ(a.generator.dump(), b.generator.dump()) << alg;
     EXPECT_EQ(samples_text(a), samples_text(b)) << alg;
     EXPECT_EQ(a.clock_ns, b.clock_ns) << alg;
@@ -51,7 +51,7 @@ TEST(VirtualFabric, AnotherSeedGivesAnotherRun) {
 TEST(VirtualFabric, EveryMessageIsAcknowledgedAndCctIsAboveTheBound) {
   for (const char* alg : {"ecmp", "rps", "rr", "ofan", "pofan", "jsq", "psp"}) {
     const FabricResult r = testing::run_virtual(experiment(fat_tree_16(alg)));
-    ASSERT_TRUE(r.completed) << alg << ": " << r.stopped_by;
+    ASSERT_TRUE(r.completed) << alg << ": " << gen::to_string(r.stopped_by);
     const auto& g = r.generator;
     EXPECT_TRUE(g["completed"].get<bool>());
     ASSERT_EQ(g["messages"].size(), 16u);
@@ -168,7 +168,7 @@ TEST(VirtualFabric, AClockLimitStopsTheRun) {
   o.max_clock_ns = 2000;
   const FabricResult r = run_fabric(e, o);
   EXPECT_FALSE(r.completed);
-  EXPECT_EQ(r.stopped_by, "duration");
+  EXPECT_EQ(r.stopped_by, gen::StopReason::kDuration);
   EXPECT_LE(r.clock_ns, 2000u);
   EXPECT_FALSE(r.generator["completed"].get<bool>());
 }

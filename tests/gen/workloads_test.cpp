@@ -143,25 +143,28 @@ TEST(Factory, BuildsEachTypeFromTheSpecAndRepeatsIt) {
   conf::WorkloadSpec w;
   w.message_bytes = 8192;
   w.iterations = 2;
-  for (const char* type : {"permutation", "all-to-all", "all-to-all-v", "all-reduce", "incast"}) {
+  for (WorkloadType type :
+       {WorkloadType::kPermutation, WorkloadType::kAllToAll, WorkloadType::kAllToAllV,
+        WorkloadType::kAllReduce, WorkloadType::kIncast}) {
+    SCOPED_TRACE(to_string(type));
     w.type = type;
     w.fan_in = 3;
     const Schedule s = make_workload(w, 4, 11);
-    EXPECT_EQ(s.ranks, 4u) << type;
-    EXPECT_EQ(s.collectives.size() % 2, 0u) << type;
-    EXPECT_EQ(s.collectives.back().iteration, 1u) << type;
-    EXPECT_TRUE(dependencies_are_local(s)) << type;
+    EXPECT_EQ(s.ranks, 4u);
+    EXPECT_EQ(s.collectives.size() % 2, 0u);
+    EXPECT_EQ(s.collectives.back().iteration, 1u);
+    EXPECT_EQ(s.collectives.back().name, to_string(type));  // collectives carry the type's name
+    EXPECT_TRUE(dependencies_are_local(s));
   }
-  w.type = "permutation";
+  w.type = WorkloadType::kPermutation;
   EXPECT_EQ(make_workload(w, 6, 1).messages[0].dst, make_workload(w, 6, 1).messages[0].dst);
 }
 
-TEST(Factory, UnknownTypeAndBadMatrixShapeAreErrors) {
+// Unknown types are the loader's error (tests/conf/errors_test.cpp).
+TEST(Factory, BadMatrixShapeIsAnError) {
   conf::WorkloadSpec w;
-  w.type = "broadcast";
-  EXPECT_THROW(make_workload(w, 4, 1), WorkloadError);
-  w.type = "all-to-all-v";
-  w.skew = "matrix";
+  w.type = WorkloadType::kAllToAllV;
+  w.skew = Skew::kMatrix;
   w.matrix = {{0, 1}, {1, 0}};
   EXPECT_THROW(make_workload(w, 4, 1), WorkloadError);
   EXPECT_NO_THROW(make_workload(w, 2, 1));

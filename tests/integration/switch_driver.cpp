@@ -50,6 +50,7 @@ int run(int argc, char** argv) {
   argv[0] = const_cast<char*>("switch_driver");
   std::string config, sw;
   uint32_t packets = 1000, flows = 16, payload = 64, from_port = 0;
+  uint32_t window = 0;
   double rate_pps = 0, timeout_s = 5;
   uint16_t queues = 1;
   CLI::App app{"switch integration driver"};
@@ -68,6 +69,10 @@ int run(int argc, char** argv) {
   app.add_option("--payload", payload);
   app.add_option("--from-port", from_port);
   app.add_option("--rate", rate_pps, "packets per second (0 = as fast as possible)");
+  app.add_option("--window", window,
+                 "at most this many frames in flight (sent, not yet received back; 0 = no limit): "
+                 "with a window below every ring's size no ring can overflow, however the "
+                 "processes are scheduled");
   app.add_option("--timeout", timeout_s);
   app.add_option("--queues", queues, "tx/rx queues per port (the switch polls one per worker)");
   CLI11_PARSE(app, argc, argv);
@@ -171,12 +176,15 @@ int run(int argc, char** argv) {
         }
       }
     };
+    // Malformed frames never come back: a window would stop the sender at once.
+    const bool expect_back = mode != "malformed";
     const uint64_t send_deadline = rte_rdtsc() + static_cast<uint64_t>((timeout_s + 30) * hz);
     while (sent < frames.size()) {
       if (rte_rdtsc() > send_deadline)
         throw std::runtime_error(
             fmt::format("could only send {} of {} frames", sent, frames.size()));
-      if (gap && rte_rdtsc() < next_send) {
+      const bool window_full = window && expect_back && sent - got >= window;
+      if (window_full || (gap && rte_rdtsc() < next_send)) {
         receive();
         continue;
       }

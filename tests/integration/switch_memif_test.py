@@ -185,7 +185,11 @@ def test_port_down_mid_run(args):
 
     t = threading.Thread(target=drive)
     t.start()
-    time.sleep(0.8)
+    # Mid-run by the switch's own count, not by the clock: a busy machine may start the driver late.
+    deadline = time.time() + 60
+    while tel.query("/spraylab/switch")["totals_rx_packets"] < 5000:
+        check(t.is_alive() and time.time() < deadline, "the driver's traffic never reached 5000 packets")
+        time.sleep(0.01)
     tel.query("/spraylab/port_down,3")
     tx_at_down = tel.query("/spraylab/port,3")["tx_packets"]
     t.join()

@@ -41,11 +41,15 @@ load_balancer: {algorithm: ofan}
 """
 PORTS = 4
 UPLINKS = [2, 3]
-# Copy-mode AF_XDP and AF_PACKET on veth are slow and their rings small: pace the driver so that
-# a process descheduled for a while (two cores shared with other work) does not overflow a ring.
+# Copy-mode AF_XDP and AF_PACKET on veth are slow and their rings small. The driver keeps at most
+# WINDOW frames in flight (sent and not yet back): fewer than any ring on the way holds (veth
+# queue 1000, AF_PACKET FRAMES, AF_XDP 2048, the 800 KB egress buffer: 530 frames of 1514 B), so
+# however long either process is descheduled, no ring can overflow and every frame must arrive.
+# RATE only keeps the kernel's work modest; nothing asserts it.
 PACKETS = 2000
 RATE = 10000
-AF_PACKET_FRAMES = 2048  # framecnt per ring (default 512): 200 ms at RATE
+WINDOW = 256
+AF_PACKET_FRAMES = 2048  # framecnt per ring (default 512)
 
 # Addresses for the kernel-traffic check: not the testbed's (the XDP program passes them).
 SW_IP, DRV_IP = "192.168.77.1", "192.168.77.2"
@@ -305,7 +309,7 @@ def test_af_xdp(args):
         c.start_switch()
         check(c.net.xdp_prog("sw0") == "spraylab_xdp",
               f"sw0 runs XDP program {c.net.xdp_prog('sw0')}, expected spraylab_xdp")
-        out = c.run_driver("--mode", "spread,local", "--packets", str(PACKETS), "--flows", "64",
+        out = c.run_driver("--mode", "spread,local", "--packets", str(PACKETS), "--flows", "64", "--window", str(WINDOW),
                            "--rate", str(RATE))
         echo, got = kernel_traffic(c)
     finally:
@@ -326,13 +330,13 @@ def test_af_xdp(args):
 
 def test_two_workers_full_frames(args, pmd):
     """Two workers (one owns ports 0 and 2, the other 1 and 3, so packets cross workers through
-    the egress rings) and 1514-byte frames, the largest a veth of MTU 1500 carries. Paced at half
-    of RATE: the two workers time-share CPU 1, and at 20 kpps the 800 KB egress buffer (about 530
-    such frames) overflowed (counted queue_full drops) while a port's owner was descheduled."""
+    the egress rings) and 1514-byte frames, the largest a veth of MTU 1500 carries. The two
+    workers time-share CPU 1; the driver's window (WINDOW frames, under the 530 such frames the
+    800 KB egress buffer holds) is what keeps a descheduled port owner from overflowing it."""
     c = Case(args, f"{pmd}_w2", pmd, workers=2)
     try:
         c.start_switch()
-        out = c.run_driver("--mode", "spread,local", "--packets", str(PACKETS), "--flows", "64",
+        out = c.run_driver("--mode", "spread,local", "--packets", str(PACKETS), "--flows", "64", "--window", str(WINDOW),
                            "--rate", str(RATE // 2), "--payload", "1472")
     finally:
         stats = c.finish()
@@ -346,7 +350,7 @@ def test_af_packet(args):
     c = Case(args, "af_packet", "af_packet")
     try:
         c.start_switch()
-        out = c.run_driver("--mode", "spread,local", "--packets", str(PACKETS), "--flows", "64",
+        out = c.run_driver("--mode", "spread,local", "--packets", str(PACKETS), "--flows", "64", "--window", str(WINDOW),
                            "--rate", str(RATE))
     finally:
         stats = c.finish()

@@ -40,7 +40,7 @@ std::vector<Packet> random_burst(Rng& rng) {
 
 TEST(OfanConcurrency, TwoThreadsOnOneTableKeepPerKeyPortCountsWithinOne) {
   conf::BalancerSpec spec;
-  spec.algorithm = "ofan";
+  spec.algorithm = Algorithm::kOfan;
   BalancerFactory f(spec, shared_switch(2));
   constexpr uint32_t kKeys = kDests * 2;
   std::vector<std::vector<uint64_t>> counts[2];
@@ -77,7 +77,7 @@ TEST(OfanConcurrency, TwoThreadsOnOneTableKeepPerKeyPortCountsWithinOne) {
 // Two lcores choose while the control plane takes port 5 down and up again. `phase` is odd from
 // the moment a "down" swap is published until just before the port comes back; a burst during which
 // the phase stayed odd started after the swap, and must not choose port 5.
-void swap_while_choosing(const char* algorithm) {
+void swap_while_choosing(Algorithm algorithm) {
   conf::BalancerSpec spec;
   spec.algorithm = algorithm;
   BalancerFactory f(spec, shared_switch(2));
@@ -116,8 +116,12 @@ void swap_while_choosing(const char* algorithm) {
   EXPECT_EQ(violations.load(), 0u);
 }
 
-TEST(OfanConcurrency, APortTakenDownIsNeverChosenAfterTheSwap) { swap_while_choosing("ofan"); }
-TEST(PofanConcurrency, APortTakenDownIsNeverChosenAfterTheSwap) { swap_while_choosing("pofan"); }
+TEST(OfanConcurrency, APortTakenDownIsNeverChosenAfterTheSwap) {
+  swap_while_choosing(Algorithm::kOfan);
+}
+TEST(PofanConcurrency, APortTakenDownIsNeverChosenAfterTheSwap) {
+  swap_while_choosing(Algorithm::kPofan);
+}
 
 }  // namespace
 }  // namespace spraylab::lb

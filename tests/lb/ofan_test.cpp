@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "conf/schema.h"
 #include "lb_test_util.h"
 #include "switch/lb/factory.h"
 #include "switch/lb/ofan.h"
@@ -40,9 +41,9 @@ SwitchContext context(std::vector<std::vector<WeightedPort>> dest_ports, uint32_
   return ctx;
 }
 
-conf::BalancerSpec spec(const char* algorithm, bool atomic = false) {
-  conf::BalancerSpec s;
-  s.algorithm = algorithm;
+// A spec as the loader makes it: the algorithm's own defaults applied.
+conf::BalancerSpec spec(Algorithm algorithm, bool atomic = false) {
+  conf::BalancerSpec s = conf::balancer_defaults(algorithm);
   s.atomic_per_packet = atomic;
   return s;
 }
@@ -99,7 +100,7 @@ TEST(OrderTable, WeightedOrdersGiveEachPortItsShareAndDownPortsNone) {
 }
 
 TEST(Ofan, ConsecutivePacketsOfAKeyRotateThroughItsOrder) {
-  BalancerFactory f(spec("ofan"), context({{{4, 1}, {9, 1}, {2, 1}, {6, 1}, {1, 1}}}));
+  BalancerFactory f(spec(Algorithm::kOfan), context({{{4, 1}, {9, 1}, {2, 1}, {6, 1}, {1, 1}}}));
   auto b = f.make(0);
   Queues q(16);
   Rng rng(1);
@@ -113,8 +114,9 @@ TEST(Ofan, ConsecutivePacketsOfAKeyRotateThroughItsOrder) {
 
 TEST(Ofan, CombiningGivesExactlyTheSequentialAssignment) {
   const auto dest_ports = random_dest_ports(12, 16, 7);
-  BalancerFactory combined_f(spec("ofan"), context(dest_ports));
-  BalancerFactory sequential_f(spec("ofan", true), context(dest_ports));  // same seed, pointers
+  BalancerFactory combined_f(spec(Algorithm::kOfan), context(dest_ports));
+  BalancerFactory sequential_f(spec(Algorithm::kOfan, true),
+                               context(dest_ports));  // same seed, pointers
   auto combined = combined_f.make(0);
   auto sequential = sequential_f.make(0);
   Queues q(16);
@@ -134,8 +136,8 @@ TEST(Ofan, OneLcoreAdvancesThePointersAsSharedOnesWould) {
   // With one lcore the pointers move by plain load and store; with more, by fetch_add. Driven
   // from one lcore both must hand out the same ports.
   const auto dest_ports = random_dest_ports(12, 16, 9);
-  BalancerFactory single_f(spec("ofan"), context(dest_ports, 1));
-  BalancerFactory shared_f(spec("ofan"), context(dest_ports, 2));
+  BalancerFactory single_f(spec(Algorithm::kOfan), context(dest_ports, 1));
+  BalancerFactory shared_f(spec(Algorithm::kOfan), context(dest_ports, 2));
   auto single = single_f.make(0);
   auto shared = shared_f.make(0);
   Queues q(16);
@@ -151,7 +153,7 @@ TEST(Ofan, OneLcoreAdvancesThePointersAsSharedOnesWould) {
 
 TEST(Ofan, APortTakenDownIsNeverChosenAfterTheSwapAndReturnsWhenUp) {
   const auto dest_ports = random_dest_ports(8, 8, 9);
-  BalancerFactory f(spec("ofan"), context(dest_ports));
+  BalancerFactory f(spec(Algorithm::kOfan), context(dest_ports));
   auto b = f.make(0);
   Queues q(8);
   Rng rng(1), gen(2);
@@ -179,7 +181,7 @@ TEST(Ofan, APortTakenDownIsNeverChosenAfterTheSwapAndReturnsWhenUp) {
 }
 
 TEST(Ofan, AllPortsDownGivesNoPort) {
-  BalancerFactory f(spec("ofan"), context({{{0, 1}, {1, 1}}}));
+  BalancerFactory f(spec(Algorithm::kOfan), context({{{0, 1}, {1, 1}}}));
   auto b = f.make(0);
   f.set_port_state(0, false);
   f.set_port_state(1, false);
@@ -194,7 +196,7 @@ TEST(Pofan, PointersAreIndependentPerPipe) {
   const auto dest_ports = random_dest_ports(4, 8, 5);
   SwitchContext ctx = context(dest_ports);
   ctx.rx_queues = 4;
-  BalancerFactory alone_f(spec("pofan"), ctx), mixed_f(spec("pofan"), ctx);
+  BalancerFactory alone_f(spec(Algorithm::kPofan), ctx), mixed_f(spec(Algorithm::kPofan), ctx);
   auto alone = alone_f.make(0);
   auto mixed = mixed_f.make(0);
   Queues q(8);
@@ -220,8 +222,8 @@ TEST(Pofan, PointersAreIndependentPerPipe) {
 }
 
 TEST(Pofan, PortGroupsShareOnePointerPerPipe) {
-  conf::BalancerSpec s = spec("pofan");
-  s.pipe = "ports:4";
+  conf::BalancerSpec s = spec(Algorithm::kPofan);
+  s.pipe_ports = 4;
   BalancerFactory f(s, context({{{10, 1}, {11, 1}, {12, 1}}}));
   auto b = f.make(0);
   Queues q(16);
@@ -240,7 +242,7 @@ TEST(Pofan, PortGroupsShareOnePointerPerPipe) {
 TEST(Pofan, APortTakenDownIsNeverChosenAfterTheSwap) {
   SwitchContext ctx = context(random_dest_ports(6, 8, 4));
   ctx.rx_queues = 4;
-  BalancerFactory f(spec("pofan"), ctx);
+  BalancerFactory f(spec(Algorithm::kPofan), ctx);
   auto b = f.make(0);
   Queues q(8);
   Rng rng(1), gen(3);
@@ -254,21 +256,23 @@ TEST(Pofan, APortTakenDownIsNeverChosenAfterTheSwap) {
   f.synchronize();
 }
 
-TEST(Factory, RejectsUnknownNamesAndBadValues) {
-  conf::BalancerSpec s = spec("ofan2");
-  EXPECT_THROW(BalancerFactory(s, context({{{0, 1}}})), std::invalid_argument);
-  s = spec("pofan");
-  s.pipe = "ports:x";
-  EXPECT_THROW(BalancerFactory(s, context({{{0, 1}}})), std::invalid_argument);
-  s = spec("jsq");
-  s.queue_unit = "furlongs";
-  EXPECT_THROW(BalancerFactory(s, context({})), std::invalid_argument);
+// Names, units and pipes are parsed by the loader (tests/conf); the factory rejects what a
+// switch cannot run and a hand-built spec that skipped the loader's defaults.
+TEST(Factory, RejectsWhatTheSwitchCannotRun) {
+  EXPECT_THROW(BalancerFactory(spec(Algorithm::kOfan), context({})), std::invalid_argument);
+  EXPECT_THROW(BalancerFactory(spec(Algorithm::kPofan), context({})), std::invalid_argument);
+  EXPECT_THROW(BalancerFactory(spec(Algorithm::kPolarized), context({{{0, 1}}})),
+               std::invalid_argument);  // no routing data
+  conf::BalancerSpec psp = spec(Algorithm::kPsp);
+  psp.bands = 0;
+  EXPECT_THROW(BalancerFactory(psp, context({})), std::invalid_argument);
+  EXPECT_NO_THROW(BalancerFactory(spec(Algorithm::kPsp), context({})));
 }
 
 TEST(Factory, MakesEveryAlgorithmInTheNameTable) {
   for (const AlgorithmInfo& a : kAlgorithms) {
     if (a.id == Algorithm::kPolarized) continue;  // needs routing data: polarized_test.cpp
-    BalancerFactory f(spec(std::string(a.name).c_str()), context({{{0, 1}, {1, 1}}}));
+    BalancerFactory f(spec(a.id), context({{{0, 1}, {1, 1}}}));
     EXPECT_EQ(f.algorithm(), a.id);
     auto b = f.make(0);
     Queues q(64);

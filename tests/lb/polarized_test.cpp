@@ -31,7 +31,7 @@ class Fabric {
   Fabric(uint32_t leaves, uint32_t uplinks, uint32_t downlinks, uint64_t seed)
       : topo_(topo::mrls(params(leaves, uplinks, downlinks, seed))), routing_(topo_) {
     conf::BalancerSpec spec;
-    spec.algorithm = "polarized";
+    spec.algorithm = Algorithm::kPolarized;
     const topo::SwitchGraph& g = routing_.graph();
     for (uint32_t sw = 0; sw < g.size(); ++sw) {
       SwitchContext ctx;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lb_test_util.h"
+#include "switch/lb/algorithm.h"
 #include "switch/lb/ar.h"
 #include "switch/lb/jsq.h"
 #include "switch/lb/psp.h"
@@ -116,7 +117,7 @@ TEST(Ar, ChoosesUniformlyInTheLowestBand) {
 TEST(Ar, SeesQueuesOnlyAtItsRefreshPeriod) {
   Queues q(2, 1000);
   Rng rng(1);
-  Ar ar(BurstQueues(2, kArDefaultUpdateNs, false));
+  Ar ar(BurstQueues(2, info(Algorithm::kAr).defaults.state_update_ns, false));
   const auto cand = ports(2);
   q.set({0, 500});
   EXPECT_EQ(choose_one(ar, packet(cand), q.view(), rng, 0), 0);

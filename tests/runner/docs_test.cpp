@@ -2,6 +2,7 @@
 // added to the code and not to the docs fails here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -9,12 +10,13 @@
 
 #include "fabric/summary.h"
 #include "fabric/table.h"
+#include "trafficgen/stop_reason.h"
 
 namespace spraylab::fabric {
 namespace {
 
-std::string docs() {
-  std::ifstream in(std::filesystem::path(SPRAYLAB_SOURCE_DIR) / "docs/runner.md");
+std::string docs(const char* doc = "docs/runner.md") {
+  std::ifstream in(std::filesystem::path(SPRAYLAB_SOURCE_DIR) / doc);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -87,6 +89,33 @@ TEST(RunnerDocs, EveryCsvColumnIsDocumented) {
     EXPECT_TRUE(std::regex_search(text, listed)) << column;
   }
   EXPECT_GT(columns, 10);
+}
+
+// The `stopped_by` rows of docs/runner.md (the fabric's runs) and docs/generator.md
+// (spraylab-gen) together name every stop reason, and name nothing else.
+TEST(RunnerDocs, EveryStopReasonIsDocumented) {
+  std::string rows;
+  for (const char* doc : {"docs/runner.md", "docs/generator.md"}) {
+    std::stringstream text(docs(doc));
+    for (std::string line; std::getline(text, line);) {
+      if (line.starts_with("| `completed`, `stopped_by` |")) rows += line.substr(28);
+    }
+  }
+  ASSERT_FALSE(rows.empty());
+  size_t listed = 0;
+  for (size_t at = rows.find('`'); at != std::string::npos; at = rows.find('`', at + 1)) {
+    const size_t end = rows.find('`', at + 1);
+    const std::string name = rows.substr(at + 1, end - at - 1);
+    EXPECT_NE(std::find(gen::kStopReasonNames.begin(), gen::kStopReasonNames.end(), name),
+              gen::kStopReasonNames.end())
+        << "documented stop reason " << name << " is not in gen::kStopReasonNames";
+    ++listed;
+    at = end;
+  }
+  for (std::string_view name : gen::kStopReasonNames) {
+    EXPECT_NE(rows.find(ticked(std::string(name))), std::string::npos) << name;
+  }
+  EXPECT_GE(listed, gen::kStopReasonNames.size());
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ FabricResult three_ports() {
   FabricResult r;
   r.mode = Mode::kVirtual;
   r.completed = true;
-  r.stopped_by = "completed";
+  r.stopped_by = gen::StopReason::kCompleted;
   r.clock_ns = 123'000;
   r.wall_seconds = 1.5;
   r.events = 4242;
@@ -132,7 +132,7 @@ TEST(Summary, JsonHoldsNoWallClockValue) {
 TEST(Summary, AnIncompleteRunHasNullsNotZeros) {
   FabricResult r;
   r.completed = false;
-  r.stopped_by = "timeout";
+  r.stopped_by = gen::StopReason::kTimeout;
   const ordered_json j = to_json(summarize(r, "v", "ecmp", "inprocess"));
   EXPECT_TRUE(j["cct"]["collective_ns"].is_null());
   EXPECT_TRUE(j["cct"]["message_p99_ns"].is_null());

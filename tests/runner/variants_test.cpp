@@ -81,7 +81,7 @@ TEST(Variants, AlgorithmsComeFirstAndDropParametersTheyDoNotTake) {
   EXPECT_EQ(v[2].name, "ofan-message_size=64KB");
   EXPECT_EQ(v[0].experiment.balancer.fallback.bands, 8u);
   EXPECT_TRUE(v[0].notes.empty());
-  EXPECT_EQ(v[2].experiment.balancer.fallback.algorithm, "ofan");
+  EXPECT_EQ(v[2].experiment.balancer.fallback.algorithm, lb::Algorithm::kOfan);
   ASSERT_EQ(v[2].notes.size(), 1u);
   EXPECT_THAT(v[2].notes[0], HasSubstr("load_balancer.bands"));
   EXPECT_THAT(v[2].yaml, Not(HasSubstr("bands")));
@@ -128,7 +128,7 @@ TEST(Variants, ListAndMapValuesMayHoldCommas) {
 TEST(Variants, NestedKeysAndLayerOverridesCanBeSwept) {
   auto v = expand_variants(kFile, "exp.yaml", sweeps({"load_balancer.layers.1.algorithm=jsq"}));
   EXPECT_EQ(v[0].name, "psp-algorithm=jsq");
-  EXPECT_EQ(v[0].experiment.balancer.per_layer.at(1).algorithm, "jsq");
+  EXPECT_EQ(v[0].experiment.balancer.per_layer.at(1).algorithm, lb::Algorithm::kJsq);
   EXPECT_EQ(v[0].experiment.balancer.per_layer.at(1).bands, 8u);  // inherited, as in a file
 }
 

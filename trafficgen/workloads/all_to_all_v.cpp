@@ -6,6 +6,7 @@
 #include <string>
 
 #include "trafficgen/rng.h"
+#include "trafficgen/workloads/workload_type.h"
 
 namespace spraylab::gen {
 
@@ -96,7 +97,7 @@ ByteMatrix scaled_matrix(const std::vector<std::vector<double>>& weights, uint64
 Schedule all_to_all_v(const ByteMatrix& bytes) {
   Schedule s;
   s.ranks = static_cast<uint32_t>(bytes.size());
-  const uint32_t c = s.add_collective("all-to-all-v");
+  const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kAllToAllV)));
   for (Rank src = 0; src < s.ranks; ++src) {
     for (Rank dst = 0; dst < s.ranks; ++dst) {
       const uint64_t b = bytes[src][dst];

@@ -1,6 +1,7 @@
 #include "trafficgen/workloads/fsdp.h"
 
 #include "trafficgen/workloads/ring_all_reduce.h"
+#include "trafficgen/workloads/workload_type.h"
 
 namespace spraylab::gen {
 
@@ -50,7 +51,8 @@ Schedule fsdp_step(const TransformerModel& m, uint32_t ranks, uint32_t layers) {
     const uint64_t bytes = u.params * m.bytes_per_param;
     for (RingPhase phase : {RingPhase::kAllGather, RingPhase::kReduceScatter}) {
       const char* kind = phase == RingPhase::kAllGather ? "all-gather" : "reduce-scatter";
-      const uint32_t c = s.add_collective(std::string("fsdp.") + kind + "." + u.name);
+      const uint32_t c =
+          s.add_collective(std::string(to_string(WorkloadType::kFsdp)) + "." + kind + "." + u.name);
       const auto first = static_cast<MessageId>(s.messages.size());
       append_ring_phase(s, phase, bytes, c, 0, after);
       after = terminal_messages(s, first, static_cast<MessageId>(s.messages.size()));

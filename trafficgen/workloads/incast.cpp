@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "trafficgen/rng.h"
+#include "trafficgen/workloads/workload_type.h"
 
 namespace spraylab::gen {
 
@@ -21,7 +22,7 @@ Schedule incast(uint32_t ranks, uint32_t fan_in, uint64_t bytes, uint64_t seed) 
   for (uint32_t i = 0; i <= fan_in; ++i) std::swap(order[i], order[i + rng.below(ranks - i)]);
   Schedule s;
   s.ranks = ranks;
-  const uint32_t c = s.add_collective("incast");
+  const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kIncast)));
   for (uint32_t i = 1; i <= fan_in; ++i) {
     s.add_message(order[i], order[0], bytes, c);
   }

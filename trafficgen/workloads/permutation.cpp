@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "trafficgen/rng.h"
+#include "trafficgen/workloads/workload_type.h"
 
 namespace spraylab::gen {
 
@@ -26,7 +27,7 @@ Schedule permutation(uint32_t ranks, uint64_t bytes, uint64_t seed) {
   const std::vector<Rank> dst = random_derangement(ranks, seed);
   Schedule s;
   s.ranks = ranks;
-  const uint32_t c = s.add_collective("permutation");
+  const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kPermutation)));
   for (Rank r = 0; r < ranks; ++r) s.add_message(r, dst[r], bytes, c);
   return s;
 }

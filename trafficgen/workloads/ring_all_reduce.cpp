@@ -1,4 +1,5 @@
 #include "trafficgen/workloads/ring_all_reduce.h"
+#include "trafficgen/workloads/workload_type.h"
 
 #include <string>
 #include <utility>
@@ -40,7 +41,7 @@ Frontier append_ring_phase(Schedule& s, RingPhase phase, uint64_t buffer_bytes, 
 Schedule ring_all_reduce(uint32_t ranks, uint64_t buffer_bytes) {
   Schedule s;
   s.ranks = ranks;
-  const uint32_t c = s.add_collective("all-reduce");
+  const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kAllReduce)));
   const Frontier scattered =
       append_ring_phase(s, RingPhase::kReduceScatter, buffer_bytes, c, 0, {});
   append_ring_phase(s, RingPhase::kAllGather, buffer_bytes, c, ranks - 1, scattered);

@@ -1,4 +1,5 @@
 #include "trafficgen/workloads/trace.h"
+#include "trafficgen/workloads/workload_type.h"
 
 #include <charconv>
 #include <fstream>
@@ -117,7 +118,7 @@ Schedule parse_trace(std::istream& in, const std::string& source, uint32_t ranks
 
   Schedule s;
   s.ranks = ranks;
-  const uint32_t c = s.add_collective("trace");
+  const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kTrace)));
   for (Row& r : rows) {
     for (MessageId d : r.message.depends_on) {
       if (d >= rows.size()) {

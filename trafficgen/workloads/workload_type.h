@@ -1,0 +1,65 @@
+// The one list of workload types (`workload.type`), one per file in this folder, with the
+// experiment-file keys each takes. The YAML schema, workload.cpp's dispatch, the collectives'
+// names and the docs test all read it; no workload name is spelled anywhere else.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace spraylab::gen {
+
+enum class WorkloadType : uint8_t {
+  kPermutation,
+  kAllToAll,
+  kAllToAllV,
+  kAllReduce,
+  kIncast,
+  kFsdp,
+  kTrace,
+};
+
+struct WorkloadTypeInfo {
+  WorkloadType id;
+  std::string_view name;      // as written in the experiment YAML, and its collective's name
+  std::string_view keys;      // its own keys of `workload`, space-separated
+  std::string_view required;  // of those, the ones a file must give
+  std::string_view summary;
+};
+
+inline constexpr std::array<WorkloadTypeInfo, 7> kWorkloadTypes{{
+    {WorkloadType::kPermutation, "permutation", "", "", "every host sends to one other host"},
+    {WorkloadType::kAllToAll, "all-to-all", "", "", "every host sends to every other host"},
+    {WorkloadType::kAllToAllV, "all-to-all-v", "skew zipf_s matrix", "",
+     "all-to-all with skewed message sizes (MoE)"},
+    {WorkloadType::kAllReduce, "all-reduce", "", "", "ring all-reduce"},
+    {WorkloadType::kIncast, "incast", "fan_in", "", "fan_in senders to each receiver"},
+    {WorkloadType::kFsdp, "fsdp", "model layers", "", "one FSDP training step of a model preset"},
+    {WorkloadType::kTrace, "trace", "trace_file", "trace_file", "a message trace replayed"},
+}};
+
+constexpr bool table_in_enum_order() {
+  for (size_t i = 0; i < kWorkloadTypes.size(); ++i) {
+    if (static_cast<size_t>(kWorkloadTypes[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(table_in_enum_order(), "kWorkloadTypes is indexed by WorkloadType");
+
+inline constexpr std::array<std::string_view, kWorkloadTypes.size()> kWorkloadTypeNames = [] {
+  std::array<std::string_view, kWorkloadTypes.size()> names{};
+  for (size_t i = 0; i < kWorkloadTypes.size(); ++i) names[i] = kWorkloadTypes[i].name;
+  return names;
+}();
+
+constexpr std::string_view to_string(WorkloadType t) {
+  return kWorkloadTypes[static_cast<size_t>(t)].name;
+}
+
+// all-to-all-v's message sizes: drawn from a Zipf law, or given as a matrix (`workload.skew`).
+enum class Skew : uint8_t { kZipf, kMatrix };
+inline constexpr std::array<std::string_view, 2> kSkewNames = {"zipf", "matrix"};
+constexpr std::string_view to_string(Skew s) { return kSkewNames[static_cast<size_t>(s)]; }
+
+}  // namespace spraylab::gen
