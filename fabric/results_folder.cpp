@@ -2,12 +2,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -20,8 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Staging folders (and, where the file system cannot exchange two folders, the earlier folder
-// on its way out) are named .<base>.spraylab-<pid>-XXXXXX beside the target: hidden, and never a
-// variant's name.
+// on its way out) are named .<base>.spraylab-<pid>-XXXXXX beside the target: hidden, never a
+// variant's name, and the pid tells a person whose it was.
 constexpr std::string_view kTemporaryInfix = ".spraylab-";
 
 constexpr const char* kMarkerText =
@@ -71,17 +70,31 @@ std::string make_temporary(const fs::path& parent, const std::string& base,
   return name;
 }
 
-// Temporary folders of `base` whose run was killed (its process is gone) and that hold the
-// marker, so are ours: removed. Anything else is left alone.
+// The marker of a folder, open and locked (flock) while its run lives: the kernel drops the lock
+// when the process ends however it ends, so a lock taken later shows the run is gone (pids do
+// not: another pid namespace may share the folder). -1 if it cannot be opened or locked.
+int lock_marker(const fs::path& dir, bool wait) {
+  const int fd = ::open((dir / ResultsFolder::kMarker).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Temporary folders of `base` that hold the marker (so are ours) and whose run is gone (a
+// killed run's staging folder): removed. Anything else is left alone.
 void remove_leftovers(const fs::path& parent, const std::string& base) {
   const std::string prefix = "." + base + std::string(kTemporaryInfix);
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(parent, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with(prefix)) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    const bool gone = pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-    if (gone && holds_marker(entry.path())) fs::remove_all(entry.path(), error);
+    if (!entry.path().filename().string().starts_with(prefix)) continue;
+    if (!holds_marker(entry.path())) continue;
+    const int fd = lock_marker(entry.path(), /*wait=*/false);
+    if (fd < 0) continue;  // its run still runs
+    fs::remove_all(entry.path(), error);
+    ::close(fd);
   }
 }
 
@@ -140,6 +153,11 @@ ResultsFolder::ResultsFolder(const std::string& target, const std::string& label
   staging_ = make_temporary(parent, base, label);
   try {
     write_file((fs::path(staging_) / kMarker).string(), kMarkerText);
+    lock_fd_ = lock_marker(staging_, /*wait=*/true);  // never contended: the folder is new
+    if (lock_fd_ < 0) {
+      throw std::runtime_error(
+          fmt::format("{}: cannot lock {}/{}: {}", label, staging_, kMarker, std::strerror(errno)));
+    }
   } catch (...) {
     fs::remove_all(staging_, error);  // no destructor runs for a constructor that throws
     throw;
@@ -147,9 +165,11 @@ ResultsFolder::ResultsFolder(const std::string& target, const std::string& label
 }
 
 ResultsFolder::~ResultsFolder() {
-  if (committed_) return;
-  std::error_code ignored;
-  fs::remove_all(staging_, ignored);
+  if (!committed_) {
+    std::error_code ignored;
+    fs::remove_all(staging_, ignored);
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 void ResultsFolder::commit(Swap swap) {

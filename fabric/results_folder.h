@@ -20,8 +20,9 @@ class ResultsFolder {
   // is not a folder, or a folder that holds files and no marker. Writes nothing.
   static void check(const std::string& target, const std::string& label);
 
-  // check(), then creates the staging folder (with the marker) beside `target` and removes the
-  // staging folders that killed runs left there. Throws std::runtime_error when it cannot.
+  // check(), then creates the staging folder (with the marker, locked while this object lives)
+  // beside `target` and removes the staging folders that killed runs left there (their marker's
+  // lock is free). Throws std::runtime_error when it cannot.
   ResultsFolder(const std::string& target, const std::string& label);
   ~ResultsFolder();  // removes the staging folder unless commit() ran
   ResultsFolder(const ResultsFolder&) = delete;
@@ -45,6 +46,7 @@ class ResultsFolder {
   std::string label_;
   std::string staging_;
   bool committed_ = false;
+  int lock_fd_ = -1;  // the staging marker, locked while this run lives
 };
 
 }  // namespace spraylab::fabric

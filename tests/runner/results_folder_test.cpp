@@ -162,16 +162,17 @@ TEST_F(ResultsFolderTest, ALinkToAFolderPutsTheResultsWhereItPoints) {
 }
 
 TEST_F(ResultsFolderTest, LeftoversOfKilledRunsAreRemovedOnlyIfTheyAreOurs) {
-  // pid 2^22+1 is above Linux's pid_max limit: no process has it.
-  const std::string dead = path(".exp.spraylab-4194305-aaaaaa");
-  const std::string foreign = path(".exp.spraylab-4194305-bbbbbb");
-  const std::string alive = path(".exp.spraylab-" + std::to_string(getppid()) + "-cccccc");
-  for (const auto& d : {dead, alive}) write_file(d + "/" + ResultsFolder::kMarker, "");
+  // A killed run's staging folder: the marker, unlocked. A running one's: the marker, locked.
+  const std::string dead = path(".exp.spraylab-123-aaaaaa");
+  const std::string foreign = path(".exp.spraylab-123-bbbbbb");
+  write_file(dead + "/" + ResultsFolder::kMarker, "");
+  write_file(dead + "/a/summary.json", "half");
   write_file(foreign + "/notes.txt", "not ours");
+  ResultsFolder running(path("exp"), "--out exp");
   run(path("exp"), {"a"}, "x");
   EXPECT_FALSE(fs::exists(dead));
   EXPECT_TRUE(fs::exists(foreign + "/notes.txt"));
-  EXPECT_TRUE(fs::exists(alive));
+  EXPECT_TRUE(fs::exists(fs::path(running.staging()) / ResultsFolder::kMarker));
 }
 
 TEST_F(ResultsFolderTest, ATargetThatBecameSomethingElseIsNotReplaced) {
