@@ -161,11 +161,11 @@ void write_comparison(const std::string& out, const std::string& experiment, Mod
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options) {
   if (variants.empty()) return 0;
-  std::string label;
-  const std::string out = out_dir(variants, options, &label);
+  std::string out_label;
+  const std::string out = out_dir(variants, options, &out_label);
   // Checked and created now, not after the first variant ran; written in full before it
   // replaces an earlier run's folder.
-  ResultsFolder folder(out, label);
+  ResultsFolder folder(out, out_label);
   const fs::path dir(folder.staging());
   ProgressLine progress(stderr, ::isatty(STDERR_FILENO) != 0);
   const auto started = std::chrono::steady_clock::now();
