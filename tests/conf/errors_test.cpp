@@ -305,5 +305,49 @@ TEST(ConfigErrors, ErrorCarriesItsPartsSeparately) {
   }
 }
 
+// The name becomes results/<name>: anything that would leave that one folder, hide it or cut the
+// path short is rejected where the file says it (issue 12, "Exposure").
+TEST(ConfigErrors, ANameThatIsNotOneFolderIsRejectedAtItsPosition) {
+  const std::string topology = "topology: {generator: fat-tree, k: 4}\n";
+  const std::string safe =
+      " (letters, digits, '-', '_' and '.' after the first character are safe)";
+  EXPECT_EQ(
+      load_error("seed: 1\nname: ../x\n" + topology),
+      "test.yaml:2:7: name: '../x' cannot name the results folder: it starts with '.'" + safe);
+  EXPECT_EQ(load_error("name: '..'\n" + topology),
+            "test.yaml:1:7: name: '..' cannot name the results folder: it starts with '.'" + safe);
+  EXPECT_EQ(
+      load_error("name: .hidden\n" + topology),
+      "test.yaml:1:7: name: '.hidden' cannot name the results folder: it starts with '.'" + safe);
+  EXPECT_EQ(load_error("name: runs/../../etc\n" + topology),
+            "test.yaml:1:7: name: 'runs/../../etc' cannot name the results folder: it contains "
+            "'/'" +
+                safe);
+  EXPECT_EQ(load_error("name: /tmp/x\n" + topology),
+            "test.yaml:1:7: name: '/tmp/x' cannot name the results folder: it contains '/'" + safe);
+  // YAML's "\0" escape: a NUL would end the path at "a".
+  EXPECT_EQ(load_error("name: \"a\\0b\"\n" + topology),
+            "test.yaml:1:7: name: 'a\\x00b' cannot name the results folder: it contains the "
+            "control character \\x00" +
+                safe);
+  EXPECT_EQ(load_error("name: \"a\\nb\"\n" + topology),
+            "test.yaml:1:7: name: 'a\\x0ab' cannot name the results folder: it contains the "
+            "control character \\x0a" +
+                safe);
+  EXPECT_THAT(load_error("name: " + std::string(256, 'n') + "\n" + topology),
+              StartsWith("test.yaml:1:7: name: 'nnn"));
+  EXPECT_THAT(load_error("name: " + std::string(256, 'n') + "\n" + topology),
+              HasSubstr("it is longer than 255 bytes (256)"));
+  EXPECT_THAT(load_error("name: ''\n" + topology), StartsWith("test.yaml:1:7: name: expected"));
+}
+
+TEST(ConfigErrors, AFolderNameWithDotsInsideIsAName) {
+  EXPECT_EQ(load("name: ofan-v1.2_run..3\ntopology: {generator: fat-tree, k: 4}\n").name,
+            "ofan-v1.2_run..3");
+  EXPECT_EQ(load("name: " + std::string(255, 'n') + "\ntopology: {generator: fat-tree, k: 4}\n")
+                .name.size(),
+            255u);
+}
+
 }  // namespace
 }  // namespace spraylab::conf::testing
