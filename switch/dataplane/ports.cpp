@@ -74,9 +74,16 @@ std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_m
                 std::min<uint16_t>(setup.tx_queues, info.max_tx_queues),
                 info.max_rx_queues,
                 false,
+                {},
                 {}};
     s.memif_client = s.driver == "net_memif" && devarg(info, "role") == "client";
     if (s.driver == "net_af_xdp" || s.driver == "net_af_packet") s.iface = devarg(info, "iface");
+    if (s.driver == "net_memif") {
+      // memif's defaults in 22.11: /run/memif.sock, abstract.
+      s.memif_socket = devarg(info, "socket");
+      if (s.memif_socket.empty()) s.memif_socket = "/run/memif.sock";
+      if (devarg(info, "socket-abstract") != "no") s.memif_socket.insert(0, 1, '\0');
+    }
     if (s.rx_queues == 0 || s.tx_queues == 0) {
       throw PortError(fmt::format("port {} ({}): the device has no queues", p, name));
     }

@@ -41,6 +41,7 @@ struct PortState {
   // af_xdp / af_packet port (whose PMD reports its link up whatever the interface's carrier).
   bool memif_client = false;
   std::string iface;
+  std::string memif_socket;  // a memif port's socket path; abstract: starts with '\0'
 };
 
 // Configures and starts ports 0..count-1 (DPDK port ids in probe order: the order of --vdev or
