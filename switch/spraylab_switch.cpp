@@ -89,7 +89,7 @@ std::unique_ptr<spraylab::dataplane::IntrGate> make_gate(
   auto redial = std::make_shared<MemifRedial>(ports);
   std::function<void()> on_turn;
   if (!redial->empty()) on_turn = [redial] { redial->on_turn(); };
-  auto gate = std::make_unique<IntrGate>(workers, 1000, std::move(on_turn));
+  auto gate = std::make_unique<IntrGate>(workers, IntrGate::kDefaultHoldUs, std::move(on_turn));
   gate->start();
   return gate;
 }

@@ -19,8 +19,11 @@
 // burst. The alarm fires again a microsecond later and gives the pollers their turn back. So a
 // poller is never inside a burst while a PMD callback runs, and the data path takes no lock: a
 // poller reads one shared word per loop turn (checkpoint()) and writes its own word only when
-// asked to park. Cost: one park of a few microseconds per `hold` (1 ms by default), and link
-// events are seen up to `hold` late.
+// asked to park. Cost: one park per `hold` (10 ms by default), as long as the interrupt thread
+// takes to run what is due and come back through epoll; that is microseconds on an idle CPU but
+// can be a scheduler time slice when the control CPU is shared with a busy poller (with a 1 ms
+// hold, the peer-kill test's switch forwarded a fraction of what it did ungated). Link events are
+// seen up to `hold` late, and a memif handshake (a few round trips) takes a few holds.
 #pragma once
 
 #include <rte_branch_prediction.h>
@@ -37,7 +40,9 @@ class IntrGate {
   // `pollers`: how many lcores poll ports (each calls enter/checkpoint/leave with its index).
   // `on_turn`, if set, runs on the interrupt thread during its turns (pollers parked), e.g. to
   // restart a memif client port whose server went away (memif_redial.h).
-  explicit IntrGate(uint32_t pollers, uint64_t hold_us = 1000, std::function<void()> on_turn = {});
+  static constexpr uint64_t kDefaultHoldUs = 10'000;
+  explicit IntrGate(uint32_t pollers, uint64_t hold_us = kDefaultHoldUs,
+                    std::function<void()> on_turn = {});
   ~IntrGate();
   IntrGate(const IntrGate&) = delete;
   IntrGate& operator=(const IntrGate&) = delete;

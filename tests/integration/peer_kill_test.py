@@ -125,7 +125,9 @@ def test_memif_peer_killed_ten_times(args, kills=10):
     try:
         b.start_switch()
         tel = Telemetry(b.switch_prefix)
-        port = lambda p: tel.query(f"/spraylab/port,{p}")  # noqa: E731
+        def port(p):
+            check(b.switch.p.poll() is None, f"the switch died: {b.switch.log_text()[-1500:]}")
+            return tel.query(f"/spraylab/port,{p}")
         survivor = b.driver([0, 1, 2, 3, 4], 0)
         procs.append(survivor)
         victim = None
