@@ -1,23 +1,20 @@
+// rte_intr_instance_alloc/free and rte_intr_callback_unregister_sync are experimental in 22.11
+// (stable since 23.x); there is no other way to give EAL an interrupt source of our own.
+#define ALLOW_EXPERIMENTAL_API 1
 #include "switch/dataplane/intr_gate.h"
 
 #include <fmt/format.h>
-#include <rte_alarm.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
 #include <rte_pause.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
 namespace spraylab::dataplane {
-namespace {
-
-// After a turn the alarm fires again this late: long enough that EAL's alarm handler, which runs
-// every alarm already due before returning, returns to epoll first, so the callbacks that were
-// waiting run in between.
-constexpr uint64_t kIntrTurnUs = 10;
-
-}  // namespace
 
 IntrGate::IntrGate(uint32_t pollers, uint64_t hold_us, std::function<void()> on_turn)
     : pollers_(pollers),
@@ -27,35 +24,57 @@ IntrGate::IntrGate(uint32_t pollers, uint64_t hold_us, std::function<void()> on_
   for (uint32_t p = 0; p < pollers_; ++p) acks_[p].value.store(kIdle);
 }
 
-IntrGate::~IntrGate() { stop(); }
+IntrGate::~IntrGate() {
+  stop();
+  if (handle_) rte_intr_instance_free(handle_);
+  if (event_fd_ >= 0) close(event_fd_);
+}
 
 void IntrGate::start() {
   if (started_) return;
+  if (handle_ == nullptr) {
+    event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    handle_ = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+    if (event_fd_ < 0 || handle_ == nullptr || rte_intr_fd_set(handle_, event_fd_) != 0 ||
+        rte_intr_type_set(handle_, RTE_INTR_HANDLE_EXT) != 0) {
+      throw std::runtime_error("cannot create the interrupt-thread gate's event");
+    }
+  }
   stopping_.store(false);
-  arm();
-  started_ = true;
-}
-
-void IntrGate::arm() {
-  const int rc = rte_eal_alarm_set(kIntrTurnUs, &IntrGate::on_alarm, this);
+  const int rc = rte_intr_callback_register(handle_, &IntrGate::on_event, this);
   if (rc != 0) {
     throw std::runtime_error(
-        fmt::format("cannot set the interrupt-thread gate's alarm: {}", rte_strerror(-rc)));
+        fmt::format("cannot register the interrupt-thread gate: {}", rte_strerror(-rc)));
   }
+  started_ = true;
+  arm();
+}
+
+// The event is ready at once: the interrupt thread comes back to on_event as soon as it has run
+// what else was ready in its epoll, without sleeping. (A timer would put it to sleep, and waking
+// it on a CPU that a busy poller holds can take a scheduler slice, all spent with pollers parked.)
+void IntrGate::arm() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = write(event_fd_, &one, sizeof one);
 }
 
 void IntrGate::stop() {
   if (!started_) return;
   stopping_.store(true);
-  // Waits for a running callback (it sees stopping_ within one hold) and removes a pending one.
-  rte_eal_alarm_cancel(&IntrGate::on_alarm, this);
-  // No callback runs or will run: hand the turn back in case the last one ended on its own.
+  // Waits for a running callback (it sees stopping_ within one hold).
+  rte_intr_callback_unregister_sync(handle_, &IntrGate::on_event, this);
+  // No callback runs or will run: hand the turn back in case the last one ended parked.
   const uint64_t t = turn_.load();
   if (t & 1) turn_.store(t + 1);
   started_ = false;
 }
 
-void IntrGate::on_alarm(void* arg) { static_cast<IntrGate*>(arg)->run_pollers_turn(); }
+void IntrGate::on_event(void* arg) {
+  auto* gate = static_cast<IntrGate*>(arg);
+  uint64_t count;
+  [[maybe_unused]] const ssize_t n = read(gate->event_fd_, &count, sizeof count);
+  gate->run_pollers_turn();
+}
 
 // Runs on the interrupt thread: give the pollers their turn, keep the thread here for `hold`,
 // then park the pollers and return so that the thread runs the callbacks that are due.

@@ -12,18 +12,18 @@
 // runs callbacks at all: it runs them one at a time, so while it is inside a callback of ours it
 // runs no memif callback.
 //
-// How: an EAL alarm keeps the interrupt thread in our callback most of the time ("pollers' turn",
-// `hold` long, asleep). Then the callback asks the pollers to park, waits until each has
-// acknowledged from a point between bursts, and returns: the interrupt thread runs whatever
-// arrived meanwhile (a dead peer's hang-up, a new peer's handshake) while no poller is in a
-// burst. The alarm fires again a microsecond later and gives the pollers their turn back. So a
-// poller is never inside a burst while a PMD callback runs, and the data path takes no lock: a
-// poller reads one shared word per loop turn (checkpoint()) and writes its own word only when
-// asked to park. Cost: one park per `hold` (10 ms by default), as long as the interrupt thread
-// takes to run what is due and come back through epoll; that is microseconds on an idle CPU but
-// can be a scheduler time slice when the control CPU is shared with a busy poller (with a 1 ms
-// hold, the peer-kill test's switch forwarded a fraction of what it did ungated). Link events are
-// seen up to `hold` late, and a memif handshake (a few round trips) takes a few holds.
+// How: an interrupt source of our own (an eventfd registered with EAL) keeps the interrupt thread
+// in our callback most of the time ("pollers' turn", `hold` long, asleep). Then the callback asks
+// the pollers to park, waits until each has acknowledged from a point between bursts, signals its
+// eventfd again and returns: the interrupt thread runs whatever else is ready (a dead peer's
+// hang-up, a new peer's handshake) while no poller is in a burst, and comes straight back to our
+// callback (the eventfd is ready), which gives the pollers their turn back. So a poller is never
+// inside a burst while a PMD callback runs, and the data path takes no lock: a poller reads one
+// shared word per loop turn (checkpoint()) and writes its own word only when asked to park.
+// Cost: one park per `hold` (10 ms by default) lasting one pass of the interrupt thread through
+// epoll (microseconds; an earlier version re-armed with a timer instead, and the thread's wake-up
+// on a CPU shared with a busy poller kept pollers parked for up to a scheduler slice). Link
+// events are seen up to `hold` late; a memif handshake (a few round trips) takes a few holds.
 #pragma once
 
 #include <rte_branch_prediction.h>
@@ -32,6 +32,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+
+struct rte_intr_handle;
 
 namespace spraylab::dataplane {
 
@@ -47,7 +49,8 @@ class IntrGate {
   IntrGate(const IntrGate&) = delete;
   IntrGate& operator=(const IntrGate&) = delete;
 
-  // Arms the alarm: from here the interrupt thread runs only in turns. Throws on failure.
+  // Registers the gate's event with EAL: from here the interrupt thread runs only in turns.
+  // Throws on failure.
   void start();
   // Gives the interrupt thread back for good (before ports are stopped and EAL cleaned up). Call
   // it after every poller has left.
@@ -74,7 +77,7 @@ class IntrGate {
   static constexpr uint64_t kRunning = 0;
   static constexpr uint64_t kIdle = UINT64_MAX;
 
-  static void on_alarm(void* arg);
+  static void on_event(void* arg);
   void run_pollers_turn();
   bool all_parked(uint64_t turn) const;
   void park(uint32_t poller);
@@ -85,10 +88,12 @@ class IntrGate {
   std::function<void()> on_turn_;
   std::unique_ptr<Ack[]> acks_;
   // Even: the pollers' turn; odd: the interrupt thread's (pollers park). Written only by the
-  // interrupt thread, in on_alarm.
+  // interrupt thread, in on_event.
   alignas(64) std::atomic<uint64_t> turn_{0};
   std::atomic<bool> stopping_{false};
   bool started_ = false;
+  int event_fd_ = -1;                  // always ready while armed: brings the thread back
+  rte_intr_handle* handle_ = nullptr;  // the event as an EAL interrupt source
 };
 
 }  // namespace spraylab::dataplane

@@ -154,9 +154,11 @@ def test_memif_peer_killed_ten_times(args, kills=10):
             check(all(a > x for a, x in zip(after, before)),
                   f"outage {i + 1}: ports 2-4 did not keep forwarding: {before} -> {after}")
             outage_growth.append(min(a - x for a, x in zip(after, before)))
-        tel.close()
         for p in (victim, survivor):
             check(p.stop() == 0, f"driver exited badly: {p.log_text()[-1000:]}")
+        # The switch sees a link change up to one interrupt-thread turn (10 ms) late.
+        wait_for(lambda: port(5)["up"] == 0, 10, "port 5 down after the victim's own stop")
+        tel.close()
         rc = b.switch.stop()
         log = b.switch.log_text()
         check(rc == 0, f"switch exited {rc}: {log[-2000:]}")
