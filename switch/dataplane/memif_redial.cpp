@@ -6,15 +6,18 @@
 namespace spraylab::dataplane {
 namespace {
 
-// The socket file's identity (device, inode), or 0 for none or an abstract socket. A killed server
-// leaves its file behind and cannot bind over it: whoever restarts it removes the file, so the new
-// server's file is a new inode. (Probing the server with a connection of our own instead is not
-// an option: a memif server whose client hangs up before the handshake can panic DPDK 22.11's
-// interrupt thread.)
+// The socket file's identity (inode and change time), or 0 for none or an abstract socket. A killed
+// server leaves its file behind and cannot bind over it: whoever restarts it removes the file, so
+// the new server's file is a new file (the inode number alone may be reused at once on tmpfs).
+// (Probing the server with a connection of our own instead is not an option: a memif server whose
+// client hangs up before the handshake can panic DPDK 22.11's interrupt thread.)
 uint64_t socket_identity(const std::string& path) {
   struct stat st {};
   if (path.empty() || path[0] == '\0' || stat(path.c_str(), &st) != 0) return 0;
-  return (static_cast<uint64_t>(st.st_dev) << 40) ^ static_cast<uint64_t>(st.st_ino);
+  const uint64_t ctime_ns = static_cast<uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000u +
+                            static_cast<uint64_t>(st.st_ctim.tv_nsec);
+  const uint64_t id = static_cast<uint64_t>(st.st_ino) * 0x9E3779B97F4A7C15u ^ ctime_ns;
+  return id == 0 ? 1 : id;
 }
 
 }  // namespace
