@@ -110,15 +110,29 @@ SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane
     : rt_(rt),
       ports_(std::move(ports)),
       admin_up_(new std::atomic<bool>[rt.ports()]),
-      link_up_(rt.ports(), true),
+      link_up_(rt.ports(), false),
+      carrier_(rt.ports(), true),
+      link_downs_(rt.ports()),
       ever_up_(rt.ports(), false),
       warned_(rt.ports(), false) {
   for (uint16_t p = 0; p < rt.ports(); ++p) admin_up_[p].store(true);
 }
 
 void SwitchControl::poll_links() {
+  const auto now = std::chrono::steady_clock::now();
+  const bool check_carrier = now >= next_carrier_check_;
+  if (check_carrier) next_carrier_check_ = now + std::chrono::milliseconds(10);
   for (uint16_t p = 0; p < rt_.ports() && p < ports_.size(); ++p) {
-    link_up_[p] = dataplane::link_up(ports_[p].port_id);
+    if (check_carrier && !ports_[p].iface.empty()) {
+      carrier_[p] = dataplane::carrier_up(ports_[p].iface);
+    }
+    const bool link = dataplane::link_up(ports_[p].port_id) && carrier_[p];
+    if (link != link_up_[p]) {
+      if (!link) link_downs_[p].fetch_add(1, std::memory_order_relaxed);
+      fmt::print(stderr, "spraylab-switch {}: port {} ({}, to {}): link {}\n", rt_.tables().name, p,
+                 ports_[p].name, rt_.tables().ports[p].peer, link ? "up" : "down");
+    }
+    link_up_[p] = link;
     if (link_up_[p]) ever_up_[p] = true;
     const bool up = link_up_[p] && admin_up_[p].load();
     if (up != rt_.port_up(p)) rt_.set_port_state(p, up);
@@ -181,6 +195,7 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
     pj["peer"] = t.ports[p].peer;
     pj["device"] = p < ports_.size() ? ports_[p].name : "";
     pj["up"] = rt_.port_up(p);
+    pj["link_downs"] = link_downs_[p].load(std::memory_order_relaxed);
     pj["rx_packets"] = rt_.sum(p, &PortCounters::rx_packets);
     pj["rx_bytes"] = rt_.sum(p, &PortCounters::rx_bytes);
     pj["tx_packets"] = rt_.sum(p, &PortCounters::tx_packets);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -18,7 +19,11 @@ class SwitchControl {
   SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports);
 
   // Polls link status; a port is up when its link is up and no command took it down.
-  // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms.
+  // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms. The
+  // link of an af_xdp / af_packet port is also its interface's carrier (checked every 10 ms: the
+  // PMD never reports a link down). Every change of a link is logged on stderr, e.g.
+  // "spraylab-switch leaf0: port 5 (net_memif5, to spine3): link down", and counted
+  // (`link_downs` in the port's telemetry).
   void poll_links();
   // Once, some seconds after start-up: names every port whose link never came up, with the likely
   // cause for its driver (memif pairs one ring per queue: a peer with other queue counts never
@@ -42,6 +47,9 @@ class SwitchControl {
   std::vector<dataplane::PortState> ports_;
   std::unique_ptr<std::atomic<bool>[]> admin_up_;
   std::vector<bool> link_up_;
+  std::vector<bool> carrier_;
+  std::vector<std::atomic<uint64_t>> link_downs_;  // written here, read by telemetry
+  std::chrono::steady_clock::time_point next_carrier_check_{};
   std::vector<bool> ever_up_;
   std::vector<bool> warned_;
 };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -29,6 +30,8 @@
 #include "monitoring/exposer.h"
 #include "monitoring/gen_metrics.h"
 #include "monitoring/metrics_options.h"
+#include "switch/dataplane/intr_gate.h"
+#include "switch/dataplane/memif_redial.h"
 #include "topo/build.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
@@ -120,11 +123,48 @@ struct Engines {
   }
 };
 
+// An engine's lcore. With memif ports it takes turns with DPDK's interrupt thread, where memif
+// links come and go (switch/dataplane/intr_gate.h): a switch killed mid-burst cannot crash it.
+struct EngineLaunch {
+  gen::HostEngine* engine;
+  dataplane::IntrGate* gate;
+  uint32_t poller;
+};
+
 int worker_main(void* arg) {
-  auto* e = static_cast<gen::HostEngine*>(arg);
-  while (!g_stop.load(std::memory_order_relaxed)) e->poll(rte_rdtsc());
+  const auto* l = static_cast<const EngineLaunch*>(arg);
+  if (l->gate) l->gate->enter(l->poller);
+  while (!g_stop.load(std::memory_order_relaxed)) {
+    if (l->gate) l->gate->checkpoint(l->poller);
+    l->engine->poll(rte_rdtsc());
+  }
+  if (l->gate) l->gate->leave(l->poller);
   return 0;
 }
+
+// Logs every change of a port's link ("spraylab-gen: port 0 (net_memif0): link down"). While a
+// link is down its frames wait in the engine's tx slots (the device takes none) and messages stay
+// outstanding; when it is back they go out, and what the outage lost is sent again by the
+// retransmission timeout.
+class LinkLog {
+ public:
+  explicit LinkLog(const std::vector<dataplane::PortState>& ports) : ports_(ports) {
+    for (const auto& p : ports_) up_.push_back(dataplane::link_up(p.port_id));
+  }
+  void poll() {
+    for (size_t i = 0; i < ports_.size(); ++i) {
+      const bool up = dataplane::link_up(ports_[i].port_id);
+      if (up == up_[i]) continue;
+      up_[i] = up;
+      fmt::print(stderr, "spraylab-gen: port {} ({}): link {}\n", ports_[i].port_id, ports_[i].name,
+                 up ? "up" : "down");
+    }
+  }
+
+ private:
+  const std::vector<dataplane::PortState>& ports_;
+  std::vector<bool> up_;
+};
 
 int run(int argc, char** argv) {
   const int eal = rte_eal_init(argc, argv);
@@ -363,16 +403,31 @@ int run(int argc, char** argv) {
     }).detach();
   }
 
+  std::unique_ptr<dataplane::IntrGate> gate;
+  if (std::any_of(ports.begin(), ports.end(),
+                  [](const auto& p) { return p.driver == "net_memif"; })) {
+    // Client ports (the switch is the server) redial a switch that was restarted.
+    auto redial = std::make_shared<dataplane::MemifRedial>(ports);
+    gate = std::make_unique<dataplane::IntrGate>(n_engines, dataplane::IntrGate::kDefaultHoldUs,
+                                                 [redial] { redial->on_turn(); });
+    gate->start();
+  }
+  LinkLog link_log(ports);
   gen::HostEngine* main_engine = nullptr;
+  std::vector<EngineLaunch> launches;
+  launches.reserve(n_engines);
   if (lcores > 1) {
     uint32_t e = 0;
     unsigned lcore;
     RTE_LCORE_FOREACH_WORKER(lcore) {
       if (e == n_engines) break;
-      rte_eal_remote_launch(worker_main, engines.list[e++].get(), lcore);
+      launches.push_back({engines.list[e].get(), gate.get(), e});
+      ++e;
+      rte_eal_remote_launch(worker_main, &launches.back(), lcore);
     }
   } else {
     main_engine = engines.list[0].get();
+    if (gate) gate->enter(0);
   }
 
   const bool tty = isatty(STDERR_FILENO);
@@ -407,13 +462,18 @@ int run(int argc, char** argv) {
     if (g_quiesce.load(std::memory_order_relaxed) && !quiesced && reported) {
       g_stop.store(true);  // workers return; the main lcore polls no more
       rte_eal_mp_wait_lcore();
+      if (main_engine && gate) gate->leave(0);
       quiesced = true;
       fmt::print("quiesced\n");
       std::fflush(stdout);
     }
-    if (main_engine && !quiesced) main_engine->poll(now);
+    if (main_engine && !quiesced) {
+      if (gate) gate->checkpoint(0);
+      main_engine->poll(now);
+    }
     if (now < next_control) continue;
     next_control = now + control_every;
+    link_log.poll();
     const double elapsed =
         now > start_tsc ? static_cast<double>(now - start_tsc) / static_cast<double>(hz) : 0;
     if (o.progress && now >= next_progress) {
@@ -456,6 +516,10 @@ int run(int argc, char** argv) {
   }
   g_stop.store(true);
   rte_eal_mp_wait_lcore();
+  if (gate) {
+    if (main_engine && !quiesced) gate->leave(0);
+    gate->stop();  // before the ports close: the interrupt thread runs freely again
+  }
   if (o.progress && tty) fmt::print(stderr, "\n");
   if (info.end_ns == 0 || info.stopped_by != gen::StopReason::kCompleted) write_results(finish_tsc);
   if (!o.stats_json.empty()) {

@@ -45,7 +45,11 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
   };
   uint64_t next_hook = 0;
   rte_mbuf* burst[kBurst];
+  IntrGate* const gate = plan.gate;
+  if (gate) gate->enter(plan.worker);
   while (!stop.load(std::memory_order_relaxed)) {
+    // Between bursts: the one place where a memif link may come or go under this worker.
+    if (gate) gate->checkpoint(plan.worker);
     const uint64_t start = rte_rdtsc();
     const uint64_t now = clock.now_ns();
     uint32_t moved = 0;
@@ -72,6 +76,7 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
       next_hook = now + hook_period_ns;
     }
   }
+  if (gate) gate->leave(plan.worker);
 }
 
 }  // namespace spraylab::dataplane
