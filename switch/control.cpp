@@ -106,9 +106,11 @@ int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
 
 }  // namespace
 
-SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports)
+SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports,
+                             rte_mempool* pool)
     : rt_(rt),
       ports_(std::move(ports)),
+      pool_(pool),
       admin_up_(new std::atomic<bool>[rt.ports()]),
       link_up_(rt.ports(), false),
       carrier_(rt.ports(), true),
@@ -185,6 +187,13 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
   j["worker_rx_packets"] = per_worker;
   j["busy_cycles"] = busy;
   j["loops"] = loops;
+  if (pool_ != nullptr) {
+    // in_use = size - available, where available counts the lcores' caches too: exact, not
+    // approximate, whichever lcore last touched the pool.
+    j["mbuf_pool"] = {{"size", pool_->size},
+                      {"in_use", rte_mempool_in_use_count(pool_)},
+                      {"available", rte_mempool_avail_count(pool_)}};
+  }
   nlohmann::ordered_json totals;
   uint64_t rx = 0, tx = 0;
   std::vector<uint64_t> drops(dataplane::kDropReasons, 0);
@@ -202,6 +211,7 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
     pj["tx_bytes"] = rt_.sum(p, &PortCounters::tx_bytes);
     pj["lb_decisions"] = rt_.sum(p, &PortCounters::lb_decisions);
     pj["ecn_marks"] = rt_.sum(p, &PortCounters::ecn_marks);
+    pj["egress_packets"] = rt_.sum(p, &PortCounters::egress_packets);
     pj["queue_packets"] = rt_.depth_packets_now(p);
     pj["queue_bytes"] = rt_.depth_bytes_now(p);
     if (take_max) {
@@ -234,7 +244,7 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
 void SwitchControl::register_telemetry() {
   g_control = this;
   rte_telemetry_register_cmd("/spraylab/switch", cmd_switch,
-                             "Switch totals: algorithm, rx/tx packets, drops by reason");
+                             "Switch totals: algorithm, rx/tx packets, drops by reason, mbuf pool");
   rte_telemetry_register_cmd("/spraylab/ports", cmd_ports,
                              "Per port: peer, state, counters, queue depth, drops by reason");
   rte_telemetry_register_cmd("/spraylab/port", cmd_port,

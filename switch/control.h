@@ -2,6 +2,8 @@
 // socket, and the counters as JSON (for --stats-json, the telemetry commands and tests).
 #pragma once
 
+#include <rte_mempool.h>
+
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -16,7 +18,9 @@ namespace spraylab::control {
 
 class SwitchControl {
  public:
-  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports);
+  // `pool`: the mbuf pool the ports receive into, reported by stats() (null: not reported).
+  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports,
+                rte_mempool* pool = nullptr);
 
   // Polls link status; a port is up when its link is up and no command took it down.
   // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms. The
@@ -45,6 +49,7 @@ class SwitchControl {
  private:
   dataplane::SwitchRuntime& rt_;
   std::vector<dataplane::PortState> ports_;
+  rte_mempool* pool_;
   std::unique_ptr<std::atomic<bool>[]> admin_up_;
   std::vector<bool> link_up_;
   std::vector<bool> carrier_;

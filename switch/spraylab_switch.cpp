@@ -206,7 +206,7 @@ int run(int argc, char** argv) {
   ro.routing = &routing;
   auto rt_owner = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
   dataplane::SwitchRuntime& rt = *rt_owner;
-  control::SwitchControl ctl(rt, ports);
+  control::SwitchControl ctl(rt, ports, pool);
   ctl.register_telemetry();
   ctl.poll_links();
   auto plans = dataplane::plan_workers(workers, num_ports, rxq);
@@ -231,7 +231,7 @@ int run(int argc, char** argv) {
       }
     }
     metrics = std::make_shared<monitoring::SwitchCollector>(
-        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz())));
+        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
     auto registry = std::make_shared<monitoring::Registry>();
     registry->add(metrics);
     std::string note;

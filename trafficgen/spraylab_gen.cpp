@@ -7,6 +7,7 @@
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_mempool.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -236,7 +237,8 @@ int run(int argc, char** argv) {
                  "(default: 3 retransmit timeouts, at least 0.1)");
   app.add_flag("--hold", o.hold,
                "After finishing, keep the ports polled until standard input closes (for test "
-               "harnesses: memif peers stop in order)");
+               "harnesses: memif peers stop in order); with --duration, sending stops at the "
+               "duration and receiving and acknowledging go on");
   app.add_option("--results", o.results,
                  "Write the results (JSON, docs/generator.md) to this file");
   app.add_flag("--progress", o.progress,
@@ -306,6 +308,8 @@ int run(int argc, char** argv) {
     }
   }
 
+  // The pool's level before any traffic; --stats-json compares it with the level at the end.
+  const uint32_t mbufs_in_use_start = rte_mempool_in_use_count(pool);
   for (const auto& p : ports) {
     const int64_t frames = o.warmup >= 0 ? o.warmup : (p.driver == "net_memif" ? 2048 : 0);
     if (frames > 0) {
@@ -501,7 +505,15 @@ int run(int argc, char** argv) {
       }
       finish_tsc = now;
       reported = true;
-      if (!(info.stopped_by == gen::StopReason::kCompleted && (o.hold || linger_cycles > 0))) break;
+      // --duration with --hold: no more data, but ACKs and receiving go on until released, so
+      // what the run put in flight drains and is counted.
+      const bool drain = info.stopped_by == gen::StopReason::kDuration && o.hold;
+      if (drain) {
+        for (const auto& e : engines.list) e->stop_data();
+      }
+      if (!((info.stopped_by == gen::StopReason::kCompleted || drain) &&
+            (o.hold || linger_cycles > 0)))
+        break;
       // Finished: results now; keep answering peers while holding or lingering.
       if (o.progress && tty) fmt::print(stderr, "\n");
       info.end_ns = 0;
@@ -522,23 +534,28 @@ int run(int argc, char** argv) {
   }
   if (o.progress && tty) fmt::print(stderr, "\n");
   if (info.end_ns == 0 || info.stopped_by != gen::StopReason::kCompleted) write_results(finish_tsc);
-  if (!o.stats_json.empty()) {
-    nlohmann::ordered_json s;
-    s["counters"] = gen::counters_json(engines.view());
-    uint64_t busy = 0;
-    for (const auto& e : engines.list) busy += e->busy_cycles();
-    s["busy_cycles"] = busy;
-    s["tsc_hz"] = hz;
-    s["seconds"] =
-        static_cast<double>(finish_tsc - std::min(finish_tsc, start_tsc)) / static_cast<double>(hz);
-    std::ofstream(o.stats_json) << s.dump(2) << "\n";
+  nlohmann::ordered_json stats;
+  stats["counters"] = gen::counters_json(engines.view());
+  uint64_t busy = 0, tx_pending = 0;
+  for (const auto& e : engines.list) {
+    busy += e->busy_cycles();
+    tx_pending += e->tx_pending();
   }
+  stats["busy_cycles"] = busy;
+  stats["tsc_hz"] = hz;
+  stats["seconds"] =
+      static_cast<double>(finish_tsc - std::min(finish_tsc, start_tsc)) / static_cast<double>(hz);
+  stats["tx_pending"] = tx_pending;  // counted as sent, never taken by the device
   fmt::print(stderr, "spraylab-gen: {} ({}/{} messages)\n", gen::to_string(info.stopped_by),
              engines.done(), engines.total());
   const bool ok = info.stopped_by == gen::StopReason::kCompleted ||
                   info.stopped_by == gen::StopReason::kDuration;
   exposer.reset();       // no scrape may read the engines once they go
   engines.list.clear();  // frees queued mbufs before the ports and EAL go
+  stats["mbuf_pool"] = {{"size", pool->size},
+                        {"in_use_start", mbufs_in_use_start},
+                        {"in_use_end", rte_mempool_in_use_count(pool)}};
+  if (!o.stats_json.empty()) std::ofstream(o.stats_json) << stats.dump(2) << "\n";
   dataplane::stop_ports(ports);
   rte_eal_cleanup();
   return ok ? 0 : 1;

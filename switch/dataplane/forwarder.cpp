@@ -134,6 +134,7 @@ void Forwarder::flush(uint16_t port) {
   staged_count_[port] = 0;
   auto& pkts = staged_[port];
   PortCounters& pc = c_.port[port];
+  pc.egress_packets.add(n);
   if (decided_[port] != 0) {
     pc.lb_decisions.add(decided_[port]);
     decided_[port] = 0;
