@@ -29,6 +29,15 @@ TEST(ConfigErrors, WrongTypeNamesTheKeyAndTheValueFound) {
             "test.yaml:3:11: topology.leaves: expected an integer in [1, 4294967295], found four");
 }
 
+TEST(ConfigErrors, ControlCharactersInTheInputAreEscapedSoTheErrorStaysOneLine) {
+  // A quoted scalar with a newline, quoted back in "found ...".
+  EXPECT_EQ(load_error("seed: \"1\\n2\\t\\x01\"\ntopology: {generator: fat-tree, k: 4}\n"),
+            "test.yaml:1:7: seed: expected an integer >= 0, found 1\\n2\\t\\x01");
+  // yaml-cpp's own message ends with the bad escape character, here a control character.
+  EXPECT_EQ(load_error("name: \"a\\\x01\"\n"),
+            "test.yaml:1:11: malformed YAML: unknown escape character: \\x01");
+}
+
 TEST(ConfigErrors, SectionThatIsNotAMapSaysWhatItFound) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nlinks: [100Gbps]\n"),
             "test.yaml:2:8: links: expected a map, found a list");

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "switch/dataplane/frame.h"
@@ -42,6 +43,7 @@ void check_accepted(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
   FUZZ_CHECK(fi.ip_offset + total <= len, "datagram of %u bytes beyond a %u-byte frame", total,
              len);
   FUZZ_CHECK(total >= ihl, "datagram shorter than its header");
+  FUZZ_CHECK(fi.ip_len == total, "ip_len %u, header says %u", fi.ip_len, total);
   if (fi.proto == spraylab::dataplane::kIpProtoUdp) {
     FUZZ_CHECK(fi.l4_offset + 8u <= fi.ip_offset + total, "UDP header beyond the datagram");
   }
@@ -64,17 +66,18 @@ void forward(uint8_t* frame, const FrameInfo& fi) {
 
 // The generator's receive step for a UDP frame: the testbed header after UDP.
 void receive(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
-  const uint8_t* payload = frame + fi.l4_offset + 8;
-  const uint32_t payload_len = len - fi.l4_offset - 8u;
+  const std::span<const uint8_t> payload = spraylab::dataplane::udp_payload(frame, fi);
   spraylab::gen::TestbedHeader h;
-  if (!spraylab::gen::decode(payload, payload_len, &h)) return;
+  if (!spraylab::gen::decode(payload.data(), payload.size(), &h)) return;
   const uint32_t datagram_end = fi.ip_offset + be16(frame + fi.ip_offset + 2);
+  FUZZ_CHECK(payload.data() + payload.size() <= frame + len, "UDP payload beyond the frame");
   FUZZ_CHECK(fi.l4_offset + 8u + spraylab::gen::kHeaderBytes <= datagram_end,
              "testbed header read beyond the IPv4 datagram (ends at %u)", datagram_end);
   // decode() then encode() gives back the bytes on the wire.
   uint8_t again[spraylab::gen::kHeaderBytes];
   spraylab::gen::encode(h, again);
-  FUZZ_CHECK(std::memcmp(again, payload, sizeof(again)) == 0, "decode/encode round trip differs");
+  FUZZ_CHECK(std::memcmp(again, payload.data(), sizeof(again)) == 0,
+             "decode/encode round trip differs");
   if (h.flags & spraylab::gen::kData) {
     const spraylab::gen::TestbedHeader ack = spraylab::gen::make_ack(h, true, 3);
     FUZZ_CHECK(ack.message_id == h.message_id && ack.sequence == h.sequence &&
