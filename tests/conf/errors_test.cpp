@@ -38,6 +38,18 @@ TEST(ConfigErrors, ControlCharactersInTheInputAreEscapedSoTheErrorStaysOneLine) 
             "test.yaml:1:11: malformed YAML: unknown escape character: \\x01");
 }
 
+// Found by tests/fuzz/loader_fuzz.cpp (UBSan): such times were cast to uint64_t out of range.
+TEST(ConfigErrors, TimeBeyondWholeNanosecondsOrInfiniteIsRejected) {
+  const std::string topology = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_EQ(load_error(topology + "measurement: {duration: 2e10s}\n"),
+            "test.yaml:2:25: measurement.duration: expected a whole number of nanoseconds < 2^64, "
+            "found 2e10s");
+  EXPECT_THAT(load_error(topology + "measurement: {queue_sample: 1e300s}\n"),
+              HasSubstr("measurement.queue_sample: expected a time such as"));
+  EXPECT_THAT(load_error(topology + "links: {rate: 1e300T}\n"),
+              HasSubstr("links.rate: expected a rate such as"));
+}
+
 TEST(ConfigErrors, SectionThatIsNotAMapSaysWhatItFound) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nlinks: [100Gbps]\n"),
             "test.yaml:2:8: links: expected a map, found a list");
