@@ -197,7 +197,8 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
     return;
   }
   TestbedHeader h;
-  if (!decode(data + fi.l4_offset + 8, len - fi.l4_offset - 8u, &h)) {
+  const std::span<const uint8_t> payload = dataplane::udp_payload(data, fi);
+  if (!decode(payload.data(), payload.size(), &h)) {
     count(GenCounter::kRxMalformed);
     return;
   }

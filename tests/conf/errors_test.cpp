@@ -29,6 +29,27 @@ TEST(ConfigErrors, WrongTypeNamesTheKeyAndTheValueFound) {
             "test.yaml:3:11: topology.leaves: expected an integer in [1, 4294967295], found four");
 }
 
+TEST(ConfigErrors, ControlCharactersInTheInputAreEscapedSoTheErrorStaysOneLine) {
+  // A quoted scalar with a newline, quoted back in "found ...".
+  EXPECT_EQ(load_error("seed: \"1\\n2\\t\\x01\"\ntopology: {generator: fat-tree, k: 4}\n"),
+            "test.yaml:1:7: seed: expected an integer >= 0, found 1\\n2\\t\\x01");
+  // yaml-cpp's own message ends with the bad escape character, here a control character.
+  EXPECT_EQ(load_error("name: \"a\\\x01\"\n"),
+            "test.yaml:1:11: malformed YAML: unknown escape character: \\x01");
+}
+
+// Found by tests/fuzz/loader_fuzz.cpp (UBSan): such times were cast to uint64_t out of range.
+TEST(ConfigErrors, TimeBeyondWholeNanosecondsOrInfiniteIsRejected) {
+  const std::string topology = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_EQ(load_error(topology + "measurement: {duration: 2e10s}\n"),
+            "test.yaml:2:25: measurement.duration: expected a whole number of nanoseconds < 2^64, "
+            "found 2e10s");
+  EXPECT_THAT(load_error(topology + "measurement: {queue_sample: 1e300s}\n"),
+              HasSubstr("measurement.queue_sample: expected a time such as"));
+  EXPECT_THAT(load_error(topology + "links: {rate: 1e300T}\n"),
+              HasSubstr("links.rate: expected a rate such as"));
+}
+
 TEST(ConfigErrors, SectionThatIsNotAMapSaysWhatItFound) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nlinks: [100Gbps]\n"),
             "test.yaml:2:8: links: expected a map, found a list");
