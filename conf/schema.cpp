@@ -7,6 +7,7 @@
 #include <set>
 
 #include "conf/explicit_topology.h"
+#include "conf/folder_name.h"
 
 namespace spraylab::conf {
 namespace {
@@ -174,6 +175,23 @@ std::string default_with_exceptions(T common, T lb::AlgorithmDefaults::*member,
   return text;
 }
 
+// The name is the default results folder, results/<name>: it must stay one folder there
+// (conf/folder_name.h), whatever the file says.
+Field<Experiment> experiment_name() {
+  return {"name", "folder name", "experiment name, the results folder's name (results/<name>)",
+          [](const Value& v, Experiment& e) {
+            const std::string name = v.as_string();
+            if (const auto problem = folder_name_problem(name)) {
+              v.fail(
+                  fmt::format("'{}' cannot name the results folder: it {} (letters, digits, "
+                              "'-', '_' and '.' after the first character are safe)",
+                              printable(name), *problem));
+            }
+            e.name = name;
+          },
+          [](const Experiment& e) { return e.name; }};
+}
+
 template <class S>
 void set_default(Fields<S>& fields, std::string_view key, std::string_view text) {
   for (auto& field : fields) {
@@ -196,7 +214,7 @@ void add_docs(std::vector<KeyDoc>& out, const std::string& prefix, const Fields<
 const Fields<Experiment>& experiment_fields() {
   static const Fields<Experiment> fields = [] {
     Fields<Experiment> f = {
-        string_key("name", &Experiment::name, "experiment name, used for the results folder"),
+        experiment_name(),
         integer_key(
             "seed", &Experiment::seed, 0, kMax64,
             "seed of every random choice (workload, balancers; topology.seed defaults to it)"),

@@ -42,7 +42,11 @@ std::optional<double> parse_with_units(std::string_view text, const std::array<U
   if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
   std::string_view suffix = trim(text.substr(end - text.data()));
   for (const auto& [name, scale] : units) {
-    if (suffix == name) return value * scale;
+    if (suffix != name) continue;
+    // A finite number times its unit may overflow ("1e300s"): infinity is no rate or time.
+    const double scaled = value * scale;
+    if (!std::isfinite(scaled)) return std::nullopt;
+    return scaled;
   }
   return std::nullopt;
 }

@@ -127,6 +127,8 @@ double Value::as_time() const {
 uint64_t Value::as_whole_ns(uint64_t min_ns) const {
   const double ns = as_time();
   if (ns != std::floor(ns)) expected("a whole number of nanoseconds");
+  // 2^64 ns (584 years) does not fit the uint64_t it is stored in (found by tests/fuzz).
+  if (ns >= 18446744073709551616.0) expected("a whole number of nanoseconds < 2^64");
   if (ns < static_cast<double>(min_ns)) {
     expected("a time >= " + format_time(static_cast<double>(min_ns)));
   }

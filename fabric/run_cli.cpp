@@ -124,6 +124,7 @@ int run(const RunArgs& args) {
   }
   const std::vector<Variant> variants =
       expand_variants(read_experiment(args.file), args.file, request);
+  check_out_dir(variants, options);  // a folder it may not replace is refused before any run
   if (args.dry_run) {
     print_variants(variants);
     return 0;
@@ -169,7 +170,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "(measurement.queue_sample=10us); repeatable")
       ->allow_extra_args(false);
   cmd->add_option("-o,--out", args->out_dir,
-                  "Results folder (default: results/<experiment name>); one subfolder per variant");
+                  "Results folder, relative to the working folder (default: results/<experiment "
+                  "name>); one subfolder per variant. A run replaces an earlier run's folder "
+                  "whole, and refuses a folder with other files in it");
   cmd->add_option("--lcores", args->lcores,
                   "inprocess: EAL lcores, the main one and N-1 workers polling the nodes "
                   "(default: 2, one worker; more only on otherwise idle CPUs, docs/fabric.md)")

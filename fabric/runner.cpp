@@ -11,6 +11,7 @@
 #include "fabric/plots.h"
 #include "fabric/progress_line.h"
 #include "fabric/result_files.h"
+#include "fabric/results_folder.h"
 #include "fabric/summary.h"
 #include "fabric/table.h"
 
@@ -65,12 +66,7 @@ void write_variant(const std::string& dir, const Variant& v, const FabricResult&
   write_file((base / "summary.json").string(), json_text(to_json(s)));
   write_file((base / "generator.json").string(), json_text(r.generator));
   write_file((base / "run.json").string(), json_text(run_json(v, r, options, started_at)));
-  std::error_code ignored;
-  if (wants(v.experiment, "queues")) {
-    write_file((base / "queues.csv").string(), queues_csv(r));
-  } else {
-    fs::remove(base / "queues.csv", ignored);  // an earlier run's must not pass for this one's
-  }
+  if (wants(v.experiment, "queues")) write_file((base / "queues.csv").string(), queues_csv(r));
 }
 
 PlotVariant plot_variant(const Variant& v, const FabricResult& r, const VariantSummary& s) {
@@ -100,7 +96,31 @@ std::string variant_line(const std::string& label, const VariantSummary& s, doub
 }  // namespace
 
 std::string default_out_dir(const conf::Experiment& experiment) {
+  // One folder: the loader checks a name the file gives, expand_variants the file's stem.
   return (fs::path("results") / experiment.name).string();
+}
+
+namespace {
+
+// The results folder, and how errors name it.
+std::string out_dir(const std::vector<Variant>& variants, const RunOptions& options,
+                    std::string* label) {
+  if (!options.out_dir.empty()) {
+    *label = "--out " + options.out_dir;
+    return options.out_dir;
+  }
+  const std::string out = default_out_dir(variants[0].experiment);
+  *label = "results folder " + out + " (the default; --out names another)";
+  return out;
+}
+
+}  // namespace
+
+void check_out_dir(const std::vector<Variant>& variants, const RunOptions& options) {
+  if (variants.empty()) return;
+  std::string label;
+  const std::string out = out_dir(variants, options, &label);
+  ResultsFolder::check(out, label);
 }
 
 namespace {
@@ -142,10 +162,12 @@ void write_comparison(const std::string& out, const std::string& experiment, Mod
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options) {
   if (variants.empty()) return 0;
-  const std::string out =
-      options.out_dir.empty() ? default_out_dir(variants[0].experiment) : options.out_dir;
-  // A folder that cannot be written fails now, not after the first variant ran.
-  write_file((fs::path(out) / "summary.txt").string(), "(running)\n");
+  std::string out_label;
+  const std::string out = out_dir(variants, options, &out_label);
+  // Checked and created now, not after the first variant ran; written in full before it
+  // replaces an earlier run's folder.
+  ResultsFolder folder(out, out_label);
+  const fs::path dir(folder.staging());
   ProgressLine progress(stderr, ::isatty(STDERR_FILENO) != 0);
   const auto started = std::chrono::steady_clock::now();
 
@@ -160,14 +182,17 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     const FabricResult result =
         run_fabric(v.experiment, fabric_options(v, options, progress, label));
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
-    write_variant((fs::path(out) / v.name).string(), v, result, s, options, started_at);
+    write_variant((dir / v.name).string(), v, result, s, options, started_at);
     progress.print(variant_line(label, s, result.wall_seconds));
     want_plots = want_plots || wants(v.experiment, "plots");
     plots.push_back(plot_variant(v, result, s));
     summaries.push_back(std::move(s));
   }
-  write_comparison(out, variants[0].experiment.name, options.mode, summaries);
-  if (want_plots) progress.print(draw_plots((fs::path(out) / "plots").string(), plots).message);
+  write_comparison(dir.string(), variants[0].experiment.name, options.mode, summaries);
+  if (want_plots) {
+    progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));
+  }
+  folder.commit();
 
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

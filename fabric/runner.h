@@ -30,12 +30,19 @@ struct RunOptions {
   std::string command_line;  // recorded in each run.json
 };
 
-// The default results folder of an experiment.
+// The default results folder of an experiment, results/<name>.
 std::string default_out_dir(const conf::Experiment& experiment);
 
+// Throws std::invalid_argument when the results folder of `variants` (options.out_dir or the
+// default) may not receive results (fabric/results_folder.h). Writes nothing.
+void check_out_dir(const std::vector<Variant>& variants, const RunOptions& options);
+
 // Runs `variants` in order (EAL must be initialised), writes every file and prints the table
-// on stdout and progress on stderr. Returns 0 when every variant completed its workload, 1
-// otherwise. Throws std::runtime_error when a fabric cannot be built or a file not written.
+// on stdout and progress on stderr. The results folder is replaced whole when every file is
+// written (fabric/results_folder.h); a run that throws leaves the earlier one as it was.
+// Returns 0 when every variant completed its workload, 1 otherwise. Throws
+// std::invalid_argument for a results folder it may not replace, std::runtime_error when a
+// fabric cannot be built or a file not written.
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options);
 
 }  // namespace spraylab::fabric

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "conf/folder_name.h"
 #include "conf/loader.h"
 #include "conf/schema.h"
 #include "fabric/yaml_path.h"
@@ -50,6 +51,9 @@ std::string last_key(const std::string& key) {
   return key;
 }
 
+// A name part escaped to stay inside its folder: '/', NUL and every other character outside
+// [A-Za-z0-9._+=-] become '_', and so does a leading '.', so no variant is named '.', '..' or
+// hidden (conf/folder_name.h).
 std::string directory_safe(const std::string& text) {
   std::string out = text;
   for (char& c : out) {
@@ -57,7 +61,36 @@ std::string directory_safe(const std::string& text) {
                     c == '-' || c == '+' || c == '=';
     if (!ok) c = '_';
   }
+  if (!out.empty() && out.front() == '.') out.front() = '_';
   return out;
+}
+
+// The loader checks a name the file gives; without one the name is the file's stem, which
+// becomes the results folder and every variant's config.yaml `name:`, so it must pass too.
+void check_default_name(const conf::Experiment& e) {
+  if (const auto problem = conf::folder_name_problem(e.name)) {
+    throw conf::ConfigError(
+        e.source, 0, 0, "name",
+        fmt::format("the file has no name: and its stem '{}' cannot name the results folder: it "
+                    "{}; give the experiment a name:",
+                    conf::printable(e.name), *problem));
+  }
+}
+
+// Escaping leaves one problem a folder name can have: length. Said before anything runs, not
+// when the folder is created after the variant ran.
+void check_folder_name(const Variant& v) {
+  const auto problem = conf::folder_name_problem(v.name);
+  if (!problem) return;
+  std::string from;
+  for (const Setting& s : v.settings) {
+    if (s.option.starts_with("--sweep") || s.option.starts_with("--algorithms")) {
+      from += (from.empty() ? "" : ", ") + s.option.substr(0, 60);
+    }
+  }
+  throw std::invalid_argument(fmt::format(
+      "variant '{}...' cannot be a results folder: its name {}; shorten the values of {}",
+      v.name.substr(0, 60), *problem, from));
 }
 
 YAML::Node parse_value(const Setting& s) {
@@ -210,6 +243,7 @@ Variant make_variant(const YAML::Node& file_root, const std::string& source,
   v.name_parts = variant_name_parts(v.algorithm, request.sweeps, index);
   v.name = join_parts(v.name_parts, "");
   v.settings = variant_settings(algorithm, request, index);
+  check_folder_name(v);
   YAML::Node root = YAML::Clone(file_root);
   for (const Setting& s : v.settings) {
     try {
@@ -290,6 +324,7 @@ std::string name_without(const Variant& variant, const std::string& key) {
 std::vector<Variant> expand_variants(const std::string& yaml, const std::string& source,
                                      const VariantRequest& request) {
   const conf::Experiment base = conf::load_experiment_string(yaml, source);
+  check_default_name(base);
   check_request(request);
   const YAML::Node file_root = YAML::Load(yaml);  // the loader parsed it already
 

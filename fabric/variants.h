@@ -63,7 +63,9 @@ std::vector<Variant> expand_variants(const std::string& yaml, const std::string&
                                      const VariantRequest& request);
 
 // The directory-safe name of a variant: the algorithm, then "-<key>=<value>" per sweep with the
-// key's last step (or the whole key when two sweeps share a last step).
+// key's last step (or the whole key when two sweeps share a last step). Characters other than
+// [A-Za-z0-9._+=-] ('/' and NUL among them) and a leading '.' become '_': the name is always one
+// folder below the results folder. expand_variants rejects a name over 255 bytes.
 std::vector<NamePart> variant_name_parts(const std::string& algorithm,
                                          const std::vector<Sweep>& sweeps,
                                          const std::vector<size_t>& value_index);

@@ -1,7 +1,9 @@
 #include "monitoring/exposer.h"
 
 #include <CivetServer.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -196,12 +198,46 @@ std::string Exposer::url() const {
   return "http://" + a.to_string() + "/metrics";
 }
 
+bool is_loopback_host(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0) return false;
+  bool loopback = res != nullptr;
+  for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const in_addr ip = reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr;
+      loopback = loopback && (ntohl(ip.s_addr) >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      const in6_addr& ip = reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr;
+      loopback = loopback && (IN6_IS_ADDR_LOOPBACK(&ip) ||
+                              (IN6_IS_ADDR_V4MAPPED(&ip) && ip.s6_addr[12] == 127));
+    } else {
+      loopback = false;
+    }
+  }
+  freeaddrinfo(res);
+  return loopback;
+}
+
+namespace {
+
+std::string exposure_note(const Exposer& e) {
+  return "metrics on " + e.url() +
+         " are reachable from other machines (not a loopback address) and have no "
+         "authentication";
+}
+
+}  // namespace
+
 std::unique_ptr<Exposer> start_exposer(const Address& address, bool is_default,
                                        std::shared_ptr<Registry> registry,
                                        const ThreadStarter& start_on, std::string* note) {
   note->clear();
   try {
-    return std::make_unique<Exposer>(address, registry, start_on);
+    auto e = std::make_unique<Exposer>(address, registry, start_on);
+    if (!is_loopback_host(address.host)) *note = exposure_note(*e);
+    return e;
   } catch (const std::runtime_error&) {
     if (!is_default) throw;
   }

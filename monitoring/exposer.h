@@ -60,10 +60,17 @@ class Exposer {
   std::unique_ptr<CivetServer> server_;
 };
 
+// True when every address `host` resolves to is a loopback one (127.0.0.0/8, ::1, ::ffff:127.x):
+// only processes on this machine can connect. False for a wildcard (0.0.0.0, ::), any other
+// address, and a name that does not resolve.
+bool is_loopback_host(const std::string& host);
+
 // Starts an exposer on `address`. When the address is only the role's default (the user named
 // none) and another process already listens there, it listens on a port the OS picks instead and
-// says so in `*note` (else leaves it empty): several processes of one role on a machine all serve
-// metrics. An address the user named must be free (std::runtime_error).
+// says so in `*note`: several processes of one role on a machine all serve metrics. An address
+// the user named must be free (std::runtime_error). The default is loopback; an address that is
+// not (0.0.0.0, a NIC's) is the user's explicit choice, and `*note` then says that other machines
+// can reach the endpoint. `*note` is empty when there is nothing to say.
 std::unique_ptr<Exposer> start_exposer(const Address& address, bool is_default,
                                        std::shared_ptr<Registry> registry,
                                        const ThreadStarter& start_on, std::string* note);

@@ -1,5 +1,6 @@
 // The --metrics-address and --no-metrics options of every spraylab process that serves metrics
-// (spraylab-switch, spraylab-gen): declared once, with the role's default port.
+// (spraylab-switch, spraylab-gen): declared once, with the role's default port. The default host
+// is loopback; serving to other machines takes an address given on purpose.
 #pragma once
 
 #include <fmt/format.h>
@@ -19,8 +20,10 @@ class MetricsOptions {
 
   void add_to(CLI::App& app) {
     app.add_option("--metrics-address", address_,
-                   fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}; "
-                               "port 0: any free port, printed at start-up)",
+                   fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}: "
+                               "this machine only; port 0: any free port, printed at start-up). "
+                               "0.0.0.0 or a NIC's address lets other machines scrape it, "
+                               "without authentication (docs/monitoring.md)",
                                kDefaultHost, default_port_));
     app.add_flag("--no-metrics", off_, "Serve no Prometheus metrics");
   }

@@ -67,6 +67,7 @@ std::vector<MetricFamily> SwitchCollector::Collect() const {
   collect_ports(out, alg);
   collect_samples(out);
   collect_workers(out);
+  collect_pool(out);
   return out;
 }
 
@@ -146,6 +147,18 @@ void SwitchCollector::collect_workers(std::vector<MetricFamily>& out) const {
   out.push_back(std::move(rx));
   out.push_back(std::move(busy));
   out.push_back(std::move(loops));
+}
+
+void SwitchCollector::collect_pool(std::vector<MetricFamily>& out) const {
+  MetricFamily in_use = family(SwitchMetric::kMbufsInUse);
+  MetricFamily available = family(SwitchMetric::kMbufsAvailable);
+  if (src_.mbufs) {
+    const MbufCount m = src_.mbufs();
+    add_value(in_use, {{"switch", src_.name}}, m.in_use);
+    add_value(available, {{"switch", src_.name}}, m.available);
+  }
+  out.push_back(std::move(in_use));
+  out.push_back(std::move(available));
 }
 
 }  // namespace spraylab::monitoring

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <prometheus/collectable.h>
+#include <rte_mempool.h>
 
 #include <array>
 #include <functional>
@@ -40,6 +41,9 @@ namespace spraylab::monitoring {
     "Packets the load balancer sent to this port (packets with a choice of next hop)")             \
   X(kEcnMarks, "spraylab_switch_ecn_marks_total", Counter, "switch,port,peer",                     \
     "Packets CE-marked on entering this port's egress queue")                                      \
+  X(kEgressPackets, "spraylab_switch_egress_packets_total", Counter, "switch,port,peer",           \
+    "Packets routed to the port's egress queue: each is sent, dropped (queue_full, port_down) or " \
+    "still queued")                                                                                \
   X(kDrops, "spraylab_switch_drops_total", Counter, "switch,port,peer,reason",                     \
     "Packets dropped, by reason (switch/dataplane/counters.h)")                                    \
   X(kDepthPackets, "spraylab_switch_queue_depth_packets", Gauge, "switch,port,peer,algorithm",     \
@@ -57,7 +61,11 @@ namespace spraylab::monitoring {
   X(kWorkerBusySeconds, "spraylab_switch_worker_busy_seconds_total", Counter, "switch,lcore",      \
     "Time the worker spent in loop turns that moved packets")                                      \
   X(kWorkerLoops, "spraylab_switch_worker_loops_total", Counter, "switch,lcore",                   \
-    "Turns of the worker's loop")
+    "Turns of the worker's loop")                                                                  \
+  X(kMbufsInUse, "spraylab_switch_mbufs_in_use", Gauge, "switch",                                  \
+    "Mbufs of the switch's pool held now (rx, egress queues, tx), lcore caches not counted")       \
+  X(kMbufsAvailable, "spraylab_switch_mbufs_available", Gauge, "switch",                           \
+    "Mbufs of the switch's pool free now, lcore caches included")
 
 // The metrics that are one PortCounters field summed over workers: X(id, field).
 #define SPRAYLAB_SWITCH_PORT_COUNTER_FIELDS(X) \
@@ -66,7 +74,8 @@ namespace spraylab::monitoring {
   X(kTxPackets, tx_packets)                    \
   X(kTxBytes, tx_bytes)                        \
   X(kLbDecisions, lb_decisions)                \
-  X(kEcnMarks, ecn_marks)
+  X(kEcnMarks, ecn_marks)                      \
+  X(kEgressPackets, egress_packets)
 
 enum class SwitchMetric : uint8_t {
 #define SPRAYLAB_ENUM(id, name, type, labels, help) id,
@@ -89,6 +98,11 @@ struct QueueDepth {
   uint32_t bytes = 0;
 };
 
+struct MbufCount {
+  uint32_t in_use = 0;
+  uint32_t available = 0;
+};
+
 // What the collector reads. The counters are the data path's own; the functions are the control
 // plane's reads of the queues (SwitchRuntime's atomics). source_of() binds a running switch.
 struct SwitchSource {
@@ -102,6 +116,7 @@ struct SwitchSource {
   std::function<bool(uint16_t port)> port_up;
   std::function<QueueDepth(uint16_t port)> depth;     // now
   std::function<QueueDepth(uint16_t port)> take_max;  // maximum since the last call, then reset
+  std::function<MbufCount()> mbufs;                   // the pool now; empty: no samples
 };
 
 class SwitchCollector : public prometheus::Collectable {
@@ -131,6 +146,7 @@ class SwitchCollector : public prometheus::Collectable {
   void collect_ports(std::vector<prometheus::MetricFamily>& out, const std::string& alg) const;
   void collect_samples(std::vector<prometheus::MetricFamily>& out) const;
   void collect_workers(std::vector<prometheus::MetricFamily>& out) const;
+  void collect_pool(std::vector<prometheus::MetricFamily>& out) const;
 
   SwitchSource src_;
   std::vector<Labels> port_labels_;  // switch, port, peer
@@ -141,7 +157,7 @@ class SwitchCollector : public prometheus::Collectable {
 // A running switch as a SwitchSource; `lcores` holds the EAL lcore of each worker. Inline: only
 // the switch program (which links the data path) calls it.
 inline SwitchSource source_of(dataplane::SwitchRuntime& rt, std::vector<unsigned> lcores,
-                              double tsc_hz) {
+                              double tsc_hz, rte_mempool* pool = nullptr) {
   SwitchSource s;
   s.name = rt.tables().name;
   for (const auto& p : rt.tables().ports) s.peers.push_back(p.peer);
@@ -160,6 +176,11 @@ inline SwitchSource source_of(dataplane::SwitchRuntime& rt, std::vector<unsigned
     const auto [packets, bytes] = rt.take_max_depth(p);
     return QueueDepth{packets, bytes};
   };
+  if (pool != nullptr) {
+    s.mbufs = [pool] {
+      return MbufCount{rte_mempool_in_use_count(pool), rte_mempool_avail_count(pool)};
+    };
+  }
   return s;
 }
 

@@ -16,6 +16,9 @@ PACKAGES=(
   nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # fuzz targets (tests/fuzz, docs/fuzzing.md): libFuzzer and the sanitizer runtimes, which clang
+  # only recommends (and recommends are not installed)
+  libclang-rt-14-dev
   # switch-veth test: network namespaces and veth pairs
   iproute2
   # plots

@@ -106,19 +106,35 @@ int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
 
 }  // namespace
 
-SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports)
+SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports,
+                             rte_mempool* pool)
     : rt_(rt),
       ports_(std::move(ports)),
+      pool_(pool),
       admin_up_(new std::atomic<bool>[rt.ports()]),
-      link_up_(rt.ports(), true),
+      link_up_(rt.ports(), false),
+      carrier_(rt.ports(), true),
+      link_downs_(rt.ports()),
       ever_up_(rt.ports(), false),
       warned_(rt.ports(), false) {
   for (uint16_t p = 0; p < rt.ports(); ++p) admin_up_[p].store(true);
 }
 
 void SwitchControl::poll_links() {
+  const auto now = std::chrono::steady_clock::now();
+  const bool check_carrier = now >= next_carrier_check_;
+  if (check_carrier) next_carrier_check_ = now + std::chrono::milliseconds(10);
   for (uint16_t p = 0; p < rt_.ports() && p < ports_.size(); ++p) {
-    link_up_[p] = dataplane::link_up(ports_[p].port_id);
+    if (check_carrier && !ports_[p].iface.empty()) {
+      carrier_[p] = dataplane::carrier_up(ports_[p].iface);
+    }
+    const bool link = dataplane::link_up(ports_[p].port_id) && carrier_[p];
+    if (link != link_up_[p]) {
+      if (!link) link_downs_[p].fetch_add(1, std::memory_order_relaxed);
+      fmt::print(stderr, "spraylab-switch {}: port {} ({}, to {}): link {}\n", rt_.tables().name, p,
+                 ports_[p].name, rt_.tables().ports[p].peer, link ? "up" : "down");
+    }
+    link_up_[p] = link;
     if (link_up_[p]) ever_up_[p] = true;
     const bool up = link_up_[p] && admin_up_[p].load();
     if (up != rt_.port_up(p)) rt_.set_port_state(p, up);
@@ -171,6 +187,13 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
   j["worker_rx_packets"] = per_worker;
   j["busy_cycles"] = busy;
   j["loops"] = loops;
+  if (pool_ != nullptr) {
+    // in_use = size - available, where available counts the lcores' caches too: exact, not
+    // approximate, whichever lcore last touched the pool.
+    j["mbuf_pool"] = {{"size", pool_->size},
+                      {"in_use", rte_mempool_in_use_count(pool_)},
+                      {"available", rte_mempool_avail_count(pool_)}};
+  }
   nlohmann::ordered_json totals;
   uint64_t rx = 0, tx = 0;
   std::vector<uint64_t> drops(dataplane::kDropReasons, 0);
@@ -181,12 +204,14 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
     pj["peer"] = t.ports[p].peer;
     pj["device"] = p < ports_.size() ? ports_[p].name : "";
     pj["up"] = rt_.port_up(p);
+    pj["link_downs"] = link_downs_[p].load(std::memory_order_relaxed);
     pj["rx_packets"] = rt_.sum(p, &PortCounters::rx_packets);
     pj["rx_bytes"] = rt_.sum(p, &PortCounters::rx_bytes);
     pj["tx_packets"] = rt_.sum(p, &PortCounters::tx_packets);
     pj["tx_bytes"] = rt_.sum(p, &PortCounters::tx_bytes);
     pj["lb_decisions"] = rt_.sum(p, &PortCounters::lb_decisions);
     pj["ecn_marks"] = rt_.sum(p, &PortCounters::ecn_marks);
+    pj["egress_packets"] = rt_.sum(p, &PortCounters::egress_packets);
     pj["queue_packets"] = rt_.depth_packets_now(p);
     pj["queue_bytes"] = rt_.depth_bytes_now(p);
     if (take_max) {
@@ -219,7 +244,7 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
 void SwitchControl::register_telemetry() {
   g_control = this;
   rte_telemetry_register_cmd("/spraylab/switch", cmd_switch,
-                             "Switch totals: algorithm, rx/tx packets, drops by reason");
+                             "Switch totals: algorithm, rx/tx packets, drops by reason, mbuf pool");
   rte_telemetry_register_cmd("/spraylab/ports", cmd_ports,
                              "Per port: peer, state, counters, queue depth, drops by reason");
   rte_telemetry_register_cmd("/spraylab/port", cmd_port,

@@ -2,9 +2,12 @@
 // socket, and the counters as JSON (for --stats-json, the telemetry commands and tests).
 #pragma once
 
+#include <rte_mempool.h>
+
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -15,10 +18,16 @@ namespace spraylab::control {
 
 class SwitchControl {
  public:
-  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports);
+  // `pool`: the mbuf pool the ports receive into, reported by stats() (null: not reported).
+  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports,
+                rte_mempool* pool = nullptr);
 
   // Polls link status; a port is up when its link is up and no command took it down.
-  // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms.
+  // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms. The
+  // link of an af_xdp / af_packet port is also its interface's carrier (checked every 10 ms: the
+  // PMD never reports a link down). Every change of a link is logged on stderr, e.g.
+  // "spraylab-switch leaf0: port 5 (net_memif5, to spine3): link down", and counted
+  // (`link_downs` in the port's telemetry).
   void poll_links();
   // Once, some seconds after start-up: names every port whose link never came up, with the likely
   // cause for its driver (memif pairs one ring per queue: a peer with other queue counts never
@@ -40,8 +49,12 @@ class SwitchControl {
  private:
   dataplane::SwitchRuntime& rt_;
   std::vector<dataplane::PortState> ports_;
+  rte_mempool* pool_;
   std::unique_ptr<std::atomic<bool>[]> admin_up_;
   std::vector<bool> link_up_;
+  std::vector<bool> carrier_;
+  std::vector<std::atomic<uint64_t>> link_downs_;  // written here, read by telemetry
+  std::chrono::steady_clock::time_point next_carrier_check_{};
   std::vector<bool> ever_up_;
   std::vector<bool> warned_;
 };

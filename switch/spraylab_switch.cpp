@@ -25,6 +25,8 @@
 #include "monitoring/metrics_options.h"
 #include "monitoring/switch_metrics.h"
 #include "switch/control.h"
+#include "switch/dataplane/intr_gate.h"
+#include "switch/dataplane/memif_redial.h"
 #include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
@@ -74,6 +76,22 @@ nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
          {"key", r.dest}});
   }
   return j;
+}
+
+// The workers' gate with DPDK's interrupt thread, when a port is memif (nullptr otherwise: the
+// other PMDs here need none). Started: it holds the interrupt thread from here on.
+std::unique_ptr<spraylab::dataplane::IntrGate> make_gate(
+    const std::vector<spraylab::dataplane::PortState>& ports, uint32_t workers) {
+  using namespace spraylab::dataplane;
+  bool memif = false;
+  for (const auto& p : ports) memif = memif || p.driver == "net_memif";
+  if (!memif) return nullptr;
+  auto redial = std::make_shared<MemifRedial>(ports);
+  std::function<void()> on_turn;
+  if (!redial->empty()) on_turn = [redial] { redial->on_turn(); };
+  auto gate = std::make_unique<IntrGate>(workers, IntrGate::kDefaultHoldUs, std::move(on_turn));
+  gate->start();
+  return gate;
 }
 
 int run(int argc, char** argv) {
@@ -188,10 +206,14 @@ int run(int argc, char** argv) {
   ro.routing = &routing;
   auto rt_owner = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
   dataplane::SwitchRuntime& rt = *rt_owner;
-  control::SwitchControl ctl(rt, ports);
+  control::SwitchControl ctl(rt, ports, pool);
   ctl.register_telemetry();
   ctl.poll_links();
   auto plans = dataplane::plan_workers(workers, num_ports, rxq);
+  // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
+  // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
+  const auto gate = make_gate(ports, workers);
+  for (auto& plan : plans) plan.gate = gate.get();
 
   // Metrics (docs/monitoring.md): scrapes read the workers' counters and the queue depths; the
   // control step below samples the depth histograms. The server's threads run on EAL's control
@@ -209,7 +231,7 @@ int run(int argc, char** argv) {
       }
     }
     metrics = std::make_shared<monitoring::SwitchCollector>(
-        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz())));
+        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
     auto registry = std::make_shared<monitoring::Registry>();
     registry->add(metrics);
     std::string note;
@@ -276,6 +298,7 @@ int run(int argc, char** argv) {
     }
     rte_eal_mp_wait_lcore();
   }
+  if (gate) gate->stop();
   auto s = ctl.stats();
   s["forwarding_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -197,7 +197,8 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
     return;
   }
   TestbedHeader h;
-  if (!decode(data + fi.l4_offset + 8, len - fi.l4_offset - 8u, &h)) {
+  const std::span<const uint8_t> payload = dataplane::udp_payload(data, fi);
+  if (!decode(payload.data(), payload.size(), &h)) {
     count(GenCounter::kRxMalformed);
     return;
   }
@@ -439,7 +440,8 @@ void HostEngine::send(HostState& h, uint64_t now) {
     queue(m);
   }
   const uint32_t payload_bytes = plan_.payload_bytes;
-  while (mbufs && may_send()) {
+  const bool data = !data_stopped_.load(std::memory_order_relaxed);
+  while (data && mbufs && may_send()) {
     DataRun run;
     if (!next_run(h, cap - queued, &run)) break;
     SendState& s = sends_[run.send_idx];
@@ -554,6 +556,12 @@ bool HostEngine::poll(uint64_t now) {
     if (tsc_clock_) busy_cycles_ += rte_rdtsc() - now;
   }
   return work;
+}
+
+uint32_t HostEngine::tx_pending() const {
+  uint32_t n = 0;
+  for (const PortSlot& p : ports_) n += p.tx_count;
+  return n;
 }
 
 uint64_t HostEngine::next_wake(uint64_t now) const {

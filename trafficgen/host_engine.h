@@ -167,6 +167,12 @@ class HostEngine {
   uint64_t messages_total() const { return sends_.size() + recvs_.size(); }
   uint64_t acked_bytes() const { return acked_bytes_.load(std::memory_order_relaxed); }
   uint64_t tx_bytes_live() const { return tx_bytes_live_.load(std::memory_order_relaxed); }
+  // From any thread: send no more data (first passes and retransmissions alike) but keep
+  // receiving and acknowledging, so a run stopped by --duration drains the network it filled
+  // and every packet sent is accounted for at the end (bench/soak).
+  void stop_data() { data_stopped_.store(true, std::memory_order_relaxed); }
+  // After the loop has stopped: frames counted as sent but still waiting for the device.
+  uint32_t tx_pending() const;
 
   // After the loop has stopped:
   const std::vector<SendState>& sends() const { return sends_; }
@@ -261,6 +267,7 @@ class HostEngine {
   std::atomic<uint64_t> done_count_{0};
   std::atomic<uint64_t> acked_bytes_{0};
   std::atomic<uint64_t> tx_bytes_live_{0};  // kTxBytes, published for the progress line
+  std::atomic<bool> data_stopped_{false};
 };
 
 }  // namespace spraylab::gen

@@ -7,9 +7,11 @@
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_mempool.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -29,6 +31,8 @@
 #include "monitoring/exposer.h"
 #include "monitoring/gen_metrics.h"
 #include "monitoring/metrics_options.h"
+#include "switch/dataplane/intr_gate.h"
+#include "switch/dataplane/memif_redial.h"
 #include "topo/build.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
@@ -120,11 +124,48 @@ struct Engines {
   }
 };
 
+// An engine's lcore. With memif ports it takes turns with DPDK's interrupt thread, where memif
+// links come and go (switch/dataplane/intr_gate.h): a switch killed mid-burst cannot crash it.
+struct EngineLaunch {
+  gen::HostEngine* engine;
+  dataplane::IntrGate* gate;
+  uint32_t poller;
+};
+
 int worker_main(void* arg) {
-  auto* e = static_cast<gen::HostEngine*>(arg);
-  while (!g_stop.load(std::memory_order_relaxed)) e->poll(rte_rdtsc());
+  const auto* l = static_cast<const EngineLaunch*>(arg);
+  if (l->gate) l->gate->enter(l->poller);
+  while (!g_stop.load(std::memory_order_relaxed)) {
+    if (l->gate) l->gate->checkpoint(l->poller);
+    l->engine->poll(rte_rdtsc());
+  }
+  if (l->gate) l->gate->leave(l->poller);
   return 0;
 }
+
+// Logs every change of a port's link ("spraylab-gen: port 0 (net_memif0): link down"). While a
+// link is down its frames wait in the engine's tx slots (the device takes none) and messages stay
+// outstanding; when it is back they go out, and what the outage lost is sent again by the
+// retransmission timeout.
+class LinkLog {
+ public:
+  explicit LinkLog(const std::vector<dataplane::PortState>& ports) : ports_(ports) {
+    for (const auto& p : ports_) up_.push_back(dataplane::link_up(p.port_id));
+  }
+  void poll() {
+    for (size_t i = 0; i < ports_.size(); ++i) {
+      const bool up = dataplane::link_up(ports_[i].port_id);
+      if (up == up_[i]) continue;
+      up_[i] = up;
+      fmt::print(stderr, "spraylab-gen: port {} ({}): link {}\n", ports_[i].port_id, ports_[i].name,
+                 up ? "up" : "down");
+    }
+  }
+
+ private:
+  const std::vector<dataplane::PortState>& ports_;
+  std::vector<bool> up_;
+};
 
 int run(int argc, char** argv) {
   const int eal = rte_eal_init(argc, argv);
@@ -196,7 +237,8 @@ int run(int argc, char** argv) {
                  "(default: 3 retransmit timeouts, at least 0.1)");
   app.add_flag("--hold", o.hold,
                "After finishing, keep the ports polled until standard input closes (for test "
-               "harnesses: memif peers stop in order)");
+               "harnesses: memif peers stop in order); with --duration, sending stops at the "
+               "duration and receiving and acknowledging go on");
   app.add_option("--results", o.results,
                  "Write the results (JSON, docs/generator.md) to this file");
   app.add_flag("--progress", o.progress,
@@ -262,6 +304,8 @@ int run(int argc, char** argv) {
     }
   }
 
+  // The pool's level before any traffic; --stats-json compares it with the level at the end.
+  const uint32_t mbufs_in_use_start = rte_mempool_in_use_count(pool);
   for (const auto& p : ports) {
     const int64_t frames = o.warmup >= 0 ? o.warmup : (p.driver == "net_memif" ? 2048 : 0);
     if (frames > 0) {
@@ -359,16 +403,31 @@ int run(int argc, char** argv) {
     }).detach();
   }
 
+  std::unique_ptr<dataplane::IntrGate> gate;
+  if (std::any_of(ports.begin(), ports.end(),
+                  [](const auto& p) { return p.driver == "net_memif"; })) {
+    // Client ports (the switch is the server) redial a switch that was restarted.
+    auto redial = std::make_shared<dataplane::MemifRedial>(ports);
+    gate = std::make_unique<dataplane::IntrGate>(n_engines, dataplane::IntrGate::kDefaultHoldUs,
+                                                 [redial] { redial->on_turn(); });
+    gate->start();
+  }
+  LinkLog link_log(ports);
   gen::HostEngine* main_engine = nullptr;
+  std::vector<EngineLaunch> launches;
+  launches.reserve(n_engines);
   if (lcores > 1) {
     uint32_t e = 0;
     unsigned lcore;
     RTE_LCORE_FOREACH_WORKER(lcore) {
       if (e == n_engines) break;
-      rte_eal_remote_launch(worker_main, engines.list[e++].get(), lcore);
+      launches.push_back({engines.list[e].get(), gate.get(), e});
+      ++e;
+      rte_eal_remote_launch(worker_main, &launches.back(), lcore);
     }
   } else {
     main_engine = engines.list[0].get();
+    if (gate) gate->enter(0);
   }
 
   const bool tty = isatty(STDERR_FILENO);
@@ -403,13 +462,18 @@ int run(int argc, char** argv) {
     if (g_quiesce.load(std::memory_order_relaxed) && !quiesced && reported) {
       g_stop.store(true);  // workers return; the main lcore polls no more
       rte_eal_mp_wait_lcore();
+      if (main_engine && gate) gate->leave(0);
       quiesced = true;
       fmt::print("quiesced\n");
       std::fflush(stdout);
     }
-    if (main_engine && !quiesced) main_engine->poll(now);
+    if (main_engine && !quiesced) {
+      if (gate) gate->checkpoint(0);
+      main_engine->poll(now);
+    }
     if (now < next_control) continue;
     next_control = now + control_every;
+    link_log.poll();
     const double elapsed =
         now > start_tsc ? static_cast<double>(now - start_tsc) / static_cast<double>(hz) : 0;
     if (o.progress && now >= next_progress) {
@@ -437,7 +501,15 @@ int run(int argc, char** argv) {
       }
       finish_tsc = now;
       reported = true;
-      if (!(info.stopped_by == gen::StopReason::kCompleted && (o.hold || linger_cycles > 0))) break;
+      // --duration with --hold: no more data, but ACKs and receiving go on until released, so
+      // what the run put in flight drains and is counted.
+      const bool drain = info.stopped_by == gen::StopReason::kDuration && o.hold;
+      if (drain) {
+        for (const auto& e : engines.list) e->stop_data();
+      }
+      if (!((info.stopped_by == gen::StopReason::kCompleted || drain) &&
+            (o.hold || linger_cycles > 0)))
+        break;
       // Finished: results now; keep answering peers while holding or lingering.
       if (o.progress && tty) fmt::print(stderr, "\n");
       info.end_ns = 0;
@@ -452,25 +524,34 @@ int run(int argc, char** argv) {
   }
   g_stop.store(true);
   rte_eal_mp_wait_lcore();
+  if (gate) {
+    if (main_engine && !quiesced) gate->leave(0);
+    gate->stop();  // before the ports close: the interrupt thread runs freely again
+  }
   if (o.progress && tty) fmt::print(stderr, "\n");
   if (info.end_ns == 0 || info.stopped_by != gen::StopReason::kCompleted) write_results(finish_tsc);
-  if (!o.stats_json.empty()) {
-    nlohmann::ordered_json s;
-    s["counters"] = gen::counters_json(engines.view());
-    uint64_t busy = 0;
-    for (const auto& e : engines.list) busy += e->busy_cycles();
-    s["busy_cycles"] = busy;
-    s["tsc_hz"] = hz;
-    s["seconds"] =
-        static_cast<double>(finish_tsc - std::min(finish_tsc, start_tsc)) / static_cast<double>(hz);
-    std::ofstream(o.stats_json) << s.dump(2) << "\n";
+  nlohmann::ordered_json stats;
+  stats["counters"] = gen::counters_json(engines.view());
+  uint64_t busy = 0, tx_pending = 0;
+  for (const auto& e : engines.list) {
+    busy += e->busy_cycles();
+    tx_pending += e->tx_pending();
   }
+  stats["busy_cycles"] = busy;
+  stats["tsc_hz"] = hz;
+  stats["seconds"] =
+      static_cast<double>(finish_tsc - std::min(finish_tsc, start_tsc)) / static_cast<double>(hz);
+  stats["tx_pending"] = tx_pending;  // counted as sent, never taken by the device
   fmt::print(stderr, "spraylab-gen: {} ({}/{} messages)\n", gen::to_string(info.stopped_by),
              engines.done(), engines.total());
   const bool ok = info.stopped_by == gen::StopReason::kCompleted ||
                   info.stopped_by == gen::StopReason::kDuration;
   exposer.reset();       // no scrape may read the engines once they go
   engines.list.clear();  // frees queued mbufs before the ports and EAL go
+  stats["mbuf_pool"] = {{"size", pool->size},
+                        {"in_use_start", mbufs_in_use_start},
+                        {"in_use_end", rte_mempool_in_use_count(pool)}};
+  if (!o.stats_json.empty()) std::ofstream(o.stats_json) << stats.dump(2) << "\n";
   dataplane::stop_ports(ports);
   rte_eal_cleanup();
   return ok ? 0 : 1;

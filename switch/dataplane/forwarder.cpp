@@ -182,8 +182,10 @@ void Forwarder::flush(uint16_t port) {
   const uint16_t n = staged_count_[port];
   staged_count_[port] = 0;
   auto& pkts = staged_[port];
+  PortCounters& pc = c_.port[port];
+  pc.egress_packets.add(n);
   if (decided_[port] != 0) {
-    c_.port[port].lb_decisions.add(decided_[port]);
+    pc.lb_decisions.add(decided_[port]);
     decided_[port] = 0;
   }
   if (!rt_.port_up(port)) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "switch/dataplane/counters.h"
 
@@ -23,6 +24,8 @@ struct FrameInfo {
   uint8_t ttl;
   uint16_t ip_offset;  // bytes from the frame start to the IPv4 header
   uint16_t l4_offset;  // to the UDP header (or other L4)
+  uint16_t ip_len;     // IPv4 total length: the datagram ends at ip_offset + ip_len, not at the
+                       // frame's end (Ethernet padding or trailing bytes may follow)
   uint32_t frame_len;  // bytes on the wire without FCS
   uint32_t flow_hash;  // 5-tuple hash; the UDP source port carries the path entropy
 };
@@ -85,6 +88,7 @@ inline DropReason parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out)
   if (len < off + total) return DropReason::kTruncated;
   out.ip_offset = static_cast<uint16_t>(off);
   out.l4_offset = static_cast<uint16_t>(off + ihl);
+  out.ip_len = static_cast<uint16_t>(total);
   out.ttl = ip[8];
   out.proto = ip[9];
   out.src_ip = detail::be32(ip + 12);
@@ -97,6 +101,14 @@ inline DropReason parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out)
     out.dst_port = detail::be16(ip + ihl + 2);
   }
   return DropReason::kNone;
+}
+
+// The UDP payload of a frame parse_frame accepted with proto UDP: from the end of the UDP header
+// to the end of the IPv4 datagram. Bytes past the datagram (Ethernet padding) are not payload;
+// reading the testbed header up to the frame's end would take them for one (tests/fuzz).
+inline std::span<const uint8_t> udp_payload(const uint8_t* frame, const FrameInfo& fi) {
+  const uint32_t start = fi.l4_offset + 8u;
+  return {frame + start, fi.ip_offset + fi.ip_len - start};
 }
 
 // Decrements the TTL and patches the header checksum incrementally (RFC 1624).

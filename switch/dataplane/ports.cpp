@@ -1,9 +1,15 @@
 #include "switch/dataplane/ports.h"
 
 #include <fmt/format.h>
+#include <net/if.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string_view>
@@ -12,6 +18,23 @@ namespace spraylab::dataplane {
 namespace {
 
 std::string err(int rc) { return fmt::format("{} ({})", rte_strerror(-rc), rc); }
+
+// The value of `key` in a device's arguments ("role=client,id=0,socket=..."), or "".
+std::string devarg(const rte_eth_dev_info& info, std::string_view key) {
+  const rte_devargs* da = info.device ? rte_dev_devargs(info.device) : nullptr;
+  if (da == nullptr || da->args == nullptr) return {};
+  std::string_view args = da->args;
+  while (!args.empty()) {
+    const size_t comma = args.find(',');
+    const std::string_view kv = args.substr(0, comma);
+    if (kv.size() > key.size() && kv.starts_with(key) && kv[key.size()] == '=') {
+      return std::string(kv.substr(key.size() + 1));
+    }
+    if (comma == std::string_view::npos) break;
+    args.remove_prefix(comma + 1);
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -49,7 +72,18 @@ std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_m
                 info.driver_name ? info.driver_name : "?",
                 std::min<uint16_t>(setup.rx_queues, info.max_rx_queues),
                 std::min<uint16_t>(setup.tx_queues, info.max_tx_queues),
-                info.max_rx_queues};
+                info.max_rx_queues,
+                false,
+                {},
+                {}};
+    s.memif_client = s.driver == "net_memif" && devarg(info, "role") == "client";
+    if (s.driver == "net_af_xdp" || s.driver == "net_af_packet") s.iface = devarg(info, "iface");
+    if (s.driver == "net_memif") {
+      // memif's defaults in 22.11: /run/memif.sock, abstract.
+      s.memif_socket = devarg(info, "socket");
+      if (s.memif_socket.empty()) s.memif_socket = "/run/memif.sock";
+      if (devarg(info, "socket-abstract") != "no") s.memif_socket.insert(0, 1, '\0');
+    }
     if (s.rx_queues == 0 || s.tx_queues == 0) {
       throw PortError(fmt::format("port {} ({}): the device has no queues", p, name));
     }
@@ -97,6 +131,17 @@ bool link_up(uint16_t port_id) {
   rte_eth_link link{};
   if (rte_eth_link_get_nowait(port_id, &link) != 0) return false;
   return link.link_status == RTE_ETH_LINK_UP;
+}
+
+bool carrier_up(const std::string& iface) {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;  // cannot tell: trust the PMD
+  ifreq req{};
+  iface.copy(req.ifr_name, IFNAMSIZ - 1);
+  const bool ok = ioctl(fd, SIOCGIFFLAGS, &req) == 0;
+  close(fd);
+  // An interface that is gone (a container's veth end deleted) has no carrier either.
+  return ok && (req.ifr_flags & IFF_UP) && (req.ifr_flags & IFF_RUNNING);
 }
 
 void stop_ports(const std::vector<PortState>& ports) {

@@ -28,6 +28,9 @@ inline constexpr uint16_t kMaxPorts = 128;
 // Per-port counters of one worker (only that worker writes them).
 struct alignas(64) PortCounters {
   Counter rx_packets, rx_bytes, tx_packets, tx_bytes, lb_decisions, ecn_marks;
+  // Packets routed to this port's egress queue. Each then leaves as tx, a queue_full or port_down
+  // drop of this port, or is still queued: the per-port balance bench/soak checks.
+  Counter egress_packets;
   std::array<Counter, kDropReasons> drops;
 };
 

@@ -47,7 +47,11 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     return rte_eth_rx_burst(port, queue, m, n);
   };
   uint64_t next_hook = 0;
+  IntrGate* const gate = plan.gate;
+  if (gate) gate->enter(plan.worker);
   while (!stop.load(std::memory_order_relaxed)) {
+    // Between bursts: the one place where a memif link may come or go under this worker.
+    if (gate) gate->checkpoint(plan.worker);
     const uint64_t start = rte_rdtsc();
     const uint64_t now = clock.now_ns();
     const uint32_t moved = worker_turn(rt, fwd, plan, now, rx, tx);
@@ -58,6 +62,7 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
       next_hook = now + hook_period_ns;
     }
   }
+  if (gate) gate->leave(plan.worker);
 }
 
 }  // namespace spraylab::dataplane

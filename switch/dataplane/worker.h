@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "switch/dataplane/forwarder.h"
+#include "switch/dataplane/intr_gate.h"
 
 namespace spraylab::dataplane {
 
@@ -19,6 +20,9 @@ struct WorkerPlan {
   uint32_t worker = 0;
   std::vector<std::pair<uint16_t, uint16_t>> rx;  // (port, queue) pairs to poll
   std::vector<uint16_t> tx;                       // egress ports it drains
+  // If set, the worker is poller `worker` of this gate: it parks between bursts while DPDK's
+  // interrupt thread changes links (memif ports: intr_gate.h says why).
+  IntrGate* gate = nullptr;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough

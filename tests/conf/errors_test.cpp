@@ -29,6 +29,27 @@ TEST(ConfigErrors, WrongTypeNamesTheKeyAndTheValueFound) {
             "test.yaml:3:11: topology.leaves: expected an integer in [1, 4294967295], found four");
 }
 
+TEST(ConfigErrors, ControlCharactersInTheInputAreEscapedSoTheErrorStaysOneLine) {
+  // A quoted scalar with a newline, quoted back in "found ...".
+  EXPECT_EQ(load_error("seed: \"1\\n2\\t\\x01\"\ntopology: {generator: fat-tree, k: 4}\n"),
+            "test.yaml:1:7: seed: expected an integer >= 0, found 1\\n2\\t\\x01");
+  // yaml-cpp's own message ends with the bad escape character, here a control character.
+  EXPECT_EQ(load_error("name: \"a\\\x01\"\n"),
+            "test.yaml:1:11: malformed YAML: unknown escape character: \\x01");
+}
+
+// Found by tests/fuzz/loader_fuzz.cpp (UBSan): such times were cast to uint64_t out of range.
+TEST(ConfigErrors, TimeBeyondWholeNanosecondsOrInfiniteIsRejected) {
+  const std::string topology = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_EQ(load_error(topology + "measurement: {duration: 2e10s}\n"),
+            "test.yaml:2:25: measurement.duration: expected a whole number of nanoseconds < 2^64, "
+            "found 2e10s");
+  EXPECT_THAT(load_error(topology + "measurement: {queue_sample: 1e300s}\n"),
+              HasSubstr("measurement.queue_sample: expected a time such as"));
+  EXPECT_THAT(load_error(topology + "links: {rate: 1e300T}\n"),
+              HasSubstr("links.rate: expected a rate such as"));
+}
+
 TEST(ConfigErrors, SectionThatIsNotAMapSaysWhatItFound) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nlinks: [100Gbps]\n"),
             "test.yaml:2:8: links: expected a map, found a list");
@@ -303,6 +324,50 @@ TEST(ConfigErrors, ErrorCarriesItsPartsSeparately) {
     EXPECT_EQ(e.path(), "topology.k");
     EXPECT_EQ(e.message(), "expected an even integer >= 2, found 5");
   }
+}
+
+// The name becomes results/<name>: anything that would leave that one folder, hide it or cut the
+// path short is rejected where the file says it (issue 12, "Exposure").
+TEST(ConfigErrors, ANameThatIsNotOneFolderIsRejectedAtItsPosition) {
+  const std::string topology = "topology: {generator: fat-tree, k: 4}\n";
+  const std::string safe =
+      " (letters, digits, '-', '_' and '.' after the first character are safe)";
+  EXPECT_EQ(
+      load_error("seed: 1\nname: ../x\n" + topology),
+      "test.yaml:2:7: name: '../x' cannot name the results folder: it starts with '.'" + safe);
+  EXPECT_EQ(load_error("name: '..'\n" + topology),
+            "test.yaml:1:7: name: '..' cannot name the results folder: it starts with '.'" + safe);
+  EXPECT_EQ(
+      load_error("name: .hidden\n" + topology),
+      "test.yaml:1:7: name: '.hidden' cannot name the results folder: it starts with '.'" + safe);
+  EXPECT_EQ(load_error("name: runs/../../etc\n" + topology),
+            "test.yaml:1:7: name: 'runs/../../etc' cannot name the results folder: it contains "
+            "'/'" +
+                safe);
+  EXPECT_EQ(load_error("name: /tmp/x\n" + topology),
+            "test.yaml:1:7: name: '/tmp/x' cannot name the results folder: it contains '/'" + safe);
+  // YAML's "\0" escape: a NUL would end the path at "a".
+  EXPECT_EQ(load_error("name: \"a\\0b\"\n" + topology),
+            "test.yaml:1:7: name: 'a\\x00b' cannot name the results folder: it contains the "
+            "control character \\x00" +
+                safe);
+  EXPECT_EQ(load_error("name: \"a\\nb\"\n" + topology),
+            "test.yaml:1:7: name: 'a\\x0ab' cannot name the results folder: it contains the "
+            "control character \\x0a" +
+                safe);
+  EXPECT_THAT(load_error("name: " + std::string(256, 'n') + "\n" + topology),
+              StartsWith("test.yaml:1:7: name: 'nnn"));
+  EXPECT_THAT(load_error("name: " + std::string(256, 'n') + "\n" + topology),
+              HasSubstr("it is longer than 255 bytes (256)"));
+  EXPECT_THAT(load_error("name: ''\n" + topology), StartsWith("test.yaml:1:7: name: expected"));
+}
+
+TEST(ConfigErrors, AFolderNameWithDotsInsideIsAName) {
+  EXPECT_EQ(load("name: ofan-v1.2_run..3\ntopology: {generator: fat-tree, k: 4}\n").name,
+            "ofan-v1.2_run..3");
+  EXPECT_EQ(load("name: " + std::string(255, 'n') + "\ntopology: {generator: fat-tree, k: 4}\n")
+                .name.size(),
+            255u);
 }
 
 }  // namespace

@@ -52,6 +52,13 @@ TEST(Units, RejectsUnknownUnitsNegativesAndWords) {
   EXPECT_FALSE(parse_size_bytes(""));
 }
 
+TEST(Units, ValuesThatOverflowToInfinityAreRejected) {
+  EXPECT_FALSE(parse_rate_bps("1e300T"));
+  EXPECT_FALSE(parse_time_ns("1e300s"));
+  EXPECT_FALSE(parse_size_bytes("1e300GiB"));
+  EXPECT_TRUE(parse_time_ns("1e300ns"));  // large, but finite
+}
+
 TEST(Units, FormattedValuesParseBackToThemselves) {
   EXPECT_EQ(format_rate(100e9), "100Gbps");
   EXPECT_EQ(format_rate(1.6e12), "1.6Tbps");

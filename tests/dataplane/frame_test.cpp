@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "switch/dataplane/frame.h"
@@ -45,6 +46,19 @@ TEST(Frame, ParsesAValidUdpFrame) {
   EXPECT_EQ(info.dst_port, 4791);
   EXPECT_EQ(info.ttl, 64);
   EXPECT_EQ(info.l4_offset, 34);
+}
+
+// Found by tests/fuzz/frame_fuzz.cpp: the generator read its testbed header up to the frame's
+// end, so bytes past the IPv4 datagram (Ethernet padding) could be taken for a header.
+TEST(Frame, UdpPayloadEndsWithTheDatagramNotTheFrame) {
+  auto f = udp_frame(24);
+  f.resize(f.size() + 40, 0xee);  // trailing bytes after the datagram
+  FrameInfo info{};
+  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), DropReason::kNone);
+  EXPECT_EQ(info.ip_len, 20 + 8 + 24);
+  const std::span<const uint8_t> payload = udp_payload(f.data(), info);
+  EXPECT_EQ(payload.data(), f.data() + 14 + 20 + 8);
+  EXPECT_EQ(payload.size(), 24u);
 }
 
 TEST(Frame, EveryMalformedFrameGetsItsReason) {

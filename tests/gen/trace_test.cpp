@@ -60,6 +60,9 @@ TEST(Trace, ErrorsNameTheFileLineAndColumn) {
             "t.csv:2: column 'depends_on': expected a non-negative integer, got '-1'");
   EXPECT_EQ(error_of(h + "0,0,1,10,\n0,1,0,10,5\n"),
             "t.csv:3: depends_on: no row 5 (rows are 0..1)");
+  // 2^32 is no row: it used to wrap to row 0 on the cast to MessageId.
+  EXPECT_EQ(error_of(h + "0,0,1,10,\n0,1,0,10,4294967296\n"),
+            "t.csv:3: column 'depends_on': no row 4294967296");
   EXPECT_EQ(error_of(h + "0,0,1,10,0\n"), "t.csv:2: depends_on: row depends on itself");
   EXPECT_EQ(error_of(h + "0,0,1,10,1\n0,1,0,10,0\n"),
             "t.csv:2: depends_on: row 0 is on a dependency cycle");

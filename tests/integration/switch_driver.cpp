@@ -3,7 +3,7 @@
 // switch and receives on every port, checking each packet's headers, then prints JSON:
 //   {"sent": N, "received": {"port": count}, "per_dest": {...}, "bad_headers": n, ...}
 // Modes: "spread" (to hosts under other leaves: the balancer chooses), "local" (to hosts on the
-// same switch), "malformed" (frames the switch must count and drop).
+// same switch), "malformed" (frames the switch must count and drop), "stream" (see run_stream).
 #include <fmt/format.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -12,11 +12,15 @@
 #include <rte_mbuf.h>
 #include <CLI/CLI.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "conf/guarded_main.h"
@@ -33,6 +37,93 @@ using namespace spraylab;
 
 using spraylab::testing::ip_checksum;
 using spraylab::testing::udp_frame;
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+struct StreamOptions {
+  std::vector<uint16_t> attach;  // switch port of each of this driver's DPDK ports
+  uint16_t from_port = 0;        // a switch port in `attach`
+  uint32_t flows = 16, payload = 64;
+  double rate_pps = 0;    // 0: as fast as the link takes
+  uint32_t idle_us = 0;   // sleep between turns (a peer that is not busy-polling)
+  double duration_s = 0;  // 0: until SIGINT / SIGTERM
+};
+
+// "stream": sends into switch port `from_port` without end (to the hosts under other leaves when
+// that port faces a host, else to this switch's hosts), and drains every attached port, until
+// stopped; then prints {"sent": n, "received": {switch port: n}}. The peer-kill test runs one
+// per surviving and per victim port; a link that goes away (the switch killed) just stops
+// taking frames until it is back.
+int run_stream(const topo::Topology& t, const topo::AddressPlan& plan, topo::NodeId me,
+               uint32_t my_leaf, const StreamOptions& so, rte_mempool* pool) {
+  const auto it = std::find(so.attach.begin(), so.attach.end(), so.from_port);
+  if (it == so.attach.end()) throw std::invalid_argument("--from-port is not an attached port");
+  const auto tx_port = static_cast<uint16_t>(it - so.attach.begin());
+  const topo::PortRef src = t.peer(me, static_cast<topo::PortId>(so.from_port));
+  const bool from_host = t.node(src.node).kind == topo::NodeKind::kHost;
+  std::vector<std::vector<uint8_t>> frames;
+  const topo::Mac to_switch =
+      topo::AddressPlan::port_mac(me, static_cast<topo::PortId>(so.from_port));
+  std::vector<topo::NodeId> dests, others;
+  for (topo::NodeId h : t.hosts()) {
+    (plan.leaf_of_host(h) == my_leaf ? dests : others).push_back(h);
+  }
+  if (from_host) std::swap(dests, others);
+  // From a spine port: the source is a host under another leaf.
+  const topo::NodeId src_host = from_host ? src.node : others.front();
+  for (uint32_t i = 0; i < std::max<uint32_t>(so.flows, dests.size()); ++i) {
+    const topo::NodeId d = dests[i % dests.size()];
+    if (d == src_host) continue;
+    frames.push_back(udp_frame(to_switch, topo::AddressPlan::host_mac(src_host),
+                               plan.host_ip(src_host), plan.host_ip(d),
+                               static_cast<uint16_t>(10000 + i % so.flows), i, so.payload, 64));
+  }
+  const uint64_t hz = rte_get_tsc_hz();
+  const uint64_t gap = so.rate_pps > 0 ? static_cast<uint64_t>(hz / so.rate_pps) : 0;
+  const uint64_t end =
+      so.duration_s > 0 ? rte_rdtsc() + static_cast<uint64_t>(so.duration_s * hz) : UINT64_MAX;
+  std::vector<uint64_t> received(so.attach.size(), 0);
+  uint64_t sent = 0, next_send = rte_rdtsc();
+  rte_mbuf* burst[32];
+  while (!g_stop.load(std::memory_order_relaxed) && rte_rdtsc() < end) {
+    for (uint16_t p = 0; p < so.attach.size(); ++p) {
+      uint16_t n;
+      do {
+        n = rte_eth_rx_burst(p, 0, burst, 32);
+        received[p] += n;
+        rte_pktmbuf_free_bulk(burst, n);
+      } while (n == 32);
+    }
+    uint16_t want = 32;
+    if (gap) {
+      const uint64_t now = rte_rdtsc();
+      want = now < next_send
+                 ? 0
+                 : static_cast<uint16_t>(std::min<uint64_t>(32, (now - next_send) / gap + 1));
+    }
+    if (want > 0 && rte_pktmbuf_alloc_bulk(pool, burst, want) == 0) {
+      for (uint16_t i = 0; i < want; ++i) {
+        const auto& f = frames[(sent + i) % frames.size()];
+        std::memcpy(rte_pktmbuf_append(burst[i], static_cast<uint16_t>(f.size())), f.data(),
+                    f.size());
+      }
+      const uint16_t ok = rte_eth_tx_burst(tx_port, 0, burst, want);
+      rte_pktmbuf_free_bulk(burst + ok, want - ok);
+      sent += ok;
+      next_send += ok * gap;
+      if (gap && ok < want) next_send = std::max(next_send, rte_rdtsc());  // no catch-up burst
+    }
+    if (so.idle_us) std::this_thread::sleep_for(std::chrono::microseconds(so.idle_us));
+  }
+  nlohmann::ordered_json j;
+  j["sent"] = sent;
+  for (size_t p = 0; p < received.size(); ++p)
+    j["received"][std::to_string(so.attach[p])] = received[p];
+  fmt::print("{}\n", j.dump());
+  std::fflush(stdout);
+  return 0;
+}
 
 int run(int argc, char** argv) {
   // A test program never probes PCI: the machine's own NIC must stay with the kernel.
@@ -58,9 +149,17 @@ int run(int argc, char** argv) {
   app.add_option("--switch", sw)->required();
   std::vector<std::string> modes = {"spread"};
   bool hold = false;
-  app.add_option("--mode", modes, "spread, local, malformed; several run one after another")
+  StreamOptions so;
+  app.add_option("--mode", modes,
+                 "spread, local, malformed (several run one after another), or stream alone")
       ->delimiter(',')
-      ->check(CLI::IsMember({"spread", "local", "malformed"}));
+      ->check(CLI::IsMember({"spread", "local", "malformed", "stream"}));
+  app.add_option(
+         "--attach", so.attach,
+         "stream: the switch port of each DPDK port of this driver (default: all, in order)")
+      ->delimiter(',');
+  app.add_option("--idle-us", so.idle_us, "stream: sleep between turns (not a busy poller)");
+  app.add_option("--duration", so.duration_s, "stream: seconds (default: until SIGINT/SIGTERM)");
   app.add_flag("--hold", hold,
                "After printing the results keep the ports open until standard input closes, so the "
                "switch is stopped before its memif peer disconnects");
@@ -82,7 +181,14 @@ int run(int argc, char** argv) {
   topo::Routing r(t);
   topo::AddressPlan plan(r);
   const topo::NodeId me = t.find(sw);
-  const uint16_t nports = static_cast<uint16_t>(t.degree(me));
+  const bool stream = modes == std::vector<std::string>{"stream"};
+  if (!stream && std::find(modes.begin(), modes.end(), "stream") != modes.end())
+    throw std::invalid_argument("--mode stream runs alone");
+  if (!stream && !so.attach.empty()) throw std::invalid_argument("--attach is for --mode stream");
+  if (so.attach.empty()) {
+    for (uint16_t p = 0; p < t.degree(me); ++p) so.attach.push_back(p);
+  }
+  const uint16_t nports = static_cast<uint16_t>(so.attach.size());
   const topo::NodeId src_host = t.peer(me, static_cast<topo::PortId>(from_port)).node;
   const uint32_t my_leaf = r.graph().index_of(me);
 
@@ -104,6 +210,18 @@ int run(int argc, char** argv) {
   // with more than one worker shares CPU 0 with this busy driver; frames sent before that poll
   // are counted as port-down drops. A moment's grace keeps the test from racing it.
   rte_delay_ms(50);
+  if (stream) {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    so.from_port = static_cast<uint16_t>(from_port);
+    so.flows = flows;
+    so.payload = payload;
+    so.rate_pps = rate_pps;
+    const int rc = run_stream(t, plan, me, my_leaf, so, pool);
+    dataplane::stop_ports(ports);
+    rte_eal_cleanup();
+    return rc;
+  }
 
   nlohmann::ordered_json all_results;
   for (const std::string& mode : modes) {

@@ -147,5 +147,32 @@ TEST(StartExposer, ABusyDefaultAddressFallsBackToAnyPortAndSaysSo) {
   EXPECT_THROW(start_exposer(taken, /*is_default=*/false, registry, {}, &note), std::runtime_error);
 }
 
+TEST(Exposure, TheDefaultAddressIsLoopbackOnly) {
+  EXPECT_TRUE(is_loopback_host(std::string(kDefaultHost)));
+  for (const char* text : {"", ":0", ":9561"}) {
+    EXPECT_EQ(parse_address(text, kSwitchPort).host, kDefaultHost) << "'" << text << "'";
+  }
+}
+
+TEST(Exposure, OnlyLoopbackAddressesCountAsLocal) {
+  for (const char* host : {"127.0.0.1", "127.3.2.1", "::1", "::ffff:127.0.0.1"}) {
+    EXPECT_TRUE(is_loopback_host(host)) << host;
+  }
+  for (const char* host :
+       {"0.0.0.0", "::", "10.0.0.1", "192.168.1.7", "::ffff:10.0.0.1", "fe80::1"}) {
+    EXPECT_FALSE(is_loopback_host(host)) << host;
+  }
+}
+
+TEST(Exposure, ANonLoopbackAddressIsServedWithANoteThatSaysSo) {
+  auto registry = std::make_shared<Registry>();
+  std::string note;
+  auto local = start_exposer(parse_address("127.0.0.1:0", kSwitchPort), false, registry, {}, &note);
+  EXPECT_TRUE(note.empty()) << note;
+  auto wide = start_exposer(parse_address("0.0.0.0:0", kSwitchPort), false, registry, {}, &note);
+  EXPECT_NE(note.find("reachable from other machines"), std::string::npos) << note;
+  EXPECT_NE(note.find(wide->url()), std::string::npos) << note;
+}
+
 }  // namespace
 }  // namespace spraylab::monitoring

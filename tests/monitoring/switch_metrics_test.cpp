@@ -27,6 +27,7 @@ struct FakeSwitch {
   std::vector<QueueDepth> max{3};
   std::vector<int> max_reads = std::vector<int>(3, 0);
   std::string algorithm = "ofan";
+  MbufCount mbufs{300, 7892};
 
   FakeSwitch() {
     workers.push_back(std::make_unique<WorkerCounters>());
@@ -49,6 +50,7 @@ struct FakeSwitch {
       max[p] = depth[p];  // as SwitchRuntime::take_max_depth: the next interval starts at now
       return m;
     };
+    s.mbufs = [this] { return mbufs; };
     return s;
   }
 };
@@ -179,6 +181,27 @@ TEST(SwitchCollector, WorkersAreLabelledByLcoreWithBusySeconds) {
   EXPECT_EQ(sample(*find_family(fs, "spraylab_switch_port_up"), {{"port", "2"}}).gauge.value, 0);
   EXPECT_EQ(sample(*find_family(fs, "spraylab_switch_port_up"), {{"port", "0"}}).gauge.value, 1);
   EXPECT_EQ(sample(*find_family(fs, "spraylab_switch_buffer_bytes"), {}).gauge.value, 800'000);
+}
+
+TEST(SwitchCollector, TheMbufPoolIsReadAtEachScrape) {
+  FakeSwitch sw;
+  SwitchCollector c(sw.source());
+  EXPECT_EQ(sample(*find_family(c.Collect(), "spraylab_switch_mbufs_in_use"), {}).gauge.value, 300);
+  sw.mbufs = {12, 8180};
+  const auto fs = c.Collect();
+  EXPECT_EQ(sample(*find_family(fs, "spraylab_switch_mbufs_in_use"), {}).gauge.value, 12);
+  EXPECT_EQ(sample(*find_family(fs, "spraylab_switch_mbufs_available"), {}).gauge.value, 8180);
+}
+
+TEST(SwitchCollector, EgressPacketsAreAPortCounter) {
+  FakeSwitch sw;
+  sw.workers[0]->port[0].egress_packets.add(5);
+  sw.workers[1]->port[0].egress_packets.add(6);
+  SwitchCollector c(sw.source());
+  EXPECT_EQ(
+      sample(*find_family(c.Collect(), "spraylab_switch_egress_packets_total"), {{"port", "0"}})
+          .counter.value,
+      11);
 }
 
 TEST(SwitchCollector, ExposesExactlyTheDeclaredMetricsWithTheirLabelsAndValidNames) {

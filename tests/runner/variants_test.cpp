@@ -214,5 +214,43 @@ TEST(VariantName, IsDirectorySafe) {
   EXPECT_EQ(variant_name("ofan", s, {0}), "ofan-1=_algorithm__jsq_");
 }
 
+// Whatever the user types, a variant is one folder below the results folder (issue 12).
+TEST(VariantName, NeverLeavesOrHidesItsFolder) {
+  EXPECT_EQ(variant_name("..", {}, {}), "_.");
+  EXPECT_EQ(variant_name(".", {}, {}), "_");
+  EXPECT_EQ(variant_name(".hidden", {}, {}), "_hidden");
+  EXPECT_EQ(variant_name("../../etc", {}, {}), "_._.._etc");
+  std::vector<Sweep> s = {{"measurement.outputs", {"../../x", std::string("a\0b", 3), "/abs"}}};
+  EXPECT_EQ(variant_name("ofan", s, {0}), "ofan-outputs=.._.._x");
+  EXPECT_EQ(variant_name("ofan", s, {1}), "ofan-outputs=a_b");
+  EXPECT_EQ(variant_name("ofan", s, {2}), "ofan-outputs=_abs");
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string name = variant_name("ofan", s, {i});
+    EXPECT_EQ(name.find('/'), std::string::npos) << name;
+    EXPECT_EQ(name.find('\0'), std::string::npos) << name;
+  }
+}
+
+TEST(Variants, AFileWithoutANameNeedsAStemThatIsOneFolder) {
+  const std::string unnamed = std::string(kFile).substr(std::string(kFile).find('\n') + 1);
+  EXPECT_EQ(expand_variants(unnamed, "runs/exp.v2.yaml", {})[0].experiment.name, "exp.v2");
+  try {
+    expand_variants(unnamed, "runs/.exp.yaml", {});
+    ADD_FAILURE() << "a variant named by the stem '.exp'";
+  } catch (const conf::ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "runs/.exp.yaml: name: the file has no name: and its stem '.exp' cannot name the "
+                 "results folder: it starts with '.'; give the experiment a name:");
+  }
+}
+
+TEST(VariantName, TooLongForAFolderIsAnErrorNamingTheSweep) {
+  const std::string value = "{algorithm: " + std::string(300, ' ') + "jsq}";
+  const std::string e = error_of(sweeps({"load_balancer.layers.1=" + value}));
+  EXPECT_THAT(e, StartsWith("invalid: variant 'psp-1=_algorithm_"));
+  EXPECT_THAT(e, HasSubstr("cannot be a results folder: its name is longer than 255 bytes"));
+  EXPECT_THAT(e, HasSubstr("shorten the values of --sweep load_balancer.layers.1="));
+}
+
 }  // namespace
 }  // namespace spraylab::fabric

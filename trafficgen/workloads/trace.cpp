@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -80,7 +81,12 @@ Row parse_row(std::string_view text, const std::string& source, int line, uint32
   if (m.bytes == 0) p.fail("column 'bytes': must be > 0");
   if (f.size() == 5 && !f[4].empty()) {
     for (std::string_view id : split(f[4], ';')) {
-      m.depends_on.push_back(static_cast<MessageId>(p.number(id, "depends_on")));
+      // A row id beyond MessageId would wrap to another row's id on the cast.
+      const uint64_t row = p.number(id, "depends_on");
+      if (row > std::numeric_limits<MessageId>::max()) {
+        p.fail("column 'depends_on': no row " + std::to_string(row));
+      }
+      m.depends_on.push_back(static_cast<MessageId>(row));
     }
   }
   return {line, std::move(m)};

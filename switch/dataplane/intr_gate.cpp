@@ -1,0 +1,131 @@
+// rte_intr_instance_alloc/free and rte_intr_callback_unregister_sync are experimental in 22.11
+// (stable since 23.x); there is no other way to give EAL an interrupt source of our own.
+#define ALLOW_EXPERIMENTAL_API 1
+#include "switch/dataplane/intr_gate.h"
+
+#include <fmt/format.h>
+#include <rte_errno.h>
+#include <rte_interrupts.h>
+#include <rte_pause.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+namespace spraylab::dataplane {
+
+IntrGate::IntrGate(uint32_t pollers, uint64_t hold_us, std::function<void()> on_turn)
+    : pollers_(pollers),
+      hold_us_(hold_us),
+      on_turn_(std::move(on_turn)),
+      acks_(new Ack[pollers == 0 ? 1 : pollers]) {
+  for (uint32_t p = 0; p < pollers_; ++p) acks_[p].value.store(kIdle);
+}
+
+IntrGate::~IntrGate() {
+  stop();
+  if (handle_) rte_intr_instance_free(handle_);
+  if (event_fd_ >= 0) close(event_fd_);
+}
+
+void IntrGate::start() {
+  if (started_) return;
+  if (handle_ == nullptr) {
+    event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    handle_ = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+    if (event_fd_ < 0 || handle_ == nullptr || rte_intr_fd_set(handle_, event_fd_) != 0 ||
+        rte_intr_type_set(handle_, RTE_INTR_HANDLE_EXT) != 0) {
+      throw std::runtime_error("cannot create the interrupt-thread gate's event");
+    }
+  }
+  stopping_.store(false);
+  const int rc = rte_intr_callback_register(handle_, &IntrGate::on_event, this);
+  if (rc != 0) {
+    throw std::runtime_error(
+        fmt::format("cannot register the interrupt-thread gate: {}", rte_strerror(-rc)));
+  }
+  started_ = true;
+  arm();
+}
+
+// The event is ready at once: the interrupt thread comes back to on_event as soon as it has run
+// what else was ready in its epoll, without sleeping. (A timer would put it to sleep, and waking
+// it on a CPU that a busy poller holds can take a scheduler slice, all spent with pollers parked.)
+void IntrGate::arm() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = write(event_fd_, &one, sizeof one);
+}
+
+void IntrGate::stop() {
+  if (!started_) return;
+  stopping_.store(true);
+  // Waits for a running callback (it sees stopping_ within one hold).
+  rte_intr_callback_unregister_sync(handle_, &IntrGate::on_event, this);
+  // No callback runs or will run: hand the turn back in case the last one ended parked.
+  const uint64_t t = turn_.load();
+  if (t & 1) turn_.store(t + 1);
+  started_ = false;
+}
+
+void IntrGate::on_event(void* arg) {
+  auto* gate = static_cast<IntrGate*>(arg);
+  uint64_t count;
+  [[maybe_unused]] const ssize_t n = read(gate->event_fd_, &count, sizeof count);
+  gate->run_pollers_turn();
+}
+
+// Runs on the interrupt thread: give the pollers their turn, keep the thread here for `hold`,
+// then park the pollers and return so that the thread runs the callbacks that are due.
+void IntrGate::run_pollers_turn() {
+  uint64_t t = turn_.load(std::memory_order_relaxed);
+  if (t & 1) turn_.store(++t, std::memory_order_release);  // everything due has run: pollers go
+  if (stopping_.load()) return;
+  std::this_thread::sleep_for(std::chrono::microseconds(hold_us_));
+  if (stopping_.load()) return;
+  turn_.store(++t, std::memory_order_seq_cst);  // odd: pollers park at their next checkpoint
+  for (uint32_t spins = 0; !all_parked(t); ++spins) {
+    if (stopping_.load()) {
+      turn_.store(t + 1);
+      return;
+    }
+    // A parked poller answers within a loop turn unless it is descheduled (CPUs are shared).
+    if (spins < 4096) {
+      rte_pause();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  if (on_turn_) on_turn_();
+  arm();
+}
+
+bool IntrGate::all_parked(uint64_t turn) const {
+  for (uint32_t p = 0; p < pollers_; ++p) {
+    const uint64_t v = acks_[p].value.load(std::memory_order_seq_cst);
+    if (v != turn && v != kIdle) return false;
+  }
+  return true;
+}
+
+void IntrGate::enter(uint32_t poller) {
+  // Announce first, then look (the interrupt thread does the reverse): one of the two sees the
+  // other, so a poller never starts a burst during the interrupt thread's turn.
+  acks_[poller].value.store(kRunning, std::memory_order_seq_cst);
+  if (turn_.load(std::memory_order_seq_cst) & 1) park(poller);
+}
+
+void IntrGate::park(uint32_t poller) {
+  const uint64_t t = turn_.load(std::memory_order_acquire);
+  if (!(t & 1)) return;
+  // Release: every burst this poller made happens before the interrupt thread's turn.
+  acks_[poller].value.store(t, std::memory_order_release);
+  while (turn_.load(std::memory_order_acquire) == t) rte_pause();
+}
+
+void IntrGate::leave(uint32_t poller) {
+  acks_[poller].value.store(kIdle, std::memory_order_seq_cst);
+}
+
+}  // namespace spraylab::dataplane

@@ -1,0 +1,43 @@
+// Reconnects memif client ports whose server went away. DPDK 22.11's memif client dials its
+// server only in rte_eth_dev_start (memif_connect_client); once the server dies the port stays
+// down for good, even after the server is back. A client port that is down is restarted
+// (stop + start: a new dial) at most every `retry`, on the interrupt thread's turn of an IntrGate,
+// when no poller is inside a burst and no other memif callback runs; and, for a filesystem socket,
+// only once a new socket file is there (a restarted server's): a start that fails leaves the port
+// stopped, and ethdev then answers every burst on it with an error message and a stack dump. Server
+// ports need nothing: their listening socket accepts the peer's next dial on its own.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "switch/dataplane/ports.h"
+
+namespace spraylab::dataplane {
+
+class MemifRedial {
+ public:
+  // Watches the memif client ports among `ports` (all of them started).
+  explicit MemifRedial(const std::vector<PortState>& ports,
+                       std::chrono::milliseconds retry = std::chrono::milliseconds(500));
+
+  bool empty() const { return clients_.empty(); }
+  // Restarts the client ports down for at least `retry` since their last dial. Interrupt thread
+  // only (IntrGate's on_turn).
+  void on_turn();
+
+ private:
+  struct Client {
+    uint16_t port;
+    std::string socket;
+    uint64_t dialled = 0;  // identity of the socket file last dialled
+    bool started = true;
+    std::chrono::steady_clock::time_point last_dial{};
+  };
+  std::vector<Client> clients_;
+  std::chrono::milliseconds retry_;
+};
+
+}  // namespace spraylab::dataplane

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Where `spraylab run` writes, and how a run replaces an earlier one's results (issue 12,
+"Exposure"; docs/runner.md, "Where results go"). Small virtual-time experiments.
+
+Cases:
+  paths are used as given         --out and the default results/<name> are relative to the working
+                                  folder, a trace_file relative to the experiment file; nothing is
+                                  written anywhere else.
+  a smaller run replaces the whole folder
+                                  variants ecmp,rps,ofan then ecmp,rps: no ofan/ remains.
+  a killed run leaves the earlier results as they were
+                                  SIGKILL after the first of two variants: the folder still holds the
+                                  earlier run, byte for byte; the next run removes the killed run's
+                                  staging folder.
+  a folder spraylab did not make is refused
+                                  exit 2 naming it, its files untouched, --dry-run too.
+  names that would leave their folder are refused
+                                  name: ../x is the loader's error at its line and column; a file
+                                  whose stem starts with '.' needs a name; a variant's folder name
+                                  is escaped.
+"""
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import case_parser, run_cases  # noqa: E402
+
+ARGS = case_parser(__doc__).parse_args()
+SPRAYLAB = os.path.abspath(os.path.join(ARGS.build, "fabric", "spraylab"))
+
+SMALL = """\
+{name}seed: 4
+topology: {{generator: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}}
+links: {{rate: 10Gbps, delay: 1us}}
+workload: {workload}
+"""
+PERMUTATION = "{type: permutation, message_size: 64KB}"
+TRACE = "start_ns,src,dst,bytes,depends_on\n0,0,3,65536,\n0,3,0,65536,\n"
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def experiment(path, name="small", workload=PERMUTATION):
+    write(path, SMALL.format(name=f"name: {name}\n" if name else "", workload=workload))
+    return path
+
+
+def spraylab(cwd, *args, timeout=300):
+    return subprocess.run([SPRAYLAB, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def tree(root):
+    """{relative path: sha256} of every file below root, hidden ones included."""
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def paths_are_used_as_given(_args):
+    with tempfile.TemporaryDirectory() as t:
+        conf_dir, work = os.path.join(t, "conf"), os.path.join(t, "work")
+        os.makedirs(work)
+        write(os.path.join(conf_dir, "traces", "t.csv"), TRACE)
+        exp = experiment(os.path.join(conf_dir, "exp.yaml"), "traced",
+                         "{type: trace, trace_file: traces/t.csv}")
+        before = tree(conf_dir)
+        p = spraylab(work, "run", exp, "--out", "rel/out")
+        check(p.returncode == 0, p.stderr)
+        check("results in rel/out/" in p.stderr, p.stderr[-500:])
+        check(os.path.exists(os.path.join(work, "rel/out/ecmp/summary.json")), os.listdir(work))
+        p = spraylab(work, "run", exp)
+        check(p.returncode == 0, p.stderr)
+        check(os.path.exists(os.path.join(work, "results/traced/ecmp/summary.json")), os.listdir(work))
+        check(sorted(os.listdir(work)) == ["rel", "results"], os.listdir(work))
+        check(sorted(os.listdir(os.path.join(work, "results"))) == ["traced"], os.listdir(work))
+        check(tree(conf_dir) == before, "something was written beside the experiment file")
+        # The trace was read relative to the experiment file and is recorded as that absolute path.
+        with open(os.path.join(work, "results/traced/ecmp/config.yaml")) as f:
+            config = f.read()
+        check(f"trace_file: {os.path.join(conf_dir, 'traces', 't.csv')}" in config, config)
+        with open(os.path.join(work, "results/traced/summary.csv")) as f:
+            rows = f.read().splitlines()
+        check(len(rows) == 2 and ",true,2,2," in rows[1], rows)
+
+
+def a_smaller_run_replaces_the_whole_folder(_args):
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"))
+        p = spraylab(t, "run", exp, "--algorithms", "ecmp,rps,ofan", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        check(sorted(os.listdir(os.path.join(t, "out"))) ==
+              [".spraylab-results", "ecmp", "ofan", "rps", "summary.csv", "summary.json", "summary.txt"],
+              os.listdir(os.path.join(t, "out")))
+        p = spraylab(t, "run", exp, "--algorithms", "ecmp,rps", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        check(sorted(os.listdir(os.path.join(t, "out"))) ==
+              [".spraylab-results", "ecmp", "rps", "summary.csv", "summary.json", "summary.txt"],
+              os.listdir(os.path.join(t, "out")))
+        check(sorted(os.listdir(t)) == ["exp.yaml", "out"], f"left beside it: {os.listdir(t)}")
+
+
+def a_killed_run_leaves_the_earlier_results_as_they_were(_args):
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"))
+        p = spraylab(t, "run", exp, "--algorithms", "ecmp", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        earlier = tree(os.path.join(t, "out"))
+        # A second run whose second variant is long (a 128-host fat tree moving 64 MB each).
+        big = os.path.join(t, "big.yaml")
+        write(big, "name: small\nseed: 4\ntopology: {generator: fat-tree, k: 8}\n"
+                   "workload: {type: permutation, message_size: 4KB}\n")
+        log_path = os.path.join(t, "run.log")
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen([SPRAYLAB, "run", big, "--sweep", "workload.message_size=4KB,64MB",
+                                     "--out", "out"], cwd=t, stdout=log, stderr=subprocess.STDOUT)
+            deadline = time.time() + 120
+            while "(completed)" not in open(log_path).read():
+                check(proc.poll() is None, f"the run ended before it was killed: {open(log_path).read()}")
+                check(time.time() < deadline, "the first variant did not finish in 120 s")
+                time.sleep(0.05)
+            check(proc.poll() is None, "the run ended before it was killed")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        check(tree(os.path.join(t, "out")) == earlier, "the killed run changed the earlier results")
+        staging = [n for n in os.listdir(t) if n.startswith(".out.spraylab-")]
+        check(len(staging) == 1, f"expected the killed run's staging folder beside out: {os.listdir(t)}")
+        # Its first variant was written there, not into out/.
+        check(os.path.exists(os.path.join(t, staging[0], "ecmp-message_size=4KB", "summary.json")),
+              os.listdir(os.path.join(t, staging[0])))
+        p = spraylab(t, "run", exp, "--algorithms", "rps", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        check(sorted(os.listdir(t)) == ["big.yaml", "exp.yaml", "out", "run.log"],
+              f"the leftover was not removed: {os.listdir(t)}")
+        check(sorted(os.listdir(os.path.join(t, "out")))[:2] == [".spraylab-results", "rps"],
+              os.listdir(os.path.join(t, "out")))
+
+
+def a_folder_spraylab_did_not_make_is_refused(_args):
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"))
+        write(os.path.join(t, "mine", "thesis.tex"), "years of work")
+        for extra in ([], ["--dry-run"]):
+            p = spraylab(t, "run", exp, "--out", "mine", *extra)
+            check(p.returncode == 2, (p.returncode, p.stderr))
+            check(p.stderr.startswith("spraylab: --out mine: the folder holds files and is not a spraylab "
+                                      "results folder (it has no .spraylab-results)"), p.stderr)
+        check(os.listdir(os.path.join(t, "mine")) == ["thesis.tex"], os.listdir(os.path.join(t, "mine")))
+        check(sorted(os.listdir(t)) == ["exp.yaml", "mine"], os.listdir(t))
+        # The default folder is checked the same way.
+        write(os.path.join(t, "results", "small", "notes.txt"), "mine too")
+        p = spraylab(t, "run", exp)
+        check(p.returncode == 2 and "results folder results/small (the default; --out names another): "
+              "the folder holds files" in p.stderr, p.stderr)
+        for out in (".", "..", t):
+            p = spraylab(t, "run", exp, "--out", out, "--dry-run")
+            check(p.returncode == 2 and f"--out {out}: " in p.stderr, (out, p.stderr))
+
+
+def names_that_would_leave_their_folder_are_refused(_args):
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"), name="../escaped")
+        p = spraylab(t, "run", exp)
+        check(p.returncode == 2, (p.returncode, p.stderr))
+        check(p.stderr.startswith(f"spraylab: {exp}:1:7: name: '../escaped' cannot name the results folder: "
+                                  "it starts with '.'"), p.stderr)
+        hidden = experiment(os.path.join(t, ".hidden.yaml"), name=None)
+        for extra in ([], ["--out", "named"]):
+            p = spraylab(t, "run", hidden, *extra)
+            check(p.returncode == 2 and p.stderr == f"spraylab: {hidden}: name: the file has no name: and its "
+                  "stem '.hidden' cannot name the results folder: it starts with '.'; give the experiment a "
+                  "name:\n", p.stderr)
+        check(sorted(os.listdir(t)) == [".hidden.yaml", "exp.yaml"], os.listdir(t))
+        # A variant's folder is escaped, never '..' or a path: a sweep value with '/' stays one folder.
+        exp = experiment(os.path.join(t, "ok.yaml"), name="ok")
+        p = spraylab(t, "run", exp, "--sweep", "measurement.outputs=[summary],[summary, queues]", "--out", "o")
+        check(p.returncode == 0, p.stderr)
+        check(sorted(os.listdir(os.path.join(t, "o")))[1:3] == ["ecmp-outputs=_summary_", "ecmp-outputs=_summary__queues_"],
+              os.listdir(os.path.join(t, "o")))
+
+
+CASES = [
+    ("paths are used as given", paths_are_used_as_given, ()),
+    ("a smaller run replaces the whole folder", a_smaller_run_replaces_the_whole_folder, ()),
+    ("a killed run leaves the earlier results as they were",
+     a_killed_run_leaves_the_earlier_results_as_they_were, ()),
+    ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
+    ("names that would leave their folder are refused", names_that_would_leave_their_folder_are_refused, ()),
+]
+sys.exit(run_cases(ARGS, CASES))

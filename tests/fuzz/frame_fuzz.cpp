@@ -1,0 +1,109 @@
+// libFuzzer target: the receive-side parse of both data paths on arbitrary bytes as a frame.
+//   switch:    dataplane::parse_frame classifies the frame (a drop reason, or FrameInfo), then the
+//              forwarder hashes it, decrements its TTL and may mark it CE
+//              (switch/dataplane/frame.h).
+//   generator: a UDP frame's payload is decoded as the testbed header (gen::decode,
+//              trafficgen/packet.h) as HostEngine::receive does, and an ACK is made from a data
+//              header.
+// Malformed frames must come back as drop reasons; an out-of-bounds access (ASan), undefined
+// behaviour (UBSan) or a broken property below is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "switch/dataplane/frame.h"
+#include "tests/fuzz/fuzz_check.h"
+#include "trafficgen/packet.h"
+
+namespace {
+
+using spraylab::dataplane::DropReason;
+using spraylab::dataplane::FrameInfo;
+
+uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+
+// RFC 1071: a header whose checksum is right sums to 0xffff (ones' complement).
+bool ip_checksum_ok(const uint8_t* ip, uint32_t header_len) {
+  uint32_t sum = 0;
+  for (uint32_t i = 0; i < header_len; i += 2) sum += be16(ip + i);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return sum == 0xffff;
+}
+
+// What parse_frame promises about a frame it accepts: every header it reports lies in the frame.
+void check_accepted(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
+  FUZZ_CHECK(fi.ip_offset == 14 || fi.ip_offset == 18, "ip_offset %u", fi.ip_offset);
+  const uint8_t* ip = frame + fi.ip_offset;
+  const uint32_t ihl = (ip[0] & 0x0f) * 4u;
+  const uint32_t total = be16(ip + 2);
+  FUZZ_CHECK((ip[0] >> 4) == 4 && ihl >= 20, "accepted a bad IPv4 header");
+  FUZZ_CHECK(fi.l4_offset == fi.ip_offset + ihl, "l4_offset %u", fi.l4_offset);
+  FUZZ_CHECK(fi.ip_offset + total <= len, "datagram of %u bytes beyond a %u-byte frame", total,
+             len);
+  FUZZ_CHECK(total >= ihl, "datagram shorter than its header");
+  FUZZ_CHECK(fi.ip_len == total, "ip_len %u, header says %u", fi.ip_len, total);
+  if (fi.proto == spraylab::dataplane::kIpProtoUdp) {
+    FUZZ_CHECK(fi.l4_offset + 8u <= fi.ip_offset + total, "UDP header beyond the datagram");
+  }
+}
+
+// The switch's steps after a frame is accepted, on a writable copy.
+void forward(uint8_t* frame, const FrameInfo& fi) {
+  (void)spraylab::dataplane::flow_hash(fi.src_ip, fi.dst_ip, fi.src_port, fi.dst_port, fi.proto);
+  uint8_t* ip = frame + fi.ip_offset;
+  const uint32_t ihl = (ip[0] & 0x0f) * 4u;
+  const bool checksum_ok = ip_checksum_ok(ip, ihl);
+  const uint8_t ttl = ip[8];
+  const bool forwarded = spraylab::dataplane::decrement_ttl(ip);
+  FUZZ_CHECK(forwarded == (ttl > 1), "decrement_ttl at TTL %u", ttl);
+  FUZZ_CHECK(ip[8] == (forwarded ? ttl - 1 : ttl), "TTL %u -> %u", ttl, ip[8]);
+  (void)spraylab::dataplane::mark_ce(ip);
+  // RFC 1624: the incremental updates keep a right checksum right.
+  if (checksum_ok) FUZZ_CHECK(ip_checksum_ok(ip, ihl), "checksum broken by TTL/ECN update");
+}
+
+// The generator's receive step for a UDP frame: the testbed header after UDP.
+void receive(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
+  const std::span<const uint8_t> payload = spraylab::dataplane::udp_payload(frame, fi);
+  spraylab::gen::TestbedHeader h;
+  if (!spraylab::gen::decode(payload.data(), payload.size(), &h)) return;
+  const uint32_t datagram_end = fi.ip_offset + be16(frame + fi.ip_offset + 2);
+  FUZZ_CHECK(payload.data() + payload.size() <= frame + len, "UDP payload beyond the frame");
+  FUZZ_CHECK(fi.l4_offset + 8u + spraylab::gen::kHeaderBytes <= datagram_end,
+             "testbed header read beyond the IPv4 datagram (ends at %u)", datagram_end);
+  // decode() then encode() gives back the bytes on the wire.
+  uint8_t again[spraylab::gen::kHeaderBytes];
+  spraylab::gen::encode(h, again);
+  FUZZ_CHECK(std::memcmp(again, payload.data(), sizeof(again)) == 0,
+             "decode/encode round trip differs");
+  if (h.flags & spraylab::gen::kData) {
+    const spraylab::gen::TestbedHeader ack = spraylab::gen::make_ack(h, true, 3);
+    FUZZ_CHECK(ack.message_id == h.message_id && ack.sequence == h.sequence &&
+                   ack.entropy == h.entropy && ack.send_ts_ns == h.send_ts_ns &&
+                   ack.flags == (spraylab::gen::kAck | spraylab::gen::kEcnEcho),
+               "make_ack changed the data header's identity");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 65536 + 18) return 0;  // a frame's length fits parse_frame's uint32_t many times over
+  // A writable copy of exactly `size` bytes: ASan flags any read or write past the frame.
+  std::vector<uint8_t> frame(data, data + size);
+  const auto len = static_cast<uint32_t>(size);
+  FrameInfo fi;
+  const DropReason r = spraylab::dataplane::parse_frame(frame.data(), len, fi);
+  if (r != DropReason::kNone) {
+    FUZZ_CHECK(
+        r == DropReason::kTruncated || r == DropReason::kNotIpv4 || r == DropReason::kBadIpHeader,
+        "parse_frame returned drop reason %u", static_cast<unsigned>(r));
+    return 0;
+  }
+  check_accepted(frame.data(), len, fi);
+  if (fi.proto == spraylab::dataplane::kIpProtoUdp) receive(frame.data(), len, fi);
+  forward(frame.data(), fi);
+  return 0;
+}
