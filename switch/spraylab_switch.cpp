@@ -88,8 +88,13 @@ std::unique_ptr<spraylab::dataplane::IntrGate> make_gate(
   if (!memif) return nullptr;
   auto redial = std::make_shared<MemifRedial>(ports);
   std::function<void()> on_turn;
-  if (!redial->empty()) on_turn = [redial] { redial->on_turn(); };
-  auto gate = std::make_unique<IntrGate>(workers, IntrGate::kDefaultHoldUs, std::move(on_turn));
+  std::function<bool()> wants_turn;
+  if (!redial->empty()) {
+    on_turn = [redial] { redial->on_turn(); };
+    wants_turn = [redial] { return redial->wants_turn(); };
+  }
+  auto gate = std::make_unique<IntrGate>(workers, IntrGate::kDefaultHoldUs, std::move(on_turn),
+                                         std::move(wants_turn));
   gate->start();
   return gate;
 }

@@ -408,8 +408,9 @@ int run(int argc, char** argv) {
                   [](const auto& p) { return p.driver == "net_memif"; })) {
     // Client ports (the switch is the server) redial a switch that was restarted.
     auto redial = std::make_shared<dataplane::MemifRedial>(ports);
-    gate = std::make_unique<dataplane::IntrGate>(n_engines, dataplane::IntrGate::kDefaultHoldUs,
-                                                 [redial] { redial->on_turn(); });
+    gate = std::make_unique<dataplane::IntrGate>(
+        n_engines, dataplane::IntrGate::kDefaultHoldUs, [redial] { redial->on_turn(); },
+        [redial] { return redial->wants_turn(); });
     gate->start();
   }
   LinkLog link_log(ports);

@@ -7,19 +7,29 @@
 #include <rte_errno.h>
 #include <rte_interrupts.h>
 #include <rte_pause.h>
+#include <dirent.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace spraylab::dataplane {
 
-IntrGate::IntrGate(uint32_t pollers, uint64_t hold_us, std::function<void()> on_turn)
+IntrGate::IntrGate(uint32_t pollers, uint64_t hold_us, std::function<void()> on_turn,
+                   std::function<bool()> wants_turn)
     : pollers_(pollers),
       hold_us_(hold_us),
       on_turn_(std::move(on_turn)),
+      wants_turn_(std::move(wants_turn)),
       acks_(new Ack[pollers == 0 ? 1 : pollers]) {
   for (uint32_t p = 0; p < pollers_; ++p) acks_[p].value.store(kIdle);
 }
@@ -76,13 +86,64 @@ void IntrGate::on_event(void* arg) {
   gate->run_pollers_turn();
 }
 
-// Runs on the interrupt thread: give the pollers their turn, keep the thread here for `hold`,
-// then park the pollers and return so that the thread runs the callbacks that are due.
+// The epoll set EAL's interrupt thread waits on is private to EAL, and rebuilt whenever a source
+// is added or removed; it is the one whose fdinfo lists our eventfd as a target ("tfd: N").
+int IntrGate::find_eal_epoll() const {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  char link[64], path[64], line[256];
+  while (const dirent* e = readdir(dir)) {
+    const int fd = std::atoi(e->d_name);
+    if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir)) continue;
+    std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    const ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0 || std::string_view(link, static_cast<size_t>(n)) != "anon_inode:[eventpoll]")
+      continue;
+    std::snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+    FILE* f = std::fopen(path, "r");
+    if (f == nullptr) continue;
+    while (found < 0 && std::fgets(line, sizeof line, f)) {
+      int target = -1;
+      if (std::sscanf(line, "tfd: %d", &target) == 1 && target == event_fd_) found = fd;
+    }
+    std::fclose(f);
+    if (found >= 0) break;
+  }
+  closedir(dir);
+  return found;
+}
+
+void IntrGate::hold_until_due() {
+  const int epfd = find_eal_epoll();
+  if (epfd < 0) {  // not found: a turn every hold, as a timer would give
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) {
+      std::fprintf(stderr,
+                   "IntrGate: EAL's interrupt epoll set not found; the pollers park every %lu us\n",
+                   static_cast<unsigned long>(hold_us_));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(hold_us_));
+    return;
+  }
+  const int timeout_ms = static_cast<int>(std::max<uint64_t>(1, hold_us_ / 1000));
+  while (!stopping_.load()) {
+    // Our eventfd was read on entry, so the set is ready only if another source is: a callback
+    // is due. (The set is EAL's: we only look, the interrupt thread takes the events.)
+    pollfd p{epfd, POLLIN, 0};
+    const int r = poll(&p, 1, timeout_ms);
+    if (r > 0 || (r < 0 && errno != EINTR)) return;
+    if (wants_turn_ && wants_turn_()) return;
+  }
+}
+
+// Runs on the interrupt thread: give the pollers their turn, keep the thread here until a
+// callback is due, then park the pollers and return so that the thread runs the callbacks.
 void IntrGate::run_pollers_turn() {
   uint64_t t = turn_.load(std::memory_order_relaxed);
   if (t & 1) turn_.store(++t, std::memory_order_release);  // everything due has run: pollers go
   if (stopping_.load()) return;
-  std::this_thread::sleep_for(std::chrono::microseconds(hold_us_));
+  hold_until_due();
   if (stopping_.load()) return;
   turn_.store(++t, std::memory_order_seq_cst);  // odd: pollers park at their next checkpoint
   for (uint32_t spins = 0; !all_parked(t); ++spins) {

@@ -13,17 +13,25 @@
 // runs no memif callback.
 //
 // How: an interrupt source of our own (an eventfd registered with EAL) keeps the interrupt thread
-// in our callback most of the time ("pollers' turn", `hold` long, asleep). Then the callback asks
-// the pollers to park, waits until each has acknowledged from a point between bursts, signals its
-// eventfd again and returns: the interrupt thread runs whatever else is ready (a dead peer's
-// hang-up, a new peer's handshake) while no poller is in a burst, and comes straight back to our
-// callback (the eventfd is ready), which gives the pollers their turn back. So a poller is never
-// inside a burst while a PMD callback runs, and the data path takes no lock: a poller reads one
-// shared word per loop turn (checkpoint()) and writes its own word only when asked to park.
-// Cost: one park per `hold` (10 ms by default) lasting one pass of the interrupt thread through
-// epoll (microseconds; an earlier version re-armed with a timer instead, and the thread's wake-up
-// on a CPU shared with a busy poller kept pollers parked for up to a scheduler slice). Link
-// events are seen up to `hold` late; a memif handshake (a few round trips) takes a few holds.
+// in our callback ("pollers' turn"). There the thread watches, without taking it, the epoll set it
+// would wait on (EAL's own: found once per turn as the one that holds our eventfd): while nothing
+// in it is ready, no callback is due and the pollers run on, undisturbed. When something is ready
+// (a dead peer's hang-up, a new peer's handshake, an alarm, a source being added) or `wants_turn`
+// asks for a turn (memif_redial.h: a client port to redial), the callback asks the pollers to
+// park, waits until each has acknowledged from a point between bursts, signals its eventfd again
+// and returns: the interrupt thread runs whatever is ready while no poller is in a burst, and
+// comes straight back to our callback (the eventfd is ready), which gives the pollers their turn
+// back. So a poller is never inside a burst while a PMD callback runs, and the data path takes no
+// lock: a poller reads one shared word per loop turn (checkpoint()) and writes its own word only
+// when asked to park.
+// Cost: nothing while no interrupt source is ready; one park per link event (a few per memif
+// handshake), lasting one pass of the interrupt thread through its callbacks. An earlier version
+// parked the pollers every 10 ms whatever happened; with a CPU shared between a busy poller and
+// the interrupt thread a park could last a scheduler slice, and spraylab-gen's 0.84 ms memif
+// collective took 3-40x its bound instead of 1-4x under load (docs/BENCHMARKS.md). Link events
+// are seen at once (the thread watches the epoll set); `hold` only bounds how often `wants_turn`
+// and a stop are checked. If EAL's epoll set cannot be found, the gate falls back to a turn every
+// `hold`.
 #pragma once
 
 #include <rte_branch_prediction.h>
@@ -41,10 +49,12 @@ class IntrGate {
  public:
   // `pollers`: how many lcores poll ports (each calls enter/checkpoint/leave with its index).
   // `on_turn`, if set, runs on the interrupt thread during its turns (pollers parked), e.g. to
-  // restart a memif client port whose server went away (memif_redial.h).
+  // restart a memif client port whose server went away (memif_redial.h); `wants_turn`, checked
+  // on the interrupt thread every `hold` while the pollers run, asks for such a turn when nothing
+  // else is due (unset: `on_turn` runs only on the turns that events bring).
   static constexpr uint64_t kDefaultHoldUs = 10'000;
   explicit IntrGate(uint32_t pollers, uint64_t hold_us = kDefaultHoldUs,
-                    std::function<void()> on_turn = {});
+                    std::function<void()> on_turn = {}, std::function<bool()> wants_turn = {});
   ~IntrGate();
   IntrGate(const IntrGate&) = delete;
   IntrGate& operator=(const IntrGate&) = delete;
@@ -79,6 +89,11 @@ class IntrGate {
 
   static void on_event(void* arg);
   void run_pollers_turn();
+  // Keeps the interrupt thread here, pollers running, until a callback is due, `wants_turn`
+  // says so, or the gate stops.
+  void hold_until_due();
+  // EAL's epoll set (the interrupt thread's, holding event_fd_), or -1.
+  int find_eal_epoll() const;
   bool all_parked(uint64_t turn) const;
   void park(uint32_t poller);
   void arm();
@@ -86,6 +101,7 @@ class IntrGate {
   uint32_t pollers_;
   uint64_t hold_us_;
   std::function<void()> on_turn_;
+  std::function<bool()> wants_turn_;
   std::unique_ptr<Ack[]> acks_;
   // Even: the pollers' turn; odd: the interrupt thread's (pollers park). Written only by the
   // interrupt thread, in on_event.

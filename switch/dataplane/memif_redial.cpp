@@ -32,15 +32,31 @@ MemifRedial::MemifRedial(const std::vector<PortState>& ports, std::chrono::milli
   }
 }
 
+// A client port to dial now: down, its last dial `retry` ago (a handshake takes a few
+// interrupt-thread turns), and, unless its last start failed, a socket file that is not the one
+// it dialled last (the server that went away cannot be back while its file is that one).
+bool MemifRedial::due(const Client& c, std::chrono::steady_clock::time_point now,
+                      uint64_t id) const {
+  if (link_up(c.port) || now - c.last_dial < retry_) return false;
+  return !c.started || (id == 0 ? c.socket.empty() || c.socket[0] == '\0' : id != c.dialled);
+}
+
+bool MemifRedial::wants_turn() const {
+  const auto now = std::chrono::steady_clock::now();
+  for (const Client& c : clients_) {
+    if (!link_up(c.port) && now - c.last_dial >= retry_ &&
+        due(c, now, socket_identity(c.socket)))
+      return true;
+  }
+  return false;
+}
+
 void MemifRedial::on_turn() {
   const auto now = std::chrono::steady_clock::now();
   for (Client& c : clients_) {
-    // A dial's handshake takes a few interrupt-thread turns: leave it `retry` to complete.
     if (link_up(c.port) || now - c.last_dial < retry_) continue;
-    // The server that went away cannot be back while its file is the one dialled last time.
     const uint64_t id = socket_identity(c.socket);
-    if (c.started && (id == 0 ? !c.socket.empty() && c.socket[0] != '\0' : id == c.dialled))
-      continue;
+    if (!due(c, now, id)) continue;
     c.dialled = id;
     c.last_dial = now;
     if (c.started) rte_eth_dev_stop(c.port);

@@ -27,8 +27,14 @@ class MemifRedial {
   // Restarts the client ports down for at least `retry` since their last dial. Interrupt thread
   // only (IntrGate's on_turn).
   void on_turn();
+  // Whether on_turn() would dial now (IntrGate's wants_turn: a turn parks the pollers, so the
+  // gate takes one only when this says so or an interrupt source is ready).
+  bool wants_turn() const;
 
  private:
+  struct Client;
+  bool due(const Client& c, std::chrono::steady_clock::time_point now, uint64_t id) const;
+
   struct Client {
     uint16_t port;
     std::string socket;
