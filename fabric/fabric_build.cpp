@@ -22,13 +22,8 @@ constexpr uint32_t kLinkSlots = 1024;
 
 gen::GenOptions gen_options_for_all_hosts(const conf::Experiment& exp, const topo::Topology& t) {
   gen::GenOptions go;
-  double link_rate = 0;
-  for (topo::NodeId n : t.hosts()) {
-    go.hosts.push_back(t.node(n).name);
-    const double r = t.links()[t.node(n).links[0]].rate_bps;
-    link_rate = link_rate == 0 ? r : std::min(link_rate, r);
-  }
-  go.rate_bps = exp.workload.load * link_rate;
+  for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
+  go.rate_bps = exp.workload.load * topo::slowest_host_link(t).rate_bps;
   go.ack_every = exp.workload.ack_every;
   go.entropy = exp.workload.entropy;
   go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;

@@ -1,10 +1,6 @@
 #include "fabric/switch_node.h"
 
-#include <rte_prefetch.h>
-
 #include <algorithm>
-
-#include "switch/dataplane/worker.h"
 
 namespace spraylab::fabric {
 
@@ -14,13 +10,14 @@ SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeO
       fwd_(*rt_, 0),
       in_(rt_->ports(), nullptr),
       out_(rt_->ports(), nullptr),
+      plan_(dataplane::plan_workers(1, rt_->ports(), std::vector<uint16_t>(rt_->ports(), 1))[0]),
       tx_pending_(rt_->ports(), 0),
       events_(events),
       id_(id) {
   if (events_ != nullptr && opts.shaping) {
     // Virtual time polls exactly when the link frees up, so no frame need start early.
     for (uint16_t p = 0; p < rt_->ports(); ++p) {
-      rt_->egress(p).shaper = dataplane::Shaper(rt_->tables().ports[p].rate_bps, 0);
+      rt_->egress(p).set_shaper(dataplane::Shaper(rt_->tables().ports[p].rate_bps, 0));
     }
   }
 }
@@ -49,7 +46,7 @@ void SwitchNode::transmit(uint16_t port, uint64_t now) {
   }
   if (rt_->depth_packets_now(port) == 0) return;
   // The shaper's next start; a link that refused frames (full) is tried again a ns later.
-  const uint64_t next = std::max(rt_->egress(port).shaper.busy_until_ns(), now + 1);
+  const uint64_t next = std::max(rt_->egress(port).shaper().busy_until_ns(), now + 1);
   tx_pending_[port] = 1;
   events_->push(next, id_, kTxTag | port);
 }
@@ -75,15 +72,8 @@ void SwitchNode::on_event(uint32_t tag, uint64_t now) {
 
 void SwitchNode::prefetch(uint32_t tag, bool near) const {
   if (tag & kTxTag) {
-    // The port, then the frame at the head of its queue (held since its last drain), whose
-    // length the shaper reads and whose arrival field the link writes.
-    const dataplane::EgressPort& e = rt_->egress(static_cast<uint16_t>(tag & 0xffff));
-    if (!near) {
-      rte_prefetch0(&e.held_count);
-    } else if (e.held_count > 0) {
-      rte_prefetch0(e.held[0]);
-      rte_prefetch0(reinterpret_cast<const uint8_t*>(e.held[0]) + RTE_CACHE_LINE_SIZE);
-    }
+    // The port's queue, then the frame at the head of it (held since its last drain).
+    rt_->egress(static_cast<uint16_t>(tag & 0xffff)).prefetch(near);
     return;
   }
   if (near) {
@@ -94,30 +84,14 @@ void SwitchNode::prefetch(uint32_t tag, bool near) const {
 }
 
 bool SwitchNode::poll(uint64_t now_ns, uint64_t /*now_tsc*/) {
-  rte_mbuf* burst[dataplane::kBurst];
-  uint32_t moved = 0;
-  for (uint16_t p = 0; p < rt_->ports(); ++p) {
-    const uint16_t n = in_[p]->receive(burst, dataplane::kBurst, now_ns);
-    if (n == 0) continue;
-    fwd_.process(burst, n, p, 0, now_ns);
-    moved += n;
-  }
-  for (uint16_t p = 0; p < rt_->ports(); ++p) {
-    if (rt_->depth_packets_now(p) == 0) continue;
-    Link& link = *out_[p];
-    auto tx = [&link, now_ns](uint16_t, rte_mbuf** m, uint16_t n) {
-      return link.send(m, n, now_ns);
-    };
-    // As spraylab-switch's worker: several bursts per turn, or a port fed by several others
-    // falls behind its rate.
-    for (uint32_t b = 0; b < dataplane::kMaxDrainBursts; ++b) {
-      const uint16_t sent = fwd_.drain(p, now_ns, tx);
-      moved += sent;
-      if (sent < dataplane::kBurst) break;
-    }
-  }
-  rt_->quiescent(0);
-  return moved > 0;
+  // spraylab-switch's worker turn, with links for devices (one queue each).
+  auto rx = [this, now_ns](uint16_t port, uint16_t, rte_mbuf** m, uint16_t n) {
+    return in_[port]->receive(m, n, now_ns);
+  };
+  auto tx = [this, now_ns](uint16_t port, rte_mbuf** m, uint16_t n) {
+    return out_[port]->send(m, n, now_ns);
+  };
+  return dataplane::worker_turn(*rt_, fwd_, plan_, now_ns, rx, tx) > 0;
 }
 
 }  // namespace spraylab::fabric

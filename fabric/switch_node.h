@@ -1,6 +1,7 @@
 // A switch of the fabric: spraylab-switch's SwitchRuntime and Forwarder (the same tables, the same
-// process() on each burst, the same drain() through the same Shaper) with in-memory links for
-// ports. One worker: a node is polled by one lcore, or by the virtual clock.
+// process() on each burst, the same drain() through the same Shaper; on the wall clock the same
+// worker_turn()) with in-memory links for ports. One worker: a node is polled by one lcore, or by
+// the virtual clock.
 //
 // Virtual time: a frame arriving on port p wakes the switch for p; it forwards what has arrived
 // (bursts of up to 32), then starts every egress port that has frames and no departure pending.
@@ -20,6 +21,7 @@
 #include "fabric/node.h"
 #include "switch/dataplane/forwarder.h"
 #include "switch/dataplane/switch_runtime.h"
+#include "switch/dataplane/worker.h"
 
 namespace spraylab::fabric {
 
@@ -52,6 +54,7 @@ class SwitchNode final : public Node {
   std::unique_ptr<dataplane::SwitchRuntime> rt_;
   dataplane::Forwarder fwd_;
   std::vector<Link*> in_, out_;
+  dataplane::WorkerPlan plan_;       // wall clock: every port's rx and tx, as one worker's
   std::vector<uint8_t> tx_pending_;  // virtual: a departure wake is queued for the port
   EventQueue* events_;
   uint32_t id_;

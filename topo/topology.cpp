@@ -1,5 +1,6 @@
 #include "topo/topology.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace spraylab::topo {
@@ -60,6 +61,16 @@ NodeId Topology::find(const std::string& name) const {
     if (nodes_[i].name == name) return i;
   }
   return kNoNode;
+}
+
+HostLinkBound slowest_host_link(const Topology& t) {
+  HostLinkBound b;
+  for (const NodeId n : t.hosts()) {
+    const Link& l = t.links()[t.node(n).links[0]];
+    b.rate_bps = b.rate_bps == 0 ? l.rate_bps : std::min(b.rate_bps, l.rate_bps);
+    b.delay_ns = std::max(b.delay_ns, l.delay_ns);
+  }
+  return b;
 }
 
 }  // namespace spraylab::topo

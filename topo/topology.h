@@ -77,4 +77,12 @@ class Topology {
   std::vector<NodeId> hosts_;
 };
 
+// The reference host link: the lowest rate and the longest delay over every host's link. The
+// generators give every host link the same; explicit topologies may not. Zeros without hosts.
+struct HostLinkBound {
+  double rate_bps = 0;
+  double delay_ns = 0;
+};
+HostLinkBound slowest_host_link(const Topology& t);
+
 }  // namespace spraylab::topo

@@ -27,6 +27,8 @@
 
 #include <cstdint>
 
+#include "switch/dataplane/wire.h"
+
 namespace spraylab::gen {
 
 struct PathModel {
@@ -35,7 +37,7 @@ struct PathModel {
   double link_delay_ns = 500;  // propagation per link (p)
   uint32_t header_bytes = 62;  // per data packet on the wire, beyond the payload
   uint32_t ack_bytes = 64;     // an ACK frame
-  uint32_t gap_bytes = 20;     // preamble + inter-frame gap per frame
+  uint32_t gap_bytes = dataplane::kWireGapBytes;  // preamble + inter-frame gap per frame
 };
 
 struct CctBound {

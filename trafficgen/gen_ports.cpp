@@ -12,6 +12,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "switch/dataplane/wire.h"
+
 namespace spraylab::gen {
 namespace {
 
@@ -52,18 +54,18 @@ std::vector<dataplane::PortState> start_gen_ports(uint16_t count, uint32_t max_f
 
 uint32_t warm_up_port(uint16_t port_id, rte_mempool* pool, uint32_t frames, uint32_t frame_bytes,
                       double seconds) {
-  constexpr uint16_t kBurst = 32;
   const uint64_t end = rte_rdtsc() + static_cast<uint64_t>(seconds * rte_get_tsc_hz());
   uint32_t sent = 0;
-  rte_mbuf* burst[kBurst];
+  rte_mbuf* burst[dataplane::kBurst];
   while (rte_rdtsc() < end) {
-    const uint16_t n = rte_eth_rx_burst(port_id, 0, burst, kBurst);
+    const uint16_t n = rte_eth_rx_burst(port_id, 0, burst, dataplane::kBurst);
     if (n) rte_pktmbuf_free_bulk(burst, n);
     if (sent >= frames) {
       if (n == 0) rte_pause();
       continue;
     }
-    const uint16_t want = static_cast<uint16_t>(std::min<uint32_t>(kBurst, frames - sent));
+    const uint16_t want =
+        static_cast<uint16_t>(std::min<uint32_t>(dataplane::kBurst, frames - sent));
     if (rte_pktmbuf_alloc_bulk(pool, burst, want) != 0) continue;
     for (uint16_t i = 0; i < want; ++i) {
       auto* d = reinterpret_cast<uint8_t*>(

@@ -17,6 +17,7 @@
 #include <functional>
 #include <vector>
 
+#include "switch/dataplane/wire.h"
 #include "trafficgen/entropy.h"
 #include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
@@ -144,7 +145,6 @@ struct EngineSetup {
 
 class HostEngine {
  public:
-  static constexpr uint32_t kBurst = 32;
   static constexpr uint32_t kAckQueue = 4096;  // per host
 
   explicit HostEngine(const EngineSetup& s);
@@ -192,7 +192,7 @@ class HostEngine {
   struct PortSlot {
     uint16_t port;
     std::vector<std::pair<uint32_t, uint32_t>> hosts;  // (ip, local host slot)
-    std::array<rte_mbuf*, 2 * kBurst> tx{};
+    std::array<rte_mbuf*, 2 * dataplane::kBurst> tx{};
     uint32_t tx_count = 0;
   };
 
@@ -250,7 +250,7 @@ class HostEngine {
   uint64_t timeout_due_ = UINT64_MAX;
   uint32_t sends_done_ = 0, recvs_done_ = 0;
 
-  std::array<rte_mbuf*, kBurst> mbuf_cache_{};  // allocated, not yet built
+  std::array<rte_mbuf*, dataplane::kBurst> mbuf_cache_{};  // allocated, not yet built
   // Ethernet + IPv4 + UDP headers per (local host, destination rank), built once
   // (frame_template.h); host slot s, rank r at s * ranks + r.
   std::vector<FrameTemplate> frame_tmpl_;

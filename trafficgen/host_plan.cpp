@@ -114,15 +114,8 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
     const topo::PortRef leaf = t.peer(n, 0);
     a.next_hop = topo::AddressPlan::port_mac(leaf.node, leaf.port);
   }
-  // The host link's rate: every host link of the generators has the default; explicit
-  // topologies may differ per link, and then the slowest host link is the reference.
-  double link_rate = 0, delay = 0;
-  for (const topo::NodeId n : t.hosts()) {
-    const topo::Link& l = t.links()[t.node(n).links[0]];
-    link_rate = link_rate == 0 ? l.rate_bps : std::min(link_rate, l.rate_bps);
-    delay = std::max(delay, l.delay_ns);
-  }
-  plan.link_rate_bps = link_rate;
+  const topo::HostLinkBound host_link = topo::slowest_host_link(t);
+  plan.link_rate_bps = host_link.rate_bps;
 
   plan.local_of_rank.assign(ranks, -1);
   if (!o.port_map.empty() && o.port_map.size() != o.hosts.size()) {
@@ -147,11 +140,11 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
     for (RankAddress& a : plan.ranks) a.next_hop = a.mac;
   }
 
-  plan.path.rate_bps = o.rate_bps > 0 ? o.rate_bps : link_rate;
-  plan.path.link_delay_ns = o.back_to_back ? 0 : delay;
-  plan.path.header_bytes = kFrameHeaderBytes + kFcsBytes;
-  plan.path.ack_bytes = kFrameHeaderBytes + kFcsBytes;
-  plan.path.gap_bytes = kWireGapBytes;
+  plan.path.rate_bps = o.rate_bps > 0 ? o.rate_bps : host_link.rate_bps;
+  plan.path.link_delay_ns = o.back_to_back ? 0 : host_link.delay_ns;
+  plan.path.header_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
+  plan.path.ack_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
+  plan.path.gap_bytes = dataplane::kWireGapBytes;
   plan.message_hops.reserve(plan.schedule.messages.size());
   for (const Message& m : plan.schedule.messages) {
     uint32_t hops = 1;

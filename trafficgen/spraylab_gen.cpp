@@ -266,11 +266,7 @@ int run(int argc, char** argv) {
   gen::GenOptions go;
   go.hosts = gen::parse_host_list(o.hosts, topology);
   if (!o.port_map.empty()) go.port_map = parse_port_map(o.port_map);
-  double link_rate = 0;
-  for (topo::NodeId n : topology.hosts()) {
-    const double r = topology.links()[topology.node(n).links[0]].rate_bps;
-    link_rate = link_rate == 0 ? r : std::min(link_rate, r);
-  }
+  const double link_rate = topo::slowest_host_link(topology).rate_bps;
   go.rate_bps =
       o.rate.empty() ? exp.workload.load * link_rate : gen::parse_send_rate(o.rate, link_rate);
   go.ack_every = o.ack_every ? o.ack_every : exp.workload.ack_every;

@@ -4,10 +4,29 @@
 #include <rte_ip.h>
 #include <rte_prefetch.h>
 
-#include <algorithm>
 #include <cstring>
 
+// The steps of process() and flush() are functions for the reader, and inlined for the machine:
+// the burst's arrays and counts stay in the one frame (and registers) they had as one body.
+#define SPRAYLAB_STEP [[gnu::always_inline]] inline
+
 namespace spraylab::dataplane {
+
+// What the steps of one burst hand each other: the frames still forwarded (ok[i]; nullptr once
+// dropped), what parse and route learned of them, and where each goes. Uninitialised: process()
+// fills what it reads.
+struct Forwarder::Burst {
+  uint16_t rx_port;
+  uint16_t rx_queue;
+  uint16_t size;        // frames that parsed: the entries of the arrays below
+  bool needs_src_leaf;  // the algorithm reads the source leaf (lb::Traits)
+  bool hashes;          // the algorithm reads the flow hash
+  std::array<FrameInfo, kBurst> info;
+  std::array<rte_mbuf*, kBurst> ok;
+  std::array<uint32_t, kBurst> dst, route, src_leaf;
+  std::array<uint16_t, kBurst> out_port;
+};
+
 Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
     : rt_(rt),
       worker_(worker),
@@ -21,109 +40,139 @@ void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
 
 void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue,
                         uint64_t now_ns) {
-  const SwitchTables& t = rt_.tables();
-  const LiveGroups* groups = rt_.groups();
+  Burst b;
+  b.rx_port = rx_port;
+  b.rx_queue = rx_queue;
+  if (parse(pkts, n, b) == 0) return;
   const BalancerSet* set = rt_.balancers();
-  std::array<FrameInfo, kBurst> info;
-  std::array<rte_mbuf*, kBurst> ok;
-  std::array<uint32_t, kBurst> dst, route, src_leaf;
-  uint16_t k = 0;
-  PortCounters& rx = c_.port[rx_port];
-  // Parse, with the headers of packets a few ahead already on their way to the cache (l3fwd).
+  const uint16_t choices = route(b, *set);
+  if (choices > 0) balance(b, choices, *set, now_ns);
+  enqueue(b);
+}
+
+// Parse, with the headers of packets a few ahead already on their way to the cache (l3fwd).
+// Malformed frames are counted drops; the others fill b. Returns b.size.
+SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
   constexpr uint16_t kPrefetchAhead = 4;
   for (uint16_t i = 0; i < n && i < kPrefetchAhead; ++i)
     rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+  uint16_t k = 0;
   uint32_t rx_bytes = 0;
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     rte_mbuf* m = pkts[i];
     rx_bytes += rte_pktmbuf_pkt_len(m);
     const DropReason r =
-        parse_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), info[k]);
+        parse_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), b.info[k]);
     if (r != DropReason::kNone) {
-      drop(m, rx_port, r);
+      drop(m, b.rx_port, r);
       continue;
     }
-    info[k].frame_len = rte_pktmbuf_pkt_len(m);
-    dst[k] = info[k].dst_ip;
-    ok[k++] = m;
+    b.info[k].frame_len = rte_pktmbuf_pkt_len(m);
+    b.dst[k] = b.info[k].dst_ip;
+    b.ok[k++] = m;
   }
+  PortCounters& rx = c_.port[b.rx_port];
   rx.rx_packets.add(n);  // once per burst: a per-packet store chain costs more than the count
   rx.rx_bytes.add(rx_bytes);
-  if (k == 0) return;
-  // Route.
-  rt_.dst_routes().lookup_bulk(dst.data(), route.data(), k);
-  const lb::Traits& traits = lb::traits(set->factory->algorithm());
+  b.size = k;
+  return k;
+}
+
+// Route: the destination's LPM entry gives each frame its candidate ports. A frame with one way
+// out gets it now; one with a choice becomes a balancing input in choice_. Returns the choices.
+SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
+  const SwitchTables& t = rt_.tables();
+  const LiveGroups* groups = rt_.groups();
+  const uint16_t k = b.size;
+  rt_.dst_routes().lookup_bulk(b.dst.data(), b.route.data(), k);
+  const lb::Traits& traits = lb::traits(set.factory->algorithm());
   // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
-  const bool hashes = traits.flow_hash;
+  b.hashes = traits.flow_hash;
+  b.needs_src_leaf = traits.source_leaf;
   if (traits.source_leaf) {
-    for (uint16_t i = 0; i < k; ++i) src_leaf[i] = info[i].src_ip;
-    rt_.src_leaves()->lookup_bulk(src_leaf.data(), src_leaf.data(), k);
+    for (uint16_t i = 0; i < k; ++i) b.src_leaf[i] = b.info[i].src_ip;
+    rt_.src_leaves()->lookup_bulk(b.src_leaf.data(), b.src_leaf.data(), k);
   }
-  auto& choice = choice_;
-  auto& choice_of = choice_of_;
-  std::array<uint16_t, kBurst> out_port;
   uint16_t nc = 0;
   for (uint16_t i = 0; i < k; ++i) {
-    rte_mbuf* m = ok[i];
-    if (route[i] == RouteLookup::kMiss) {
-      drop(m, rx_port, DropReason::kNoRoute);
-      ok[i] = nullptr;
+    const std::vector<topo::PortId>* cands = candidates(b, i, *groups);
+    if (cands == nullptr) continue;
+    const RouteEntry& re = t.routes[b.route[i]];
+    if (re.local || (cands->size() == 1 && !traits.every_fabric_port)) {
+      b.out_port[i] = (*cands)[0];
       continue;
     }
-    if (!decrement_ttl(rte_pktmbuf_mtod(m, uint8_t*) + info[i].ip_offset)) {
-      drop(m, rx_port, DropReason::kTtlExpired);
-      ok[i] = nullptr;
-      continue;
-    }
-    const RouteEntry& re = t.routes[route[i]];
-    const auto& cands = groups->ports[re.group];
-    if (cands.empty()) {  // every candidate is down
-      drop(m, rx_port, DropReason::kPortDown);
-      ok[i] = nullptr;
-      continue;
-    }
-    if (re.local || (cands.size() == 1 && !traits.every_fabric_port)) {
-      out_port[i] = cands[0];
-      continue;
-    }
-    lb::Packet& p = choice[nc];
-    p.candidates = cands.data();
-    p.num_candidates = static_cast<uint16_t>(cands.size());
-    p.ingress_port = rx_port;
-    p.rx_queue = rx_queue;
-    p.dest = re.dest;
-    p.dst_leaf = re.dst_leaf;
-    p.src_leaf =
-        traits.source_leaf
-            ? (src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank : t.leaf_prefixes[src_leaf[i]].rank)
-            : 0;
-    p.hash = hashes ? flow_hash(info[i].src_ip, info[i].dst_ip, info[i].src_port, info[i].dst_port,
-                                info[i].proto)
-                    : 0;
-    p.bytes = info[i].frame_len;
-    choice_of[nc++] = i;
+    describe_choice(choice_[nc], b, i, re, *cands);
+    choice_of_[nc++] = i;
   }
-  // Balance: one call for the burst.
-  if (nc > 0) {
-    std::array<lb::PortId, kBurst> chosen;
-    lb::BurstContext ctx{rt_.queue_view(*set), &rng_, now_ns};
-    set->per_worker[worker_]->choose(std::span<const lb::Packet>(choice.data(), nc), ctx,
-                                     chosen.data());
-    for (uint16_t j = 0; j < nc; ++j) {
-      const uint16_t i = choice_of[j];
-      if (chosen[j] == lb::kNoPort || chosen[j] >= rt_.ports()) {
-        drop(ok[i], rx_port, DropReason::kPortDown);
-        ok[i] = nullptr;
-        continue;
-      }
-      out_port[i] = chosen[j];
-      ++decided_[chosen[j]];  // into the port's counter at flush: once per burst, not per packet
-    }
+  return nc;
+}
+
+// The live candidate ports of frame i, after its TTL is decremented; nullptr when the frame is
+// dropped instead (no route, TTL expired, every candidate down).
+SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, uint16_t i,
+                                                                     const LiveGroups& groups) {
+  rte_mbuf* m = b.ok[i];
+  DropReason r = DropReason::kNone;
+  const std::vector<topo::PortId>* cands = nullptr;
+  if (b.route[i] == RouteLookup::kMiss) {
+    r = DropReason::kNoRoute;
+  } else if (!decrement_ttl(rte_pktmbuf_mtod(m, uint8_t*) + b.info[i].ip_offset)) {
+    r = DropReason::kTtlExpired;
+  } else {
+    cands = &groups.ports[rt_.tables().routes[b.route[i]].group];
+    if (cands->empty()) r = DropReason::kPortDown;  // every candidate is down
   }
-  // Enqueue, one ring operation per egress port.
-  for (uint16_t i = 0; i < k; ++i) {
-    if (ok[i] != nullptr) stage(ok[i], out_port[i]);
+  if (r == DropReason::kNone) return cands;
+  drop(m, b.rx_port, r);
+  b.ok[i] = nullptr;
+  return nullptr;
+}
+
+// Balancing input for frame i: what an algorithm may read of it (balancer.h).
+SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uint16_t i,
+                                              const RouteEntry& re,
+                                              const std::vector<topo::PortId>& cands) {
+  const SwitchTables& t = rt_.tables();
+  const FrameInfo& f = b.info[i];
+  p.candidates = cands.data();
+  p.num_candidates = static_cast<uint16_t>(cands.size());
+  p.ingress_port = b.rx_port;
+  p.rx_queue = b.rx_queue;
+  p.dest = re.dest;
+  p.dst_leaf = re.dst_leaf;
+  p.src_leaf = b.needs_src_leaf
+                   ? (b.src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
+                                                          : t.leaf_prefixes[b.src_leaf[i]].rank)
+                   : 0;
+  p.hash = b.hashes ? flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
+  p.bytes = f.frame_len;
+}
+
+// Balance: one call for the burst's choices; a port the algorithm cannot give is a drop.
+SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const BalancerSet& set,
+                                      uint64_t now_ns) {
+  std::array<lb::PortId, kBurst> chosen;
+  lb::BurstContext ctx{rt_.queue_view(set), &rng_, now_ns};
+  set.per_worker[worker_]->choose(std::span<const lb::Packet>(choice_.data(), choices), ctx,
+                                  chosen.data());
+  for (uint16_t j = 0; j < choices; ++j) {
+    const uint16_t i = choice_of_[j];
+    if (chosen[j] == lb::kNoPort || chosen[j] >= rt_.ports()) {
+      drop(b.ok[i], b.rx_port, DropReason::kPortDown);
+      b.ok[i] = nullptr;
+      continue;
+    }
+    b.out_port[i] = chosen[j];
+    ++decided_[chosen[j]];  // into the port's counter at flush: once per burst, not per packet
+  }
+}
+
+// Enqueue, one ring operation per egress port.
+SPRAYLAB_STEP void Forwarder::enqueue(Burst& b) {
+  for (uint16_t i = 0; i < b.size; ++i) {
+    if (b.ok[i] != nullptr) stage(b.ok[i], b.out_port[i]);
   }
   for (uint16_t j = 0; j < touched_count_; ++j) flush(touched_[j]);
   touched_count_ = 0;
@@ -143,13 +192,22 @@ void Forwarder::flush(uint16_t port) {
     for (uint16_t i = 0; i < n; ++i) drop(pkts[i], port, DropReason::kPortDown);
     return;
   }
+  uint32_t bytes = 0;
+  const uint16_t kept = admit(port, pkts.data(), n, bytes);
+  if (kept == 0) return;
+  const uint16_t queued = rt_.egress(port).enqueue(pkts.data(), kept, bytes);
+  for (uint16_t i = queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
+}
+
+SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n,
+                                        uint32_t& bytes) {
   const SwitchTables& t = rt_.tables();
   const PortInfo& info = t.ports[port];
+  PortCounters& pc = c_.port[port];
   // Tail drop against the buffer in bytes. Producers on other lcores may add at the same time, so
   // a queue can overshoot its buffer by at most one burst per worker.
-  uint32_t depth = rt_.depth_bytes(port).load(std::memory_order_relaxed);
+  const uint32_t depth = rt_.egress(port).depth_bytes();
   uint16_t kept = 0;
-  uint32_t bytes = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     const uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -168,54 +226,11 @@ void Forwarder::flush(uint16_t port) {
     bytes += len;
     pkts[kept++] = m;
   }
-  if (kept == 0) return;
-  // The depth grows before the packets enter the ring, never after: with two workers the port's
-  // owner may send them and subtract them the moment they are in the ring, and a subtraction
-  // that came first would wrap the unsigned depth, and the owner would tail-drop everything for
-  // that port until this worker's addition landed. (The ring's release/acquire orders the
-  // addition before the owner's subtraction.) The price: packets the ring then refuses count in
-  // the depth for the moment until they are taken back, which only a ring smaller than the buffer
-  // (--queue-packets) ever does.
-  uint32_t np = rt_.depth_packets(port).fetch_add(kept, std::memory_order_relaxed) + kept;
-  uint32_t nb = rt_.depth_bytes(port).fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  const unsigned queued = rte_ring_mp_enqueue_burst(
-      rt_.egress(port).ring, reinterpret_cast<void**>(pkts.data()), kept, nullptr);
-  if (queued < kept) {  // more packets than ring slots: take back what did not go in
-    uint32_t refused = 0;
-    for (unsigned i = queued; i < kept; ++i) {
-      refused += rte_pktmbuf_pkt_len(pkts[i]);
-      drop(pkts[i], port, DropReason::kQueueFull);
-    }
-    rt_.depth_packets(port).fetch_sub(kept - queued, std::memory_order_relaxed);
-    rt_.depth_bytes(port).fetch_sub(refused, std::memory_order_relaxed);
-    np -= kept - queued;
-    nb -= refused;
-  }
-  rt_.note_depth(port, np, nb);
+  return kept;
 }
 
-void Forwarder::discard(uint16_t p, EgressPort& e) {
-  rte_mbuf* m[kBurst];
-  uint16_t n = e.held_count;
-  std::copy(e.held.begin(), e.held.begin() + n, m);
-  e.held_count = 0;
-  do {
-    uint32_t bytes = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-      bytes += rte_pktmbuf_pkt_len(m[i]);
-      drop(m[i], p, DropReason::kPortDown);
-    }
-    rt_.depth_packets(p).fetch_sub(n, std::memory_order_relaxed);
-    rt_.depth_bytes(p).fetch_sub(bytes, std::memory_order_relaxed);
-    n = static_cast<uint16_t>(
-        rte_ring_sc_dequeue_burst(e.ring, reinterpret_cast<void**>(m), kBurst, nullptr));
-  } while (n > 0);
-}
-
-uint16_t Forwarder::refill(EgressPort& e) {
-  e.held_count = static_cast<uint16_t>(
-      rte_ring_sc_dequeue_burst(e.ring, reinterpret_cast<void**>(e.held.data()), kBurst, nullptr));
-  return e.held_count;
+void Forwarder::discard(uint16_t p) {
+  rt_.egress(p).discard([this, p](rte_mbuf* m) { drop(m, p, DropReason::kPortDown); });
 }
 
 }  // namespace spraylab::dataplane

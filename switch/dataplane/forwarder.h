@@ -27,15 +27,29 @@ class Forwarder {
   uint32_t worker() const { return worker_; }
 
  private:
+  struct Burst;  // the burst between the steps of process()
+  // The steps of process(), in order. Inline, defined in forwarder.cpp (their only caller): one
+  // body again once compiled, as before they had names.
+  inline uint16_t parse(rte_mbuf** pkts, uint16_t n, Burst& b);
+  inline uint16_t route(Burst& b, const BalancerSet& set);
+  inline const std::vector<topo::PortId>* candidates(Burst& b, uint16_t i,
+                                                     const LiveGroups& groups);
+  inline void describe_choice(lb::Packet& p, const Burst& b, uint16_t i, const RouteEntry& re,
+                              const std::vector<topo::PortId>& cands);
+  inline void balance(Burst& b, uint16_t choices, const BalancerSet& set, uint64_t now_ns);
+  inline void enqueue(Burst& b);
+
   void drop(rte_mbuf* m, uint16_t port, DropReason r);
   void stage(rte_mbuf* m, uint16_t port) {
     if (staged_count_[port] == 0) touched_[touched_count_++] = port;
     staged_[port][staged_count_[port]++] = m;
   }
   void flush(uint16_t port);
-  uint16_t refill(EgressPort& e);
+  // Tail drop, MAC rewrite and ECN mark of frames bound for `port`: keeps the frames the buffer
+  // has room for at the front of pkts[0..n), returns how many, and adds their bytes to `bytes`.
+  inline uint16_t admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
   // Drops and counts everything queued on a down port.
-  void discard(uint16_t p, EgressPort& e);
+  void discard(uint16_t p);
 
   SwitchRuntime& rt_;
   uint32_t worker_;
@@ -57,32 +71,14 @@ class Forwarder {
 
 template <typename Tx>
 uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
-  EgressPort& e = rt_.egress(p);
   if (!rt_.port_up(p)) {
-    discard(p, e);
+    discard(p);
     return 0;
   }
-  if (e.held_count == 0 && refill(e) == 0) return 0;
-  // How many held frames the shaper lets start now.
-  Shaper trial = e.shaper;
-  uint16_t allowed = 0;
-  while (allowed < e.held_count && trial.may_send(now_ns)) {
-    trial.sent(rte_pktmbuf_pkt_len(e.held[allowed]), now_ns);
-    ++allowed;
-  }
-  if (allowed == 0) return 0;
-  const uint16_t sent = tx(p, e.held.data(), allowed);
-  uint32_t bytes = 0;
-  for (uint16_t i = 0; i < sent; ++i) {
-    const uint32_t len = rte_pktmbuf_pkt_len(e.held[i]);
-    bytes += len;
-    e.shaper.sent(len, now_ns);
-  }
-  // What the device did not take stays at the head of the queue, in order.
-  for (uint16_t i = sent; i < e.held_count; ++i) e.held[i - sent] = e.held[i];
-  e.held_count = static_cast<uint16_t>(e.held_count - sent);
-  rt_.depth_packets(p).fetch_sub(sent, std::memory_order_relaxed);
-  rt_.depth_bytes(p).fetch_sub(bytes, std::memory_order_relaxed);
+  uint32_t bytes;
+  const uint16_t sent = rt_.egress(p).drain(
+      now_ns, [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); }, bytes);
+  if (sent == 0) return 0;
   c_.port[p].tx_packets.add(sent);
   c_.port[p].tx_bytes.add(bytes);
   return sent;

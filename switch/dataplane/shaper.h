@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace spraylab::dataplane {
+#include "switch/dataplane/wire.h"
 
-// Ethernet overhead per frame on the wire besides the frame itself: FCS 4, preamble 8, gap 12.
-inline constexpr uint32_t kWireOverhead = 24;
+namespace spraylab::dataplane {
 
 class Shaper {
  public:

@@ -14,6 +14,15 @@ uint32_t pow2_at_least(uint32_t n) {
   return p;
 }
 
+// Egress ring slots: enough for a full buffer of minimum-size frames, capped so that a 64-port
+// switch does not pin gigabytes of mbufs; the byte limit is what normally drops.
+uint32_t egress_slots(const SwitchTables& t, const RuntimeOptions& opts) {
+  return opts.queue_packets
+             ? pow2_at_least(opts.queue_packets)
+             : std::min<uint32_t>(4096,
+                                  pow2_at_least(static_cast<uint32_t>(t.buffer_bytes / 64 + 1)));
+}
+
 std::vector<topo::Prefix> route_prefixes(const SwitchTables& t) {
   std::vector<topo::Prefix> out;
   for (const auto& r : t.routes) out.push_back(r.prefix);
@@ -25,10 +34,8 @@ std::vector<topo::Prefix> route_prefixes(const SwitchTables& t) {
 SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     : tables_(std::move(tables)),
       opts_(opts),
-      depth_packets_(new std::atomic<uint32_t>[kMaxPorts]()),
-      depth_bytes_(new std::atomic<uint32_t>[kMaxPorts]()),
-      max_packets_(new std::atomic<uint32_t>[kMaxPorts]()),
-      max_bytes_(new std::atomic<uint32_t>[kMaxPorts]()),
+      egress_(tables_.name, ports(), egress_slots(tables_, opts_), tables_.buffer_bytes,
+              opts_.socket),
       port_up_(new std::atomic<bool>[kMaxPorts]()),
       groups_(nullptr, opts.workers),
       balancers_(nullptr, opts.workers) {
@@ -48,29 +55,12 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
         std::make_unique<RouteLookup>("rt_" + tables_.name, route_prefixes(tables_), opts_.socket);
     src_leaves_ = std::make_unique<RouteLookup>("sl_" + tables_.name, leaves, opts_.socket);
   }
-  // Egress ring: enough slots for a full buffer of minimum-size frames, capped so that a 64-port
-  // switch does not pin gigabytes of mbufs; the byte limit is what normally drops.
-  const uint32_t slots =
-      opts_.queue_packets
-          ? pow2_at_least(opts_.queue_packets)
-          : std::min<uint32_t>(4096,
-                               pow2_at_least(static_cast<uint32_t>(tables_.buffer_bytes / 64 + 1)));
-  egress_.resize(ports());
   for (uint16_t p = 0; p < ports(); ++p) {
-    const std::string name = fmt::format("eq_{}_{}", tables_.name, p);
-    egress_[p].ring = rte_ring_create(name.c_str(), slots, opts_.socket, RING_F_SC_DEQ);
-    if (egress_[p].ring == nullptr) {
-      throw std::runtime_error(
-          fmt::format("cannot create egress queue {}: {}", name, rte_strerror(rte_errno)));
-    }
-    // Slack: a burst's worth of MTU frames may leave together.
-    egress_[p].shaper = Shaper(
-        opts_.shaping ? tables_.ports[p].rate_bps : 0,
-        static_cast<uint64_t>(kBurst * 1538 * 8e9 / std::max(1.0, tables_.ports[p].rate_bps)));
-    egress_[p].owner = static_cast<uint16_t>(p % opts_.workers);
-    capacity_packets_.push_back(rte_ring_get_capacity(egress_[p].ring));
-    capacity_bytes_.push_back(
-        static_cast<uint32_t>(std::min<uint64_t>(tables_.buffer_bytes, UINT32_MAX)));
+    // Slack: a burst's worth of MTU frames (1514 B without FCS) may leave together.
+    const double rate = tables_.ports[p].rate_bps;
+    egress_[p].set_shaper(
+        Shaper(opts_.shaping ? rate : 0,
+               static_cast<uint64_t>(kBurst * (1514 + kWireOverhead) * 8e9 / std::max(1.0, rate))));
     port_up_[p].store(true);
   }
   for (uint32_t w = 0; w < opts_.workers; ++w)
@@ -83,16 +73,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
   balancers_.publish(std::move(set));
 }
 
-SwitchRuntime::~SwitchRuntime() {
-  for (auto& e : egress_) {
-    for (uint16_t i = 0; i < e.held_count; ++i) rte_pktmbuf_free(e.held[i]);
-    if (e.ring) {
-      rte_mbuf* m;
-      while (rte_ring_sc_dequeue(e.ring, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-      rte_ring_free(e.ring);
-    }
-  }
-}
+SwitchRuntime::~SwitchRuntime() = default;
 
 std::unique_ptr<LiveGroups> SwitchRuntime::live_groups() const {
   auto g = std::make_unique<LiveGroups>();
@@ -135,22 +116,6 @@ std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerS
   return set;
 }
 
-lb::QueueView SwitchRuntime::queue_view(const BalancerSet& set) const {
-  return set.queue_bytes ? lb::QueueView(depth_bytes_.get(), capacity_bytes_.data(), ports())
-                         : lb::QueueView(depth_packets_.get(), capacity_packets_.data(), ports());
-}
-
-void SwitchRuntime::note_depth(uint16_t p, uint32_t packets, uint32_t bytes) {
-  // Monotonic maxima without a lock: only raise, and only when higher (rare after warm-up).
-  uint32_t m = max_packets_[p].load(std::memory_order_relaxed);
-  while (packets > m &&
-         !max_packets_[p].compare_exchange_weak(m, packets, std::memory_order_relaxed)) {
-  }
-  m = max_bytes_[p].load(std::memory_order_relaxed);
-  while (bytes > m && !max_bytes_[p].compare_exchange_weak(m, bytes, std::memory_order_relaxed)) {
-  }
-}
-
 void SwitchRuntime::quiescent(uint32_t worker) {
   groups_.domain().quiescent(worker);
   balancers_.domain().quiescent(worker);
@@ -183,13 +148,6 @@ void SwitchRuntime::set_balancer(const conf::BalancerSpec& spec) {
 
 std::string SwitchRuntime::algorithm() const {
   return std::string(lb::to_string(balancers_.read()->factory->algorithm()));
-}
-
-std::pair<uint32_t, uint32_t> SwitchRuntime::take_max_depth(uint16_t p) {
-  // What is queued now is part of the next interval's maximum.
-  const uint32_t np = max_packets_[p].exchange(depth_packets_[p].load(std::memory_order_relaxed));
-  const uint32_t nb = max_bytes_[p].exchange(depth_bytes_[p].load(std::memory_order_relaxed));
-  return {np, nb};
 }
 
 uint64_t SwitchRuntime::sum(uint16_t port, Counter PortCounters::*field) const {

@@ -15,8 +15,8 @@
 
 #include "switch/dataplane/counter.h"
 #include "switch/dataplane/counters.h"
+#include "switch/dataplane/egress_queue.h"
 #include "switch/dataplane/route_lookup.h"
-#include "switch/dataplane/shaper.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/lb/factory.h"
 #include "switch/lb/rcu.h"
@@ -24,7 +24,6 @@
 namespace spraylab::dataplane {
 
 inline constexpr uint16_t kMaxPorts = 128;
-inline constexpr uint16_t kBurst = 32;
 
 // Per-port counters of one worker (only that worker writes them).
 struct alignas(64) PortCounters {
@@ -39,15 +38,6 @@ struct alignas(64) WorkerCounters {
   std::array<PortCounters, kMaxPorts> port;
   Counter busy_cycles;  // TSC cycles spent in loop iterations that moved packets
   Counter loops;
-};
-
-// One egress port: a multi-producer ring of mbufs, drained by its owner worker through the shaper.
-struct EgressPort {
-  rte_ring* ring = nullptr;
-  Shaper shaper;
-  std::array<rte_mbuf*, kBurst> held{};  // dequeued but not yet sent (shaper or full tx ring)
-  uint16_t held_count = 0;
-  uint16_t owner = 0;  // the worker that drains it
 };
 
 // The candidate sets with down ports removed; replaced as a whole (RCU) when a port changes state.
@@ -96,13 +86,10 @@ class SwitchRuntime {
   const RouteLookup* src_leaves() const { return src_leaves_.get(); }
   const LiveGroups* groups() const { return groups_.read(); }
   const BalancerSet* balancers() const { return balancers_.read(); }
-  EgressPort& egress(uint16_t p) { return egress_[p]; }
-  std::atomic<uint32_t>& depth_packets(uint16_t p) { return depth_packets_[p]; }
-  std::atomic<uint32_t>& depth_bytes(uint16_t p) { return depth_bytes_[p]; }
-  lb::QueueView queue_view(const BalancerSet& set) const;
+  EgressQueue& egress(uint16_t p) { return egress_[p]; }
+  lb::QueueView queue_view(const BalancerSet& set) const { return egress_.view(set.queue_bytes); }
   bool port_up(uint16_t p) const { return port_up_[p].load(std::memory_order_acquire); }
   WorkerCounters& counters(uint32_t worker) { return *counters_[worker]; }
-  void note_depth(uint16_t p, uint32_t packets, uint32_t bytes);
   // A worker passed a point where it holds no pointer into RCU-managed tables.
   void quiescent(uint32_t worker);
 
@@ -114,14 +101,11 @@ class SwitchRuntime {
   void set_balancer(const conf::BalancerSpec& spec);
   std::string algorithm() const;
   const WorkerCounters& counters(uint32_t worker) const { return *counters_[worker]; }
-  uint32_t depth_packets_now(uint16_t p) const {
-    return depth_packets_[p].load(std::memory_order_relaxed);
-  }
-  uint32_t depth_bytes_now(uint16_t p) const {
-    return depth_bytes_[p].load(std::memory_order_relaxed);
-  }
+  const EgressQueue& egress(uint16_t p) const { return egress_[p]; }
+  uint32_t depth_packets_now(uint16_t p) const { return egress(p).depth_packets(); }
+  uint32_t depth_bytes_now(uint16_t p) const { return egress(p).depth_bytes(); }
   // Maxima since the last call (then reset): what a scrape reports.
-  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p);
+  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p) { return egress(p).take_max(); }
   // Sum over workers of one port's counter.
   uint64_t sum(uint16_t port, Counter PortCounters::*field) const;
   uint64_t sum_drops(uint16_t port, DropReason r) const;
@@ -134,13 +118,7 @@ class SwitchRuntime {
   RuntimeOptions opts_;
   std::unique_ptr<RouteLookup> dst_routes_;
   std::unique_ptr<RouteLookup> src_leaves_;
-  std::vector<EgressPort> egress_;
-  std::unique_ptr<std::atomic<uint32_t>[]> depth_packets_;
-  std::unique_ptr<std::atomic<uint32_t>[]> depth_bytes_;
-  std::unique_ptr<std::atomic<uint32_t>[]> max_packets_;
-  std::unique_ptr<std::atomic<uint32_t>[]> max_bytes_;
-  std::vector<uint32_t> capacity_packets_;
-  std::vector<uint32_t> capacity_bytes_;
+  EgressQueues egress_;
   std::unique_ptr<std::atomic<bool>[]> port_up_;
   std::vector<std::unique_ptr<WorkerCounters>> counters_;
   lb::RcuCell<LiveGroups> groups_;

@@ -18,7 +18,7 @@ std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
     } else {
       for (uint16_t q = 0; q < rx_queues[p]; ++q) plans[next++ % workers].rx.emplace_back(p, q);
     }
-    plans[p % workers].tx.push_back(p);  // matches EgressPort::owner
+    plans[p % workers].tx.push_back(p);  // its egress queue's owner: the only worker that drains it
   }
   return plans;
 }
@@ -43,8 +43,10 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     if (++q == tx_queues) q = 0;
     return sent;
   };
+  auto rx = [](uint16_t port, uint16_t queue, rte_mbuf** m, uint16_t n) {
+    return rte_eth_rx_burst(port, queue, m, n);
+  };
   uint64_t next_hook = 0;
-  rte_mbuf* burst[kBurst];
   IntrGate* const gate = plan.gate;
   if (gate) gate->enter(plan.worker);
   while (!stop.load(std::memory_order_relaxed)) {
@@ -52,23 +54,7 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     if (gate) gate->checkpoint(plan.worker);
     const uint64_t start = rte_rdtsc();
     const uint64_t now = clock.now_ns();
-    uint32_t moved = 0;
-    for (const auto& [port, queue] : plan.rx) {
-      const uint16_t n = rte_eth_rx_burst(port, queue, burst, kBurst);
-      if (n == 0) continue;
-      fwd.process(burst, n, port, queue, now);
-      moved += n;
-    }
-    // A port may receive several bursts per turn (one per rx queue and port feeding it), so it
-    // may send several: else its queue fills at rx speed and tail-drops half of a line-rate load.
-    for (uint16_t port : plan.tx) {
-      for (uint32_t b = 0; b < kMaxDrainBursts; ++b) {
-        const uint16_t sent = fwd.drain(port, now, tx);
-        moved += sent;
-        if (sent < kBurst) break;
-      }
-    }
-    rt.quiescent(plan.worker);
+    const uint32_t moved = worker_turn(rt, fwd, plan, now, rx, tx);
     c.loops.inc();
     if (moved) c.busy_cycles.add(rte_rdtsc() - start);
     if (hook && now >= next_hook) {

@@ -40,6 +40,36 @@ class TscClock {
   double ns_per_cycle_;
 };
 
+// One turn of a worker's loop, shared by spraylab-switch's workers and the fabric's switch nodes:
+// forward a burst from each rx queue of the plan, then drain each egress port it owns, several
+// bursts each: a port may receive several bursts per turn (one per rx queue and port feeding it),
+// so it must be able to send as many, or its queue fills at rx speed and tail-drops half of a
+// line-rate load. `rx` (port, queue, mbufs, max) → received and `tx` (port, mbufs, count) → sent
+// are the devices (ethdev bursts, or a fabric's links). Ends at a quiescent point. Returns the
+// packets moved.
+template <typename Rx, typename Tx>
+uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, uint64_t now_ns,
+                     Rx&& rx, Tx&& tx) {
+  rte_mbuf* burst[kBurst];
+  uint32_t moved = 0;
+  for (const auto& [port, queue] : plan.rx) {
+    const uint16_t n = rx(port, queue, burst, kBurst);
+    if (n == 0) continue;
+    fwd.process(burst, n, port, queue, now_ns);
+    moved += n;
+  }
+  for (uint16_t port : plan.tx) {
+    if (rt.depth_packets_now(port) == 0) continue;  // nothing held, nothing in the ring
+    for (uint32_t b = 0; b < kMaxDrainBursts; ++b) {
+      const uint16_t sent = fwd.drain(port, now_ns, tx);
+      moved += sent;
+      if (sent < kBurst) break;
+    }
+  }
+  rt.quiescent(plan.worker);
+  return moved;
+}
+
 // Runs until `stop` is set. `hook`, if set, is called about every `hook_period_ns` (the control
 // plane's work when the worker runs on the main lcore).
 void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<bool>& stop,

@@ -1,0 +1,63 @@
+#include "switch/dataplane/egress_queue.h"
+
+#include <fmt/format.h>
+#include <rte_errno.h>
+
+#include <stdexcept>
+
+namespace spraylab::dataplane {
+
+EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth)
+    : ring_(rte_ring_create(ring_name.c_str(), slots, socket, RING_F_SC_DEQ)), depth_(depth) {
+  if (ring_ == nullptr) {
+    throw std::runtime_error(
+        fmt::format("cannot create egress queue {}: {}", ring_name, rte_strerror(rte_errno)));
+  }
+}
+
+EgressQueue::EgressQueue(EgressQueue&& other) noexcept
+    : ring_(std::exchange(other.ring_, nullptr)),
+      shaper_(other.shaper_),
+      held_(other.held_),
+      held_count_(std::exchange(other.held_count_, 0)),
+      depth_(other.depth_) {}
+
+EgressQueue::~EgressQueue() {
+  for (uint16_t i = 0; i < held_count_; ++i) rte_pktmbuf_free(held_[i]);
+  if (ring_ == nullptr) return;
+  rte_mbuf* m;
+  while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
+  rte_ring_free(ring_);
+}
+
+std::pair<uint32_t, uint32_t> EgressQueue::take_max() {
+  // What is queued now is part of the next interval's maximum.
+  const uint32_t np = depth_.max_packets->exchange(depth_packets());
+  const uint32_t nb = depth_.max_bytes->exchange(depth_bytes());
+  return {np, nb};
+}
+
+EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
+                           uint64_t buffer_bytes, int socket)
+    : ports_(ports),
+      packets_(new std::atomic<uint32_t>[ports]()),
+      bytes_(new std::atomic<uint32_t>[ports]()),
+      max_packets_(new std::atomic<uint32_t>[ports]()),
+      max_bytes_(new std::atomic<uint32_t>[ports]()) {
+  queues_.reserve(ports);
+  for (uint16_t p = 0; p < ports; ++p) {
+    // rte_ring names are process-global: prefix them with the switch name.
+    queues_.emplace_back(
+        fmt::format("eq_{}_{}", switch_name, p), slots, socket,
+        EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &max_packets_[p], &max_bytes_[p]});
+    capacity_packets_.push_back(rte_ring_get_capacity(queues_[p].ring()));
+    capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));
+  }
+}
+
+lb::QueueView EgressQueues::view(bool bytes) const {
+  return bytes ? lb::QueueView(bytes_.get(), capacity_bytes_.data(), ports_)
+               : lb::QueueView(packets_.get(), capacity_packets_.data(), ports_);
+}
+
+}  // namespace spraylab::dataplane

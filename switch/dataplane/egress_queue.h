@@ -1,0 +1,207 @@
+// An egress port's software queue (DESIGN.md, "How a packet flows": egress queue → shaper → tx):
+// a multi-producer ring that every worker enqueues on, the frames its owner took from the ring
+// but has not sent yet, the shaper that paces them at the link rate, and the queue's depth (in
+// packets and bytes, ring and held frames together) with its maxima. The depth is the number the
+// balancers read and the metrics export: EgressQueue is the only code that changes it.
+//
+// EgressQueues holds the queues of one switch. The depth counters live there, in arrays indexed
+// by port, rather than inside each queue: a balancer reads several ports' depths per packet
+// (lb::QueueView), and an array keeps 16 ports on one cache line.
+//
+// The methods run on the data path and are inline: no locks, no allocation, no exceptions.
+#pragma once
+
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "switch/dataplane/shaper.h"
+#include "switch/dataplane/wire.h"
+#include "switch/lb/queue_view.h"
+
+namespace spraylab::dataplane {
+
+class EgressQueue {
+ public:
+  // Where this queue's depth and maxima are counted (EgressQueues's arrays).
+  struct DepthSlots {
+    std::atomic<uint32_t>* packets;
+    std::atomic<uint32_t>* bytes;
+    std::atomic<uint32_t>* max_packets;
+    std::atomic<uint32_t>* max_bytes;
+  };
+
+  // A ring of `slots` (a power of two) named `ring_name` (process-global). Throws
+  // std::runtime_error if DPDK cannot create it.
+  EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth);
+  ~EgressQueue();  // frees the frames still queued
+  EgressQueue(EgressQueue&& other) noexcept;
+  EgressQueue(const EgressQueue&) = delete;
+  EgressQueue& operator=(const EgressQueue&) = delete;
+  EgressQueue& operator=(EgressQueue&&) = delete;
+
+  // --- any worker ---
+  uint32_t depth_packets() const { return depth_.packets->load(std::memory_order_relaxed); }
+  uint32_t depth_bytes() const { return depth_.bytes->load(std::memory_order_relaxed); }
+  // Queues pkts[0..n), `bytes` in all. Returns how many went in; the ring refuses the rest only
+  // when it is smaller than the buffer (--queue-packets), and pkts[queued..n) are then the
+  // caller's to drop and count.
+  uint16_t enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes);
+
+  // --- the owner (the worker that drains the port) ---
+  // Sends what the shaper lets start at `now_ns` through `tx`, a function (mbufs, count) → sent.
+  // What the device does not take stays at the head of the queue, in order. Returns packets
+  // sent; `bytes` gets their bytes.
+  template <typename Tx>
+  uint16_t drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes);
+  // Empties the queue (its port went down): `drop(m)` for every frame, in queue order.
+  template <typename Drop>
+  void discard(Drop&& drop);
+  const Shaper& shaper() const { return shaper_; }
+  void set_shaper(const Shaper& s) { shaper_ = s; }
+  // Virtual time: `near` false, the queue's own state; true, the frame at its head.
+  void prefetch(bool near) const;
+
+  // --- control plane ---
+  // Maxima since the last call (then reset to the depth now): what a scrape reports.
+  std::pair<uint32_t, uint32_t> take_max();
+  const rte_ring* ring() const { return ring_; }
+
+ private:
+  uint16_t refill();
+  void note_max(uint32_t packets, uint32_t bytes);
+
+  rte_ring* ring_;
+  Shaper shaper_;
+  std::array<rte_mbuf*, kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
+  uint16_t held_count_ = 0;
+  DepthSlots depth_;
+};
+
+// The egress queues of one switch and their depth arrays.
+class EgressQueues {
+ public:
+  // `ports` queues, rings named after `switch_name`, of `slots` slots (a power of two) each, and
+  // a buffer of `buffer_bytes` (the capacity a byte-unit balancer sees). No shaping until
+  // set_shaper().
+  EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
+               uint64_t buffer_bytes, int socket);
+
+  EgressQueue& operator[](uint16_t p) { return queues_[p]; }
+  const EgressQueue& operator[](uint16_t p) const { return queues_[p]; }
+  // Every queue's depth in packets or in bytes, as balancers read it.
+  lb::QueueView view(bool bytes) const;
+
+ private:
+  uint16_t ports_;
+  std::unique_ptr<std::atomic<uint32_t>[]> packets_, bytes_, max_packets_, max_bytes_;
+  std::vector<uint32_t> capacity_packets_, capacity_bytes_;
+  std::vector<EgressQueue> queues_;
+};
+
+inline uint16_t EgressQueue::enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes) {
+  // The depth grows before the packets enter the ring, never after: with two workers the port's
+  // owner may send them and subtract them the moment they are in the ring, and a subtraction
+  // that came first would wrap the unsigned depth, and the owner would tail-drop everything for
+  // that port until this worker's addition landed. (The ring's release/acquire orders the
+  // addition before the owner's subtraction.) The price: packets the ring then refuses count in
+  // the depth for the moment until they are taken back, which only a ring smaller than the buffer
+  // (--queue-packets) ever does.
+  uint32_t np = depth_.packets->fetch_add(n, std::memory_order_relaxed) + n;
+  uint32_t nb = depth_.bytes->fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  const auto queued = static_cast<uint16_t>(
+      rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void**>(pkts), n, nullptr));
+  if (queued < n) {  // more packets than ring slots: take back what did not go in
+    uint32_t refused = 0;
+    for (uint16_t i = queued; i < n; ++i) refused += rte_pktmbuf_pkt_len(pkts[i]);
+    depth_.packets->fetch_sub(n - queued, std::memory_order_relaxed);
+    depth_.bytes->fetch_sub(refused, std::memory_order_relaxed);
+    np -= n - queued;
+    nb -= refused;
+  }
+  note_max(np, nb);
+  return queued;
+}
+
+template <typename Tx>
+uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
+  bytes = 0;
+  if (held_count_ == 0 && refill() == 0) return 0;
+  // How many held frames the shaper lets start now.
+  Shaper trial = shaper_;
+  uint16_t allowed = 0;
+  while (allowed < held_count_ && trial.may_send(now_ns)) {
+    trial.sent(rte_pktmbuf_pkt_len(held_[allowed]), now_ns);
+    ++allowed;
+  }
+  if (allowed == 0) return 0;
+  const uint16_t sent = tx(held_.data(), allowed);
+  for (uint16_t i = 0; i < sent; ++i) {
+    const uint32_t len = rte_pktmbuf_pkt_len(held_[i]);
+    bytes += len;
+    shaper_.sent(len, now_ns);
+  }
+  for (uint16_t i = sent; i < held_count_; ++i) held_[i - sent] = held_[i];
+  held_count_ = static_cast<uint16_t>(held_count_ - sent);
+  depth_.packets->fetch_sub(sent, std::memory_order_relaxed);
+  depth_.bytes->fetch_sub(bytes, std::memory_order_relaxed);
+  return sent;
+}
+
+template <typename Drop>
+void EgressQueue::discard(Drop&& drop) {
+  rte_mbuf* m[kBurst];
+  uint16_t n = held_count_;
+  std::copy(held_.begin(), held_.begin() + n, m);
+  held_count_ = 0;
+  do {
+    uint32_t bytes = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      bytes += rte_pktmbuf_pkt_len(m[i]);
+      drop(m[i]);
+    }
+    depth_.packets->fetch_sub(n, std::memory_order_relaxed);
+    depth_.bytes->fetch_sub(bytes, std::memory_order_relaxed);
+    n = static_cast<uint16_t>(
+        rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(m), kBurst, nullptr));
+  } while (n > 0);
+}
+
+inline uint16_t EgressQueue::refill() {
+  held_count_ = static_cast<uint16_t>(
+      rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(held_.data()), kBurst, nullptr));
+  return held_count_;
+}
+
+inline void EgressQueue::note_max(uint32_t packets, uint32_t bytes) {
+  // Monotonic maxima without a lock: only raise, and only when higher (rare after warm-up).
+  uint32_t m = depth_.max_packets->load(std::memory_order_relaxed);
+  while (packets > m &&
+         !depth_.max_packets->compare_exchange_weak(m, packets, std::memory_order_relaxed)) {
+  }
+  m = depth_.max_bytes->load(std::memory_order_relaxed);
+  while (bytes > m &&
+         !depth_.max_bytes->compare_exchange_weak(m, bytes, std::memory_order_relaxed)) {
+  }
+}
+
+inline void EgressQueue::prefetch(bool near) const {
+  if (!near) {
+    rte_prefetch0(&held_count_);
+  } else if (held_count_ > 0) {
+    // Its length is what the shaper reads, its arrival field what the link writes.
+    rte_prefetch0(held_[0]);
+    rte_prefetch0(reinterpret_cast<const uint8_t*>(held_[0]) + RTE_CACHE_LINE_SIZE);
+  }
+}
+
+}  // namespace spraylab::dataplane
