@@ -20,23 +20,12 @@ constexpr uint32_t kLinkSlots = 1024;
 
 }  // namespace
 
-gen::GenOptions gen_options_for_all_hosts(const conf::Experiment& exp, const topo::Topology& t) {
-  gen::GenOptions go;
-  for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
-  go.rate_bps = exp.workload.load * topo::slowest_host_link(t).rate_bps;
-  go.ack_every = exp.workload.ack_every;
-  go.entropy = exp.workload.entropy;
-  go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;
-  go.seed = exp.seed;
-  return go;
-}
-
 Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
     : mode_(mode), exp_(exp), start_delay_ns_(start_delay_ns) {
   topology_ = std::make_unique<topo::Topology>(topo::build(exp_.topology, exp_.links));
   routing_ = std::make_unique<topo::Routing>(*topology_);
   addresses_ = std::make_unique<topo::AddressPlan>(*routing_);
-  plan_ = gen::make_run_plan(exp_, gen_options_for_all_hosts(exp_, *topology_));
+  plan_ = gen::make_run_plan(exp_, gen::options_from_experiment(exp_, *topology_));
   if (plan_.rate_bps <= 0) {
     throw std::invalid_argument("the fabric paces every host: workload.load must be > 0");
   }

@@ -26,10 +26,6 @@ namespace spraylab::fabric {
 // "never" (first transmission, first arrival).
 inline constexpr uint64_t kVirtualStartNs = 1;
 
-// spraylab-gen's options for every host of `exp` (its defaults: the workload's load x the
-// slowest host link, ack_every, entropy, retransmission timeout, the experiment seed).
-gen::GenOptions gen_options_for_all_hosts(const conf::Experiment& exp, const topo::Topology& t);
-
 class Fabric {
  public:
   // Throws std::runtime_error (or the config's errors) saying what cannot be built. In-process

@@ -34,20 +34,31 @@ HostEngine::HostEngine(const EngineSetup& s)
                      cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
-  const Schedule& sch = plan_.schedule;
-  const size_t n = sch.messages.size();
-  send_of_msg_.assign(n, -1);
-  recv_of_msg_.assign(n, -1);
-  after_send_.resize(n);
-  after_recv_.resize(n);
+  const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts, s.start_tsc);
+  build_header_templates();
+  add_messages(slot_of_rank);
+  for (HostState& h : hosts_) h.active.reserve(sends_.size());
+  waiting_start_.reserve(sends_.size());
+  outstanding_.reserve(sends_.size());
+  for (SendState& st : sends_) {
+    if (st.pending_deps == 0) {
+      st.ready_tsc = s.start_tsc;
+      make_ready(st, s.start_tsc);
+    }
+  }
+  update_finished();
+}
 
+// The local hosts, each on its port's slot (hosts may share a port). Returns each rank's host
+// slot, -1 for a rank not local.
+std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts, uint64_t start_tsc) {
   std::vector<int32_t> slot_of_rank(plan_.ranks.size(), -1);
-  for (uint32_t hi : s.hosts) {
+  for (uint32_t hi : hosts) {
     HostState h;
     h.index = hi;
     h.port = plan_.hosts[hi].port;
     h.acks.resize(kAckQueue);
-    h.next_tx_q16 = s.start_tsc << 16;
+    h.next_tx_q16 = start_tsc << 16;
     auto it = std::find_if(ports_.begin(), ports_.end(),
                            [&](const PortSlot& p) { return p.port == h.port; });
     if (it == ports_.end()) {
@@ -60,9 +71,18 @@ HostEngine::HostEngine(const EngineSetup& s)
     slot_of_rank[plan_.hosts[hi].rank] = static_cast<int32_t>(hosts_.size());
     hosts_.push_back(std::move(h));
   }
-  build_header_templates();
+  return slot_of_rank;
+}
 
-  // Flows: one per (local sender, destination), in message order.
+// The messages local hosts send and receive, in message order; flows: one per (local sender,
+// destination), in message order.
+void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
+  const Schedule& sch = plan_.schedule;
+  const size_t n = sch.messages.size();
+  send_of_msg_.assign(n, -1);
+  recv_of_msg_.assign(n, -1);
+  after_send_.resize(n);
+  after_recv_.resize(n);
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
                                             std::vector<int32_t>(plan_.ranks.size(), -1));
   for (const Message& m : sch.messages) {
@@ -73,47 +93,43 @@ HostEngine::HostEngine(const EngineSetup& s)
         f = static_cast<int32_t>(flows_.size());
         flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst));
       }
-      SendState st;
-      st.id = m.id;
-      st.host = static_cast<uint32_t>(hs);
-      st.dst = m.dst;
-      st.flow = static_cast<uint32_t>(f);
-      st.bytes = m.bytes;
-      st.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
-      st.acked_bits.assign((st.packets + 63) / 64, 0);
-      st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
-      send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
-      for (MessageId d : m.depends_on) {
-        // Dependencies are local to the sender (schedule.h): it sent d or received it.
-        const Message& dm = sch.messages[d];
-        (dm.src == m.src ? after_send_ : after_recv_)[d].push_back(
-            static_cast<uint32_t>(sends_.size()));
-      }
-      sends_.push_back(std::move(st));
+      add_send(m, static_cast<uint32_t>(hs), static_cast<uint32_t>(f));
     }
     const int32_t hr = slot_of_rank[m.dst];
-    if (hr >= 0) {
-      RecvState r;
-      r.id = m.id;
-      r.host = static_cast<uint32_t>(hr);
-      r.src = m.src;
-      r.bytes = m.bytes;
-      r.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
-      r.reorder.reserve(r.packets);
-      recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
-      recvs_.push_back(std::move(r));
-    }
+    if (hr >= 0) add_recv(m, static_cast<uint32_t>(hr));
   }
-  for (HostState& h : hosts_) h.active.reserve(sends_.size());
-  waiting_start_.reserve(sends_.size());
-  outstanding_.reserve(sends_.size());
-  for (SendState& st : sends_) {
-    if (st.pending_deps == 0) {
-      st.ready_tsc = s.start_tsc;
-      make_ready(st, s.start_tsc);
-    }
+}
+
+void HostEngine::add_send(const Message& m, uint32_t host_slot, uint32_t flow) {
+  SendState st;
+  st.id = m.id;
+  st.host = host_slot;
+  st.dst = m.dst;
+  st.flow = flow;
+  st.bytes = m.bytes;
+  st.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
+  st.acked_bits.assign((st.packets + 63) / 64, 0);
+  st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
+  send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
+  for (MessageId d : m.depends_on) {
+    // Dependencies are local to the sender (schedule.h): it sent d or received it.
+    const Message& dm = plan_.schedule.messages[d];
+    (dm.src == m.src ? after_send_ : after_recv_)[d].push_back(
+        static_cast<uint32_t>(sends_.size()));
   }
-  update_finished();
+  sends_.push_back(std::move(st));
+}
+
+void HostEngine::add_recv(const Message& m, uint32_t host_slot) {
+  RecvState r;
+  r.id = m.id;
+  r.host = host_slot;
+  r.src = m.src;
+  r.bytes = m.bytes;
+  r.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
+  r.reorder.reserve(r.packets);
+  recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
+  recvs_.push_back(std::move(r));
 }
 
 HostEngine::~HostEngine() {
@@ -395,6 +411,32 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
   return false;
 }
 
+// One send() turn's state, in locals written back once: the frame stores go through byte
+// pointers, which may alias any member, so members used in the loops would be reloaded after
+// every frame. send_acks() and send_data() are always inlined into send(), where the compiler
+// keeps this struct in registers.
+struct HostEngine::TxTurn {
+  PortSlot& port;
+  const FrameTemplate* tmpl;  // the host's, by destination rank
+  uint64_t now, now_ns;
+  uint64_t cycles_per_byte;  // pacing (x 2^16); 0: unpaced
+  uint32_t cap, queued;      // the port's tx slots
+  uint64_t next_tx;          // the pacer (x 2^16)
+  uint64_t tx_acks = 0, tx_data = 0, retransmits = 0, tx_bytes = 0;
+  bool mbufs = true;  // the pool gave every mbuf asked for
+
+  // A frame may go in the tick its slot starts in. The pacer's time stays exact, so this never
+  // runs ahead over time; on a coarse clock (virtual time ticks whole ns) waiting for the next
+  // whole tick would idle the link for the fraction at every slot.
+  bool may_send() const { return queued < cap && (cycles_per_byte == 0 || (next_tx >> 16) <= now); }
+  void queue(rte_mbuf* m) {
+    const uint32_t frame = m->pkt_len;
+    tx_bytes += frame;
+    port.tx[queued++] = m;
+    next_tx += (frame + dataplane::kWireOverhead) * cycles_per_byte;
+  }
+};
+
 void HostEngine::send(HostState& h, uint64_t now) {
   PortSlot& port = ports_[h.port_slot];
   const uint64_t now_q16 = now << 16;
@@ -405,67 +447,69 @@ void HostEngine::send(HostState& h, uint64_t now) {
   }
   if (paced && h.next_tx_q16 + burst_slack_q16_ < now_q16)
     h.next_tx_q16 = now_q16 - burst_slack_q16_;
-  const uint64_t now_ns = ns_of(now);
-  const FrameTemplate* tmpl =
-      &frame_tmpl_[static_cast<size_t>(&h - hosts_.data()) * plan_.ranks.size()];
-  // The turn's state in locals, written back once: the frame stores go through byte pointers,
-  // which may alias any member, so members used in the loop would be reloaded after every frame.
-  const uint64_t cycles_per_byte = cycles_per_byte_q16_;
-  const uint32_t cap = static_cast<uint32_t>(port.tx.size());
-  uint32_t queued = port.tx_count;
-  uint64_t next_tx = h.next_tx_q16;
-  uint64_t tx_acks = 0, tx_data = 0, retransmits = 0, tx_bytes = 0;
-  // A frame may go in the tick its slot starts in. The pacer's time stays exact, so this never
-  // runs ahead over time; on a coarse clock (virtual time ticks whole ns) waiting for the next
-  // whole tick would idle the link for the fraction at every slot.
-  const auto may_send = [&] { return queued < cap && (!paced || (next_tx >> 16) <= now); };
-  const auto queue = [&](rte_mbuf* m) {
-    const uint32_t frame = m->pkt_len;
-    tx_bytes += frame;
-    port.tx[queued++] = m;
-    next_tx += (frame + dataplane::kWireOverhead) * cycles_per_byte;
-  };
-  bool mbufs = true;
+  TxTurn t{port,
+           &frame_tmpl_[static_cast<size_t>(&h - hosts_.data()) * plan_.ranks.size()],
+           now,
+           ns_of(now),
+           cycles_per_byte_q16_,
+           static_cast<uint32_t>(port.tx.size()),
+           port.tx_count,
+           h.next_tx_q16};
   // ACKs first: a peer's messages wait on them.
-  while (h.ack_count > 0 && may_send()) {
+  send_acks(h, t);
+  if (!data_stopped_.load(std::memory_order_relaxed)) send_data(h, t);
+  port.tx_count = t.queued;
+  if (paced) h.next_tx_q16 = t.next_tx;
+  count(GenCounter::kTxAck, t.tx_acks);
+  count(GenCounter::kTxData, t.tx_data);
+  count(GenCounter::kRetransmits, t.retransmits);
+  count(GenCounter::kTxBytes, t.tx_bytes);
+}
+
+[[gnu::always_inline]] inline void HostEngine::send_acks(HostState& h, TxTurn& t) {
+  while (h.ack_count > 0 && t.may_send()) {
     const PendingAck& a = h.acks[h.ack_head];
-    rte_mbuf* m = build(tmpl[a.dst_rank], a.header, 0, a.header.entropy);
+    rte_mbuf* m = build(t.tmpl[a.dst_rank], a.header, 0, a.header.entropy);
     if (m == nullptr) {
-      mbufs = false;
-      break;
+      t.mbufs = false;
+      return;
     }
     h.ack_head = (h.ack_head + 1) % kAckQueue;
     --h.ack_count;
-    ++tx_acks;
-    queue(m);
+    ++t.tx_acks;
+    t.queue(m);
   }
+}
+
+// Data of the host's active messages while the pacer and the tx slots allow: runs of one
+// message's packets (next_run), each frame with its own entropy.
+[[gnu::always_inline]] inline void HostEngine::send_data(HostState& h, TxTurn& t) {
   const uint32_t payload_bytes = plan_.payload_bytes;
-  const bool data = !data_stopped_.load(std::memory_order_relaxed);
-  while (data && mbufs && may_send()) {
+  while (t.mbufs && t.may_send()) {
     DataRun run;
-    if (!next_run(h, cap - queued, &run)) break;
+    if (!next_run(h, t.cap - t.queued, &run)) break;
     SendState& s = sends_[run.send_idx];
-    const FrameTemplate& ft = tmpl[s.dst];
+    const FrameTemplate& ft = t.tmpl[s.dst];
     PathEntropy& flow = flows_[s.flow];
-    TestbedHeader t;
-    t.flags = static_cast<uint8_t>(kData | (run.retx ? kRetransmit : 0));
-    t.message_id = s.id;
-    t.message_bytes = s.bytes;
-    t.send_ts_ns = now_ns;
+    TestbedHeader th;
+    th.flags = static_cast<uint8_t>(kData | (run.retx ? kRetransmit : 0));
+    th.message_id = s.id;
+    th.message_bytes = s.bytes;
+    th.send_ts_ns = t.now_ns;
     uint32_t sent = 0;
     do {  // the run's first frame always fits: may_send() held
       const uint32_t seq = run.first + sent;
-      const PacketSlice slice = packet_slice(t.message_bytes, seq, payload_bytes);
-      t.entropy = flow.next(now_ns);
-      t.sequence = seq;
-      t.offset = slice.offset;
-      rte_mbuf* m = build(ft, t, slice.length, t.entropy);
+      const PacketSlice slice = packet_slice(th.message_bytes, seq, payload_bytes);
+      th.entropy = flow.next(t.now_ns);
+      th.sequence = seq;
+      th.offset = slice.offset;
+      rte_mbuf* m = build(ft, th, slice.length, th.entropy);
       if (m == nullptr) {
-        mbufs = false;
+        t.mbufs = false;
         break;
       }
-      queue(m);
-    } while (++sent < run.count && may_send());
+      t.queue(m);
+    } while (++sent < run.count && t.may_send());
     if (sent < run.count) {  // give the rest back: it goes out on a later turn
       if (run.retx) {
         s.retx_cursor = run.first + sent;
@@ -474,21 +518,15 @@ void HostEngine::send(HostState& h, uint64_t now) {
       }
     }
     if (sent == 0) break;
-    if (s.first_tx_tsc == 0) s.first_tx_tsc = now;
-    if (s.last_progress_tsc < now) s.last_progress_tsc = now;
+    if (s.first_tx_tsc == 0) s.first_tx_tsc = t.now;
+    if (s.last_progress_tsc < t.now) s.last_progress_tsc = t.now;
     s.tx_packets += sent;
-    tx_data += sent;
+    t.tx_data += sent;
     if (run.retx) {
       s.retransmits += sent;
-      retransmits += sent;
+      t.retransmits += sent;
     }
   }
-  port.tx_count = queued;
-  if (paced) h.next_tx_q16 = next_tx;
-  count(GenCounter::kTxAck, tx_acks);
-  count(GenCounter::kTxData, tx_data);
-  count(GenCounter::kRetransmits, retransmits);
-  count(GenCounter::kTxBytes, tx_bytes);
 }
 
 // Retransmission on timeout: a started message with unacknowledged packets and no progress

@@ -197,11 +197,19 @@ class HostEngine {
   };
 
   void count(GenCounter c, uint64_t n = 1) { counters_[static_cast<size_t>(c)] += n; }
+  // Start-up (the constructor's steps).
+  std::vector<int32_t> add_hosts(const std::vector<uint32_t>& hosts, uint64_t start_tsc);
+  void add_messages(const std::vector<int32_t>& slot_of_rank);
+  void add_send(const Message& m, uint32_t host_slot, uint32_t flow);
+  void add_recv(const Message& m, uint32_t host_slot);
   void receive(PortSlot& p, rte_mbuf* m, uint64_t now);
   void build_header_templates();
   void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint64_t now);
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
+  struct TxTurn;
   void send(HostState& h, uint64_t now);
+  void send_acks(HostState& h, TxTurn& t);
+  void send_data(HostState& h, TxTurn& t);
   bool next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
   // Packets first .. first + count - 1 of sends_[send_idx], sent back to back.
   struct DataRun {

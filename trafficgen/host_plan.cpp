@@ -83,41 +83,57 @@ double parse_send_rate(const std::string& text, double link_rate_bps) {
   return *bps;
 }
 
-RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
-  RunPlan plan;
-  const topo::Topology t = topo::build(exp.topology, exp.links);
-  const topo::Routing routing(t);
-  const topo::AddressPlan addresses(routing);
-  const auto ranks = static_cast<uint32_t>(t.hosts().size());
-  if (ranks < 2) throw PlanError("the topology has fewer than two hosts");
+GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t) {
+  GenOptions go;
+  for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
+  go.rate_bps = exp.workload.load * topo::slowest_host_link(t).rate_bps;
+  go.ack_every = exp.workload.ack_every;
+  go.entropy = exp.workload.entropy;
+  go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;
+  go.seed = exp.seed;
+  return go;
+}
 
+namespace {
+
+// The schedule of every rank (with --payload's packet size) and the sender's and receiver's
+// settings, checked.
+void plan_workload(const conf::Experiment& exp, const GenOptions& o, uint32_t ranks,
+                   RunPlan* plan) {
   conf::WorkloadSpec spec = exp.workload;
   if (o.payload_bytes != 0) spec.payload_bytes = o.payload_bytes;
-  plan.schedule = make_workload(spec, ranks, exp.seed);
-  plan.payload_bytes = spec.payload_bytes;
-  plan.ack_every = o.ack_every;
-  plan.entropy = o.entropy;
-  plan.retransmit_timeout_ns = o.retransmit_timeout_ns;
-  plan.loss = o.loss;
-  plan.rate_bps = o.rate_bps;
-  plan.seed = o.seed;
+  plan->schedule = make_workload(spec, ranks, exp.seed);
+  plan->payload_bytes = spec.payload_bytes;
+  plan->ack_every = o.ack_every;
+  plan->entropy = o.entropy;
+  plan->retransmit_timeout_ns = o.retransmit_timeout_ns;
+  plan->loss = o.loss;
+  plan->rate_bps = o.rate_bps;
+  plan->seed = o.seed;
   if (o.ack_every == 0 || o.ack_every > 65535) throw PlanError("--ack-every: expected 1..65535");
   if (o.retransmit_timeout_ns == 0) throw PlanError("--retransmit-timeout must be positive");
   if (!(o.loss >= 0 && o.loss < 1)) throw PlanError("--loss: expected a probability in [0, 1)");
+}
 
-  plan.ranks.resize(ranks);
-  for (uint32_t r = 0; r < ranks; ++r) {
+// Every rank's addresses; its frames go to its leaf's port, or with back-to-back ports straight
+// to the peer host.
+std::vector<RankAddress> rank_addresses(const topo::Topology& t, const topo::AddressPlan& addresses,
+                                        bool back_to_back) {
+  std::vector<RankAddress> out(t.hosts().size());
+  for (size_t r = 0; r < out.size(); ++r) {
     const topo::NodeId n = t.hosts()[r];
-    RankAddress& a = plan.ranks[r];
+    RankAddress& a = out[r];
     a.ip = addresses.host_ip(n);
     a.mac = topo::AddressPlan::host_mac(n);
     const topo::PortRef leaf = t.peer(n, 0);
-    a.next_hop = topo::AddressPlan::port_mac(leaf.node, leaf.port);
+    a.next_hop = back_to_back ? a.mac : topo::AddressPlan::port_mac(leaf.node, leaf.port);
   }
-  const topo::HostLinkBound host_link = topo::slowest_host_link(t);
-  plan.link_rate_bps = host_link.rate_bps;
+  return out;
+}
 
-  plan.local_of_rank.assign(ranks, -1);
+// The hosts of --hosts, each on its DPDK port (--port-map, or host i on port i).
+void plan_local_hosts(const topo::Topology& t, const GenOptions& o, RunPlan* plan) {
+  plan->local_of_rank.assign(t.hosts().size(), -1);
   if (!o.port_map.empty() && o.port_map.size() != o.hosts.size()) {
     throw PlanError(fmt::format("--port-map has {} entries for {} hosts; give one port per host",
                                 o.port_map.size(), o.hosts.size()));
@@ -128,37 +144,55 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
     h.rank = static_cast<uint32_t>(std::find(t.hosts().begin(), t.hosts().end(), h.node) -
                                    t.hosts().begin());
     h.name = o.hosts[i];
-    h.ip = plan.ranks[h.rank].ip;
-    h.mac = plan.ranks[h.rank].mac;
+    h.ip = plan->ranks[h.rank].ip;
+    h.mac = plan->ranks[h.rank].mac;
     h.port = o.port_map.empty() ? static_cast<uint16_t>(i) : o.port_map[i];
-    plan.ports_needed = std::max<uint16_t>(plan.ports_needed, static_cast<uint16_t>(h.port + 1));
-    plan.local_of_rank[h.rank] = static_cast<int32_t>(plan.hosts.size());
-    plan.hosts.push_back(h);
+    plan->ports_needed = std::max<uint16_t>(plan->ports_needed, static_cast<uint16_t>(h.port + 1));
+    plan->local_of_rank[h.rank] = static_cast<int32_t>(plan->hosts.size());
+    plan->hosts.push_back(h);
   }
-  if (o.back_to_back) {
-    // Frames go straight to the peer host, and the path is that one link.
-    for (RankAddress& a : plan.ranks) a.next_hop = a.mac;
-  }
+}
 
-  plan.path.rate_bps = o.rate_bps > 0 ? o.rate_bps : host_link.rate_bps;
-  plan.path.link_delay_ns = o.back_to_back ? 0 : host_link.delay_ns;
-  plan.path.header_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
-  plan.path.ack_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
-  plan.path.gap_bytes = dataplane::kWireGapBytes;
-  plan.message_hops.reserve(plan.schedule.messages.size());
-  for (const Message& m : plan.schedule.messages) {
+// The CCT bound's path model, and each message's hops: host link, switch hops between the two
+// leaves, host link; back to back, the one link between the hosts.
+void plan_paths(const topo::Topology& t, const topo::Routing& routing,
+                const topo::AddressPlan& addresses, const GenOptions& o, RunPlan* plan) {
+  const topo::HostLinkBound host_link = topo::slowest_host_link(t);
+  plan->link_rate_bps = host_link.rate_bps;
+  plan->path.rate_bps = o.rate_bps > 0 ? o.rate_bps : host_link.rate_bps;
+  plan->path.link_delay_ns = o.back_to_back ? 0 : host_link.delay_ns;
+  plan->path.header_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
+  plan->path.ack_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
+  plan->path.gap_bytes = dataplane::kWireGapBytes;
+  plan->message_hops.reserve(plan->schedule.messages.size());
+  for (const Message& m : plan->schedule.messages) {
     uint32_t hops = 1;
     if (!o.back_to_back) {
       const uint32_t la = addresses.leaf_of_host(t.hosts()[m.src]);
       const uint32_t lb = addresses.leaf_of_host(t.hosts()[m.dst]);
       hops = routing.distance(la, lb) + 2u;
     }
-    plan.message_hops.push_back(hops);
-    if (packet_count(m.bytes, plan.payload_bytes) >= UINT32_MAX) {
+    plan->message_hops.push_back(hops);
+    if (packet_count(m.bytes, plan->payload_bytes) >= UINT32_MAX) {
       throw PlanError(fmt::format("message {} has {} bytes: too many packets of {} B", m.id,
-                                  m.bytes, plan.payload_bytes));
+                                  m.bytes, plan->payload_bytes));
     }
   }
+}
+
+}  // namespace
+
+RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
+  RunPlan plan;
+  const topo::Topology t = topo::build(exp.topology, exp.links);
+  const topo::Routing routing(t);
+  const topo::AddressPlan addresses(routing);
+  const auto ranks = static_cast<uint32_t>(t.hosts().size());
+  if (ranks < 2) throw PlanError("the topology has fewer than two hosts");
+  plan_workload(exp, o, ranks, &plan);
+  plan.ranks = rank_addresses(t, addresses, o.back_to_back);
+  plan_local_hosts(t, o, &plan);
+  plan_paths(t, routing, addresses, o, &plan);
   return plan;
 }
 

@@ -54,6 +54,12 @@ struct GenOptions {
   uint64_t seed = 1;
 };
 
+// The generator options an experiment implies: every host of the topology in order, host i on
+// port i; pacing at workload.load x the slowest host link; the workload's ACK, entropy and
+// retransmission settings; the experiment's seed. The fabric runs them as they are;
+// spraylab-gen's command line overrides some (trafficgen/gen_cli.h).
+GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t);
+
 struct HostSpec {
   uint32_t rank = 0;  // index in Topology::hosts(): the schedule's rank
   topo::NodeId node = 0;

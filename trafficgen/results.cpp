@@ -20,23 +20,20 @@ nlohmann::ordered_json latency_json(const LatencyHistogram& h) {
           {"max", h.max()}};
 }
 
-struct CollectiveSpan {
-  uint64_t first_tx_ns = UINT64_MAX;
-  uint64_t last_ack_ns = 0;
-  uint64_t messages = 0, done = 0, bytes = 0;
-  uint32_t hops = 1;
-};
+nlohmann::ordered_json counters_json(const std::array<uint64_t, kGenCounters>& counters) {
+  nlohmann::ordered_json j;
+  for (size_t c = 0; c < kGenCounters; ++c) j[kGenCounterNames[c]] = counters[c];
+  return j;
+}
 
 }  // namespace
 
 nlohmann::ordered_json counters_json(const std::vector<const HostEngine*>& engines) {
-  nlohmann::ordered_json j;
+  std::array<uint64_t, kGenCounters> sum{};
   for (size_t c = 0; c < kGenCounters; ++c) {
-    uint64_t v = 0;
-    for (const HostEngine* e : engines) v += e->counter(static_cast<GenCounter>(c));
-    j[kGenCounterNames[c]] = v;
+    for (const HostEngine* e : engines) sum[c] += e->counter(static_cast<GenCounter>(c));
   }
-  return j;
+  return counters_json(sum);
 }
 
 std::vector<CctBound> collective_bounds(const RunPlan& plan,
@@ -60,12 +57,127 @@ std::vector<CctBound> collective_bounds(const RunPlan& plan,
   return bounds;
 }
 
-nlohmann::ordered_json results_json(const RunPlan& plan,
-                                    const std::vector<const HostEngine*>& engines,
-                                    const RunInfo& run) {
-  using nlohmann::ordered_json;
-  const Schedule& sch = plan.schedule;
-  ordered_json j;
+namespace {
+
+// ---- Figures ----------------------------------------------------------------------------------
+
+MessageFigures message_figures(const RunPlan& plan, const HostEngine& e, const SendState& s) {
+  const Message& m = plan.schedule.messages[s.id];
+  MessageFigures f;
+  f.id = s.id;
+  f.src = m.src;
+  f.dst = m.dst;
+  f.bytes = s.bytes;
+  f.collective = m.collective;
+  f.packets = s.packets;
+  f.hops = plan.message_hops[s.id];
+  f.completed = s.done;
+  f.tx_packets = s.tx_packets;
+  f.retransmits = s.retransmits;
+  f.ecn_echoes = s.ecn_echoes;
+  f.bound_ns = message_bound(plan, s.bytes, f.hops).total_ns;
+  f.sent = s.first_tx_tsc != 0;
+  if (f.sent) f.first_tx_ns = e.ns_of(s.first_tx_tsc);
+  if (s.done) {
+    f.last_ack_ns = e.ns_of(s.done_tsc);
+    f.completion_ns = f.last_ack_ns - e.ns_of(s.first_tx_tsc);
+    f.inflation = static_cast<double>(f.completion_ns) / f.bound_ns - 1;
+  }
+  return f;
+}
+
+// Per collective: the span of its messages sent from here, against its bound.
+std::vector<CollectiveFigures> collective_figures(const RunPlan& plan,
+                                                  const std::vector<const HostEngine*>& engines,
+                                                  const std::vector<MessageFigures>& messages) {
+  std::vector<CollectiveFigures> all(plan.schedule.collectives.size());
+  for (const MessageFigures& m : messages) {
+    CollectiveFigures& c = all[m.collective];
+    ++c.messages;
+    c.bytes += m.bytes;
+    c.hops = std::max(c.hops, m.hops);
+    if (m.sent) c.first_tx_ns = std::min(c.first_tx_ns, m.first_tx_ns);
+    if (m.completed) {
+      ++c.completed_messages;
+      c.last_ack_ns = std::max(c.last_ack_ns, m.last_ack_ns);
+    }
+  }
+  const std::vector<CctBound> bounds = collective_bounds(plan, engines);
+  std::vector<CollectiveFigures> out;
+  for (const Collective& col : plan.schedule.collectives) {
+    CollectiveFigures c = all[col.id];
+    if (c.messages == 0) continue;  // none sent from here
+    c.id = col.id;
+    c.name = col.name;
+    c.iteration = col.iteration;
+    c.bound = bounds[col.id];
+    c.completed = c.completed_messages == c.messages && c.first_tx_ns != UINT64_MAX;
+    if (c.completed) {
+      c.cct_ns = c.last_ack_ns - c.first_tx_ns;
+      c.inflation = static_cast<double>(c.cct_ns) / c.bound.total_ns - 1;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Acknowledged bytes over the span from the first transmission to the last ACK.
+GoodputFigures goodput_figures(const std::vector<MessageFigures>& messages) {
+  uint64_t first_tx = UINT64_MAX, last_ack = 0, acked_bytes = 0;
+  for (const MessageFigures& m : messages) {
+    if (m.sent) first_tx = std::min(first_tx, m.first_tx_ns);
+    if (m.completed) {
+      last_ack = std::max(last_ack, m.last_ack_ns);
+      acked_bytes += m.bytes;
+    }
+  }
+  const uint64_t span = last_ack > first_tx && first_tx != UINT64_MAX ? last_ack - first_tx : 0;
+  GoodputFigures g;
+  g.acked_bytes = acked_bytes;
+  g.first_tx_ns = first_tx == UINT64_MAX ? 0 : first_tx;
+  g.last_ack_ns = last_ack;
+  g.bps = span ? static_cast<double>(acked_bytes) * 8e9 / span : 0.0;
+  return g;
+}
+
+ReorderFigures reorder_figures(const std::vector<const HostEngine*>& engines, uint64_t* missing) {
+  ReorderFigures f;
+  for (const HostEngine* e : engines) {
+    for (const RecvState& r : e->recvs()) {
+      ++f.messages_received;
+      f.messages_complete += r.done;
+      *missing += r.reorder.missing_count(r.packets);
+      f.received += r.reorder.received();
+      f.unique += r.reorder.unique();
+      f.out_of_order += r.reorder.out_of_order();
+      f.duplicates += r.reorder.duplicates();
+      f.max_distance = std::max(f.max_distance, r.reorder.max_distance());
+      for (uint32_t b = 0; b < ReorderTracker::kBuckets; ++b) {
+        f.distance_histogram_log2[b] += r.reorder.distance_histogram()[b];
+      }
+    }
+  }
+  return f;
+}
+
+LossFigures loss_figures(const std::array<uint64_t, kGenCounters>& counters, uint64_t missing) {
+  const auto counter = [&](GenCounter c) { return counters[static_cast<size_t>(c)]; };
+  LossFigures l;
+  l.injected_data_drops = counter(GenCounter::kLossData);
+  l.injected_ack_drops = counter(GenCounter::kLossAck);
+  l.retransmits = counter(GenCounter::kRetransmits);
+  l.timeouts = counter(GenCounter::kTimeouts);
+  const uint64_t tx_data = counter(GenCounter::kTxData);
+  l.retransmit_fraction = tx_data ? static_cast<double>(l.retransmits) / tx_data : 0.0;
+  l.missing_at_end = missing;
+  return l;
+}
+
+// ---- JSON -------------------------------------------------------------------------------------
+
+// What the run was: its config, how it stopped, the local hosts, the settings and path model.
+nlohmann::ordered_json run_json(const RunPlan& plan, const RunInfo& run) {
+  nlohmann::ordered_json j;
   j["config"] = run.config;
   j["completed"] = run.completed;
   j["stopped_by"] = std::string(to_string(run.stopped_by));
@@ -91,131 +203,124 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
   j["start_ns"] = run.start_ns;
   j["end_ns"] = run.end_ns;
   j["elapsed_ns"] = run.end_ns - run.start_ns;
+  return j;
+}
 
-  std::vector<CollectiveSpan> spans(sch.collectives.size());
-  uint64_t first_tx = UINT64_MAX, last_ack = 0, acked_bytes = 0;
-  ordered_json messages = ordered_json::array();
-  for (const HostEngine* e : engines) {
-    for (const SendState& s : e->sends()) {
-      const Message& m = sch.messages[s.id];
-      const uint32_t hops = plan.message_hops[s.id];
-      const CctBound b = message_bound(plan, s.bytes, hops);
-      ordered_json mj = {{"id", s.id},
-                         {"src", m.src},
-                         {"dst", m.dst},
-                         {"bytes", s.bytes},
-                         {"collective", m.collective},
-                         {"packets", s.packets},
-                         {"hops", hops},
-                         {"completed", s.done},
-                         {"tx_packets", s.tx_packets},
-                         {"retransmits", s.retransmits},
-                         {"ecn_echoes", s.ecn_echoes}};
-      CollectiveSpan& c = spans[m.collective];
-      ++c.messages;
-      c.bytes += s.bytes;
-      c.hops = std::max(c.hops, hops);
-      if (s.first_tx_tsc != 0) {
-        const uint64_t f = e->ns_of(s.first_tx_tsc);
-        mj["first_tx_ns"] = f;
-        c.first_tx_ns = std::min(c.first_tx_ns, f);
-        first_tx = std::min(first_tx, f);
-      }
-      if (s.done) {
-        const uint64_t l = e->ns_of(s.done_tsc);
-        const uint64_t f = e->ns_of(s.first_tx_tsc);
-        mj["last_ack_ns"] = l;
-        mj["completion_ns"] = l - f;
-        mj["bound_ns"] = b.total_ns;
-        mj["inflation"] = static_cast<double>(l - f) / b.total_ns - 1;
-        ++c.done;
-        c.last_ack_ns = std::max(c.last_ack_ns, l);
-        last_ack = std::max(last_ack, l);
-        acked_bytes += s.bytes;
-      } else {
-        mj["bound_ns"] = b.total_ns;
-      }
-      messages.push_back(std::move(mj));
-    }
+nlohmann::ordered_json message_json(const MessageFigures& m) {
+  nlohmann::ordered_json j = {{"id", m.id},
+                              {"src", m.src},
+                              {"dst", m.dst},
+                              {"bytes", m.bytes},
+                              {"collective", m.collective},
+                              {"packets", m.packets},
+                              {"hops", m.hops},
+                              {"completed", m.completed},
+                              {"tx_packets", m.tx_packets},
+                              {"retransmits", m.retransmits},
+                              {"ecn_echoes", m.ecn_echoes}};
+  if (m.sent) j["first_tx_ns"] = m.first_tx_ns;
+  if (m.completed) {
+    j["last_ack_ns"] = m.last_ack_ns;
+    j["completion_ns"] = m.completion_ns;
   }
+  j["bound_ns"] = m.bound_ns;
+  if (m.completed) j["inflation"] = m.inflation;
+  return j;
+}
+
+nlohmann::ordered_json collective_json(const CollectiveFigures& c) {
+  const CctBound& b = c.bound;
+  nlohmann::ordered_json j = {{"id", c.id},
+                              {"name", c.name},
+                              {"iteration", c.iteration},
+                              {"messages", c.messages},
+                              {"completed_messages", c.completed_messages},
+                              {"bytes", c.bytes},
+                              {"hops", c.hops},
+                              {"bound_ns", b.total_ns},
+                              {"bound",
+                               {{"packets", b.packets},
+                                {"data_only_packets", b.data_only_packets},
+                                {"data_only_ns", b.data_only_ns},
+                                {"interleaved_ns", b.interleaved_ns},
+                                {"acks_only_ns", b.acks_only_ns}}}};
+  if (c.completed) {
+    j["first_tx_ns"] = c.first_tx_ns;
+    j["last_ack_ns"] = c.last_ack_ns;
+    j["cct_ns"] = c.cct_ns;
+    j["inflation"] = c.inflation;
+  }
+  return j;
+}
+
+nlohmann::ordered_json reordering_json(const ReorderFigures& r) {
+  nlohmann::ordered_json h = nlohmann::ordered_json::array();
+  for (uint64_t v : r.distance_histogram_log2) h.push_back(v);
+  return {{"messages_received", r.messages_received},
+          {"messages_complete", r.messages_complete},
+          {"received", r.received},
+          {"unique", r.unique},
+          {"out_of_order", r.out_of_order},
+          {"duplicates", r.duplicates},
+          {"max_distance", r.max_distance},
+          {"distance_histogram_log2", h}};
+}
+
+}  // namespace
+
+RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>& engines) {
+  RunFigures f;
+  for (const HostEngine* e : engines) {
+    for (const SendState& s : e->sends()) f.messages.push_back(message_figures(plan, *e, s));
+  }
+  f.collectives = collective_figures(plan, engines, f.messages);
+  for (const HostEngine* e : engines) {
+    f.one_way.merge(e->one_way());
+    f.rtt.merge(e->rtt());
+  }
+  f.goodput = goodput_figures(f.messages);
+  uint64_t missing = 0;
+  f.reordering = reorder_figures(engines, &missing);
+  for (size_t c = 0; c < kGenCounters; ++c) {
+    for (const HostEngine* e : engines) f.counters[c] += e->counter(static_cast<GenCounter>(c));
+  }
+  f.loss = loss_figures(f.counters, missing);
+  for (const HostEngine* e : engines) f.busy_cycles += e->busy_cycles();
+  return f;
+}
+
+nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, const RunFigures& f) {
+  using nlohmann::ordered_json;
+  ordered_json j = run_json(plan, run);
   ordered_json collectives = ordered_json::array();
-  const std::vector<CctBound> bounds = collective_bounds(plan, engines);
-  for (const Collective& c : sch.collectives) {
-    const CollectiveSpan& s = spans[c.id];
-    if (s.messages == 0) continue;  // none sent from here
-    const CctBound& b = bounds[c.id];
-    ordered_json cj = {{"id", c.id},
-                       {"name", c.name},
-                       {"iteration", c.iteration},
-                       {"messages", s.messages},
-                       {"completed_messages", s.done},
-                       {"bytes", s.bytes},
-                       {"hops", s.hops},
-                       {"bound_ns", b.total_ns},
-                       {"bound",
-                        {{"packets", b.packets},
-                         {"data_only_packets", b.data_only_packets},
-                         {"data_only_ns", b.data_only_ns},
-                         {"interleaved_ns", b.interleaved_ns},
-                         {"acks_only_ns", b.acks_only_ns}}}};
-    if (s.done == s.messages && s.first_tx_ns != UINT64_MAX) {
-      cj["first_tx_ns"] = s.first_tx_ns;
-      cj["last_ack_ns"] = s.last_ack_ns;
-      cj["cct_ns"] = s.last_ack_ns - s.first_tx_ns;
-      cj["inflation"] = static_cast<double>(s.last_ack_ns - s.first_tx_ns) / b.total_ns - 1;
-    }
-    collectives.push_back(std::move(cj));
+  for (const CollectiveFigures& c : f.collectives) {
+    collectives.push_back(collective_json(c));
   }
   j["collectives"] = std::move(collectives);
-
-  LatencyHistogram one_way, rtt;
-  uint64_t rx_msgs = 0, rx_done = 0, missing = 0, received = 0, unique = 0, ooo = 0, dup = 0,
-           max_dist = 0;
-  std::array<uint64_t, ReorderTracker::kBuckets> hist{};
-  for (const HostEngine* e : engines) {
-    one_way.merge(e->one_way());
-    rtt.merge(e->rtt());
-    for (const RecvState& r : e->recvs()) {
-      ++rx_msgs;
-      rx_done += r.done;
-      missing += r.reorder.missing_count(r.packets);
-      received += r.reorder.received();
-      unique += r.reorder.unique();
-      ooo += r.reorder.out_of_order();
-      dup += r.reorder.duplicates();
-      max_dist = std::max(max_dist, r.reorder.max_distance());
-      for (uint32_t b = 0; b < ReorderTracker::kBuckets; ++b) {
-        hist[b] += r.reorder.distance_histogram()[b];
-      }
-    }
-  }
-  j["latency_ns"] = {{"one_way", latency_json(one_way)}, {"rtt", latency_json(rtt)}};
-  const uint64_t span = last_ack > first_tx && first_tx != UINT64_MAX ? last_ack - first_tx : 0;
-  j["goodput"] = {{"acked_bytes", acked_bytes},
-                  {"first_tx_ns", first_tx == UINT64_MAX ? 0 : first_tx},
-                  {"last_ack_ns", last_ack},
-                  {"bps", span ? static_cast<double>(acked_bytes) * 8e9 / span : 0.0}};
-  const ordered_json counters = counters_json(engines);
-  const uint64_t tx_data = counters["tx_data_packets"].get<uint64_t>();
-  const uint64_t retx = counters["retransmits"].get<uint64_t>();
-  j["loss"] = {{"injected_data_drops", counters["injected_data_drops"]},
-               {"injected_ack_drops", counters["injected_ack_drops"]},
-               {"retransmits", retx},
-               {"timeouts", counters["timeouts"]},
-               {"retransmit_fraction", tx_data ? static_cast<double>(retx) / tx_data : 0.0},
-               {"missing_at_end", missing}};
-  ordered_json h = ordered_json::array();
-  for (uint64_t v : hist) h.push_back(v);
-  j["reordering"] = {{"messages_received", rx_msgs}, {"messages_complete", rx_done},
-                     {"received", received},         {"unique", unique},
-                     {"out_of_order", ooo},          {"duplicates", dup},
-                     {"max_distance", max_dist},     {"distance_histogram_log2", h}};
-  uint64_t busy = 0;
-  for (const HostEngine* e : engines) busy += e->busy_cycles();
-  j["busy_cycles"] = busy;
-  j["counters"] = counters;
+  j["latency_ns"] = {{"one_way", latency_json(f.one_way)}, {"rtt", latency_json(f.rtt)}};
+  j["goodput"] = {{"acked_bytes", f.goodput.acked_bytes},
+                  {"first_tx_ns", f.goodput.first_tx_ns},
+                  {"last_ack_ns", f.goodput.last_ack_ns},
+                  {"bps", f.goodput.bps}};
+  j["loss"] = {{"injected_data_drops", f.loss.injected_data_drops},
+               {"injected_ack_drops", f.loss.injected_ack_drops},
+               {"retransmits", f.loss.retransmits},
+               {"timeouts", f.loss.timeouts},
+               {"retransmit_fraction", f.loss.retransmit_fraction},
+               {"missing_at_end", f.loss.missing_at_end}};
+  j["reordering"] = reordering_json(f.reordering);
+  j["busy_cycles"] = f.busy_cycles;
+  j["counters"] = counters_json(f.counters);
+  ordered_json messages = ordered_json::array();
+  for (const MessageFigures& m : f.messages) messages.push_back(message_json(m));
   j["messages"] = std::move(messages);
   return j;
+}
+
+nlohmann::ordered_json results_json(const RunPlan& plan,
+                                    const std::vector<const HostEngine*>& engines,
+                                    const RunInfo& run) {
+  return results_json(plan, run, run_figures(plan, engines));
 }
 
 }  // namespace spraylab::gen

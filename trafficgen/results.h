@@ -3,6 +3,8 @@
 // reordering, and every engine counter.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -21,6 +23,73 @@ struct RunInfo {
   StopReason stopped_by = StopReason::kCompleted;  // set when the loop stops
 };
 
+// The figures of a run, computed from the engines once they stopped, before any of them is
+// written out: per message, per collective, latency, goodput, loss and reordering.
+struct MessageFigures {
+  MessageId id = 0;
+  uint32_t src = 0, dst = 0;  // ranks
+  uint64_t bytes = 0;
+  uint32_t collective = 0;
+  uint32_t packets = 0;
+  uint32_t hops = 0;
+  bool completed = false;
+  uint64_t tx_packets = 0, retransmits = 0, ecn_echoes = 0;
+  bool sent = false;           // first_tx_ns is set
+  uint64_t first_tx_ns = 0;    // the first packet's transmission
+  uint64_t last_ack_ns = 0;    // completed: the last ACK
+  uint64_t completion_ns = 0;  // completed: last ACK - first transmission
+  double inflation = 0;        // completed: completion over the bound, - 1
+  double bound_ns = 0;         // the message's CCT lower bound
+};
+
+struct CollectiveFigures {
+  uint32_t id = 0;
+  std::string name;
+  uint32_t iteration = 0;
+  uint64_t messages = 0, completed_messages = 0, bytes = 0;  // of those sent from here
+  uint32_t hops = 1;                                         // the longest path
+  CctBound bound;
+  // Every message completed (cct_ns and inflation are set):
+  bool completed = false;
+  uint64_t first_tx_ns = UINT64_MAX, last_ack_ns = 0, cct_ns = 0;
+  double inflation = 0;
+};
+
+struct GoodputFigures {
+  uint64_t acked_bytes = 0;  // of completed messages
+  uint64_t first_tx_ns = 0, last_ack_ns = 0;
+  double bps = 0;  // acked bytes over first transmission .. last ACK
+};
+
+struct LossFigures {
+  uint64_t injected_data_drops = 0, injected_ack_drops = 0, retransmits = 0, timeouts = 0;
+  double retransmit_fraction = 0;  // of data packets sent
+  uint64_t missing_at_end = 0;     // packets of received messages that never arrived
+};
+
+struct ReorderFigures {
+  uint64_t messages_received = 0, messages_complete = 0;
+  uint64_t received = 0, unique = 0, out_of_order = 0, duplicates = 0, max_distance = 0;
+  std::array<uint64_t, ReorderTracker::kBuckets> distance_histogram_log2{};
+};
+
+struct RunFigures {
+  std::vector<MessageFigures> messages;        // engine by engine, in each engine's send order
+  std::vector<CollectiveFigures> collectives;  // by id; only those with a message sent here
+  LatencyHistogram one_way, rtt;
+  GoodputFigures goodput;
+  LossFigures loss;
+  ReorderFigures reordering;
+  std::array<uint64_t, kGenCounters> counters{};  // summed over engines
+  uint64_t busy_cycles = 0;
+};
+
+RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>& engines);
+
+// The results JSON of a run: the plan's hosts and settings, the run's times and the figures.
+nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run,
+                                    const RunFigures& figures);
+// The same, figures computed from `engines`.
 nlohmann::ordered_json results_json(const RunPlan& plan,
                                     const std::vector<const HostEngine*>& engines,
                                     const RunInfo& run);
