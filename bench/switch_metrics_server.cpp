@@ -25,7 +25,7 @@
 #include "monitoring/exposer.h"
 #include "monitoring/switch_metrics.h"
 #include "monitoring/text_format.h"
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/dataplane/switch_tables.h"
 #include "topo/build.h"
@@ -55,7 +55,7 @@ void fill_counters(dataplane::SwitchRuntime& rt) {
 }
 
 int run(int argc, char** argv) {
-  if (!dataplane::pci_probing_limited(argc, argv)) {
+  if (!net::pci_probing_limited(argc, argv)) {
     fmt::print(stderr, "switch_metrics_server: pass --no-pci (or an -a allow-list) to EAL\n");
     return 2;
   }

@@ -24,10 +24,10 @@
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
 #include "monitoring/switch_metrics.h"
+#include "net/intr_gate.h"
+#include "net/memif_redial.h"
+#include "net/ports.h"
 #include "switch/control.h"
-#include "switch/dataplane/intr_gate.h"
-#include "switch/dataplane/memif_redial.h"
-#include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
 #include "topo/build.h"
@@ -80,9 +80,9 @@ nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
 
 // The workers' gate with DPDK's interrupt thread, when a port is memif (nullptr otherwise: the
 // other PMDs here need none). Started: it holds the interrupt thread from here on.
-std::unique_ptr<spraylab::dataplane::IntrGate> make_gate(
-    const std::vector<spraylab::dataplane::PortState>& ports, uint32_t workers) {
-  using namespace spraylab::dataplane;
+std::unique_ptr<spraylab::net::IntrGate> make_gate(
+    const std::vector<spraylab::net::PortState>& ports, uint32_t workers) {
+  using namespace spraylab::net;
   bool memif = false;
   for (const auto& p : ports) memif = memif || p.driver == "net_memif";
   if (!memif) return nullptr;
@@ -170,13 +170,13 @@ int run(int argc, char** argv) {
                     workers, workers, lcores));
   }
   const auto num_ports = static_cast<uint16_t>(tables.ports.size());
-  dataplane::PortSetup setup;
+  net::PortSetup setup;
   setup.rx_queues = o.rx_queues ? o.rx_queues : static_cast<uint16_t>(workers);
   // memif pairs rings per queue: the peer connects only if the queue counts match both ways.
   setup.tx_queues = std::max(setup.rx_queues, o.tx_queues);
   setup.rx_queues = setup.tx_queues;
   rte_mempool* pool = nullptr;
-  std::vector<dataplane::PortState> ports = dataplane::start_ports(num_ports, setup, &pool);
+  std::vector<net::PortState> ports = net::start_ports(num_ports, setup, &pool);
   std::vector<uint16_t> rxq;
   for (const auto& p : ports) rxq.push_back(p.rx_queues);
   for (const auto& p : ports) {
@@ -309,7 +309,7 @@ int run(int argc, char** argv) {
              elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
              s["totals"]["tx_packets"].get<uint64_t>());
   exposer.reset();  // no scrape may read the runtime once it goes
-  dataplane::stop_ports(ports);
+  net::stop_ports(ports);
   rt_owner.reset();  // frees rings and mbufs: before EAL's memory goes away
   rte_eal_cleanup();
   return 0;

@@ -17,7 +17,7 @@
 #include <functional>
 #include <vector>
 
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 #include "trafficgen/entropy.h"
 #include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
@@ -192,7 +192,7 @@ class HostEngine {
   struct PortSlot {
     uint16_t port;
     std::vector<std::pair<uint32_t, uint32_t>> hosts;  // (ip, local host slot)
-    std::array<rte_mbuf*, 2 * dataplane::kBurst> tx{};
+    std::array<rte_mbuf*, 2 * net::kBurst> tx{};
     uint32_t tx_count = 0;
   };
 
@@ -250,7 +250,7 @@ class HostEngine {
   uint64_t timeout_due_ = UINT64_MAX;
   uint32_t sends_done_ = 0, recvs_done_ = 0;
 
-  std::array<rte_mbuf*, dataplane::kBurst> mbuf_cache_{};  // allocated, not yet built
+  std::array<rte_mbuf*, net::kBurst> mbuf_cache_{};  // allocated, not yet built
   // Ethernet + IPv4 + UDP headers per (local host, destination rank), built once
   // (frame_template.h); host slot s, rank r at s * ranks + r.
   std::vector<FrameTemplate> frame_tmpl_;

@@ -31,8 +31,8 @@
 #include "monitoring/exposer.h"
 #include "monitoring/gen_metrics.h"
 #include "monitoring/metrics_options.h"
-#include "switch/dataplane/intr_gate.h"
-#include "switch/dataplane/memif_redial.h"
+#include "net/intr_gate.h"
+#include "net/memif_redial.h"
 #include "topo/build.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
@@ -125,10 +125,10 @@ struct Engines {
 };
 
 // An engine's lcore. With memif ports it takes turns with DPDK's interrupt thread, where memif
-// links come and go (switch/dataplane/intr_gate.h): a switch killed mid-burst cannot crash it.
+// links come and go (net/intr_gate.h): a switch killed mid-burst cannot crash it.
 struct EngineLaunch {
   gen::HostEngine* engine;
-  dataplane::IntrGate* gate;
+  net::IntrGate* gate;
   uint32_t poller;
 };
 
@@ -149,12 +149,12 @@ int worker_main(void* arg) {
 // retransmission timeout.
 class LinkLog {
  public:
-  explicit LinkLog(const std::vector<dataplane::PortState>& ports) : ports_(ports) {
-    for (const auto& p : ports_) up_.push_back(dataplane::link_up(p.port_id));
+  explicit LinkLog(const std::vector<net::PortState>& ports) : ports_(ports) {
+    for (const auto& p : ports_) up_.push_back(net::link_up(p.port_id));
   }
   void poll() {
     for (size_t i = 0; i < ports_.size(); ++i) {
-      const bool up = dataplane::link_up(ports_[i].port_id);
+      const bool up = net::link_up(ports_[i].port_id);
       if (up == up_[i]) continue;
       up_[i] = up;
       fmt::print(stderr, "spraylab-gen: port {} ({}): link {}\n", ports_[i].port_id, ports_[i].name,
@@ -163,7 +163,7 @@ class LinkLog {
   }
 
  private:
-  const std::vector<dataplane::PortState>& ports_;
+  const std::vector<net::PortState>& ports_;
   std::vector<bool> up_;
 };
 
@@ -281,7 +281,7 @@ int run(int argc, char** argv) {
 
   rte_mempool* pool = nullptr;
   const uint32_t max_frame = gen::kFrameHeaderBytes + plan.payload_bytes;
-  const std::vector<dataplane::PortState> ports =
+  const std::vector<net::PortState> ports =
       gen::start_gen_ports(plan.ports_needed, max_frame, &pool);
   for (const auto& p : ports) {
     std::string who;
@@ -292,7 +292,7 @@ int run(int argc, char** argv) {
   }
   const auto wait_start = std::chrono::steady_clock::now();
   for (const auto& p : ports) {
-    while (!dataplane::link_up(p.port_id)) {
+    while (!net::link_up(p.port_id)) {
       if (g_signal.load()) throw std::runtime_error("interrupted while waiting for links");
       if (std::chrono::steady_clock::now() - wait_start >
           std::chrono::duration<double>(o.link_wait)) {
@@ -403,13 +403,13 @@ int run(int argc, char** argv) {
     }).detach();
   }
 
-  std::unique_ptr<dataplane::IntrGate> gate;
+  std::unique_ptr<net::IntrGate> gate;
   if (std::any_of(ports.begin(), ports.end(),
                   [](const auto& p) { return p.driver == "net_memif"; })) {
     // Client ports (the switch is the server) redial a switch that was restarted.
-    auto redial = std::make_shared<dataplane::MemifRedial>(ports);
-    gate = std::make_unique<dataplane::IntrGate>(n_engines, dataplane::IntrGate::kDefaultHoldUs,
-                                                 [redial] { redial->on_turn(); });
+    auto redial = std::make_shared<net::MemifRedial>(ports);
+    gate = std::make_unique<net::IntrGate>(n_engines, net::IntrGate::kDefaultHoldUs,
+                                           [redial] { redial->on_turn(); });
     gate->start();
   }
   LinkLog link_log(ports);
@@ -552,7 +552,7 @@ int run(int argc, char** argv) {
                         {"in_use_start", mbufs_in_use_start},
                         {"in_use_end", rte_mempool_in_use_count(pool)}};
   if (!o.stats_json.empty()) std::ofstream(o.stats_json) << stats.dump(2) << "\n";
-  dataplane::stop_ports(ports);
+  net::stop_ports(ports);
   rte_eal_cleanup();
   return ok ? 0 : 1;
 }

@@ -35,7 +35,7 @@
 
 struct rte_intr_handle;
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 class IntrGate {
  public:
@@ -96,4 +96,4 @@ class IntrGate {
   rte_intr_handle* handle_ = nullptr;  // the event as an EAL interrupt source
 };
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net
