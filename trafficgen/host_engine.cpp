@@ -183,8 +183,8 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
   net::FrameInfo fi;
-  if (net::parse_frame(data, len, fi) != dataplane::DropReason::kNone ||
-      fi.proto != net::kIpProtoUdp || fi.dst_port != kGenUdpPort) {
+  if (net::parse_frame(data, len, fi) != net::FrameError::kNone || fi.proto != net::kIpProtoUdp ||
+      fi.dst_port != kGenUdpPort) {
     count(GenCounter::kRxForeign);
     return;
   }

@@ -62,8 +62,8 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     rte_mbuf* m = pkts[i];
     rx_bytes += rte_pktmbuf_pkt_len(m);
-    const DropReason r =
-        net::parse_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), b.info[k]);
+    const DropReason r = drop_reason(
+        net::parse_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), b.info[k]));
     if (r != DropReason::kNone) {
       drop(m, b.rx_port, r);
       continue;

@@ -19,7 +19,7 @@
 
 namespace {
 
-using spraylab::dataplane::DropReason;
+using spraylab::net::FrameError;
 using spraylab::net::FrameInfo;
 
 uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
@@ -95,10 +95,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> frame(data, data + size);
   const auto len = static_cast<uint32_t>(size);
   FrameInfo fi;
-  const DropReason r = spraylab::net::parse_frame(frame.data(), len, fi);
-  if (r != DropReason::kNone) {
+  const FrameError r = spraylab::net::parse_frame(frame.data(), len, fi);
+  if (r != FrameError::kNone) {
     FUZZ_CHECK(
-        r == DropReason::kTruncated || r == DropReason::kNotIpv4 || r == DropReason::kBadIpHeader,
+        r == FrameError::kTruncated || r == FrameError::kNotIpv4 || r == FrameError::kBadIpHeader,
         "parse_frame returned drop reason %u", static_cast<unsigned>(r));
     return 0;
   }

@@ -39,7 +39,7 @@ void expect_valid_frames(uint32_t src_ip, uint32_t dst_ip) {
     h.sequence = len;
     write_frame(frame.data(), t, len, static_cast<uint16_t>(0xC000 + len % 0x4000), h);
     net::FrameInfo fi{};
-    ASSERT_EQ(net::parse_frame(frame.data(), len, fi), dataplane::DropReason::kNone) << len;
+    ASSERT_EQ(net::parse_frame(frame.data(), len, fi), net::FrameError::kNone) << len;
     ASSERT_EQ(header_sum(frame.data() + 14), 0xffff) << "IPv4 checksum wrong at length " << len;
     ASSERT_EQ(fi.frame_len, len);
     ASSERT_EQ(frame[16] << 8 | frame[17], static_cast<int>(len - 14));  // IPv4 total length

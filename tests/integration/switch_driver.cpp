@@ -281,7 +281,7 @@ int run(int argc, char** argv) {
                                            ? topo::AddressPlan::host_mac(far.node)
                                            : topo::AddressPlan::port_mac(far.node, far.port);
             const topo::Mac want_src = topo::AddressPlan::port_mac(me, p);
-            const bool ok = net::parse_frame(d, len, info) == dataplane::DropReason::kNone &&
+            const bool ok = net::parse_frame(d, len, info) == net::FrameError::kNone &&
                             std::memcmp(d, want_dst.data(), 6) == 0 &&
                             std::memcmp(d + 6, want_src.data(), 6) == 0 && info.ttl == 63 &&
                             ip_checksum(d + 14, 20) == 0 && info.src_ip == src_ip;
