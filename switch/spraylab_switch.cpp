@@ -23,13 +23,13 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
-#include "monitoring/switch_metrics.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
 #include "net/ports.h"
 #include "switch/control.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
+#include "switch/switch_metrics.h"
 #include "topo/build.h"
 
 namespace {
@@ -218,7 +218,7 @@ int run(int argc, char** argv) {
   // Metrics (docs/monitoring.md): scrapes read the workers' counters and the queue depths; the
   // control step below samples the depth histograms. The server's threads run on EAL's control
   // CPUs, off the forwarding lcores where there is a CPU to spare.
-  std::shared_ptr<monitoring::SwitchCollector> metrics;
+  std::shared_ptr<dataplane::SwitchCollector> metrics;
   std::unique_ptr<monitoring::Exposer> exposer;
   if (metrics_address) {
     std::vector<unsigned> worker_lcores;
@@ -230,8 +230,8 @@ int run(int argc, char** argv) {
         if (worker_lcores.size() < workers) worker_lcores.push_back(lcore);
       }
     }
-    metrics = std::make_shared<monitoring::SwitchCollector>(
-        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
+    metrics = std::make_shared<dataplane::SwitchCollector>(
+        dataplane::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
     auto registry = std::make_shared<monitoring::Registry>();
     registry->add(metrics);
     std::string note;
@@ -255,7 +255,7 @@ int run(int argc, char** argv) {
     ctl.poll_links();
     if (metrics && elapsed() >= next_depth_sample) {
       metrics->sample_depths();
-      next_depth_sample = elapsed() + monitoring::SwitchCollector::kSamplePeriodNs * 1e-9;
+      next_depth_sample = elapsed() + dataplane::SwitchCollector::kSamplePeriodNs * 1e-9;
     }
     if (elapsed() >= next_link_report) {
       ctl.report_dead_links();

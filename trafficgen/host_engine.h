@@ -178,7 +178,7 @@ class HostEngine {
   const std::vector<SendState>& sends() const { return sends_; }
   const std::vector<RecvState>& recvs() const { return recvs_; }
   uint64_t counter(GenCounter c) const { return counters_[static_cast<size_t>(c)]; }
-  // Every counter, for a reader on another thread while the loop runs (monitoring/gen_metrics.h
+  // Every counter, for a reader on another thread while the loop runs (trafficgen/gen_metrics.h
   // reads them with relaxed atomic loads).
   const std::array<uint64_t, kGenCounters>& counters() const { return counters_; }
   const LatencyHistogram& one_way() const { return one_way_; }

@@ -29,11 +29,11 @@
 #include "conf/units.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
-#include "monitoring/gen_metrics.h"
 #include "monitoring/metrics_options.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
 #include "topo/build.h"
+#include "trafficgen/gen_metrics.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
 #include "trafficgen/host_plan.h"
@@ -368,9 +368,9 @@ int run(int argc, char** argv) {
     } else {
       engine_lcores.push_back(rte_get_main_lcore());
     }
-    monitoring::GenSource src;
+    gen::GenSource src;
     for (uint32_t e = 0; e < n_engines; ++e) {
-      src.engines.push_back(monitoring::view_of(*engines.list[e], engine_lcores[e]));
+      src.engines.push_back(gen::view_of(*engines.list[e], engine_lcores[e]));
     }
     src.schedule = &plan.schedule;
     src.messages = engines.total();
@@ -385,7 +385,7 @@ int run(int argc, char** argv) {
       src.collective_bound_ns.push_back(b.total_ns);
     }
     auto registry = std::make_shared<monitoring::Registry>();
-    registry->add(std::make_shared<monitoring::GenCollector>(std::move(src)));
+    registry->add(std::make_shared<gen::GenCollector>(std::move(src)));
     std::string note;
     exposer = monitoring::start_exposer(*metrics_address, o.metrics.is_default(), registry,
                                         monitoring::run_on_control_thread, &note);
