@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "conf/schema.h"
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 #include "switch/lb/algorithm.h"
 #include "switch/lb/factory.h"
 #include "topo/generators.h"
@@ -19,7 +19,7 @@
 namespace spraylab::lb {
 namespace {
 
-using dataplane::kBurst;
+using net::kBurst;
 constexpr uint32_t kBurstPool = 256;  // distinct pre-generated bursts, cycled
 constexpr uint32_t kDests = 64;
 // Destinations in one burst: an rx queue carries a few flows at a time.

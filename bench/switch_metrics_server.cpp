@@ -23,11 +23,11 @@
 #include "conf/loader.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
-#include "monitoring/switch_metrics.h"
 #include "monitoring/text_format.h"
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/dataplane/switch_tables.h"
+#include "switch/switch_metrics.h"
 #include "topo/build.h"
 
 namespace {
@@ -55,7 +55,7 @@ void fill_counters(dataplane::SwitchRuntime& rt) {
 }
 
 int run(int argc, char** argv) {
-  if (!dataplane::pci_probing_limited(argc, argv)) {
+  if (!net::pci_probing_limited(argc, argv)) {
     fmt::print(stderr, "switch_metrics_server: pass --no-pci (or an -a allow-list) to EAL\n");
     return 2;
   }
@@ -90,8 +90,8 @@ int run(int argc, char** argv) {
       dataplane::build_switch_tables(exp, routing, plan, name), ro);
   fill_counters(*rt);
 
-  auto collector = std::make_shared<monitoring::SwitchCollector>(
-      monitoring::source_of(*rt, {rte_get_main_lcore()}, static_cast<double>(rte_get_tsc_hz())));
+  auto collector = std::make_shared<dataplane::SwitchCollector>(
+      dataplane::source_of(*rt, {rte_get_main_lcore()}, static_cast<double>(rte_get_tsc_hz())));
   auto registry = std::make_shared<monitoring::Registry>();
   registry->add(collector);
   if (time_scrapes > 0) {
@@ -133,7 +133,7 @@ int run(int argc, char** argv) {
   while (!released.load()) {
     collector->sample_depths();
     std::this_thread::sleep_for(
-        std::chrono::microseconds(monitoring::SwitchCollector::kSamplePeriodNs / 1000));
+        std::chrono::microseconds(dataplane::SwitchCollector::kSamplePeriodNs / 1000));
   }
   exposer.reset();
   rt.reset();

@@ -24,7 +24,7 @@
 #include <string>
 
 #include "fabric/event_queue.h"
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 
 namespace spraylab::fabric {
 
@@ -104,7 +104,7 @@ class Link {
   // works on every ring type without the experimental API).
   alignas(64) uint16_t head_pos_ = 0;
   uint16_t head_count_ = 0;
-  std::array<rte_mbuf*, dataplane::kBurst> head_{};
+  std::array<rte_mbuf*, net::kBurst> head_{};
 };
 
 inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
@@ -115,9 +115,9 @@ inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
   for (uint16_t i = 0; i < n; ++i) {
     const double start = std::max(free_at_, t);
     const uint32_t len = rte_pktmbuf_pkt_len(pkts[i]);
-    free_at_ = start + (len + dataplane::kWireOverhead) * ns_per_byte_;
-    arrival(pkts[i]) = static_cast<uint64_t>(
-        std::ceil(start + (len + dataplane::kFcsBytes) * ns_per_byte_ + delay_ns_));
+    free_at_ = start + (len + net::kWireOverhead) * ns_per_byte_;
+    arrival(pkts[i]) =
+        static_cast<uint64_t>(std::ceil(start + (len + net::kFcsBytes) * ns_per_byte_ + delay_ns_));
   }
   // One producer and the room checked: it takes them all.
   rte_ring_sp_enqueue_burst(ring_, reinterpret_cast<void**>(pkts), n, nullptr);
@@ -131,7 +131,7 @@ inline uint16_t Link::receive(rte_mbuf** pkts, uint16_t max, uint64_t now) {
     if (head_pos_ == head_count_) {
       head_pos_ = 0;
       head_count_ = static_cast<uint16_t>(rte_ring_sc_dequeue_burst(
-          ring_, reinterpret_cast<void**>(head_.data()), dataplane::kBurst, nullptr));
+          ring_, reinterpret_cast<void**>(head_.data()), net::kBurst, nullptr));
       if (head_count_ == 0) break;
     }
     rte_mbuf* m = head_[head_pos_];
@@ -146,7 +146,7 @@ inline uint64_t Link::next_arrival() {
   if (head_pos_ == head_count_) {
     head_pos_ = 0;
     head_count_ = static_cast<uint16_t>(rte_ring_sc_dequeue_burst(
-        ring_, reinterpret_cast<void**>(head_.data()), dataplane::kBurst, nullptr));
+        ring_, reinterpret_cast<void**>(head_.data()), net::kBurst, nullptr));
     if (head_count_ == 0) return UINT64_MAX;
   }
   return arrival(head_[head_pos_]);

@@ -40,7 +40,7 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
         s.drops += rt.sum_drops(p, static_cast<dataplane::DropReason>(r));
       }
       const double wire_bits =
-          8.0 * static_cast<double>(s.tx_bytes + s.tx_packets * dataplane::kWireOverhead);
+          8.0 * static_cast<double>(s.tx_bytes + s.tx_packets * net::kWireOverhead);
       const double capacity = t.ports[p].rate_bps * static_cast<double>(run_ns) * 1e-9;
       s.utilisation = capacity > 0 ? wire_bits / capacity : 0;
       out.push_back(std::move(s));

@@ -30,10 +30,10 @@ void SwitchNode::connect(uint16_t port, Link* in, Link* out) {
 }
 
 void SwitchNode::receive(uint16_t port, uint64_t now) {
-  rte_mbuf* burst[dataplane::kBurst];
+  rte_mbuf* burst[net::kBurst];
   Link& link = *in_[port];
   while (true) {
-    const uint16_t n = link.receive(burst, dataplane::kBurst, now);
+    const uint16_t n = link.receive(burst, net::kBurst, now);
     if (n == 0) break;
     fwd_.process(burst, n, port, 0, now);
   }

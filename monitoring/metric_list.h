@@ -1,6 +1,7 @@
-// Every metric of every spraylab process, from the collectors' declarations: what
-// docs/monitoring.md lists (`spraylab-metrics` prints the table; tests/monitoring/docs_test.cpp
-// keeps them equal).
+// Metrics as docs/monitoring.md lists them: a Markdown table of metric declarations. The lists are
+// the collectors' own (switch/switch_metrics.h, trafficgen/gen_metrics.h); fabric/metric_catalog.h
+// gathers every process's (`spraylab-metrics` prints the table; tests/monitoring/docs_test.cpp
+// keeps the docs equal to it).
 #pragma once
 
 #include <string>
@@ -16,9 +17,7 @@ struct RoleMetric {
   MetricSpec spec;
 };
 
-std::vector<RoleMetric> all_metrics();
-
 // A Markdown table: | metric | type | labels | meaning |, one row per metric.
-std::string metrics_table();
+std::string metrics_table(const std::vector<RoleMetric>& metrics);
 
 }  // namespace spraylab::monitoring

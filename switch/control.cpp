@@ -106,7 +106,7 @@ int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
 
 }  // namespace
 
-SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports,
+SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::PortState> ports,
                              rte_mempool* pool)
     : rt_(rt),
       ports_(std::move(ports)),
@@ -126,9 +126,9 @@ void SwitchControl::poll_links() {
   if (check_carrier) next_carrier_check_ = now + std::chrono::milliseconds(10);
   for (uint16_t p = 0; p < rt_.ports() && p < ports_.size(); ++p) {
     if (check_carrier && !ports_[p].iface.empty()) {
-      carrier_[p] = dataplane::carrier_up(ports_[p].iface);
+      carrier_[p] = net::carrier_up(ports_[p].iface);
     }
-    const bool link = dataplane::link_up(ports_[p].port_id) && carrier_[p];
+    const bool link = net::link_up(ports_[p].port_id) && carrier_[p];
     if (link != link_up_[p]) {
       if (!link) link_downs_[p].fetch_add(1, std::memory_order_relaxed);
       fmt::print(stderr, "spraylab-switch {}: port {} ({}, to {}): link {}\n", rt_.tables().name, p,

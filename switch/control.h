@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 
 namespace spraylab::control {
@@ -19,7 +19,7 @@ namespace spraylab::control {
 class SwitchControl {
  public:
   // `pool`: the mbuf pool the ports receive into, reported by stats() (null: not reported).
-  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<dataplane::PortState> ports,
+  SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::PortState> ports,
                 rte_mempool* pool = nullptr);
 
   // Polls link status; a port is up when its link is up and no command took it down.
@@ -48,7 +48,7 @@ class SwitchControl {
 
  private:
   dataplane::SwitchRuntime& rt_;
-  std::vector<dataplane::PortState> ports_;
+  std::vector<net::PortState> ports_;
   rte_mempool* pool_;
   std::unique_ptr<std::atomic<bool>[]> admin_up_;
   std::vector<bool> link_up_;

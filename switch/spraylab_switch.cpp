@@ -23,13 +23,13 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
-#include "monitoring/switch_metrics.h"
+#include "net/intr_gate.h"
+#include "net/memif_redial.h"
+#include "net/ports.h"
 #include "switch/control.h"
-#include "switch/dataplane/intr_gate.h"
-#include "switch/dataplane/memif_redial.h"
-#include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
+#include "switch/switch_metrics.h"
 #include "topo/build.h"
 
 namespace {
@@ -80,9 +80,9 @@ nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
 
 // The workers' gate with DPDK's interrupt thread, when a port is memif (nullptr otherwise: the
 // other PMDs here need none). Started: it holds the interrupt thread from here on.
-std::unique_ptr<spraylab::dataplane::IntrGate> make_gate(
-    const std::vector<spraylab::dataplane::PortState>& ports, uint32_t workers) {
-  using namespace spraylab::dataplane;
+std::unique_ptr<spraylab::net::IntrGate> make_gate(
+    const std::vector<spraylab::net::PortState>& ports, uint32_t workers) {
+  using namespace spraylab::net;
   bool memif = false;
   for (const auto& p : ports) memif = memif || p.driver == "net_memif";
   if (!memif) return nullptr;
@@ -175,13 +175,13 @@ int run(int argc, char** argv) {
                     workers, workers, lcores));
   }
   const auto num_ports = static_cast<uint16_t>(tables.ports.size());
-  dataplane::PortSetup setup;
+  net::PortSetup setup;
   setup.rx_queues = o.rx_queues ? o.rx_queues : static_cast<uint16_t>(workers);
   // memif pairs rings per queue: the peer connects only if the queue counts match both ways.
   setup.tx_queues = std::max(setup.rx_queues, o.tx_queues);
   setup.rx_queues = setup.tx_queues;
   rte_mempool* pool = nullptr;
-  std::vector<dataplane::PortState> ports = dataplane::start_ports(num_ports, setup, &pool);
+  std::vector<net::PortState> ports = net::start_ports(num_ports, setup, &pool);
   std::vector<uint16_t> rxq;
   for (const auto& p : ports) rxq.push_back(p.rx_queues);
   for (const auto& p : ports) {
@@ -223,7 +223,7 @@ int run(int argc, char** argv) {
   // Metrics (docs/monitoring.md): scrapes read the workers' counters and the queue depths; the
   // control step below samples the depth histograms. The server's threads run on EAL's control
   // CPUs, off the forwarding lcores where there is a CPU to spare.
-  std::shared_ptr<monitoring::SwitchCollector> metrics;
+  std::shared_ptr<dataplane::SwitchCollector> metrics;
   std::unique_ptr<monitoring::Exposer> exposer;
   if (metrics_address) {
     std::vector<unsigned> worker_lcores;
@@ -235,8 +235,8 @@ int run(int argc, char** argv) {
         if (worker_lcores.size() < workers) worker_lcores.push_back(lcore);
       }
     }
-    metrics = std::make_shared<monitoring::SwitchCollector>(
-        monitoring::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
+    metrics = std::make_shared<dataplane::SwitchCollector>(
+        dataplane::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
     auto registry = std::make_shared<monitoring::Registry>();
     registry->add(metrics);
     std::string note;
@@ -260,7 +260,7 @@ int run(int argc, char** argv) {
     ctl.poll_links();
     if (metrics && elapsed() >= next_depth_sample) {
       metrics->sample_depths();
-      next_depth_sample = elapsed() + monitoring::SwitchCollector::kSamplePeriodNs * 1e-9;
+      next_depth_sample = elapsed() + dataplane::SwitchCollector::kSamplePeriodNs * 1e-9;
     }
     if (elapsed() >= next_link_report) {
       ctl.report_dead_links();
@@ -314,7 +314,7 @@ int run(int argc, char** argv) {
              elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
              s["totals"]["tx_packets"].get<uint64_t>());
   exposer.reset();  // no scrape may read the runtime once it goes
-  dataplane::stop_ports(ports);
+  net::stop_ports(ports);
   rt_owner.reset();  // frees rings and mbufs: before EAL's memory goes away
   rte_eal_cleanup();
   return 0;

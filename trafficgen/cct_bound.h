@@ -27,7 +27,7 @@
 
 #include <cstdint>
 
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 
 namespace spraylab::gen {
 
@@ -37,7 +37,7 @@ struct PathModel {
   double link_delay_ns = 500;  // propagation per link (p)
   uint32_t header_bytes = 62;  // per data packet on the wire, beyond the payload
   uint32_t ack_bytes = 64;     // an ACK frame
-  uint32_t gap_bytes = dataplane::kWireGapBytes;  // preamble + inter-frame gap per frame
+  uint32_t gap_bytes = net::kWireGapBytes;  // preamble + inter-frame gap per frame
 };
 
 struct CctBound {

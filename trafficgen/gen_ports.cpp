@@ -12,7 +12,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 
 namespace spraylab::gen {
 namespace {
@@ -22,21 +22,21 @@ constexpr uint16_t kTxDesc = 1024;
 
 }  // namespace
 
-std::vector<dataplane::PortState> start_gen_ports(uint16_t count, uint32_t max_frame,
-                                                  rte_mempool** pool) {
+std::vector<net::PortState> start_gen_ports(uint16_t count, uint32_t max_frame,
+                                            rte_mempool** pool) {
   const uint16_t available = rte_eth_dev_count_avail();
   if (available < count) {
-    throw dataplane::PortError(fmt::format(
+    throw net::PortError(fmt::format(
         "the hosts use {} ports (--port-map, or host i on port i) but DPDK found {} devices; "
         "give one --vdev (or -a PCI address) per port, in port order",
         count, available));
   }
-  dataplane::PortSetup setup;  // one rx and one tx queue per port
+  net::PortSetup setup;  // one rx and one tx queue per port
   setup.rx_desc = kRxDesc;
   setup.tx_desc = kTxDesc;
   setup.mbufs = count * (kRxDesc + kTxDesc + 2048) + rte_lcore_count() * 512 + 4096;
   setup.data_room = static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + ((max_frame + 63) / 64) * 64);
-  std::vector<dataplane::PortState> ports = dataplane::start_ports(count, setup, pool);
+  std::vector<net::PortState> ports = net::start_ports(count, setup, pool);
   for (const auto& p : ports) {
     rte_eth_dev_info info{};
     if (rte_eth_dev_info_get(p.port_id, &info) == 0 && info.max_rx_pktlen != 0 &&
@@ -56,16 +56,15 @@ uint32_t warm_up_port(uint16_t port_id, rte_mempool* pool, uint32_t frames, uint
                       double seconds) {
   const uint64_t end = rte_rdtsc() + static_cast<uint64_t>(seconds * rte_get_tsc_hz());
   uint32_t sent = 0;
-  rte_mbuf* burst[dataplane::kBurst];
+  rte_mbuf* burst[net::kBurst];
   while (rte_rdtsc() < end) {
-    const uint16_t n = rte_eth_rx_burst(port_id, 0, burst, dataplane::kBurst);
+    const uint16_t n = rte_eth_rx_burst(port_id, 0, burst, net::kBurst);
     if (n) rte_pktmbuf_free_bulk(burst, n);
     if (sent >= frames) {
       if (n == 0) rte_pause();
       continue;
     }
-    const uint16_t want =
-        static_cast<uint16_t>(std::min<uint32_t>(dataplane::kBurst, frames - sent));
+    const uint16_t want = static_cast<uint16_t>(std::min<uint32_t>(net::kBurst, frames - sent));
     if (rte_pktmbuf_alloc_bulk(pool, burst, want) != 0) continue;
     for (uint16_t i = 0; i < want; ++i) {
       auto* d = reinterpret_cast<uint8_t*>(

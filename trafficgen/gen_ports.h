@@ -1,4 +1,4 @@
-// Ethernet device set-up for the generator (the switch's, switch/dataplane/ports.h, with mbufs that
+// Ethernet device set-up for the generator (net/ports.h, as the switch's, with mbufs that
 // hold a whole frame, up to a 9000 B payload, and one rx and one tx queue per port, polled by the
 // lcore whose hosts use it), and the memif warm-up.
 #pragma once
@@ -8,16 +8,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 
 namespace spraylab::gen {
 
 // Creates the mempool for frames of up to `max_frame` bytes and starts ports 0..count-1 with one
-// rx and one tx queue each (dataplane::start_ports: DPDK probe order, the order of --vdev / -a).
-// Throws dataplane::PortError naming the port and what failed. Link state and stop:
-// dataplane::link_up, dataplane::stop_ports.
-std::vector<dataplane::PortState> start_gen_ports(uint16_t count, uint32_t max_frame,
-                                                  rte_mempool** pool);
+// rx and one tx queue each (net::start_ports: DPDK probe order, the order of --vdev / -a).
+// Throws net::PortError naming the port and what failed. Link state and stop:
+// net::link_up, net::stop_ports.
+std::vector<net::PortState> start_gen_ports(uint16_t count, uint32_t max_frame, rte_mempool** pool);
 
 // Sends `frames` broadcast frames of `frame_bytes` (UDP to the discard port, which receivers
 // count as foreign) on the port while draining what arrives, for up to `seconds`. memif's shared

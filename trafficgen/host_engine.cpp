@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 
 namespace spraylab::gen {
 namespace {
@@ -30,7 +30,7 @@ HostEngine::HostEngine(const EngineSetup& s)
       plan_.rate_bps > 0 ? static_cast<uint64_t>(hz * 8.0 / plan_.rate_bps * 65536.0) : 0;
   rto_cycles_ = static_cast<uint64_t>(static_cast<double>(plan_.retransmit_timeout_ns) * hz / 1e9);
   // The pacer may catch up at most two full frames after a late turn of the loop.
-  burst_slack_q16_ = 2 * (plan_.payload_bytes + kFrameHeaderBytes + dataplane::kWireOverhead) *
+  burst_slack_q16_ = 2 * (plan_.payload_bytes + kFrameHeaderBytes + net::kWireOverhead) *
                      cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
@@ -198,9 +198,9 @@ void HostEngine::complete_recv(RecvState& r, uint64_t now) {
 void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
-  dataplane::FrameInfo fi;
-  if (dataplane::parse_frame(data, len, fi) != dataplane::DropReason::kNone ||
-      fi.proto != dataplane::kIpProtoUdp || fi.dst_port != kGenUdpPort) {
+  net::FrameInfo fi;
+  if (net::parse_frame(data, len, fi) != net::FrameError::kNone ||
+      fi.proto != net::kIpProtoUdp || fi.dst_port != kGenUdpPort) {
     count(GenCounter::kRxForeign);
     return;
   }
@@ -213,7 +213,7 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
     return;
   }
   TestbedHeader h;
-  const std::span<const uint8_t> payload = dataplane::udp_payload(data, fi);
+  const std::span<const uint8_t> payload = net::udp_payload(data, fi);
   if (!decode(payload.data(), payload.size(), &h)) {
     count(GenCounter::kRxMalformed);
     return;
@@ -336,11 +336,11 @@ void HostEngine::build_header_templates() {
 // The next mbuf for a frame, from a bulk allocation: one mempool access per burst.
 inline rte_mbuf* HostEngine::take_mbuf() {
   if (mbuf_cache_count_ == 0) {
-    if (rte_pktmbuf_alloc_bulk(pool_, mbuf_cache_.data(), dataplane::kBurst) != 0) {
+    if (rte_pktmbuf_alloc_bulk(pool_, mbuf_cache_.data(), net::kBurst) != 0) {
       count(GenCounter::kNoMbuf);
       return nullptr;
     }
-    mbuf_cache_count_ = dataplane::kBurst;
+    mbuf_cache_count_ = net::kBurst;
   }
   return mbuf_cache_[--mbuf_cache_count_];
 }
@@ -433,7 +433,7 @@ struct HostEngine::TxTurn {
     const uint32_t frame = m->pkt_len;
     tx_bytes += frame;
     port.tx[queued++] = m;
-    next_tx += (frame + dataplane::kWireOverhead) * cycles_per_byte;
+    next_tx += (frame + net::kWireOverhead) * cycles_per_byte;
   }
 };
 
@@ -560,10 +560,10 @@ void HostEngine::check_timeouts(uint64_t now) {
 
 bool HostEngine::poll(uint64_t now) {
   bool work = false;
-  std::array<rte_mbuf*, dataplane::kBurst> rx;
+  std::array<rte_mbuf*, net::kBurst> rx;
   for (PortSlot& p : ports_) {
-    const uint16_t n = rx_ ? rx_(p.port, rx.data(), dataplane::kBurst)
-                           : rte_eth_rx_burst(p.port, 0, rx.data(), dataplane::kBurst);
+    const uint16_t n = rx_ ? rx_(p.port, rx.data(), net::kBurst)
+                           : rte_eth_rx_burst(p.port, 0, rx.data(), net::kBurst);
     for (uint16_t i = 0; i < n; ++i) receive(p, rx[i], now);
     if (n) {
       rte_pktmbuf_free_bulk(rx.data(), n);

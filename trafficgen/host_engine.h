@@ -17,7 +17,7 @@
 #include <functional>
 #include <vector>
 
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 #include "trafficgen/entropy.h"
 #include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
@@ -178,7 +178,7 @@ class HostEngine {
   const std::vector<SendState>& sends() const { return sends_; }
   const std::vector<RecvState>& recvs() const { return recvs_; }
   uint64_t counter(GenCounter c) const { return counters_[static_cast<size_t>(c)]; }
-  // Every counter, for a reader on another thread while the loop runs (monitoring/gen_metrics.h
+  // Every counter, for a reader on another thread while the loop runs (trafficgen/gen_metrics.h
   // reads them with relaxed atomic loads).
   const std::array<uint64_t, kGenCounters>& counters() const { return counters_; }
   const LatencyHistogram& one_way() const { return one_way_; }
@@ -192,7 +192,7 @@ class HostEngine {
   struct PortSlot {
     uint16_t port;
     std::vector<std::pair<uint32_t, uint32_t>> hosts;  // (ip, local host slot)
-    std::array<rte_mbuf*, 2 * dataplane::kBurst> tx{};
+    std::array<rte_mbuf*, 2 * net::kBurst> tx{};
     uint32_t tx_count = 0;
   };
 
@@ -258,7 +258,7 @@ class HostEngine {
   uint64_t timeout_due_ = UINT64_MAX;
   uint32_t sends_done_ = 0, recvs_done_ = 0;
 
-  std::array<rte_mbuf*, dataplane::kBurst> mbuf_cache_{};  // allocated, not yet built
+  std::array<rte_mbuf*, net::kBurst> mbuf_cache_{};  // allocated, not yet built
   // Ethernet + IPv4 + UDP headers per (local host, destination rank), built once
   // (frame_template.h); host slot s, rank r at s * ranks + r.
   std::vector<FrameTemplate> frame_tmpl_;

@@ -161,9 +161,9 @@ void plan_paths(const topo::Topology& t, const topo::Routing& routing,
   plan->link_rate_bps = host_link.rate_bps;
   plan->path.rate_bps = o.rate_bps > 0 ? o.rate_bps : host_link.rate_bps;
   plan->path.link_delay_ns = o.back_to_back ? 0 : host_link.delay_ns;
-  plan->path.header_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
-  plan->path.ack_bytes = kFrameHeaderBytes + dataplane::kFcsBytes;
-  plan->path.gap_bytes = dataplane::kWireGapBytes;
+  plan->path.header_bytes = kFrameHeaderBytes + net::kFcsBytes;
+  plan->path.ack_bytes = kFrameHeaderBytes + net::kFcsBytes;
+  plan->path.gap_bytes = net::kWireGapBytes;
   plan->message_hops.reserve(plan->schedule.messages.size());
   for (const Message& m : plan->schedule.messages) {
     uint32_t hops = 1;

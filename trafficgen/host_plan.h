@@ -20,7 +20,7 @@ namespace spraylab::gen {
 
 // Bytes of Ethernet + IPv4 + UDP + testbed header before a data packet's payload; an ACK is
 // exactly this long. On a wire every frame also has an FCS and a preamble + gap
-// (switch/dataplane/wire.h).
+// (net/wire.h).
 inline constexpr uint32_t kFrameHeaderBytes = 14 + 20 + 8 + 40;
 // The UDP destination port of generator traffic (the source port carries the path entropy).
 // Not RoCEv2's 4791: the testbed header is not a BTH, and Wireshark would decode it as one.

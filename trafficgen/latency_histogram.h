@@ -32,7 +32,7 @@ class LatencyHistogram {
 
   uint64_t count() const { return total_; }
   // The bins (bin b holds [lower_bound_of(b), + width_of(b))) and the sum of the samples, for a
-  // reader on another thread while the owner records (monitoring/gen_metrics.h).
+  // reader on another thread while the owner records (trafficgen/gen_metrics.h).
   const std::array<uint64_t, kBuckets>& counts() const { return counts_; }
   const uint64_t& sum() const { return sum_; }
   uint64_t max() const { return max_; }

@@ -31,9 +31,9 @@
 #include "conf/units.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
-#include "monitoring/gen_metrics.h"
-#include "switch/dataplane/intr_gate.h"
-#include "switch/dataplane/memif_redial.h"
+#include "trafficgen/gen_metrics.h"
+#include "net/intr_gate.h"
+#include "net/memif_redial.h"
 #include "topo/build.h"
 #include "trafficgen/gen_cli.h"
 #include "trafficgen/gen_ports.h"
@@ -94,14 +94,14 @@ gen::RunPlan plan_of(const gen::GenCli& cli) {
 
 // The ports of the run and the pool their frames come from.
 struct GenPorts {
-  std::vector<dataplane::PortState> list;
+  std::vector<net::PortState> list;
   rte_mempool* pool = nullptr;
   uint32_t max_frame = 0;
   // The pool's level before any traffic; --stats-json compares it with the level at the end.
   uint32_t mbufs_in_use_start = 0;
 };
 
-void print_ports(const gen::RunPlan& plan, const std::vector<dataplane::PortState>& ports) {
+void print_ports(const gen::RunPlan& plan, const std::vector<net::PortState>& ports) {
   for (const auto& p : ports) {
     std::string who;
     for (const auto& h : plan.hosts) {
@@ -111,10 +111,10 @@ void print_ports(const gen::RunPlan& plan, const std::vector<dataplane::PortStat
   }
 }
 
-void wait_for_links(const std::vector<dataplane::PortState>& ports, double link_wait_s) {
+void wait_for_links(const std::vector<net::PortState>& ports, double link_wait_s) {
   const auto wait_start = std::chrono::steady_clock::now();
   for (const auto& p : ports) {
-    while (!dataplane::link_up(p.port_id)) {
+    while (!net::link_up(p.port_id)) {
       if (g_signal.load()) throw std::runtime_error("interrupted while waiting for links");
       if (std::chrono::steady_clock::now() - wait_start >
           std::chrono::duration<double>(link_wait_s)) {
@@ -210,11 +210,11 @@ std::vector<unsigned> engine_lcores(size_t engines) {
 }
 
 // What the metrics read: the engines' live state and every message's and collective's bound.
-monitoring::GenSource gen_source(const gen::RunPlan& plan, const Engines& engines,
+gen::GenSource gen_source(const gen::RunPlan& plan, const Engines& engines,
                                  const std::vector<unsigned>& lcores) {
-  monitoring::GenSource src;
+  gen::GenSource src;
   for (size_t e = 0; e < engines.list.size(); ++e) {
-    src.engines.push_back(monitoring::view_of(*engines.list[e], lcores[e]));
+    src.engines.push_back(gen::view_of(*engines.list[e], lcores[e]));
   }
   src.schedule = &plan.schedule;
   src.messages = engines.total();
@@ -235,9 +235,9 @@ monitoring::GenSource gen_source(const gen::RunPlan& plan, const Engines& engine
 // server's threads run on EAL's control CPUs.
 std::unique_ptr<monitoring::Exposer> start_metrics(const monitoring::Address& address,
                                                    const gen::GenCli& cli,
-                                                   monitoring::GenSource src) {
+                                                   gen::GenSource src) {
   auto registry = std::make_shared<monitoring::Registry>();
-  registry->add(std::make_shared<monitoring::GenCollector>(std::move(src)));
+  registry->add(std::make_shared<gen::GenCollector>(std::move(src)));
   std::string note;
   auto exposer = monitoring::start_exposer(address, cli.metrics.is_default(), registry,
                                            monitoring::run_on_control_thread, &note);
@@ -260,10 +260,10 @@ void read_stdin_commands() {
 // ---- The engines' lcores ----------------------------------------------------------------------
 
 // An engine's lcore. With memif ports it takes turns with DPDK's interrupt thread, where memif
-// links come and go (switch/dataplane/intr_gate.h): a switch killed mid-burst cannot crash it.
+// links come and go (net/intr_gate.h): a switch killed mid-burst cannot crash it.
 struct EngineLaunch {
   gen::HostEngine* engine;
-  dataplane::IntrGate* gate;
+  net::IntrGate* gate;
   uint32_t poller;
 };
 
@@ -284,14 +284,14 @@ int worker_main(void* arg) {
 class EngineLcores {
  public:
   EngineLcores(const Engines& engines, const std::vector<unsigned>& lcores,
-               const std::vector<dataplane::PortState>& ports) {
+               const std::vector<net::PortState>& ports) {
     const auto n = static_cast<uint32_t>(engines.list.size());
     if (std::any_of(ports.begin(), ports.end(),
                     [](const auto& p) { return p.driver == "net_memif"; })) {
       // Client ports (the switch is the server) redial a switch that was restarted.
-      auto redial = std::make_shared<dataplane::MemifRedial>(ports);
-      gate_ = std::make_unique<dataplane::IntrGate>(
-          n, dataplane::IntrGate::kDefaultHoldUs, [redial] { redial->on_turn(); },
+      auto redial = std::make_shared<net::MemifRedial>(ports);
+      gate_ = std::make_unique<net::IntrGate>(
+          n, net::IntrGate::kDefaultHoldUs, [redial] { redial->on_turn(); },
           [redial] { return redial->wants_turn(); });
       gate_->start();
     }
@@ -325,7 +325,7 @@ class EngineLcores {
   }
 
  private:
-  std::unique_ptr<dataplane::IntrGate> gate_;
+  std::unique_ptr<net::IntrGate> gate_;
   std::vector<EngineLaunch> launches_;
   gen::HostEngine* main_engine_ = nullptr;
   bool halted_ = false;
@@ -339,12 +339,12 @@ class EngineLcores {
 // retransmission timeout.
 class LinkLog {
  public:
-  explicit LinkLog(const std::vector<dataplane::PortState>& ports) : ports_(ports) {
-    for (const auto& p : ports_) up_.push_back(dataplane::link_up(p.port_id));
+  explicit LinkLog(const std::vector<net::PortState>& ports) : ports_(ports) {
+    for (const auto& p : ports_) up_.push_back(net::link_up(p.port_id));
   }
   void poll() {
     for (size_t i = 0; i < ports_.size(); ++i) {
-      const bool up = dataplane::link_up(ports_[i].port_id);
+      const bool up = net::link_up(ports_[i].port_id);
       if (up == up_[i]) continue;
       up_[i] = up;
       fmt::print(stderr, "spraylab-gen: port {} ({}): link {}\n", ports_[i].port_id, ports_[i].name,
@@ -353,7 +353,7 @@ class LinkLog {
   }
 
  private:
-  const std::vector<dataplane::PortState>& ports_;
+  const std::vector<net::PortState>& ports_;
   std::vector<bool> up_;
 };
 
@@ -593,7 +593,7 @@ int run(int argc, char** argv) {
   exposer.reset();       // no scrape may read the engines once they go
   engines.list.clear();  // frees queued mbufs before the ports and EAL go
   write_stats(cli.stats_json, stats, ports);
-  dataplane::stop_ports(ports.list);
+  net::stop_ports(ports.list);
   rte_eal_cleanup();
   return ok ? 0 : 1;
 }

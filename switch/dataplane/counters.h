@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "net/frame_error.h"
+
 namespace spraylab::dataplane {
 
+// The frame parser's reasons come first (net/frame_error.h), with their numbers: drop_reason().
 #define SPRAYLAB_DROP_REASONS(X)                                          \
-  X(kTruncated, "truncated", "frame shorter than its headers claim")      \
-  X(kNotIpv4, "not_ipv4", "ethertype is not IPv4")                        \
-  X(kBadIpHeader, "bad_ip_header", "IPv4 version, IHL or length invalid") \
+  SPRAYLAB_FRAME_ERRORS(X)                                                \
   X(kTtlExpired, "ttl_expired", "TTL reached zero")                       \
   X(kNoRoute, "no_route", "no route to the destination address")          \
   X(kQueueFull, "queue_full", "egress queue over its buffer (tail drop)") \
@@ -38,6 +39,16 @@ inline constexpr std::array<std::string_view, kDropReasons> kDropReasonDocs = {
     SPRAYLAB_DROP_REASONS(SPRAYLAB_DOC)
 #undef SPRAYLAB_DOC
 };
+
+// The drop reason of a frame net::parse_frame rejected: the same name and number (kNone stays
+// kNone).
+inline constexpr DropReason drop_reason(net::FrameError e) { return static_cast<DropReason>(e); }
+#define SPRAYLAB_SAME_NUMBER(id, name, doc) \
+  static_assert(static_cast<uint8_t>(net::FrameError::id) == static_cast<uint8_t>(DropReason::id));
+SPRAYLAB_FRAME_ERRORS(SPRAYLAB_SAME_NUMBER)
+#undef SPRAYLAB_SAME_NUMBER
+static_assert(static_cast<uint8_t>(net::FrameError::kNone) ==
+              static_cast<uint8_t>(DropReason::kNone));
 
 inline std::string_view to_string(DropReason r) {
   return r < DropReason::kCount ? kDropReasonNames[static_cast<size_t>(r)] : "none";

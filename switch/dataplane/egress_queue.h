@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "net/wire.h"
 #include "switch/dataplane/shaper.h"
-#include "switch/dataplane/wire.h"
 #include "switch/lb/queue_view.h"
 
 namespace spraylab::dataplane {
@@ -82,7 +82,7 @@ class EgressQueue {
 
   rte_ring* ring_;
   Shaper shaper_;
-  std::array<rte_mbuf*, kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
+  std::array<rte_mbuf*, net::kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
   uint16_t held_count_ = 0;
   DepthSlots depth_;
 };
@@ -159,7 +159,7 @@ uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
 
 template <typename Drop>
 void EgressQueue::discard(Drop&& drop) {
-  rte_mbuf* m[kBurst];
+  rte_mbuf* m[net::kBurst];
   uint16_t n = held_count_;
   std::copy(held_.begin(), held_.begin() + n, m);
   held_count_ = 0;
@@ -172,13 +172,13 @@ void EgressQueue::discard(Drop&& drop) {
     depth_.packets->fetch_sub(n, std::memory_order_relaxed);
     depth_.bytes->fetch_sub(bytes, std::memory_order_relaxed);
     n = static_cast<uint16_t>(
-        rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(m), kBurst, nullptr));
+        rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(m), net::kBurst, nullptr));
   } while (n > 0);
 }
 
 inline uint16_t EgressQueue::refill() {
-  held_count_ = static_cast<uint16_t>(
-      rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(held_.data()), kBurst, nullptr));
+  held_count_ = static_cast<uint16_t>(rte_ring_sc_dequeue_burst(
+      ring_, reinterpret_cast<void**>(held_.data()), net::kBurst, nullptr));
   return held_count_;
 }
 

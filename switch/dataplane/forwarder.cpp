@@ -21,10 +21,10 @@ struct Forwarder::Burst {
   uint16_t size;        // frames that parsed: the entries of the arrays below
   bool needs_src_leaf;  // the algorithm reads the source leaf (lb::Traits)
   bool hashes;          // the algorithm reads the flow hash
-  std::array<FrameInfo, kBurst> info;
-  std::array<rte_mbuf*, kBurst> ok;
-  std::array<uint32_t, kBurst> dst, route, src_leaf;
-  std::array<uint16_t, kBurst> out_port;
+  std::array<net::FrameInfo, net::kBurst> info;
+  std::array<rte_mbuf*, net::kBurst> ok;
+  std::array<uint32_t, net::kBurst> dst, route, src_leaf;
+  std::array<uint16_t, net::kBurst> out_port;
 };
 
 Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
@@ -62,8 +62,8 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     rte_mbuf* m = pkts[i];
     rx_bytes += rte_pktmbuf_pkt_len(m);
-    const DropReason r =
-        parse_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), b.info[k]);
+    const DropReason r = drop_reason(
+        net::parse_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), b.info[k]));
     if (r != DropReason::kNone) {
       drop(m, b.rx_port, r);
       continue;
@@ -118,7 +118,7 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
   const std::vector<topo::PortId>* cands = nullptr;
   if (b.route[i] == RouteLookup::kMiss) {
     r = DropReason::kNoRoute;
-  } else if (!decrement_ttl(rte_pktmbuf_mtod(m, uint8_t*) + b.info[i].ip_offset)) {
+  } else if (!net::decrement_ttl(rte_pktmbuf_mtod(m, uint8_t*) + b.info[i].ip_offset)) {
     r = DropReason::kTtlExpired;
   } else {
     cands = &groups.ports[rt_.tables().routes[b.route[i]].group];
@@ -135,7 +135,7 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
                                               const RouteEntry& re,
                                               const std::vector<topo::PortId>& cands) {
   const SwitchTables& t = rt_.tables();
-  const FrameInfo& f = b.info[i];
+  const net::FrameInfo& f = b.info[i];
   p.candidates = cands.data();
   p.num_candidates = static_cast<uint16_t>(cands.size());
   p.ingress_port = b.rx_port;
@@ -146,14 +146,14 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
                    ? (b.src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
                                                           : t.leaf_prefixes[b.src_leaf[i]].rank)
                    : 0;
-  p.hash = b.hashes ? flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
+  p.hash = b.hashes ? net::flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
   p.bytes = f.frame_len;
 }
 
 // Balance: one call for the burst's choices; a port the algorithm cannot give is a drop.
 SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const BalancerSet& set,
                                       uint64_t now_ns) {
-  std::array<lb::PortId, kBurst> chosen;
+  std::array<lb::PortId, net::kBurst> chosen;
   lb::BurstContext ctx{rt_.queue_view(set), &rng_, now_ns};
   set.per_worker[worker_]->choose(std::span<const lb::Packet>(choice_.data(), choices), ctx,
                                   chosen.data());
@@ -221,7 +221,7 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
     if (t.ecn_threshold_bytes && depth + bytes > t.ecn_threshold_bytes) {
       // parse_frame accepted it, so the IPv4 header follows Ethernet (and at most one VLAN tag).
       uint8_t* ip = eth + (eth[12] == 0x81 && eth[13] == 0x00 ? 18 : 14);
-      if (mark_ce(ip)) pc.ecn_marks.inc();
+      if (net::mark_ce(ip)) pc.ecn_marks.inc();
     }
     bytes += len;
     pkts[kept++] = m;

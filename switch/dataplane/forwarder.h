@@ -7,7 +7,7 @@
 
 #include <array>
 
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/lb/rng.h"
 
@@ -57,15 +57,15 @@ class Forwarder {
   lb::Rng rng_;
   // The burst's balancing inputs and outputs: members, not locals, because lb::Packet's default
   // member initialisers would clear 1.3 KB on every burst.
-  std::array<lb::Packet, kBurst> choice_;
-  std::array<uint16_t, kBurst> choice_of_;  // index into the burst of each choice_ packet
+  std::array<lb::Packet, net::kBurst> choice_;
+  std::array<uint16_t, net::kBurst> choice_of_;  // index into the burst of each choice_ packet
   // Per-port staging for the current burst: enqueued with one ring operation per port.
-  std::array<std::array<rte_mbuf*, kBurst>, kMaxPorts> staged_{};
+  std::array<std::array<rte_mbuf*, net::kBurst>, kMaxPorts> staged_{};
   std::array<uint16_t, kMaxPorts> staged_count_{};
   // Balancing decisions of the current burst per port, added to the port's counter by flush():
   // a plain array, because an atomic counter's load-add-store per packet was a hot spot.
   std::array<uint16_t, kMaxPorts> decided_{};
-  std::array<uint16_t, kBurst> touched_{};
+  std::array<uint16_t, net::kBurst> touched_{};
   uint16_t touched_count_ = 0;
 };
 

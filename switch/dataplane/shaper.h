@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "switch/dataplane/wire.h"
+#include "net/wire.h"
 
 namespace spraylab::dataplane {
 
@@ -26,7 +26,7 @@ class Shaper {
   void sent(uint32_t frame_bytes, uint64_t now_ns) {
     if (!shaping()) return;
     const double start = std::max(busy_until_, static_cast<double>(now_ns));
-    busy_until_ = start + (frame_bytes + kWireOverhead) * ns_per_byte_;
+    busy_until_ = start + (frame_bytes + net::kWireOverhead) * ns_per_byte_;
     busy_until_ns_ = static_cast<uint64_t>(busy_until_);
   }
   uint64_t busy_until_ns() const { return busy_until_ns_; }

@@ -58,9 +58,9 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
   for (uint16_t p = 0; p < ports(); ++p) {
     // Slack: a burst's worth of MTU frames (1514 B without FCS) may leave together.
     const double rate = tables_.ports[p].rate_bps;
-    egress_[p].set_shaper(
-        Shaper(opts_.shaping ? rate : 0,
-               static_cast<uint64_t>(kBurst * (1514 + kWireOverhead) * 8e9 / std::max(1.0, rate))));
+    egress_[p].set_shaper(Shaper(opts_.shaping ? rate : 0,
+                                 static_cast<uint64_t>(net::kBurst * (1514 + net::kWireOverhead) *
+                                                       8e9 / std::max(1.0, rate))));
     port_up_[p].store(true);
   }
   for (uint32_t w = 0; w < opts_.workers; ++w)

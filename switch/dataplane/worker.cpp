@@ -47,7 +47,7 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     return rte_eth_rx_burst(port, queue, m, n);
   };
   uint64_t next_hook = 0;
-  IntrGate* const gate = plan.gate;
+  net::IntrGate* const gate = plan.gate;
   if (gate) gate->enter(plan.worker);
   while (!stop.load(std::memory_order_relaxed)) {
     // Between bursts: the one place where a memif link may come or go under this worker.

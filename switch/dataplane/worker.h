@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "net/intr_gate.h"
 #include "switch/dataplane/forwarder.h"
-#include "switch/dataplane/intr_gate.h"
 
 namespace spraylab::dataplane {
 
@@ -22,7 +22,7 @@ struct WorkerPlan {
   std::vector<uint16_t> tx;                       // egress ports it drains
   // If set, the worker is poller `worker` of this gate: it parks between bursts while DPDK's
   // interrupt thread changes links (memif ports: intr_gate.h says why).
-  IntrGate* gate = nullptr;
+  net::IntrGate* gate = nullptr;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
@@ -50,10 +50,10 @@ class TscClock {
 template <typename Rx, typename Tx>
 uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, uint64_t now_ns,
                      Rx&& rx, Tx&& tx) {
-  rte_mbuf* burst[kBurst];
+  rte_mbuf* burst[net::kBurst];
   uint32_t moved = 0;
   for (const auto& [port, queue] : plan.rx) {
-    const uint16_t n = rx(port, queue, burst, kBurst);
+    const uint16_t n = rx(port, queue, burst, net::kBurst);
     if (n == 0) continue;
     fwd.process(burst, n, port, queue, now_ns);
     moved += n;
@@ -63,7 +63,7 @@ uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, 
     for (uint32_t b = 0; b < kMaxDrainBursts; ++b) {
       const uint16_t sent = fwd.drain(port, now_ns, tx);
       moved += sent;
-      if (sent < kBurst) break;
+      if (sent < net::kBurst) break;
     }
   }
   rt.quiescent(plan.worker);

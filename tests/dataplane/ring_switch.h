@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 #include "tests/integration/test_frames.h"
 
 namespace spraylab::dataplane::test {
@@ -48,7 +48,7 @@ inline rte_mbuf* udp_frame(rte_mempool* pool, uint32_t src, uint32_t dst, uint16
   ip[0] = 0x45;
   ip[3] = 46;
   ip[8] = ttl;
-  ip[9] = kIpProtoUdp;
+  ip[9] = net::kIpProtoUdp;
   for (int i = 0; i < 4; ++i) {
     ip[12 + i] = static_cast<uint8_t>(src >> (24 - 8 * i));
     ip[16 + i] = static_cast<uint8_t>(dst >> (24 - 8 * i));

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "conf/loader.h"
+#include "net/frame.h"
+#include "net/ports.h"
 #include "switch/dataplane/forwarder.h"
-#include "switch/dataplane/frame.h"
-#include "switch/dataplane/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
@@ -48,7 +48,7 @@ class SwitchOnRings : public ::testing::Test {
     std::array<rte_ring*, kPorts> to_switch{}, from_switch{};
     rte_mempool* pool = nullptr;
     rte_mempool* switch_pool = nullptr;
-    std::vector<PortState> ports;
+    std::vector<net::PortState> ports;
     std::unique_ptr<SwitchRuntime> runtime;
     std::vector<WorkerPlan> plans;
     std::atomic<bool> stop{false};
@@ -79,7 +79,7 @@ class SwitchOnRings : public ::testing::Test {
     ASSERT_NE(f.pool, nullptr);
     SwitchTables tables = build_switch_tables(f.exp, *f.routing, *f.plan, "leaf0");
     ASSERT_EQ(tables.ports.size(), kPorts);
-    f.ports = start_ports(kPorts, PortSetup{}, &f.switch_pool);
+    f.ports = net::start_ports(kPorts, net::PortSetup{}, &f.switch_pool);
     for (const auto& p : f.ports) ASSERT_EQ(p.driver, "net_ring");
     RuntimeOptions ro;
     ro.shaping = false;
@@ -94,7 +94,7 @@ class SwitchOnRings : public ::testing::Test {
     f_->stop.store(true);
     if (f_->worker.joinable()) f_->worker.join();
     f_->runtime.reset();
-    stop_ports(f_->ports);
+    net::stop_ports(f_->ports);
     delete f_;
     f_ = nullptr;
   }
@@ -203,14 +203,14 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
   uint32_t len = 0;
   for (int burst = 0; burst < 3; ++burst) {  // 96 frames from h0, arriving from a spine
     std::vector<rte_mbuf*> frames;
-    for (uint16_t i = 0; i < kBurst; ++i) frames.push_back(frame("h3", 7));
+    for (uint16_t i = 0; i < net::kBurst; ++i) frames.push_back(frame("h3", 7));
     len = rte_pktmbuf_pkt_len(frames[0]);
-    fw.process(frames.data(), kBurst, /*rx_port=*/2, 0, 0);
+    fw.process(frames.data(), net::kBurst, /*rx_port=*/2, 0, 0);
   }
 
   const uint32_t queued = rte_ring_count(rt.egress(kToH3).ring());
   EXPECT_EQ(queued, 63u);
-  EXPECT_EQ(rt.sum_drops(kToH3, DropReason::kQueueFull), 3u * kBurst - queued);
+  EXPECT_EQ(rt.sum_drops(kToH3, DropReason::kQueueFull), 3u * net::kBurst - queued);
   EXPECT_EQ(rt.depth_packets_now(kToH3), queued);
   EXPECT_EQ(rt.depth_bytes_now(kToH3), queued * len);
 

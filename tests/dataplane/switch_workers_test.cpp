@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "conf/loader.h"
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
@@ -64,7 +64,7 @@ TEST(SwitchWorkers, CrossWorkerTrafficIsNeitherLostNorDroppedUnderPreemption) {
       rte_pktmbuf_pool_create("test_frames", 8192, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
   ASSERT_NE(pool, nullptr);
   rte_mempool* switch_pool = nullptr;
-  std::vector<PortState> ports = start_ports(kPorts, PortSetup{}, &switch_pool);
+  std::vector<net::PortState> ports = net::start_ports(kPorts, net::PortSetup{}, &switch_pool);
   RuntimeOptions ro;
   ro.shaping = false;
   ro.routing = &routing;
@@ -130,7 +130,7 @@ TEST(SwitchWorkers, CrossWorkerTrafficIsNeitherLostNorDroppedUnderPreemption) {
   for (size_t r = 0; r < kDropReasons; ++r) EXPECT_EQ(drops[r], 0u) << kDropReasonNames[r];
   EXPECT_EQ(received, sent);
   for (uint16_t p = 0; p < kPorts; ++p) EXPECT_EQ(rt.depth_packets_now(p), 0u) << "port " << p;
-  stop_ports(ports);
+  net::stop_ports(ports);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include "conf/loader.h"
 #include "fabric/eal.h"
 #include "fabric/fabric_build.h"
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 #include "tests/integration/test_frames.h"
 #include "topo/build.h"
 
@@ -78,9 +78,9 @@ int run(int argc, char** argv) {
     for (uint16_t p = 0; p < ports; ++p) {
       while (const uint16_t n = node->out_link(p)->receive(burst, 32, now + 1'000'000)) {
         for (uint16_t i = 0; i < n; ++i) {
-          dataplane::FrameInfo info{};
-          dataplane::parse_frame(rte_pktmbuf_mtod(burst[i], const uint8_t*),
-                                 rte_pktmbuf_data_len(burst[i]), info);
+          net::FrameInfo info{};
+          net::parse_frame(rte_pktmbuf_mtod(burst[i], const uint8_t*),
+                           rte_pktmbuf_data_len(burst[i]), info);
           ++received[p];
           ++per_dest[topo::ip_to_string(info.dst_ip)][p];
           ++got;

@@ -1,7 +1,7 @@
 // libFuzzer target: the receive-side parse of both data paths on arbitrary bytes as a frame.
-//   switch:    dataplane::parse_frame classifies the frame (a drop reason, or FrameInfo), then the
+//   switch:    net::parse_frame classifies the frame (a drop reason, or FrameInfo), then the
 //              forwarder hashes it, decrements its TTL and may mark it CE
-//              (switch/dataplane/frame.h).
+//              (net/frame.h).
 //   generator: a UDP frame's payload is decoded as the testbed header (gen::decode,
 //              trafficgen/packet.h) as HostEngine::receive does, and an ACK is made from a data
 //              header.
@@ -13,14 +13,14 @@
 #include <span>
 #include <vector>
 
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "trafficgen/packet.h"
 
 namespace {
 
-using spraylab::dataplane::DropReason;
-using spraylab::dataplane::FrameInfo;
+using spraylab::net::FrameError;
+using spraylab::net::FrameInfo;
 
 uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 
@@ -44,29 +44,29 @@ void check_accepted(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
              len);
   FUZZ_CHECK(total >= ihl, "datagram shorter than its header");
   FUZZ_CHECK(fi.ip_len == total, "ip_len %u, header says %u", fi.ip_len, total);
-  if (fi.proto == spraylab::dataplane::kIpProtoUdp) {
+  if (fi.proto == spraylab::net::kIpProtoUdp) {
     FUZZ_CHECK(fi.l4_offset + 8u <= fi.ip_offset + total, "UDP header beyond the datagram");
   }
 }
 
 // The switch's steps after a frame is accepted, on a writable copy.
 void forward(uint8_t* frame, const FrameInfo& fi) {
-  (void)spraylab::dataplane::flow_hash(fi.src_ip, fi.dst_ip, fi.src_port, fi.dst_port, fi.proto);
+  (void)spraylab::net::flow_hash(fi.src_ip, fi.dst_ip, fi.src_port, fi.dst_port, fi.proto);
   uint8_t* ip = frame + fi.ip_offset;
   const uint32_t ihl = (ip[0] & 0x0f) * 4u;
   const bool checksum_ok = ip_checksum_ok(ip, ihl);
   const uint8_t ttl = ip[8];
-  const bool forwarded = spraylab::dataplane::decrement_ttl(ip);
+  const bool forwarded = spraylab::net::decrement_ttl(ip);
   FUZZ_CHECK(forwarded == (ttl > 1), "decrement_ttl at TTL %u", ttl);
   FUZZ_CHECK(ip[8] == (forwarded ? ttl - 1 : ttl), "TTL %u -> %u", ttl, ip[8]);
-  (void)spraylab::dataplane::mark_ce(ip);
+  (void)spraylab::net::mark_ce(ip);
   // RFC 1624: the incremental updates keep a right checksum right.
   if (checksum_ok) FUZZ_CHECK(ip_checksum_ok(ip, ihl), "checksum broken by TTL/ECN update");
 }
 
 // The generator's receive step for a UDP frame: the testbed header after UDP.
 void receive(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
-  const std::span<const uint8_t> payload = spraylab::dataplane::udp_payload(frame, fi);
+  const std::span<const uint8_t> payload = spraylab::net::udp_payload(frame, fi);
   spraylab::gen::TestbedHeader h;
   if (!spraylab::gen::decode(payload.data(), payload.size(), &h)) return;
   const uint32_t datagram_end = fi.ip_offset + be16(frame + fi.ip_offset + 2);
@@ -95,15 +95,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> frame(data, data + size);
   const auto len = static_cast<uint32_t>(size);
   FrameInfo fi;
-  const DropReason r = spraylab::dataplane::parse_frame(frame.data(), len, fi);
-  if (r != DropReason::kNone) {
+  const FrameError r = spraylab::net::parse_frame(frame.data(), len, fi);
+  if (r != FrameError::kNone) {
     FUZZ_CHECK(
-        r == DropReason::kTruncated || r == DropReason::kNotIpv4 || r == DropReason::kBadIpHeader,
+        r == FrameError::kTruncated || r == FrameError::kNotIpv4 || r == FrameError::kBadIpHeader,
         "parse_frame returned drop reason %u", static_cast<unsigned>(r));
     return 0;
   }
   check_accepted(frame.data(), len, fi);
-  if (fi.proto == spraylab::dataplane::kIpProtoUdp) receive(frame.data(), len, fi);
+  if (fi.proto == spraylab::net::kIpProtoUdp) receive(frame.data(), len, fi);
   forward(frame.data(), fi);
   return 0;
 }

@@ -3,7 +3,7 @@
 the switch and the generator receive, valid and malformed. Run from anywhere; it overwrites the
 seed-* files and leaves other files (crashes found, merged entries) alone.
 
-Layout as in trafficgen/packet.h and switch/dataplane/frame.h: Ethernet (optionally one 802.1Q
+Layout as in trafficgen/packet.h and net/frame.h: Ethernet (optionally one 802.1Q
 tag), IPv4, UDP to the generator's port 4792, the 40-byte testbed header, payload.
 """
 import os

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 #include "trafficgen/frame_template.h"
 
 namespace spraylab::gen {
@@ -38,8 +38,8 @@ void expect_valid_frames(uint32_t src_ip, uint32_t dst_ip) {
     std::vector<uint8_t> frame(len, 0xee);
     h.sequence = len;
     write_frame(frame.data(), t, len, static_cast<uint16_t>(0xC000 + len % 0x4000), h);
-    dataplane::FrameInfo fi{};
-    ASSERT_EQ(dataplane::parse_frame(frame.data(), len, fi), dataplane::DropReason::kNone) << len;
+    net::FrameInfo fi{};
+    ASSERT_EQ(net::parse_frame(frame.data(), len, fi), net::FrameError::kNone) << len;
     ASSERT_EQ(header_sum(frame.data() + 14), 0xffff) << "IPv4 checksum wrong at length " << len;
     ASSERT_EQ(fi.frame_len, len);
     ASSERT_EQ(frame[16] << 8 | frame[17], static_cast<int>(len - 14));  // IPv4 total length

@@ -4,7 +4,7 @@ nothing may crash for it.
 
 DPDK 22.11's memif tears a link down (munmap of the shared rings) on its interrupt thread while a
 poller may be inside a burst; spraylab's pollers take turns with that thread
-(switch/dataplane/intr_gate.h). Without that, spraylab-switch died of SIGSEGV within 5-25 kills
+(net/intr_gate.h). Without that, spraylab-switch died of SIGSEGV within 5-25 kills
 of a full-rate peer.
 
 At most two busy-polling processes at once: the switch (CPU 1) and one driver (CPU 0); the

@@ -25,8 +25,8 @@
 
 #include "conf/guarded_main.h"
 #include "conf/loader.h"
-#include "switch/dataplane/frame.h"
-#include "switch/dataplane/ports.h"
+#include "net/frame.h"
+#include "net/ports.h"
 #include "tests/integration/test_frames.h"
 #include "topo/addressing.h"
 #include "topo/build.h"
@@ -127,7 +127,7 @@ int run_stream(const topo::Topology& t, const topo::AddressPlan& plan, topo::Nod
 
 int run(int argc, char** argv) {
   // A test program never probes PCI: the machine's own NIC must stay with the kernel.
-  if (!dataplane::pci_probing_limited(argc, argv)) {
+  if (!net::pci_probing_limited(argc, argv)) {
     fmt::print(stderr, "driver: pass --no-pci (or an -a allow-list) to EAL\n");
     return 2;
   }
@@ -192,16 +192,16 @@ int run(int argc, char** argv) {
   const topo::NodeId src_host = t.peer(me, static_cast<topo::PortId>(from_port)).node;
   const uint32_t my_leaf = r.graph().index_of(me);
 
-  dataplane::PortSetup setup;
+  net::PortSetup setup;
   setup.rx_queues = setup.tx_queues = queues;
   rte_mempool* pool = nullptr;
-  auto ports = dataplane::start_ports(nports, setup, &pool);
+  auto ports = net::start_ports(nports, setup, &pool);
   // Wait for every memif link to connect.
   const uint64_t hz = rte_get_tsc_hz();
   bool all_up = false;
   for (uint64_t end = rte_rdtsc() + 30 * hz; rte_rdtsc() < end && !all_up;) {
     all_up = true;
-    for (uint16_t p = 0; p < nports; ++p) all_up = all_up && dataplane::link_up(p);
+    for (uint16_t p = 0; p < nports; ++p) all_up = all_up && net::link_up(p);
     if (!all_up) rte_delay_ms(10);
   }
   if (!all_up)
@@ -218,7 +218,7 @@ int run(int argc, char** argv) {
     so.payload = payload;
     so.rate_pps = rate_pps;
     const int rc = run_stream(t, plan, me, my_leaf, so, pool);
-    dataplane::stop_ports(ports);
+    net::stop_ports(ports);
     rte_eal_cleanup();
     return rc;
   }
@@ -275,13 +275,13 @@ int run(int argc, char** argv) {
           for (uint16_t i = 0; i < n; ++i) {
             const uint8_t* d = rte_pktmbuf_mtod(rx[i], const uint8_t*);
             const uint32_t len = rte_pktmbuf_data_len(rx[i]);
-            dataplane::FrameInfo info{};
+            net::FrameInfo info{};
             const topo::PortRef far = t.peer(me, p);
             const topo::Mac want_dst = t.node(far.node).kind == topo::NodeKind::kHost
                                            ? topo::AddressPlan::host_mac(far.node)
                                            : topo::AddressPlan::port_mac(far.node, far.port);
             const topo::Mac want_src = topo::AddressPlan::port_mac(me, p);
-            const bool ok = dataplane::parse_frame(d, len, info) == dataplane::DropReason::kNone &&
+            const bool ok = net::parse_frame(d, len, info) == net::FrameError::kNone &&
                             std::memcmp(d, want_dst.data(), 6) == 0 &&
                             std::memcmp(d + 6, want_src.data(), 6) == 0 && info.ttl == 63 &&
                             ip_checksum(d + 14, 20) == 0 && info.src_ip == src_ip;
@@ -349,7 +349,7 @@ int run(int argc, char** argv) {
     while (std::fread(buf, 1, sizeof buf, stdin) > 0) {
     }
   }
-  dataplane::stop_ports(ports);
+  net::stop_ports(ports);
   rte_eal_cleanup();
   return 0;
 }

@@ -8,14 +8,19 @@
 #include <string>
 #include <vector>
 
-#include "monitoring/gen_metrics.h"
 #include "monitoring/text_format.h"
 #include "tests/monitoring/test_util.h"
+#include "trafficgen/gen_metrics.h"
 
 namespace spraylab::monitoring {
 namespace {
 
+using gen::EngineView;
+using gen::GenCollector;
 using gen::GenCounter;
+using gen::GenSource;
+using gen::kGenCounterMetrics;
+using gen::kGenMetrics;
 
 // One engine's state: sends, receives, latency and counters, with TSC = ns (ns_of = identity).
 struct FakeEngine {

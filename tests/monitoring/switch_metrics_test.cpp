@@ -10,14 +10,19 @@
 #include <vector>
 
 #include "monitoring/registry.h"
-#include "monitoring/switch_metrics.h"
 #include "monitoring/text_format.h"
+#include "switch/switch_metrics.h"
 #include "tests/monitoring/test_util.h"
 
 namespace spraylab::monitoring {
 namespace {
 
 using dataplane::DropReason;
+using dataplane::kSwitchMetrics;
+using dataplane::MbufCount;
+using dataplane::QueueDepth;
+using dataplane::SwitchCollector;
+using dataplane::SwitchSource;
 using dataplane::WorkerCounters;
 
 // A switch of three ports and two workers whose counters the test writes, as the workers would.

@@ -43,7 +43,7 @@
 
 struct rte_intr_handle;
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 class IntrGate {
  public:
@@ -112,4 +112,4 @@ class IntrGate {
   rte_intr_handle* handle_ = nullptr;  // the event as an EAL interrupt source
 };
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

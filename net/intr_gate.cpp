@@ -1,7 +1,7 @@
 // rte_intr_instance_alloc/free and rte_intr_callback_unregister_sync are experimental in 22.11
 // (stable since 23.x); there is no other way to give EAL an interrupt source of our own.
 #define ALLOW_EXPERIMENTAL_API 1
-#include "switch/dataplane/intr_gate.h"
+#include "net/intr_gate.h"
 
 #include <fmt/format.h>
 #include <rte_errno.h>
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <thread>
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 IntrGate::IntrGate(uint32_t pollers, uint64_t hold_us, std::function<void()> on_turn,
                    std::function<bool()> wants_turn)
@@ -189,4 +189,4 @@ void IntrGate::leave(uint32_t poller) {
   acks_[poller].value.store(kIdle, std::memory_order_seq_cst);
 }
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

@@ -1,13 +1,18 @@
-#include "monitoring/switch_metrics.h"
+#include "switch/switch_metrics.h"
 
 #include <stdexcept>
 #include <string>
 
-namespace spraylab::monitoring {
+namespace spraylab::dataplane {
 namespace {
 
+using monitoring::add_metric;
+using monitoring::add_value;
+using monitoring::Labels;
+using monitoring::make_family;
+using monitoring::make_histogram;
 using prometheus::MetricFamily;
-using Field = dataplane::Counter dataplane::PortCounters::*;
+using Field = Counter PortCounters::*;
 
 struct PortCounterField {
   SwitchMetric metric;
@@ -15,7 +20,7 @@ struct PortCounterField {
 };
 
 constexpr PortCounterField kPortCounterFields[] = {
-#define SPRAYLAB_FIELD(id, field) {SwitchMetric::id, &dataplane::PortCounters::field},
+#define SPRAYLAB_FIELD(id, field) {SwitchMetric::id, &PortCounters::field},
     SPRAYLAB_SWITCH_PORT_COUNTER_FIELDS(SPRAYLAB_FIELD)
 #undef SPRAYLAB_FIELD
 };
@@ -34,10 +39,10 @@ SwitchCollector::SwitchCollector(SwitchSource source)
     : src_(std::move(source)),
       samples_(new DepthSamples[src_.peers.size()]),
       packet_bounds_(kPacketBuckets.bounds()) {
-  if (src_.peers.size() > dataplane::kMaxPorts) {
+  if (src_.peers.size() > kMaxPorts) {
     throw std::invalid_argument("a switch of " + std::to_string(src_.peers.size()) +
                                 " ports: the data path counts at most " +
-                                std::to_string(dataplane::kMaxPorts));
+                                std::to_string(kMaxPorts));
   }
   for (size_t p = 0; p < src_.peers.size(); ++p) {
     port_labels_.push_back(
@@ -82,17 +87,17 @@ void SwitchCollector::collect_ports(std::vector<MetricFamily>& out, const std::s
     MetricFamily fam = family(f.metric);
     for (uint16_t p = 0; p < ports; ++p) {
       uint64_t sum = 0;
-      for (const dataplane::WorkerCounters* w : src_.workers) sum += (w->port[p].*f.field).get();
+      for (const WorkerCounters* w : src_.workers) sum += (w->port[p].*f.field).get();
       add_value(fam, port_labels_[p], static_cast<double>(sum));
     }
     out.push_back(std::move(fam));
   }
   MetricFamily drops = family(SwitchMetric::kDrops);
   for (uint16_t p = 0; p < ports; ++p) {
-    for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
+    for (size_t r = 0; r < kDropReasons; ++r) {
       uint64_t sum = 0;
-      for (const dataplane::WorkerCounters* w : src_.workers) sum += w->port[p].drops[r].get();
-      add_value(drops, with(port_labels_[p], "reason", std::string(dataplane::kDropReasonNames[r])),
+      for (const WorkerCounters* w : src_.workers) sum += w->port[p].drops[r].get();
+      add_value(drops, with(port_labels_[p], "reason", std::string(kDropReasonNames[r])),
                 static_cast<double>(sum));
     }
   }
@@ -135,7 +140,7 @@ void SwitchCollector::collect_workers(std::vector<MetricFamily>& out) const {
   MetricFamily busy = family(SwitchMetric::kWorkerBusySeconds);
   MetricFamily loops = family(SwitchMetric::kWorkerLoops);
   for (size_t w = 0; w < src_.workers.size(); ++w) {
-    const dataplane::WorkerCounters& c = *src_.workers[w];
+    const WorkerCounters& c = *src_.workers[w];
     const Labels l = {{"switch", src_.name},
                       {"lcore", std::to_string(w < src_.lcores.size() ? src_.lcores[w] : w)}};
     uint64_t packets = 0;
@@ -161,4 +166,4 @@ void SwitchCollector::collect_pool(std::vector<MetricFamily>& out) const {
   out.push_back(std::move(available));
 }
 
-}  // namespace spraylab::monitoring
+}  // namespace spraylab::dataplane

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 class PortError : public std::runtime_error {
  public:
@@ -63,4 +63,4 @@ bool carrier_up(const std::string& iface);
 
 void stop_ports(const std::vector<PortState>& ports);
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

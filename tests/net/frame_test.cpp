@@ -3,10 +3,10 @@
 #include <span>
 #include <vector>
 
-#include "switch/dataplane/frame.h"
+#include "net/frame.h"
 #include "tests/integration/test_frames.h"
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 namespace {
 
 using spraylab::testing::ip_checksum;
@@ -39,7 +39,7 @@ std::vector<uint8_t> udp_frame(uint32_t payload, uint8_t ttl = 64) {
 TEST(Frame, ParsesAValidUdpFrame) {
   auto f = udp_frame(64);
   FrameInfo info{};
-  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), DropReason::kNone);
+  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), FrameError::kNone);
   EXPECT_EQ(info.src_ip, 0x0a000102u);
   EXPECT_EQ(info.dst_ip, 0x0a030001u);
   EXPECT_EQ(info.src_port, 49153);
@@ -54,7 +54,7 @@ TEST(Frame, UdpPayloadEndsWithTheDatagramNotTheFrame) {
   auto f = udp_frame(24);
   f.resize(f.size() + 40, 0xee);  // trailing bytes after the datagram
   FrameInfo info{};
-  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), DropReason::kNone);
+  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), FrameError::kNone);
   EXPECT_EQ(info.ip_len, 20 + 8 + 24);
   const std::span<const uint8_t> payload = udp_payload(f.data(), info);
   EXPECT_EQ(payload.data(), f.data() + 14 + 20 + 8);
@@ -65,18 +65,18 @@ TEST(Frame, EveryMalformedFrameGetsItsReason) {
   FrameInfo info{};
   auto f = udp_frame(16);
   const auto n = static_cast<uint32_t>(f.size());
-  EXPECT_EQ(parse_frame(f.data(), 10, info), DropReason::kTruncated);
-  EXPECT_EQ(parse_frame(f.data(), 30, info), DropReason::kTruncated);
-  EXPECT_EQ(parse_frame(f.data(), n - 1, info), DropReason::kTruncated);  // IP length > frame
+  EXPECT_EQ(parse_frame(f.data(), 10, info), FrameError::kTruncated);
+  EXPECT_EQ(parse_frame(f.data(), 30, info), FrameError::kTruncated);
+  EXPECT_EQ(parse_frame(f.data(), n - 1, info), FrameError::kTruncated);  // IP length > frame
   auto arp = f;
   arp[13] = 0x06;
-  EXPECT_EQ(parse_frame(arp.data(), n, info), DropReason::kNotIpv4);
+  EXPECT_EQ(parse_frame(arp.data(), n, info), FrameError::kNotIpv4);
   auto bad_ihl = f;
   bad_ihl[14] = 0x44;
-  EXPECT_EQ(parse_frame(bad_ihl.data(), n, info), DropReason::kBadIpHeader);
+  EXPECT_EQ(parse_frame(bad_ihl.data(), n, info), FrameError::kBadIpHeader);
   auto v6 = f;
   v6[14] = 0x65;
-  EXPECT_EQ(parse_frame(v6.data(), n, info), DropReason::kBadIpHeader);
+  EXPECT_EQ(parse_frame(v6.data(), n, info), FrameError::kBadIpHeader);
 }
 
 TEST(Frame, TtlDecrementKeepsTheChecksumValid) {
@@ -135,4 +135,4 @@ TEST(Frame, FlowHashDependsOnTheEntropyPort) {
 }
 
 }  // namespace
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

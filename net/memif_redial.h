@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 class MemifRedial {
  public:
@@ -46,4 +46,4 @@ class MemifRedial {
   std::chrono::milliseconds retry_;
 };
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

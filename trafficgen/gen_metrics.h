@@ -1,8 +1,8 @@
 // The generator's metrics: completion times against the CCT lower bound, latency, goodput,
 // retransmissions, reordering and every engine counter, computed at scrape time from the host
 // engines' own state (trafficgen/host_engine.h) while their lcores keep running. The engines write
-// plain integers; scrapes read them with racy_load (families.h). One list: SPRAYLAB_GEN_METRICS,
-// and one metric per engine counter of SPRAYLAB_GEN_COUNTERS.
+// plain integers; scrapes read them with racy_load (monitoring/families.h). One list:
+// SPRAYLAB_GEN_METRICS, and one metric per engine counter of SPRAYLAB_GEN_COUNTERS.
 #pragma once
 
 #include <prometheus/collectable.h>
@@ -17,7 +17,7 @@
 #include "trafficgen/latency_histogram.h"
 #include "trafficgen/schedule.h"
 
-namespace spraylab::monitoring {
+namespace spraylab::gen {
 
 // X(id, name, type, labels, help).
 #define SPRAYLAB_GEN_METRICS(X)                                                                \
@@ -49,32 +49,35 @@ enum class GenMetric : uint8_t {
       kCount,
 };
 
-inline constexpr std::array<MetricSpec, static_cast<size_t>(GenMetric::kCount)> kGenMetrics{{
+inline constexpr std::array<monitoring::MetricSpec, static_cast<size_t>(GenMetric::kCount)>
+    kGenMetrics{{
 #define SPRAYLAB_SPEC(id, name, type, labels, help) \
   {name, prometheus::MetricType::type, labels, help},
-    SPRAYLAB_GEN_METRICS(SPRAYLAB_SPEC)
+        SPRAYLAB_GEN_METRICS(SPRAYLAB_SPEC)
 #undef SPRAYLAB_SPEC
-}};
+    }};
 
 // spraylab_gen_<counter>_total{lcore} for every engine counter, in GenCounter order.
-inline constexpr std::array<MetricSpec, gen::kGenCounters> kGenCounterMetrics{{
+inline constexpr std::array<monitoring::MetricSpec, kGenCounters> kGenCounterMetrics{{
 #define SPRAYLAB_SPEC(id, name, doc) \
   {"spraylab_gen_" name "_total", prometheus::MetricType::Counter, "lcore", doc},
     SPRAYLAB_GEN_COUNTERS(SPRAYLAB_SPEC)
 #undef SPRAYLAB_SPEC
 }};
 
-inline const MetricSpec& spec(GenMetric m) { return kGenMetrics[static_cast<size_t>(m)]; }
+inline const monitoring::MetricSpec& spec(GenMetric m) {
+  return kGenMetrics[static_cast<size_t>(m)];
+}
 
 // One engine's state as the collector reads it; view_of() binds a HostEngine. Tests fill it from
 // plain structs.
 struct EngineView {
   unsigned lcore = 0;
-  const std::vector<gen::SendState>* sends = nullptr;
-  const std::vector<gen::RecvState>* recvs = nullptr;
-  const gen::LatencyHistogram* one_way = nullptr;
-  const gen::LatencyHistogram* rtt = nullptr;
-  const std::array<uint64_t, gen::kGenCounters>* counters = nullptr;
+  const std::vector<SendState>* sends = nullptr;
+  const std::vector<RecvState>* recvs = nullptr;
+  const LatencyHistogram* one_way = nullptr;
+  const LatencyHistogram* rtt = nullptr;
+  const std::array<uint64_t, kGenCounters>* counters = nullptr;
   std::function<uint64_t(uint64_t tsc)> ns_of;
   std::function<uint64_t()> messages_done;
   std::function<uint64_t()> acked_bytes;
@@ -82,7 +85,7 @@ struct EngineView {
 
 struct GenSource {
   std::vector<EngineView> engines;
-  const gen::Schedule* schedule = nullptr;
+  const Schedule* schedule = nullptr;
   uint64_t messages = 0;                    // sent or received here
   std::vector<double> message_bound_ns;     // by message id (messages sent here)
   std::vector<double> collective_bound_ns;  // by collective id (0: none sent here)
@@ -106,9 +109,9 @@ class GenCollector : public prometheus::Collectable {
 
 // The latency histograms of several engines, merged, as one Prometheus histogram in seconds.
 prometheus::ClientMetric::Histogram latency_histogram(
-    const std::vector<const gen::LatencyHistogram*>& parts);
+    const std::vector<const LatencyHistogram*>& parts);
 
-inline EngineView view_of(const gen::HostEngine& e, unsigned lcore) {
+inline EngineView view_of(const HostEngine& e, unsigned lcore) {
   EngineView v;
   v.lcore = lcore;
   v.sends = &e.sends();
@@ -122,4 +125,4 @@ inline EngineView view_of(const gen::HostEngine& e, unsigned lcore) {
   return v;
 }
 
-}  // namespace spraylab::monitoring
+}  // namespace spraylab::gen

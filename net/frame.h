@@ -1,14 +1,14 @@
 // Parsing of Ethernet / IPv4 / UDP frames on raw bytes (inline: it runs on every packet), so it
-// runs the same on an mbuf, a test vector or a fuzzer's input. Malformed frames come back as a drop
-// reason, never as a crash.
+// runs the same on an mbuf, a test vector or a fuzzer's input. Malformed frames come back as a
+// FrameError (frame_error.h), never as a crash.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
-#include "switch/dataplane/counters.h"
+#include "net/frame_error.h"
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr uint8_t kIpProtoUdp = 17;
@@ -68,24 +68,24 @@ inline uint32_t flow_hash(uint32_t src_ip, uint32_t dst_ip, uint16_t src_port, u
 // Checks Ethernet (one optional 802.1Q tag), IPv4 (version 4, IHL ≥ 5, total length within the
 // frame) and, when proto is UDP, that the UDP header fits. TTL is not checked here: a packet for
 // a local host never has its TTL decremented, so that is the forwarding step's decision.
-inline DropReason parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out) {
-  if (len < kEthHeaderLen) return DropReason::kTruncated;
+inline FrameError parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out) {
+  if (len < kEthHeaderLen) return FrameError::kTruncated;
   uint32_t off = 12;
   uint16_t ethertype = detail::be16(data + off);
   if (ethertype == 0x8100) {  // one VLAN tag
-    if (len < kEthHeaderLen + 4) return DropReason::kTruncated;
+    if (len < kEthHeaderLen + 4) return FrameError::kTruncated;
     off += 4;
     ethertype = detail::be16(data + off);
   }
   off += 2;
-  if (ethertype != kEtherTypeIpv4) return DropReason::kNotIpv4;
-  if (len < off + 20) return DropReason::kTruncated;
+  if (ethertype != kEtherTypeIpv4) return FrameError::kNotIpv4;
+  if (len < off + 20) return FrameError::kTruncated;
   const uint8_t* ip = data + off;
   const uint32_t ihl = (ip[0] & 0x0f) * 4u;
-  if ((ip[0] >> 4) != 4 || ihl < 20) return DropReason::kBadIpHeader;
+  if ((ip[0] >> 4) != 4 || ihl < 20) return FrameError::kBadIpHeader;
   const uint32_t total = detail::be16(ip + 2);
-  if (total < ihl) return DropReason::kBadIpHeader;
-  if (len < off + total) return DropReason::kTruncated;
+  if (total < ihl) return FrameError::kBadIpHeader;
+  if (len < off + total) return FrameError::kTruncated;
   out.ip_offset = static_cast<uint16_t>(off);
   out.l4_offset = static_cast<uint16_t>(off + ihl);
   out.ip_len = static_cast<uint16_t>(total);
@@ -96,11 +96,11 @@ inline DropReason parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out)
   out.frame_len = len;
   out.src_port = out.dst_port = 0;
   if (out.proto == kIpProtoUdp) {
-    if (total < ihl + 8) return DropReason::kTruncated;
+    if (total < ihl + 8) return FrameError::kTruncated;
     out.src_port = detail::be16(ip + ihl);
     out.dst_port = detail::be16(ip + ihl + 2);
   }
-  return DropReason::kNone;
+  return FrameError::kNone;
 }
 
 // The UDP payload of a frame parse_frame accepted with proto UDP: from the end of the UDP header
@@ -144,4 +144,4 @@ inline bool mark_ce(uint8_t* ip) {
   return true;
 }
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

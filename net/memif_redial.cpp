@@ -1,9 +1,9 @@
-#include "switch/dataplane/memif_redial.h"
+#include "net/memif_redial.h"
 
 #include <rte_ethdev.h>
 #include <sys/stat.h>
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 namespace {
 
 // The socket file's identity (inode and change time), or 0 for none or an abstract socket. A killed
@@ -65,4 +65,4 @@ void MemifRedial::on_turn() {
   }
 }
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

@@ -2,9 +2,10 @@
 // (the list in docs/monitoring.md), from the collectors' declarations.
 #include <cstdio>
 
+#include "fabric/metric_catalog.h"
 #include "monitoring/metric_list.h"
 
 int main() {
-  std::fputs(spraylab::monitoring::metrics_table().c_str(), stdout);
+  std::fputs(spraylab::monitoring::metrics_table(spraylab::fabric::all_metrics()).c_str(), stdout);
   return 0;
 }

@@ -1,13 +1,18 @@
-#include "monitoring/gen_metrics.h"
+#include "trafficgen/gen_metrics.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
 
-namespace spraylab::monitoring {
+namespace spraylab::gen {
 namespace {
 
+using monitoring::add_metric;
+using monitoring::add_value;
+using monitoring::make_family;
+using monitoring::make_histogram;
+using monitoring::racy_load;
 using prometheus::MetricFamily;
 
 MetricFamily family(GenMetric m) { return make_family(spec(m)); }
@@ -51,8 +56,8 @@ std::vector<double> GenCollector::inflation_bounds() {
 }
 
 prometheus::ClientMetric::Histogram latency_histogram(
-    const std::vector<const gen::LatencyHistogram*>& parts) {
-  using H = gen::LatencyHistogram;
+    const std::vector<const LatencyHistogram*>& parts) {
+  using H = LatencyHistogram;
   constexpr uint32_t kMin = GenCollector::kLatencyMinExp, kMax = GenCollector::kLatencyMaxExp;
   std::vector<double> bounds;
   for (uint32_t k = kMin; k <= kMax; ++k) bounds.push_back(std::ldexp(1.0, k) * 1e-9);
@@ -80,20 +85,20 @@ std::vector<MetricFamily> GenCollector::Collect() const {
   Observations msg_time(completion_bounds()), msg_infl(inflation_bounds());
   Observations coll_time(completion_bounds()), coll_infl(inflation_bounds());
   std::vector<CollectiveSpan> spans(src_.schedule ? src_.schedule->collectives.size() : 0);
-  std::vector<const gen::LatencyHistogram*> one_way, rtt;
+  std::vector<const LatencyHistogram*> one_way, rtt;
   for (const EngineView& e : src_.engines) {
     if (e.messages_done) done += e.messages_done();
     if (e.acked_bytes) goodput += e.acked_bytes();
     if (e.one_way) one_way.push_back(e.one_way);
     if (e.rtt) rtt.push_back(e.rtt);
     if (e.recvs) {
-      for (const gen::RecvState& r : *e.recvs) {
+      for (const RecvState& r : *e.recvs) {
         // Every out-of-order packet lands in exactly one distance bucket (trafficgen/reorder.h).
         for (const uint64_t& n : r.reorder.distance_histogram()) reordered += racy_load(n);
       }
     }
     if (!e.sends || !src_.schedule) continue;
-    for (const gen::SendState& s : *e.sends) {
+    for (const SendState& s : *e.sends) {
       const uint32_t c = src_.schedule->messages[s.id].collective;
       ++spans[c].messages;
       // The lcore sets done before done_tsc: a message counts once both are in, and stays so.
@@ -142,7 +147,7 @@ std::vector<MetricFamily> GenCollector::Collect() const {
   histogram(GenMetric::kOneWayLatency, latency_histogram(one_way));
   histogram(GenMetric::kRtt, latency_histogram(rtt));
 
-  for (size_t c = 0; c < gen::kGenCounters; ++c) {
+  for (size_t c = 0; c < kGenCounters; ++c) {
     MetricFamily f = make_family(kGenCounterMetrics[c]);
     for (const EngineView& e : src_.engines) {
       const double v = e.counters ? static_cast<double>(racy_load((*e.counters)[c])) : 0;
@@ -153,4 +158,4 @@ std::vector<MetricFamily> GenCollector::Collect() const {
   return out;
 }
 
-}  // namespace spraylab::monitoring
+}  // namespace spraylab::gen

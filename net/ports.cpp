@@ -1,4 +1,4 @@
-#include "switch/dataplane/ports.h"
+#include "net/ports.h"
 
 #include <fmt/format.h>
 #include <net/if.h>
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <string_view>
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 namespace {
 
 std::string err(int rc) { return fmt::format("{} ({})", rte_strerror(-rc), rc); }
@@ -151,4 +151,4 @@ void stop_ports(const std::vector<PortState>& ports) {
   }
 }
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

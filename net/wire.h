@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace spraylab::dataplane {
+namespace spraylab::net {
 
 // Frames per rx/tx burst, per balancer call, per egress ring operation (DESIGN.md: bursts of 32).
 inline constexpr uint16_t kBurst = 32;
@@ -16,4 +16,4 @@ inline constexpr uint32_t kFcsBytes = 4;
 inline constexpr uint32_t kWireGapBytes = 20;
 inline constexpr uint32_t kWireOverhead = kFcsBytes + kWireGapBytes;
 
-}  // namespace spraylab::dataplane
+}  // namespace spraylab::net

@@ -1,6 +1,7 @@
 // The switch's metrics: read from the data path's per-worker counters (switch_runtime.h) and queue
 // depths at scrape time, without a lock and without the workers knowing. The one list of them is
-// SPRAYLAB_SWITCH_METRICS; drop reasons come from SPRAYLAB_DROP_REASONS (counters.h).
+// SPRAYLAB_SWITCH_METRICS; drop reasons come from SPRAYLAB_DROP_REASONS (counters.h). Beside the
+// data path it reads; monitoring/ gives the building blocks (families.h) and knows no switch.
 #pragma once
 
 #include <prometheus/collectable.h>
@@ -17,7 +18,7 @@
 #include "switch/dataplane/counters.h"
 #include "switch/dataplane/switch_runtime.h"
 
-namespace spraylab::monitoring {
+namespace spraylab::dataplane {
 
 // Every switch metric: X(id, name, type, labels, help). Labels: switch (the topology's name), port
 // (its number), peer (the node at the other end), lcore (an EAL lcore id), reason (a drop reason),
@@ -84,14 +85,17 @@ enum class SwitchMetric : uint8_t {
       kCount,
 };
 
-inline constexpr std::array<MetricSpec, static_cast<size_t>(SwitchMetric::kCount)> kSwitchMetrics{{
+inline constexpr std::array<monitoring::MetricSpec, static_cast<size_t>(SwitchMetric::kCount)>
+    kSwitchMetrics{{
 #define SPRAYLAB_SPEC(id, name, type, labels, help) \
   {name, prometheus::MetricType::type, labels, help},
-    SPRAYLAB_SWITCH_METRICS(SPRAYLAB_SPEC)
+        SPRAYLAB_SWITCH_METRICS(SPRAYLAB_SPEC)
 #undef SPRAYLAB_SPEC
-}};
+    }};
 
-inline const MetricSpec& spec(SwitchMetric m) { return kSwitchMetrics[static_cast<size_t>(m)]; }
+inline const monitoring::MetricSpec& spec(SwitchMetric m) {
+  return kSwitchMetrics[static_cast<size_t>(m)];
+}
 
 struct QueueDepth {
   uint32_t packets = 0;
@@ -108,7 +112,7 @@ struct MbufCount {
 struct SwitchSource {
   std::string name;
   std::vector<std::string> peers;  // per port
-  std::vector<const dataplane::WorkerCounters*> workers;
+  std::vector<const WorkerCounters*> workers;
   std::vector<unsigned> lcores;  // the EAL lcore of each worker
   double tsc_hz = 1;             // busy cycles to seconds
   uint64_t buffer_bytes = 0;
@@ -124,7 +128,7 @@ class SwitchCollector : public prometheus::Collectable {
   // The sampled depth histogram: 0, 1, 2, 4, ... 4096 packets (an egress ring holds at most 4096
   // by default). One per port, in packets only: its bucket lines are most of a scrape, and the
   // depth in bytes is in the gauges.
-  static constexpr Log2Buckets kPacketBuckets{0, 12};
+  static constexpr monitoring::Log2Buckets kPacketBuckets{0, 12};
   static constexpr uint64_t kSamplePeriodNs = 1'000'000;  // how often the control plane samples
 
   explicit SwitchCollector(SwitchSource source);
@@ -139,8 +143,8 @@ class SwitchCollector : public prometheus::Collectable {
  private:
   // Per port, one writer (sample_depths): counters as in the data path.
   struct DepthSamples {
-    std::array<dataplane::Counter, kPacketBuckets.size() + 1> packets;  // last: +Inf
-    dataplane::Counter packets_sum;
+    std::array<Counter, kPacketBuckets.size() + 1> packets;  // last: +Inf
+    Counter packets_sum;
   };
 
   void collect_ports(std::vector<prometheus::MetricFamily>& out, const std::string& alg) const;
@@ -149,20 +153,20 @@ class SwitchCollector : public prometheus::Collectable {
   void collect_pool(std::vector<prometheus::MetricFamily>& out) const;
 
   SwitchSource src_;
-  std::vector<Labels> port_labels_;  // switch, port, peer
+  std::vector<monitoring::Labels> port_labels_;  // switch, port, peer
   std::unique_ptr<DepthSamples[]> samples_;
   std::vector<double> packet_bounds_;
 };
 
 // A running switch as a SwitchSource; `lcores` holds the EAL lcore of each worker. Inline: only
 // the switch program (which links the data path) calls it.
-inline SwitchSource source_of(dataplane::SwitchRuntime& rt, std::vector<unsigned> lcores,
-                              double tsc_hz, rte_mempool* pool = nullptr) {
+inline SwitchSource source_of(SwitchRuntime& rt, std::vector<unsigned> lcores, double tsc_hz,
+                              rte_mempool* pool = nullptr) {
   SwitchSource s;
   s.name = rt.tables().name;
   for (const auto& p : rt.tables().ports) s.peers.push_back(p.peer);
   for (uint32_t w = 0; w < rt.workers(); ++w) {
-    s.workers.push_back(&static_cast<const dataplane::SwitchRuntime&>(rt).counters(w));
+    s.workers.push_back(&static_cast<const SwitchRuntime&>(rt).counters(w));
   }
   s.lcores = std::move(lcores);
   s.tsc_hz = tsc_hz;
@@ -184,4 +188,4 @@ inline SwitchSource source_of(dataplane::SwitchRuntime& rt, std::vector<unsigned
   return s;
 }
 
-}  // namespace spraylab::monitoring
+}  // namespace spraylab::dataplane
