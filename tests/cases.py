@@ -8,6 +8,12 @@ import time
 import traceback
 
 
+def check(cond, msg):
+    """A test's assertion that survives `python3 -O` (a bare assert would not)."""
+    if not cond:
+        raise AssertionError(msg)
+
+
 def case_parser(description=None):
     """The arguments every test script takes; a script adds its own to the returned parser."""
     ap = argparse.ArgumentParser(description=description)

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 
 ARGS = case_parser(__doc__).parse_args()
 SPRAYLAB = os.path.abspath(os.path.join(ARGS.build, "fabric", "spraylab"))
@@ -42,10 +42,6 @@ workload: {workload}
 PERMUTATION = "{type: permutation, message_size: 64KB}"
 TRACE = "start_ns,src,dst,bytes,depends_on\n0,0,3,65536,\n0,3,0,65536,\n"
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def write(path, text):

@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
 from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 # Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 EXPERIMENT = """\
@@ -39,10 +39,6 @@ links: {rate: 10Gbps, delay: 0ns}
 workload: {type: permutation, message_size: 1MB}
 """
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 class Pair:

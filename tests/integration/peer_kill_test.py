@@ -33,7 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 
 FABRIC = """\
 seed: 7
@@ -43,10 +43,6 @@ buffer: {{bytes: 800KB}}
 load_balancer: {{algorithm: ofan}}
 {extra}"""
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def wait_for(cond, timeout, what):

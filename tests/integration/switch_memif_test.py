@@ -21,7 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
 from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages, link_vdevs  # noqa: E402
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "rr", "jsq", "ar", "topk", "psp", "ofan", "pofan", "polarized"]
 UPLINKS = [2, 3, 4, 5]  # leaf0: ports 0-1 face hosts, 2-5 the four spines
@@ -104,10 +104,6 @@ class Case:
             shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
         return stats
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def per_port(result):

@@ -28,7 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
 from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 # Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 # leaf0: ports 0-1 face hosts, 2-3 the two spines.
@@ -118,10 +118,6 @@ def sh(*argv, check=True):
         raise RuntimeError(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
     return r.stdout
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 class VethPairs:

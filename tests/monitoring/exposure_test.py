@@ -37,7 +37,7 @@ import time
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
 from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 
 EXPERIMENT = """\
 seed: 4
@@ -57,10 +57,6 @@ links: {rate: 100Mbps, delay: 1us}
 workload: {type: permutation, message_size: 64MB}
 """
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 # ---- The scan. ----

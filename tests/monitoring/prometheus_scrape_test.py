@@ -36,7 +36,7 @@ import urllib.request
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
 from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, run_cases, check  # noqa: E402
 
 EXPERIMENT = """\
 seed: 3
@@ -56,10 +56,6 @@ HOSTS = 3
 # Dashboard variables: every switch; Grafana's built-ins as a 1 s scrape interval gives them.
 BUILTINS = {"__rate_interval": "10s", "__interval": "2s", "__range": "5m"}
 
-
-def check(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
 
 
 def free_port():
