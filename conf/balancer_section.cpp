@@ -51,7 +51,7 @@ BalancerSpec read_balancer(const Map& map, const Map* parent, lb::Algorithm inhe
 
 // Per-switch overrides of an explicit topology must name one of its switches.
 void check_switch_name(const Value& key, const std::string& name, const TopologySpec& topology) {
-  if (topology.generator != "explicit") return;  // generated names are checked by topo/
+  if (topology.generator != topo::Kind::kExplicit) return;  // generated names are checked by topo/
   std::vector<std::string_view> names;
   for (const ExplicitSwitch& s : topology.switches) {
     if (s.name == name) return;

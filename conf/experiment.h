@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "switch/lb/algorithm.h"
+#include "topo/kind.h"
 #include "trafficgen/entropy_mode.h"
 #include "trafficgen/workloads/workload_type.h"
 
@@ -57,8 +58,8 @@ struct ExplicitLink {
 };
 
 struct TopologySpec {
-  // "fat-tree", "leaf-spine", "mrls" or "explicit" (switches/hosts/links given).
-  std::string generator = "fat-tree";
+  // How the topology is made (topo/kind.h); kExplicit: switches/hosts/links given.
+  topo::Kind generator = topo::Kind::kFatTree;
   // fat-tree
   uint32_t k = 4;
   uint32_t levels = 2;

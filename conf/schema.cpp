@@ -228,9 +228,8 @@ const Fields<Experiment>& experiment_fields() {
 const Fields<TopologySpec>& topology_fields() {
   static const Fields<TopologySpec> fields = [] {
     Fields<TopologySpec> f = {
-        choice_key("generator", &TopologySpec::generator,
-                   {"fat-tree", "leaf-spine", "mrls", "explicit"},
-                   "how the topology is made; explicit when omitted and switches is given"),
+        enum_key("generator", &TopologySpec::generator, topo::kKindNames,
+                 "how the topology is made; explicit when omitted and switches is given"),
         fat_tree_k(),
         integer_key("levels", &TopologySpec::levels, 2, 3, "fat-tree: 2 (leaf-spine) or 3 levels"),
         integer_key("leaves", &TopologySpec::leaves, 1, kMax32,
@@ -272,14 +271,17 @@ const VariantTable& topology_generators() {
       "generator",
       {"generator"},
       {
-          {"fat-tree", {"k", "levels"}, {"k"}},
-          {"leaf-spine",
+          // In topo::Kind order (checked below): each kind's keys and required keys.
+          {to_string(topo::Kind::kFatTree), {"k", "levels"}, {"k"}},
+          {to_string(topo::Kind::kLeafSpine),
            {"leaves", "spines", "hosts_per_leaf"},
            {"leaves", "spines", "hosts_per_leaf"}},
-          {"mrls",
+          {to_string(topo::Kind::kMrls),
            {"leaves", "uplinks", "downlinks", "seed", "max_tries"},
            {"leaves", "uplinks", "downlinks"}},
-          {"explicit", {"switches", "hosts", "links"}, {"switches", "hosts", "links"}},
+          {to_string(topo::Kind::kExplicit),
+           {"switches", "hosts", "links"},
+           {"switches", "hosts", "links"}},
       }};
   return table;
 }

@@ -31,22 +31,22 @@ void check_mrls(const Map& map, const TopologySpec& t) {
 void read_topology(const Map& map, TopologySpec& topology) {
   const VariantTable& generators = topology_generators();
   if (const Value* generator = map.find("generator")) {
-    topology.generator = generator->as_choice(generators.names());
+    topology.generator = generator->as_enum<topo::Kind>(topo::kKindNames);
   } else if (map.find("switches")) {
-    topology.generator = "explicit";
+    topology.generator = topo::Kind::kExplicit;
   } else {
     map.require("generator",
                 "one of " + join(generators.names()) + " (or switches, hosts and links)");
   }
-  check_variant_keys(map, generators, topology.generator, topology_fields());
+  check_variant_keys(map, generators, topo::to_string(topology.generator), topology_fields());
   read_present(map, topology_fields(), topology);
-  if (topology.generator == "mrls") check_mrls(map, topology);
-  if (topology.generator == "explicit") check_explicit_topology(map);
+  if (topology.generator == topo::Kind::kMrls) check_mrls(map, topology);
+  if (topology.generator == topo::Kind::kExplicit) check_explicit_topology(map);
 }
 
 uint32_t level_count(const TopologySpec& topology) {
-  if (topology.generator == "fat-tree") return topology.levels;
-  if (topology.generator == "explicit") {
+  if (topology.generator == topo::Kind::kFatTree) return topology.levels;
+  if (topology.generator == topo::Kind::kExplicit) {
     uint32_t levels = 1;
     for (const ExplicitSwitch& s : topology.switches) levels = std::max(levels, s.level + 1);
     return levels;

@@ -1,10 +1,12 @@
-// spraylab: the control tool: topologies (`topo`) and experiments (`run`).
+// spraylab: the control tool: topologies (`topo`), experiments (`run`) and the load balancers
+// they can use (`algorithms`).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <stdexcept>
 
 #include "conf/config_error.h"
+#include "fabric/algorithms_cli.h"
 #include "fabric/demo.h"
 #include "fabric/run_cli.h"
 #include "fabric/topo_cli.h"
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   CLI::App app{"spraylab: per-packet load balancing testbed for AI-training fabrics"};
   app.require_subcommand(1);
   spraylab::fabric::add_topo_commands(app);
+  spraylab::fabric::add_algorithms_command(app);
   int rc = 0;
   spraylab::fabric::add_run_command(app, &rc, command_line(argc, argv));
   app.add_subcommand("demo",

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "conf/loader.h"
@@ -17,7 +18,7 @@ namespace {
 
 // Generator arguments shared by `topo gen` and `topo stats`.
 struct GeneratorArgs {
-  std::string generator;  // which subcommand ran
+  std::optional<topo::Kind> generator;  // which subcommand ran, if one did
   topo::FatTreeParams fat_tree;
   topo::LeafSpineParams leaf_spine;
   topo::MrlsParams mrls;
@@ -32,36 +33,48 @@ void add_link_options(CLI::App* sub, GeneratorArgs& g) {
 
 // Adds fat-tree / leaf-spine / mrls subcommands to `parent`; the one that runs sets g.generator.
 void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
-  auto* ft = parent->add_subcommand("fat-tree", "k-ary fat tree with 2 or 3 levels");
+  using topo::Kind;
+  auto* ft = parent->add_subcommand(std::string(to_string(Kind::kFatTree)),
+                                    "k-ary fat tree with 2 or 3 levels");
   ft->add_option("--k", g.fat_tree.k, "Switch radix k (even)")->capture_default_str();
   ft->add_option("--levels", g.fat_tree.levels, "2 (leaf-spine) or 3 (k pods and cores)")
       ->check(CLI::IsMember({2, 3}))
       ->capture_default_str();
-  auto* ls = parent->add_subcommand("leaf-spine", "full bipartite leaf-spine");
+  auto* ls =
+      parent->add_subcommand(std::string(to_string(Kind::kLeafSpine)), "full bipartite leaf-spine");
   ls->add_option("--leaves", g.leaf_spine.leaves, "Leaf switches")->capture_default_str();
   ls->add_option("--spines", g.leaf_spine.spines, "Spine switches")->capture_default_str();
   ls->add_option("--hosts-per-leaf", g.leaf_spine.hosts_per_leaf, "Hosts under each leaf")
       ->capture_default_str();
-  auto* mr = parent->add_subcommand("mrls", "random leaf-spine (MRLS paper §4)");
+  auto* mr = parent->add_subcommand(std::string(to_string(Kind::kMrls)),
+                                    "random leaf-spine (MRLS paper §4)");
   mr->add_option("--leaves", g.mrls.leaves, "N1, leaf switches")->capture_default_str();
   mr->add_option("--uplinks", g.mrls.uplinks, "u, uplinks per leaf")->capture_default_str();
   mr->add_option("--downlinks", g.mrls.downlinks, "d, hosts per leaf")->capture_default_str();
   mr->add_option("--seed", g.mrls.seed, "Wiring seed")->capture_default_str();
   mr->add_option("--max-tries", g.mrls.max_tries, "Draws before giving up")->capture_default_str();
-  for (auto* sub : {ft, ls, mr}) {
+  for (auto [sub, kind] : {std::pair{ft, Kind::kFatTree}, std::pair{ls, Kind::kLeafSpine},
+                           std::pair{mr, Kind::kMrls}}) {
     add_link_options(sub, g);
     sub->fallthrough();  // --json, -o etc. of the parent may follow the generator's arguments
-    sub->callback([&g, sub] { g.generator = sub->get_name(); });
+    sub->callback([&g, kind = kind] { g.generator = kind; });
   }
+}
+
+// The generators `topo gen` and `topo stats` take, for messages.
+std::string join_generators() {
+  using topo::Kind;
+  return fmt::format("{}, {}, {}", to_string(Kind::kFatTree), to_string(Kind::kLeafSpine),
+                     to_string(Kind::kMrls));
 }
 
 topo::Topology generate(GeneratorArgs& g, uint32_t* tries) {
   const topo::LinkDefaults link{g.rate_gbps * 1e9, g.delay_ns};
-  if (g.generator == "fat-tree") {
+  if (g.generator == topo::Kind::kFatTree) {
     g.fat_tree.link = link;
     return topo::fat_tree(g.fat_tree);
   }
-  if (g.generator == "leaf-spine") {
+  if (g.generator == topo::Kind::kLeafSpine) {
     g.leaf_spine.link = link;
     return topo::leaf_spine(g.leaf_spine);
   }
@@ -70,14 +83,15 @@ topo::Topology generate(GeneratorArgs& g, uint32_t* tries) {
 }
 
 std::string describe(const GeneratorArgs& g) {
-  if (g.generator == "fat-tree") {
-    return fmt::format("fat-tree --k {} --levels {}", g.fat_tree.k, g.fat_tree.levels);
+  const std::string_view name = to_string(*g.generator);
+  if (g.generator == topo::Kind::kFatTree) {
+    return fmt::format("{} --k {} --levels {}", name, g.fat_tree.k, g.fat_tree.levels);
   }
-  if (g.generator == "leaf-spine") {
-    return fmt::format("leaf-spine --leaves {} --spines {} --hosts-per-leaf {}",
+  if (g.generator == topo::Kind::kLeafSpine) {
+    return fmt::format("{} --leaves {} --spines {} --hosts-per-leaf {}", name,
                        g.leaf_spine.leaves, g.leaf_spine.spines, g.leaf_spine.hosts_per_leaf);
   }
-  return fmt::format("mrls --leaves {} --uplinks {} --downlinks {} --seed {}", g.mrls.leaves,
+  return fmt::format("{} --leaves {} --uplinks {} --downlinks {} --seed {}", name, g.mrls.leaves,
                      g.mrls.uplinks, g.mrls.downlinks, g.mrls.seed);
 }
 
@@ -227,9 +241,9 @@ void add_topo_commands(CLI::App& app) {
   stats->require_subcommand(0, 1);
   add_generator_subcommands(stats, *stats_args);
   stats->final_callback([stats_args, opts] {
-    if (opts->file.empty() == stats_args->generator.empty()) {
-      throw CLI::ValidationError("topo stats",
-                                 "give either a FILE or a generator (fat-tree, leaf-spine, mrls)");
+    if (opts->file.empty() == !stats_args->generator) {
+      throw CLI::ValidationError("topo stats", "give either a FILE or a generator (" +
+                                                   join_generators() + ")");
     }
     const auto start = std::chrono::steady_clock::now();
     topo::Topology t = opts->file.empty() ? generate(*stats_args, nullptr) : load(opts->file);
@@ -240,7 +254,8 @@ void add_topo_commands(CLI::App& app) {
     if (opts->json) {
       fmt::print("{}\n", to_json(s).dump());
     } else {
-      print_stats_table({s}, {opts->file.empty() ? stats_args->generator : opts->file});
+      print_stats_table(
+          {s}, {opts->file.empty() ? std::string(to_string(*stats_args->generator)) : opts->file});
       fmt::print(stderr, "({:.2f} s)\n", secs);
     }
   });

@@ -8,7 +8,7 @@ namespace spraylab::topo {
 
 AddressPlan::AddressPlan(const Routing& r) : routing_(r) {
   const Topology& t = r.topology();
-  pods_ = t.kind == "fat-tree" && !t.switches().empty() && t.node(t.switches().back()).level == 2;
+  pods_ = t.kind == Kind::kFatTree && !t.switches().empty() && t.node(t.switches().back()).level == 2;
   if (r.leaves().size() > 65536) throw TopologyError("address plan: more than 65536 leaves");
   host_leaf_.assign(t.nodes().size(), UINT32_MAX);
   host_octet_.assign(t.nodes().size(), 0);

@@ -12,7 +12,7 @@ namespace {
 
 Topology build_explicit(const conf::TopologySpec& spec, const conf::LinkSpec& defaults) {
   Topology t;
-  t.kind = "explicit";
+  t.kind = Kind::kExplicit;
   std::unordered_map<std::string, NodeId> by_name;
   for (const auto& s : spec.switches) {
     by_name[s.name] = t.add_switch(static_cast<uint8_t>(s.level), 0, s.name);
@@ -47,22 +47,25 @@ Topology build_explicit(const conf::TopologySpec& spec, const conf::LinkSpec& de
 
 Topology build(const conf::TopologySpec& spec, const conf::LinkSpec& links) {
   const LinkDefaults link{links.rate_bps, links.delay_ns};
-  if (spec.generator == "fat-tree") return fat_tree({spec.k, spec.levels, link});
-  if (spec.generator == "leaf-spine") {
-    return leaf_spine({spec.leaves, spec.spines, spec.hosts_per_leaf, link});
+  switch (spec.generator) {
+    case Kind::kFatTree:
+      return fat_tree({spec.k, spec.levels, link});
+    case Kind::kLeafSpine:
+      return leaf_spine({spec.leaves, spec.spines, spec.hosts_per_leaf, link});
+    case Kind::kMrls: {
+      MrlsParams p;
+      p.leaves = spec.leaves;
+      p.uplinks = spec.uplinks;
+      p.downlinks = spec.downlinks;
+      p.seed = spec.seed;
+      p.max_tries = spec.max_tries;
+      p.link = link;
+      return mrls(p);
+    }
+    case Kind::kExplicit:
+      return build_explicit(spec, links);
   }
-  if (spec.generator == "mrls") {
-    MrlsParams p;
-    p.leaves = spec.leaves;
-    p.uplinks = spec.uplinks;
-    p.downlinks = spec.downlinks;
-    p.seed = spec.seed;
-    p.max_tries = spec.max_tries;
-    p.link = link;
-    return mrls(p);
-  }
-  if (spec.generator == "explicit") return build_explicit(spec, links);
-  throw TopologyError("unknown topology generator '" + spec.generator + "'");
+  throw TopologyError(fmt::format("unknown topology kind {}", static_cast<int>(spec.generator)));
 }
 
 void write_yaml(const Topology& t, std::ostream& out, const std::string& comment) {

@@ -84,7 +84,7 @@ Topology fat_tree(const FatTreeParams& p) {
   }
   const uint32_t h = p.k / 2;
   Topology t;
-  t.kind = "fat-tree";
+  t.kind = Kind::kFatTree;
   if (p.levels == 2) {
     std::vector<NodeId> leaves, spines;
     for (uint32_t i = 0; i < p.k; ++i) leaves.push_back(t.add_switch(0, i, name("leaf", i)));
@@ -126,7 +126,7 @@ Topology leaf_spine(const LeafSpineParams& p) {
     throw TopologyError("leaf-spine: leaves, spines and hosts_per_leaf must all be at least 1");
   }
   Topology t;
-  t.kind = "leaf-spine";
+  t.kind = Kind::kLeafSpine;
   std::vector<NodeId> leaves, spines;
   for (uint32_t i = 0; i < p.leaves; ++i) leaves.push_back(t.add_switch(0, i, name("leaf", i)));
   for (uint32_t i = 0; i < p.spines; ++i) spines.push_back(t.add_switch(1, i, name("spine", i)));
@@ -161,7 +161,7 @@ Topology mrls(const MrlsParams& p, uint32_t* tries) {
       continue;
     }
     Topology t;
-    t.kind = "mrls";
+    t.kind = Kind::kMrls;
     std::vector<NodeId> leaves, spines;
     for (uint32_t i = 0; i < n1; ++i) leaves.push_back(t.add_switch(0, i, name("leaf", i)));
     for (uint32_t i = 0; i < n2; ++i) spines.push_back(t.add_switch(1, i, name("spine", i)));

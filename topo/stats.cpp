@@ -15,7 +15,7 @@ Stats compute_stats(const Routing& r, bool count_corners) {
   const Topology& t = r.topology();
   const SwitchGraph& g = r.graph();
   Stats s;
-  s.kind = t.kind;
+  s.kind = std::string(to_string(t.kind));
   s.hosts = t.hosts().size();
   s.switches = g.size();
   s.leaves = r.leaves().size();

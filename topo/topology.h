@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "topo/kind.h"
+
 namespace spraylab::topo {
 
 using NodeId = uint32_t;
@@ -49,7 +51,7 @@ struct LinkDefaults {
 
 class Topology {
  public:
-  std::string kind;  // "fat-tree", "leaf-spine", "mrls", "explicit"
+  Kind kind = Kind::kExplicit;  // how it was made
 
   NodeId add_switch(uint8_t level, uint32_t index, std::string name, uint32_t pod = 0);
   NodeId add_host(std::string name, uint32_t pod = 0);

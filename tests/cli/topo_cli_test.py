@@ -65,12 +65,39 @@ def bad_input_gets_a_precise_error(_args):
     assert p.returncode != 0 and "FILE or a generator" in p.stderr, p.stderr
 
 
+def algorithms_lists_every_documented_balancer(_args):
+    names = run("algorithms", "--names")
+    assert names.returncode == 0, names.stderr
+    listed = names.stdout.split()
+    table = json.loads(run("algorithms", "--json").stdout)
+    assert [a["name"] for a in table] == listed, (table, listed)
+    assert len(set(listed)) == len(listed) >= 10, listed
+    assert "ofan" in listed and "polarized" in listed, listed
+    docs = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                             "docs", "configuration.md")).read()
+    undocumented = [n for n in listed if f"| `{n}` |" not in docs]
+    assert not undocumented, f"not in docs/configuration.md's table: {undocumented}"
+    psp = next(a for a in table if a["name"] == "psp")
+    assert psp["reads_queue_depths"] and "state_update" in psp["keys"], psp
+    p = run("algorithms", "--json", "--names")
+    assert p.returncode == 2, p.stdout
+
+
+def stats_kind_is_the_generator(_args):
+    for gen in (["fat-tree", "--k", "4"], ["leaf-spine", "--leaves", "4", "--spines", "2"],
+                ["mrls", "--leaves", "14", "--uplinks", "3", "--downlinks", "3"]):
+        j = json.loads(run("topo", "stats", *gen, "--json").stdout)
+        assert j["kind"] == gen[0], (gen, j["kind"])
+
+
 CASES = [
     ("stats --json has every key", stats_json_has_every_key, ()),
     ("gen -o writes a file that stats and check read",
      gen_writes_a_file_that_stats_and_check_read, ()),
     ("check reports a disconnected file", check_reports_a_disconnected_file, ()),
     ("bad input gets a precise error", bad_input_gets_a_precise_error, ()),
+    ("algorithms lists every documented balancer", algorithms_lists_every_documented_balancer, ()),
+    ("stats kind is the generator", stats_kind_is_the_generator, ()),
 ]
 status = run_cases(ARGS, CASES)
 sys.exit(status)

@@ -27,7 +27,7 @@ TEST(Examples, EveryExampleLoads) {
 TEST(Examples, DemoIsA16HostThreeLevelFatTree) {
   const Experiment e = example("demo.yaml");
   EXPECT_EQ(e.name, "demo");
-  EXPECT_EQ(e.topology.generator, "fat-tree");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kFatTree);
   EXPECT_EQ(e.topology.k, 4u);
   EXPECT_EQ(e.topology.levels, 3u);
   EXPECT_EQ(e.topology.k * e.topology.k * e.topology.k / 4, 16u);
@@ -41,7 +41,7 @@ TEST(Examples, DemoIsA16HostThreeLevelFatTree) {
 
 TEST(Examples, FatTree432IsTheOfanPapersFabric) {
   const Experiment e = example("fat-tree-432.yaml");
-  EXPECT_EQ(e.topology.generator, "fat-tree");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kFatTree);
   EXPECT_EQ(e.topology.k, 12u);
   EXPECT_EQ(e.topology.levels, 3u);
   EXPECT_EQ(e.topology.k * e.topology.k * e.topology.k / 4, 432u);
@@ -54,7 +54,7 @@ TEST(Examples, FatTree432IsTheOfanPapersFabric) {
 
 TEST(Examples, MrlsPolarizedIsTheMrlsPapersFigure2Size) {
   const Experiment e = example("mrls-polarized.yaml");
-  EXPECT_EQ(e.topology.generator, "mrls");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kMrls);
   EXPECT_EQ(e.topology.leaves, 14u);
   EXPECT_EQ(e.topology.uplinks, 3u);
   EXPECT_EQ(e.topology.downlinks, 3u);
@@ -63,7 +63,7 @@ TEST(Examples, MrlsPolarizedIsTheMrlsPapersFigure2Size) {
 
 TEST(Examples, ExplicitIsTwoLeavesAndOneSpine) {
   const Experiment e = example("explicit.yaml");
-  EXPECT_EQ(e.topology.generator, "explicit");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kExplicit);
   EXPECT_EQ(e.topology.switches.size(), 3u);
 }
 

@@ -11,7 +11,7 @@ constexpr const char* kFatTree = "topology: {generator: fat-tree, k: 4}\n";
 TEST(Loader, MinimalFileGetsEveryDefault) {
   const Experiment e = load(kFatTree);
   EXPECT_EQ(e.source, "test.yaml");
-  EXPECT_EQ(e.topology.generator, "fat-tree");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kFatTree);
   EXPECT_EQ(e.topology.k, 4u);
   EXPECT_EQ(e.topology.levels, 2u);
   EXPECT_DOUBLE_EQ(e.links.rate_bps, 100e9);
@@ -85,7 +85,7 @@ topology:
     - {a: leaf0, b: spine0, rate: 400Gbps, delay: 1us}
 )");
   const TopologySpec& t = e.topology;
-  EXPECT_EQ(t.generator, "explicit");
+  EXPECT_EQ(t.generator, topo::Kind::kExplicit);
   ASSERT_EQ(t.switches.size(), 2u);
   EXPECT_EQ(t.switches[1].name, "spine0");
   EXPECT_EQ(t.switches[1].level, 1u);

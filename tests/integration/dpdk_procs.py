@@ -9,6 +9,13 @@ import threading
 import time
 
 
+def free_port():
+    """A TCP port on loopback that nothing listens on now (for an exporter or Prometheus)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def ensure_hugepages(pages=1024):
     """The setup script reserves hugepages; tests re-check so they also run on their own."""
     try:

@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ import urllib.request
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
-from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
+from dpdk_procs import Proc, eal_args, ensure_hugepages, free_port  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
 
 EXPERIMENT = """\
@@ -56,12 +55,6 @@ HOSTS = 3
 # Dashboard variables: every switch; Grafana's built-ins as a 1 s scrape interval gives them.
 BUILTINS = {"__rate_interval": "10s", "__interval": "2s", "__range": "5m"}
 
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_get(url, timeout=5):

@@ -32,7 +32,7 @@ TEST(TopologyFile, WrittenTopologyReadsBackWithTheSamePorts) {
   write_yaml(t, yaml, "test");
   conf::Experiment e = conf::load_experiment_string(yaml.str(), "roundtrip.yaml");
   Topology back = build(e.topology, e.links);
-  EXPECT_EQ(back.kind, "explicit");
+  EXPECT_EQ(back.kind, Kind::kExplicit);
   EXPECT_EQ(back.switches().size(), t.switches().size());
   EXPECT_EQ(back.hosts().size(), t.hosts().size());
   EXPECT_EQ(links_of(back), links_of(t));

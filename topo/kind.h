@@ -1,0 +1,28 @@
+// The one list of topology kinds: how an experiment's `topology.generator` makes the fabric, and
+// the `spraylab topo gen` subcommands. The schema, the builder, the CLI and the topology itself
+// read it; no kind is spelled anywhere else.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace spraylab::topo {
+
+enum class Kind : uint8_t { kFatTree, kLeafSpine, kMrls, kExplicit };
+
+inline constexpr std::array<std::string_view, 4> kKindNames = {"fat-tree", "leaf-spine", "mrls",
+                                                               "explicit"};
+
+constexpr std::string_view to_string(Kind k) { return kKindNames[static_cast<size_t>(k)]; }
+
+constexpr std::optional<Kind> kind_from_name(std::string_view name) {
+  for (size_t i = 0; i < kKindNames.size(); ++i) {
+    if (kKindNames[i] == name) return static_cast<Kind>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace spraylab::topo
