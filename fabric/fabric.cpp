@@ -60,12 +60,9 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   const uint64_t duration =
       opts.max_clock_ns ? static_cast<uint64_t>(static_cast<double>(opts.max_clock_ns) * scale)
                         : e.measurement.duration_ns;
-  RunOutcome run;
-  if (opts.mode == Mode::kVirtual) {
-    run = run_virtual(f, opts, duration ? f.start_ns() + duration : UINT64_MAX);
-  } else {
-    run = run_inprocess(f, opts, duration ? duration : UINT64_MAX);
-  }
+  const uint64_t limit_ns = duration ? duration : UINT64_MAX;
+  RunOutcome run = opts.mode == Mode::kVirtual ? run_virtual(f, opts, limit_ns)
+                                               : run_inprocess(f, opts, limit_ns);
 
   FabricResult r;
   r.mode = opts.mode;

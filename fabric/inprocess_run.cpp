@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "fabric/port_stats.h"
+#include "fabric/run_watch.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -82,25 +83,46 @@ std::vector<LcoreWork> assign(const Fabric& f, uint32_t lcores) {
   return work;
 }
 
+// The EAL worker lcores the fabric runs on: the first `wanted` (0: all).
+std::vector<unsigned> worker_lcores(uint32_t wanted) {
+  std::vector<unsigned> workers;
+  unsigned lc;
+  RTE_LCORE_FOREACH_WORKER(lc) {
+    if (wanted == 0 || workers.size() < wanted) workers.push_back(lc);
+  }
+  return workers;
+}
+
+// No worker lcores: the main lcore polls every node itself, a few rounds between looks at the
+// engines and limits. Returns the node polls it made.
+uint64_t poll_on_main(const LcoreWork& w) {
+  constexpr int kRounds = 64;
+  for (int round = 0; round < kRounds; ++round) {
+    for (Node* n : w.nodes) {
+      const uint64_t t = rte_rdtsc();
+      n->poll(static_cast<uint64_t>(static_cast<double>(t) * w.ns_per_tsc), t);
+    }
+  }
+  return kRounds * w.nodes.size();
+}
+
+// The fabric's clock in ns: the TSC, less what the sole worker's clock stood still.
+uint64_t fabric_clock_ns(const LcoreWork& first) {
+  const uint64_t tsc = rte_rdtsc() - first.stalled.load(std::memory_order_relaxed);
+  return static_cast<uint64_t>(static_cast<double>(tsc) * first.ns_per_tsc);
+}
+
 }  // namespace
 
 RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) {
   RunOutcome out;
-  std::vector<unsigned> workers;
-  unsigned lc;
-  RTE_LCORE_FOREACH_WORKER(lc) {
-    if (opts.lcores == 0 || workers.size() < opts.lcores) workers.push_back(lc);
-  }
-  const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
-  auto now_ns = [&] {
-    return static_cast<uint64_t>(static_cast<double>(rte_rdtsc()) * ns_per_tsc);
-  };
+  const std::vector<unsigned> workers = worker_lcores(opts.lcores);
   std::atomic<bool> stop{false};
   std::vector<LcoreWork> work =
       assign(f, workers.empty() ? 1 : static_cast<uint32_t>(workers.size()));
   for (auto& w : work) {
     w.stop = &stop;
-    w.ns_per_tsc = ns_per_tsc;
+    w.ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
     w.sole = workers.size() == 1;
     w.stall_cycles = kStallNs * rte_get_tsc_hz() / 1'000'000'000;
   }
@@ -110,10 +132,7 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
   const uint64_t start = f.start_ns();
   const uint64_t period = std::max<uint64_t>(f.experiment().measurement.queue_sample_ns, 1'000'000);
   uint64_t next_sample = start;
-  uint64_t messages_total = 0;
-  for (const auto& h : f.hosts()) messages_total += h->engine().messages_total();
-  const auto wall_start = std::chrono::steady_clock::now();
-  uint64_t next_progress = 0;
+  RunWatch watch(f, opts);
   auto all_done = [&] {
     return std::all_of(f.hosts().begin(), f.hosts().end(),
                        [](const auto& h) { return h->engine().finished(); });
@@ -121,49 +140,28 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
   uint64_t main_polls = 0;
   while (true) {
     if (workers.empty()) {
-      // No worker lcores: the main lcore polls every node, looking up between rounds.
-      for (int round = 0; round < 64; ++round) {
-        for (Node* n : work[0].nodes) {
-          const uint64_t t = rte_rdtsc();
-          n->poll(static_cast<uint64_t>(static_cast<double>(t) * ns_per_tsc), t);
-        }
-      }
-      main_polls += 64 * work[0].nodes.size();
+      main_polls += poll_on_main(work[0]);
     } else {
       // Rarely: a main lcore that shares a CPU with a worker preempts it at every wake-up.
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    // The fabric's clock: the TSC, less what the sole worker's clock stood still.
-    const uint64_t now =
-        now_ns() -
-        static_cast<uint64_t>(static_cast<double>(work[0].stalled.load(std::memory_order_relaxed)) *
-                              ns_per_tsc);
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const uint64_t now = fabric_clock_ns(work[0]);
     if (now >= next_sample && now >= start) {
       sample_queues(f, now - start, &out.samples);
       next_sample = now + period;
     }
+    const uint64_t wall = watch.wall_ns();
     std::optional<gen::StopReason> stop_reason;
     if (all_done()) {
-      out.completed = true;
       stop_reason = gen::StopReason::kCompleted;
     } else if (now > start && now - start >= limit_ns) {
       stop_reason = gen::StopReason::kDuration;
-    } else if (wall >= opts.max_wall_seconds) {
+    } else if (watch.timed_out(wall)) {
       stop_reason = gen::StopReason::kTimeout;
     }
-    const uint64_t wall_ns = static_cast<uint64_t>(wall * 1e9);
-    if (opts.progress && (wall_ns >= next_progress || stop_reason)) {
-      Progress p;
-      for (const auto& h : f.hosts()) p.messages_done += h->engine().messages_done();
-      p.messages_total = messages_total;
-      p.clock_ns = now > start ? now - start : 0;
-      p.wall_seconds = wall;
-      opts.progress(p);
-      next_progress = wall_ns + opts.progress_period_ns;
-    }
+    watch.progress(now, wall, stop_reason.has_value());
     if (stop_reason) {
+      out.completed = *stop_reason == gen::StopReason::kCompleted;
       out.stopped_by = *stop_reason;
       out.end_ns = now;
       break;
@@ -173,7 +171,8 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
   rte_eal_mp_wait_lcore();
   out.events = main_polls;
   for (const auto& w : work) out.events += w.polls;
-  out.stalled_ns = static_cast<uint64_t>(static_cast<double>(work[0].stalled.load()) * ns_per_tsc);
+  out.stalled_ns =
+      static_cast<uint64_t>(static_cast<double>(work[0].stalled.load()) * work[0].ns_per_tsc);
   return out;
 }
 

@@ -21,8 +21,9 @@ struct RunOutcome {
   std::vector<QueueSample> samples;
 };
 
-// Runs `f` (built for Mode::kVirtual) until its workload completes or a limit; `limit_ns` is
-// the fabric clock's limit (UINT64_MAX: none).
+// Runs `f` (built for Mode::kVirtual) until its workload completes or a limit. `limit_ns`: how
+// long after the workload's start it may run on the fabric clock (UINT64_MAX: no limit but
+// opts.max_wall_seconds), as in run_inprocess.
 RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns);
 
 }  // namespace spraylab::fabric

@@ -12,26 +12,22 @@
 // runs callbacks at all: it runs them one at a time, so while it is inside a callback of ours it
 // runs no memif callback.
 //
-// How: an interrupt source of our own (an eventfd registered with EAL) keeps the interrupt thread
-// in our callback ("pollers' turn"). There the thread watches, without taking it, the epoll set it
-// would wait on (EAL's own: found once per turn as the one that holds our eventfd): while nothing
-// in it is ready, no callback is due and the pollers run on, undisturbed. When something is ready
-// (a dead peer's hang-up, a new peer's handshake, an alarm, a source being added) or `wants_turn`
-// asks for a turn (memif_redial.h: a client port to redial), the callback asks the pollers to
-// park, waits until each has acknowledged from a point between bursts, signals its eventfd again
-// and returns: the interrupt thread runs whatever is ready while no poller is in a burst, and
-// comes straight back to our callback (the eventfd is ready), which gives the pollers their turn
-// back. So a poller is never inside a burst while a PMD callback runs, and the data path takes no
-// lock: a poller reads one shared word per loop turn (checkpoint()) and writes its own word only
-// when asked to park.
-// Cost: nothing while no interrupt source is ready; one park per link event (a few per memif
-// handshake), lasting one pass of the interrupt thread through its callbacks. An earlier version
-// parked the pollers every 10 ms whatever happened; with a CPU shared between a busy poller and
-// the interrupt thread a park could last a scheduler slice, and spraylab-gen's 0.84 ms memif
-// collective took 3-40x its bound instead of 1-4x under load (docs/BENCHMARKS.md). Link events
-// are seen at once (the thread watches the epoll set); `hold` only bounds how often `wants_turn`
-// and a stop are checked. If EAL's epoll set cannot be found, the gate falls back to a turn every
-// `hold`.
+// How: an interrupt source of our own (an eventfd registered with EAL, always ready while armed)
+// keeps the interrupt thread in our callback ("pollers' turn") for `hold`. Then the callback asks
+// the pollers to park, waits until each has acknowledged from a point between bursts, runs
+// `on_turn` (memif_redial.h: redial a client port), signals its eventfd again and returns: the
+// interrupt thread runs whatever is ready (a dead peer's hang-up, a new peer's handshake, an
+// alarm) while no poller is in a burst, and comes straight back to our callback, which gives the
+// pollers their turn back. So a poller is never inside a burst while a PMD callback runs, and the
+// data path takes no lock: a poller reads one shared word per loop turn (checkpoint()) and writes
+// its own word only when asked to park.
+// Cost: one park every `hold` (10 ms), lasting one pass of the interrupt thread through what is
+// ready; a link change is seen up to `hold` late. On a CPU shared between a busy poller and the
+// interrupt thread a park can last a scheduler slice (docs/BENCHMARKS.md, the peer-death gate).
+// The code also has a gate that parks only when a callback is due (hold_until_due watches EAL's
+// own epoll set, found as the one that holds our eventfd); it is off (kWaitOnEalEpoll in
+// intr_gate.cpp) because with it a memif client's redial after its server restarted never
+// completed (peer-kill's generator case).
 #pragma once
 
 #include <rte_branch_prediction.h>

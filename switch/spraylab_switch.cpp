@@ -99,20 +99,9 @@ std::unique_ptr<spraylab::net::IntrGate> make_gate(
   return gate;
 }
 
-int run(int argc, char** argv) {
-  const int eal = rte_eal_init(argc, argv);
-  if (eal < 0) {
-    fmt::print(stderr, "spraylab-switch: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
-    return 2;
-  }
-  // From here a signal stops the switch cleanly, even during start-up.
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  argc -= eal;
-  argv += eal;
-  argv[0] = const_cast<char*>("spraylab-switch");  // CLI11 reads argv[0] as the program name
-
-  Options o;
+// The command line after EAL's arguments; nullopt when it parsed, else the exit status (--help
+// included).
+std::optional<int> parse_options(int argc, char** argv, Options& o) {
   CLI::App app{
       "spraylab-switch: one switch of an experiment on DPDK ports.\n"
       "Usage: spraylab-switch [EAL args] -- --config FILE --switch NAME [options]\n"
@@ -147,46 +136,59 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    rte_eal_cleanup();
     return app.exit(e);
   }
+  return std::nullopt;
+}
 
+// The switch's view of the experiment: its ports, routes (with --route's static ones) and
+// balancer. The topology and routing it was built from stay alive beside it: the runtime reads the
+// routing, which reads the topology.
+struct Plan {
+  explicit Plan(spraylab::topo::Topology t) : topology(std::move(t)), routing(topology) {}
+  spraylab::topo::Topology topology;
+  spraylab::topo::Routing routing;
+  spraylab::dataplane::SwitchTables tables;
+};
+
+std::unique_ptr<Plan> plan_switch(const Options& o) {
   using namespace spraylab;
-  const std::optional<monitoring::Address> metrics_address = o.metrics.address();
-  conf::Experiment exp = conf::load_experiment_file(o.config);
-  topo::Topology topology = topo::build(exp.topology, exp.links);
-  topo::Routing routing(topology);
-  topo::AddressPlan plan(routing);
-  dataplane::SwitchTables tables =
-      dataplane::build_switch_tables(exp, routing, plan, o.switch_name);
+  const conf::Experiment exp = conf::load_experiment_file(o.config);
+  auto plan = std::make_unique<Plan>(topo::build(exp.topology, exp.links));
+  const topo::AddressPlan addresses(plan->routing);
+  plan->tables = dataplane::build_switch_tables(exp, plan->routing, addresses, o.switch_name);
   for (const std::string& r : o.routes) {
-    dataplane::add_static_route(tables, dataplane::parse_static_route(r));
+    dataplane::add_static_route(plan->tables, dataplane::parse_static_route(r));
   }
-  if (o.dump_tables) {
-    fmt::print("{}\n", tables_json(tables).dump(2));
-    rte_eal_cleanup();
-    return 0;
-  }
-  const uint32_t lcores = rte_lcore_count();
+  return plan;
+}
+
+uint32_t worker_count(const Options& o, uint32_t lcores) {
   const uint32_t workers = o.workers ? o.workers : std::max(1u, lcores - 1);
   if (workers > 1 && workers > lcores - 1) {
     throw std::invalid_argument(
         fmt::format("--workers {} needs {} lcores besides the main one; EAL has {} in all (-l)",
                     workers, workers, lcores));
   }
-  const auto num_ports = static_cast<uint16_t>(tables.ports.size());
-  net::PortSetup setup;
-  setup.rx_queues = o.rx_queues ? o.rx_queues : static_cast<uint16_t>(workers);
-  // memif pairs rings per queue: the peer connects only if the queue counts match both ways.
-  setup.tx_queues = std::max(setup.rx_queues, o.tx_queues);
-  setup.rx_queues = setup.tx_queues;
-  rte_mempool* pool = nullptr;
-  std::vector<net::PortState> ports = net::start_ports(num_ports, setup, &pool);
-  std::vector<uint16_t> rxq;
-  for (const auto& p : ports) rxq.push_back(p.rx_queues);
+  return workers;
+}
+
+// Starts one DPDK port per topology port, with as many rx queues as workers (memif pairs rings
+// per queue: the peer connects only if the queue counts match both ways), and says which is which.
+std::vector<spraylab::net::PortState> start_switch_ports(const Options& o,
+                                                         const spraylab::dataplane::SwitchTables& t,
+                                                         uint32_t workers,
+                                                         spraylab::net::PortSetup* setup,
+                                                         rte_mempool** pool) {
+  using namespace spraylab;
+  setup->rx_queues = o.rx_queues ? o.rx_queues : static_cast<uint16_t>(workers);
+  setup->tx_queues = std::max(setup->rx_queues, o.tx_queues);
+  setup->rx_queues = setup->tx_queues;
+  std::vector<net::PortState> ports =
+      net::start_ports(static_cast<uint16_t>(t.ports.size()), *setup, pool);
   for (const auto& p : ports) {
     fmt::print(stderr, "port {} = {} ({}, {} rx queues) -> {}\n", p.port_id, p.name, p.driver,
-               p.rx_queues, tables.ports[p.port_id].peer);
+               p.rx_queues, t.ports[p.port_id].peer);
     if (p.tx_queues < o.tx_queues) {
       throw std::invalid_argument(fmt::format("port {} ({}): --tx-queues {} but the device has {}",
                                               p.port_id, p.name, o.tx_queues, p.tx_queues));
@@ -200,6 +202,156 @@ int run(int argc, char** argv) {
                  p.rx_queues, p.tx_queues, p.rx_queues, o.tx_queues - 1);
     }
   }
+  return ports;
+}
+
+// The lcores the workers run on, in worker order: the main one when it is the only lcore.
+std::vector<unsigned> worker_lcores(uint32_t workers) {
+  std::vector<unsigned> lcores;
+  if (rte_lcore_count() == 1) {
+    lcores.push_back(rte_get_main_lcore());
+    return lcores;
+  }
+  unsigned lcore;
+  RTE_LCORE_FOREACH_WORKER(lcore) {
+    if (lcores.size() < workers) lcores.push_back(lcore);
+  }
+  return lcores;
+}
+
+// Metrics (docs/monitoring.md): scrapes read the workers' counters and the queue depths; the
+// control step samples the depth histograms. The server's threads run on EAL's control CPUs, off
+// the forwarding lcores where there is a CPU to spare.
+struct Metrics {
+  std::shared_ptr<spraylab::dataplane::SwitchCollector> collector;
+  std::unique_ptr<spraylab::monitoring::Exposer> exposer;
+};
+
+Metrics start_metrics(const Options& o, const spraylab::monitoring::Address& address,
+                      spraylab::dataplane::SwitchRuntime& rt, uint32_t workers, rte_mempool* pool) {
+  using namespace spraylab;
+  Metrics m;
+  m.collector = std::make_shared<dataplane::SwitchCollector>(dataplane::source_of(
+      rt, worker_lcores(workers), static_cast<double>(rte_get_tsc_hz()), pool));
+  auto registry = std::make_shared<monitoring::Registry>();
+  registry->add(m.collector);
+  std::string note;
+  m.exposer = monitoring::start_exposer(address, o.metrics.is_default(), registry,
+                                        monitoring::run_on_control_thread, &note);
+  const std::string& name = rt.tables().name;
+  if (!note.empty()) fmt::print(stderr, "spraylab-switch {}: warning: {}\n", name, note);
+  fmt::print(stderr, "spraylab-switch {}: metrics on {}\n", name, m.exposer->url());
+  return m;
+}
+
+// What the main lcore does between (or, alone, inside) the workers' turns: link state, depth
+// samples, dead-link reports, the --duration stop and the --stats-interval line.
+class ControlStep {
+ public:
+  ControlStep(const Options& o, spraylab::control::SwitchControl& ctl,
+              spraylab::dataplane::SwitchCollector* metrics)
+      : o_(o), ctl_(ctl), metrics_(metrics), next_print_(o.stats_interval) {}
+
+  void operator()() {
+    ctl_.poll_links();
+    if (metrics_ != nullptr && elapsed() >= next_depth_sample_) {
+      metrics_->sample_depths();
+      next_depth_sample_ = elapsed() + spraylab::dataplane::SwitchCollector::kSamplePeriodNs * 1e-9;
+    }
+    if (elapsed() >= next_link_report_) {
+      ctl_.report_dead_links();
+      next_link_report_ += 1;
+    }
+    if (o_.duration > 0 && elapsed() >= o_.duration) g_stop.store(true);
+    if (o_.stats_interval > 0 && elapsed() >= next_print_) {
+      auto s = ctl_.stats();
+      fmt::print(stderr, "[{:.1f}s] rx {} tx {} drops {}\n", elapsed(),
+                 s["totals"]["rx_packets"].get<uint64_t>(),
+                 s["totals"]["tx_packets"].get<uint64_t>(), s["totals"]["drops"].dump());
+      next_print_ += o_.stats_interval;
+    }
+  }
+
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  const Options& o_;
+  spraylab::control::SwitchControl& ctl_;
+  spraylab::dataplane::SwitchCollector* metrics_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double next_print_;
+  double next_link_report_ = 5;  // links get a few seconds to come up before any warning
+  double next_depth_sample_ = 0;
+};
+
+// Runs the workers until g_stop: on the worker lcores with the control step on the main one, or,
+// with a single lcore, one worker that calls the control step between its turns.
+void forward(spraylab::dataplane::SwitchRuntime& rt,
+             const std::vector<spraylab::dataplane::WorkerPlan>& plans, ControlStep& control) {
+  using namespace spraylab;
+  if (rte_lcore_count() == 1) {
+    dataplane::run_worker(rt, plans[0], g_stop, [&] { control(); });
+    return;
+  }
+  struct Launch {
+    dataplane::SwitchRuntime* rt;
+    const dataplane::WorkerPlan* plan;
+  };
+  std::vector<Launch> launches;
+  launches.reserve(plans.size());
+  unsigned lcore;
+  RTE_LCORE_FOREACH_WORKER(lcore) {
+    if (launches.size() == plans.size()) break;
+    launches.push_back({&rt, &plans[launches.size()]});
+    rte_eal_remote_launch(
+        [](void* arg) {
+          auto* l = static_cast<Launch*>(arg);
+          dataplane::run_worker(*l->rt, *l->plan, g_stop);
+          return 0;
+        },
+        &launches.back(), lcore);
+  }
+  while (!g_stop.load()) {
+    control();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  rte_eal_mp_wait_lcore();
+}
+
+int run(int argc, char** argv) {
+  const int eal = rte_eal_init(argc, argv);
+  if (eal < 0) {
+    fmt::print(stderr, "spraylab-switch: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
+    return 2;
+  }
+  // From here a signal stops the switch cleanly, even during start-up.
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  argc -= eal;
+  argv += eal;
+  argv[0] = const_cast<char*>("spraylab-switch");  // CLI11 reads argv[0] as the program name
+
+  Options o;
+  if (const std::optional<int> status = parse_options(argc, argv, o)) {
+    rte_eal_cleanup();
+    return *status;
+  }
+  using namespace spraylab;
+  const std::optional<monitoring::Address> metrics_address = o.metrics.address();
+  const std::unique_ptr<Plan> plan = plan_switch(o);
+  const dataplane::SwitchTables& tables = plan->tables;
+  if (o.dump_tables) {
+    fmt::print("{}\n", tables_json(tables).dump(2));
+    rte_eal_cleanup();
+    return 0;
+  }
+  const uint32_t lcores = rte_lcore_count();
+  const uint32_t workers = worker_count(o, lcores);
+  net::PortSetup setup;
+  rte_mempool* pool = nullptr;
+  std::vector<net::PortState> ports = start_switch_ports(o, tables, workers, &setup, &pool);
 
   dataplane::RuntimeOptions ro;
   ro.workers = workers;
@@ -208,114 +360,37 @@ int run(int argc, char** argv) {
   ro.queue_packets = o.queue_packets;
   ro.shaping = !o.no_shaping;
   ro.socket = static_cast<int>(rte_socket_id());
-  ro.routing = &routing;
-  auto rt_owner = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
-  dataplane::SwitchRuntime& rt = *rt_owner;
-  control::SwitchControl ctl(rt, ports, pool);
+  ro.routing = &plan->routing;
+  auto rt = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
+  control::SwitchControl ctl(*rt, ports, pool);
   ctl.register_telemetry();
   ctl.poll_links();
-  auto plans = dataplane::plan_workers(workers, num_ports, rxq);
+  std::vector<uint16_t> rxq;
+  for (const auto& p : ports) rxq.push_back(p.rx_queues);
+  auto plans = dataplane::plan_workers(workers, static_cast<uint16_t>(ports.size()), rxq);
   // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
   // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
   const auto gate = make_gate(ports, workers);
-  for (auto& plan : plans) plan.gate = gate.get();
+  for (auto& p : plans) p.gate = gate.get();
+  Metrics metrics;
+  if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, workers, pool);
 
-  // Metrics (docs/monitoring.md): scrapes read the workers' counters and the queue depths; the
-  // control step below samples the depth histograms. The server's threads run on EAL's control
-  // CPUs, off the forwarding lcores where there is a CPU to spare.
-  std::shared_ptr<dataplane::SwitchCollector> metrics;
-  std::unique_ptr<monitoring::Exposer> exposer;
-  if (metrics_address) {
-    std::vector<unsigned> worker_lcores;
-    if (lcores == 1) {
-      worker_lcores.push_back(rte_get_main_lcore());
-    } else {
-      unsigned lcore;
-      RTE_LCORE_FOREACH_WORKER(lcore) {
-        if (worker_lcores.size() < workers) worker_lcores.push_back(lcore);
-      }
-    }
-    metrics = std::make_shared<dataplane::SwitchCollector>(
-        dataplane::source_of(rt, worker_lcores, static_cast<double>(rte_get_tsc_hz()), pool));
-    auto registry = std::make_shared<monitoring::Registry>();
-    registry->add(metrics);
-    std::string note;
-    exposer = monitoring::start_exposer(*metrics_address, o.metrics.is_default(), registry,
-                                        monitoring::run_on_control_thread, &note);
-    if (!note.empty()) fmt::print(stderr, "spraylab-switch {}: warning: {}\n", tables.name, note);
-    fmt::print(stderr, "spraylab-switch {}: metrics on {}\n", tables.name, exposer->url());
-  }
-
-  fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", tables.name, num_ports,
-             workers, rt.algorithm(), lcores > 1 ? "worker lcores" : "the main lcore");
-
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  double next_print = o.stats_interval;
-  double next_link_report = 5;  // links get a few seconds to come up before any warning
-  double next_depth_sample = 0;
-  auto control_step = [&] {
-    ctl.poll_links();
-    if (metrics && elapsed() >= next_depth_sample) {
-      metrics->sample_depths();
-      next_depth_sample = elapsed() + dataplane::SwitchCollector::kSamplePeriodNs * 1e-9;
-    }
-    if (elapsed() >= next_link_report) {
-      ctl.report_dead_links();
-      next_link_report += 1;
-    }
-    if (o.duration > 0 && elapsed() >= o.duration) g_stop.store(true);
-    if (o.stats_interval > 0 && elapsed() >= next_print) {
-      auto s = ctl.stats();
-      fmt::print(stderr, "[{:.1f}s] rx {} tx {} drops {}\n", elapsed(),
-                 s["totals"]["rx_packets"].get<uint64_t>(),
-                 s["totals"]["tx_packets"].get<uint64_t>(), s["totals"]["drops"].dump());
-      next_print += o.stats_interval;
-    }
-  };
-  if (lcores == 1) {
-    dataplane::run_worker(rt, plans[0], g_stop, control_step);
-  } else {
-    struct Launch {
-      dataplane::SwitchRuntime* rt;
-      const dataplane::WorkerPlan* plan;
-    };
-    std::vector<Launch> launches;
-    launches.reserve(workers);
-    uint32_t w = 0;
-    unsigned lcore;
-    RTE_LCORE_FOREACH_WORKER(lcore) {
-      if (w == workers) break;
-      launches.push_back({&rt, &plans[w++]});
-      rte_eal_remote_launch(
-          [](void* arg) {
-            auto* l = static_cast<Launch*>(arg);
-            dataplane::run_worker(*l->rt, *l->plan, g_stop);
-            return 0;
-          },
-          &launches.back(), lcore);
-    }
-    while (!g_stop.load()) {
-      control_step();
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-    rte_eal_mp_wait_lcore();
-  }
+  fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", tables.name,
+             ports.size(), workers, rt->algorithm(),
+             lcores > 1 ? "worker lcores" : "the main lcore");
+  ControlStep control(o, ctl, metrics.collector.get());
+  forward(*rt, plans, control);
   if (gate) gate->stop();
+
   auto s = ctl.stats();
-  s["forwarding_seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!o.stats_json.empty()) {
-    std::ofstream(o.stats_json) << s.dump(2) << "\n";
-  }
+  s["forwarding_seconds"] = control.elapsed();
+  if (!o.stats_json.empty()) std::ofstream(o.stats_json) << s.dump(2) << "\n";
   fmt::print(stderr, "spraylab-switch {}: stopped after {:.1f}s: rx {} tx {}\n", tables.name,
-             elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
+             control.elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
              s["totals"]["tx_packets"].get<uint64_t>());
-  exposer.reset();  // no scrape may read the runtime once it goes
+  metrics.exposer.reset();  // no scrape may read the runtime once it goes
   net::stop_ports(ports);
-  rt_owner.reset();  // frees rings and mbufs: before EAL's memory goes away
+  rt.reset();  // frees rings and mbufs: before EAL's memory goes away
   rte_eal_cleanup();
   return 0;
 }

@@ -1,0 +1,34 @@
+// The wall clock of a fabric run, the same in both modes: the --timeout guard and the progress
+// callback (FabricOptions). Only these read the wall clock; the fabric's own clock is the mode's.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "fabric/fabric.h"
+#include "fabric/fabric_build.h"
+
+namespace spraylab::fabric {
+
+class RunWatch {
+ public:
+  RunWatch(const Fabric& f, const FabricOptions& opts);
+
+  // Wall time since the run started.
+  uint64_t wall_ns() const;
+  // The run has had its wall time (FabricOptions::max_wall_seconds).
+  bool timed_out(uint64_t wall_ns) const { return wall_ns >= wall_limit_ns_; }
+  // Calls the progress callback when its period has passed since the last call, or always when
+  // `last`; `clock_ns` is the fabric's clock (its workload starts at Fabric::start_ns()).
+  void progress(uint64_t clock_ns, uint64_t wall_ns, bool last = false);
+
+ private:
+  const Fabric& f_;
+  const FabricOptions& opts_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  const uint64_t wall_limit_ns_;
+  uint64_t messages_total_ = 0;
+  uint64_t next_progress_ns_;
+};
+
+}  // namespace spraylab::fabric
