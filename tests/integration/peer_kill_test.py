@@ -189,8 +189,9 @@ def af_xdp_unavailable():
 
 
 def test_peer_killed_ten_times(args, victim, kills=10):
-    if victim == "af_xdp" and af_xdp_unavailable():
-        raise Skip(af_xdp_unavailable())
+    why_not = af_xdp_unavailable() if victim == "af_xdp" else None
+    if why_not:
+        raise Skip(why_not)
     b = Bench(args, victim, victim=victim)
     v = b.victim_port
     procs = []
@@ -208,10 +209,10 @@ def test_peer_killed_ten_times(args, victim, kills=10):
             victim_proc = b.driver([v], v, extra=["--rate", "20000", "--idle-us", "200"])
             procs.append(victim_proc)
             wait_for(lambda: port(v)["up"] == 1, 30, f"port {v} up (start {i})")
-            tx5 = port(v)["tx_packets"]
-            rx5 = port(v)["rx_packets"]
+            tx_v = port(v)["tx_packets"]
+            rx_v = port(v)["rx_packets"]
             # Traffic flows on the victim's port again, both ways.
-            wait_for(lambda: port(v)["tx_packets"] > tx5 and port(v)["rx_packets"] > rx5, 20,
+            wait_for(lambda: port(v)["tx_packets"] > tx_v and port(v)["rx_packets"] > rx_v, 20,
                      f"traffic on port {v} after start {i}")
             if i == kills:
                 break
