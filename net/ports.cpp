@@ -1,15 +1,11 @@
 #include "net/ports.h"
 
 #include <fmt/format.h>
-#include <net/if.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <string_view>
@@ -131,17 +127,6 @@ bool link_up(uint16_t port_id) {
   rte_eth_link link{};
   if (rte_eth_link_get_nowait(port_id, &link) != 0) return false;
   return link.link_status == RTE_ETH_LINK_UP;
-}
-
-bool carrier_up(const std::string& iface) {
-  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return true;  // cannot tell: trust the PMD
-  ifreq req{};
-  iface.copy(req.ifr_name, IFNAMSIZ - 1);
-  const bool ok = ioctl(fd, SIOCGIFFLAGS, &req) == 0;
-  close(fd);
-  // An interface that is gone (a container's veth end deleted) has no carrier either.
-  return ok && (req.ifr_flags & IFF_UP) && (req.ifr_flags & IFF_RUNNING);
 }
 
 void stop_ports(const std::vector<PortState>& ports) {

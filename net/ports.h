@@ -38,7 +38,8 @@ struct PortState {
   uint32_t max_rx_queues;
   // From the device's arguments: a memif client (it connects only when started, so it must be
   // restarted to reach a server that came back: memif_redial.h), and the kernel interface of an
-  // af_xdp / af_packet port (whose PMD reports its link up whatever the interface's carrier).
+  // af_xdp / af_packet port (whose PMD reports its link up whatever the interface's carrier:
+  // carrier_watch.h).
   bool memif_client = false;
   std::string iface;
   std::string memif_socket;  // a memif port's socket path; abstract: starts with '\0'
@@ -55,11 +56,6 @@ bool pci_probing_limited(int argc, char** argv);
 
 // Link status now (non-blocking), as the PMD reports it.
 bool link_up(uint16_t port_id);
-
-// The kernel interface's carrier (IFF_UP and IFF_RUNNING, in the caller's network namespace): a
-// veth whose other end went down, or a NIC without a cable, has none. One ioctl: call it from a
-// control thread, not per burst.
-bool carrier_up(const std::string& iface);
 
 void stop_ports(const std::vector<PortState>& ports);
 

@@ -113,22 +113,24 @@ SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::Port
       pool_(pool),
       admin_up_(new std::atomic<bool>[rt.ports()]),
       link_up_(rt.ports(), false),
-      carrier_(rt.ports(), true),
       link_downs_(rt.ports()),
+      carrier_index_(rt.ports(), -1),
       ever_up_(rt.ports(), false),
       warned_(rt.ports(), false) {
   for (uint16_t p = 0; p < rt.ports(); ++p) admin_up_[p].store(true);
+  std::vector<std::string> ifaces;
+  for (uint16_t p = 0; p < rt.ports() && p < ports_.size(); ++p) {
+    if (ports_[p].iface.empty()) continue;
+    carrier_index_[p] = static_cast<int>(ifaces.size());
+    ifaces.push_back(ports_[p].iface);
+  }
+  if (!ifaces.empty()) carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces));
 }
 
 void SwitchControl::poll_links() {
-  const auto now = std::chrono::steady_clock::now();
-  const bool check_carrier = now >= next_carrier_check_;
-  if (check_carrier) next_carrier_check_ = now + std::chrono::milliseconds(10);
   for (uint16_t p = 0; p < rt_.ports() && p < ports_.size(); ++p) {
-    if (check_carrier && !ports_[p].iface.empty()) {
-      carrier_[p] = net::carrier_up(ports_[p].iface);
-    }
-    const bool link = net::link_up(ports_[p].port_id) && carrier_[p];
+    const bool carrier = carrier_index_[p] < 0 || carrier_->up(carrier_index_[p]);
+    const bool link = net::link_up(ports_[p].port_id) && carrier;
     if (link != link_up_[p]) {
       if (!link) link_downs_[p].fetch_add(1, std::memory_order_relaxed);
       fmt::print(stderr, "spraylab-switch {}: port {} ({}, to {}): link {}\n", rt_.tables().name, p,

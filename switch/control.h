@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <vector>
 
+#include "net/carrier_watch.h"
 #include "net/ports.h"
 #include "switch/dataplane/switch_runtime.h"
 
@@ -24,9 +24,10 @@ class SwitchControl {
 
   // Polls link status; a port is up when its link is up and no command took it down.
   // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms. The
-  // link of an af_xdp / af_packet port is also its interface's carrier (checked every 10 ms: the
-  // PMD never reports a link down). Every change of a link is logged on stderr, e.g.
-  // "spraylab-switch leaf0: port 5 (net_memif5, to spine3): link down", and counted
+  // link of an af_xdp / af_packet port is also its interface's carrier (the PMD never reports a
+  // link down), as a CarrierWatch thread last read it (every 1 ms). Every change of a link is
+  // logged on stderr, e.g. "spraylab-switch leaf0: port 5 (net_memif5, to spine3): link down", and
+  // counted
   // (`link_downs` in the port's telemetry).
   void poll_links();
   // Once, some seconds after start-up: names every port whose link never came up, with the likely
@@ -52,9 +53,11 @@ class SwitchControl {
   rte_mempool* pool_;
   std::unique_ptr<std::atomic<bool>[]> admin_up_;
   std::vector<bool> link_up_;
-  std::vector<bool> carrier_;
   std::vector<std::atomic<uint64_t>> link_downs_;  // written here, read by telemetry
-  std::chrono::steady_clock::time_point next_carrier_check_{};
+  // The kernel interfaces of af_xdp / af_packet ports (null if none), and each port's index in
+  // it (-1: a port whose PMD's link status is the whole truth).
+  std::unique_ptr<net::CarrierWatch> carrier_;
+  std::vector<int> carrier_index_;
   std::vector<bool> ever_up_;
   std::vector<bool> warned_;
 };

@@ -14,6 +14,11 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
+class Skip(Exception):
+    """Raised by a case that cannot run on this machine (the message says why): printed as SKIP
+    and counted apart, never as a pass."""
+
+
 def case_parser(description=None):
     """The arguments every test script takes; a script adds its own to the returned parser."""
     ap = argparse.ArgumentParser(description=description)
@@ -25,9 +30,10 @@ def case_parser(description=None):
 
 def run_cases(args, cases):
     """Runs (name, function, extra args) cases whose name contains args.k; each function takes
-    (args, *extra) and may return a line of figures. Prints PASS/FAIL per case and the closing
-    'N passed, N failed' line; returns the exit status (1 if anything failed or nothing ran)."""
-    passed = failed = 0
+    (args, *extra) and may return a line of figures. Prints PASS/FAIL/SKIP per case and the closing
+    'N passed, N failed[, N skipped]' line; returns the exit status (1 if anything failed or
+    nothing passed)."""
+    passed = failed = skipped = 0
     for name, fn, fargs in cases:
         if args.k not in name:
             continue
@@ -37,8 +43,11 @@ def run_cases(args, cases):
             passed += 1
             print(f"PASS {name} ({time.time() - start:.1f}s){'' if info is None else ' ' + str(info)}",
                   flush=True)
+        except Skip as why:
+            skipped += 1
+            print(f"SKIP {name}: {why}", flush=True)
         except Exception:
             failed += 1
             print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed or not passed else 0

@@ -1,5 +1,6 @@
 """Helpers for integration tests that run real DPDK processes: hugepages, memif port wiring,
-process start/stop with their own --file-prefix, and DPDK telemetry queries."""
+process start/stop with their own --file-prefix, DPDK telemetry queries, and veth pairs between
+network namespaces of a test's own."""
 import json
 import os
 import signal
@@ -121,3 +122,58 @@ class Telemetry:
 
     def close(self):
         self.s.close()
+
+
+def sh(*argv, check=True):
+    """Runs a command (ip, sysctl); raises with its stderr if it fails and `check`."""
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+class VethPairs:
+    """Two namespaces of the test's own, spraylab-t-<tag>-sw and -drv, and one veth pair per port
+    between them (swI in the first, drI in the second). Deleting the namespaces deletes the veths,
+    so close() leaves nothing even after a crash of a process."""
+
+    def __init__(self, tag, ports):
+        self.sw_ns, self.drv_ns = f"spraylab-t-{tag}-sw", f"spraylab-t-{tag}-drv"
+        self.ports = ports
+        self.created = []
+        try:
+            for ns in (self.sw_ns, self.drv_ns):
+                sh("ip", "netns", "add", ns)
+                self.created.append(ns)
+                # Before the links exist: no IPv6 link-local address, no router solicitations.
+                sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+                   "net.ipv6.conf.default.disable_ipv6=1")
+                sh("ip", "-n", ns, "link", "set", "lo", "up")
+            for i in range(ports):
+                # One queue each way: net_af_xdp in 22.11 binds one socket to queue 0, and a veth
+                # delivers a frame to the rx queue of the sender's tx queue.
+                sh("ip", "-n", self.sw_ns, "link", "add", f"sw{i}", "numtxqueues", "1", "numrxqueues", "1",
+                   "type", "veth", "peer", "name", f"dr{i}", "netns", self.drv_ns, "numtxqueues", "1",
+                   "numrxqueues", "1")
+                sh("ip", "-n", self.sw_ns, "link", "set", f"sw{i}", "up")
+                sh("ip", "-n", self.drv_ns, "link", "set", f"dr{i}", "up")
+        except Exception:
+            self.close()
+            raise
+
+    def exec_argv(self, ns):
+        return ["ip", "netns", "exec", ns]
+
+    def xdp_prog(self, ifname):
+        """The name of the XDP program attached to a switch-side veth, or None."""
+        out = sh("ip", "-n", self.sw_ns, "-d", "link", "show", ifname)
+        for line in out.splitlines():
+            words = line.split()
+            if words and words[0].startswith("prog/xdp") and "name" in words:
+                return words[words.index("name") + 1]
+        return None
+
+    def close(self):
+        for ns in reversed(self.created):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        self.created = []

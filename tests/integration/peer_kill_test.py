@@ -5,18 +5,28 @@ nothing may crash for it.
 DPDK 22.11's memif tears a link down (munmap of the shared rings) on its interrupt thread while a
 poller may be inside a burst; spraylab's pollers take turns with that thread
 (net/intr_gate.h). Without that, spraylab-switch died of SIGSEGV within 5-25 kills
-of a full-rate peer.
+of a full-rate peer. vhost-user guards its own queues (the PMD's allow_queuing / while_queuing
+handshake) and reports the link down when its virtio-user peer's socket closes; af_xdp never
+reports a link down, so the switch reads the interface's carrier (docs/switch.md).
 
 At most two busy-polling processes at once: the switch (CPU 1) and one driver (CPU 0); the
 victim peer sleeps between turns (--idle-us).
 
 Cases:
-  memif_peer_killed_ten_times  leaf0 of a 2-leaf, 4-spine fabric on six memif ports. One driver
-      streams h0 -> hosts of leaf1 at full rate on ports 0-4; a victim driver on port 5 (spine3)
-      streams into the switch and drains what it gets. The victim is killed (SIGKILL) and
-      restarted ten times: the switch stays up, logs and counts port 5 down and up each time,
-      keeps forwarding on ports 2-4 during every outage, forwards on port 5 again at the end, and
-      its counters balance: rx = tx + drops + still queued.
+  {memif,vhost,af_xdp}_peer_killed_ten_times  leaf0 of a 2-leaf, 4-spine fabric on six ports:
+      ports 0-4 memif, port 5 (spine3) the victim's link. One driver streams h0 -> hosts of leaf1
+      at full rate on ports 0-4 (memif); a victim driver on port 5 streams into the switch and
+      drains what it gets. The victim is killed (SIGKILL) and restarted ten times: the switch stays
+      up, logs and counts port 5 down and up each time, keeps forwarding on ports 2-4 during every
+      outage, forwards on port 5 again at the end, and its counters balance: rx = tx + drops +
+      still queued. Port 5 is
+        memif: a memif server; the victim a memif client.
+        vhost: net_vhost5 (vhost-user server); the victim net_virtio_user on its socket.
+        af_xdp: net_af_xdp5 on veth sw0 in a namespace of the test's own, where the switch runs;
+          the victim runs net_af_packet on the peer dr0 in a second namespace. A kill also takes
+          dr0 down (as a container's interface goes when it stops) and a restart brings it up
+          first. Needs root and AF_XDP: SKIP (not a pass) where the kernel has none. Both
+          namespaces, and the veth with them, are deleted at the end, passed or not.
   gen_survives_switch_restart  spraylab-gen (h0, h1 on two memif client ports) runs a permutation
       through the switch; the switch is killed (SIGKILL) mid-run and restarted: the generator logs
       its links down and up, redials, and completes its collective.
@@ -25,6 +35,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -32,8 +43,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
-from dpdk_procs import Proc, Telemetry, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases, check  # noqa: E402
+from dpdk_procs import Proc, Telemetry, VethPairs, eal_args, ensure_hugepages, sh  # noqa: E402
+from cases import Skip, case_parser, run_cases, check  # noqa: E402
 
 FABRIC = """\
 seed: 7
@@ -56,22 +67,43 @@ def wait_for(cond, timeout, what):
 
 
 class Bench:
-    """A temporary folder, the switch (memif server on every port) and its peers."""
+    """A temporary folder, the switch and its peers. Every switch port is a memif server, except
+    the victim's (the last) when `victim` says otherwise: "vhost" (vhost-user server in the switch,
+    virtio-user in the victim driver) or "af_xdp" (net_af_xdp on veth sw0 in a namespace of the
+    test's own, where the switch runs; the victim driver runs net_af_packet on its peer dr0 in a
+    second namespace)."""
 
-    def __init__(self, args, name, leaves=2, spines=4, extra=""):
+    def __init__(self, args, name, leaves=2, spines=4, extra="", victim="memif"):
         self.args = args
         self.dir = tempfile.mkdtemp(prefix=f"peerkill-{name}-")
         self.config = os.path.join(self.dir, "exp.yaml")
         with open(self.config, "w") as f:
             f.write(FABRIC.format(leaves=leaves, spines=spines, extra=extra))
         self.ports = 2 + spines
+        self.victim = victim
+        self.victim_port = self.ports - 1
         self.tag = f"{os.getpid()}_{name}"
         self.prefixes = []
         self.switch = None
         self.starts = 0
+        self.net = None
+        if victim == "af_xdp":
+            self.net = VethPairs(f"{os.getpid()}-pk", 1)
 
     def vdev(self, port, role):
         return ["--vdev", f"net_memif{port},role={role},id=0,socket={self.dir}/p{port}.sock,socket-abstract=no"]
+
+    def switch_vdev(self, port):
+        if port == self.victim_port and self.victim == "vhost":
+            return ["--vdev", f"net_vhost{port},iface={self.dir}/v{port}.sock,queues=1"]
+        if port == self.victim_port and self.victim == "af_xdp":
+            return ["--vdev", f"net_af_xdp{port},iface=sw0"]
+        return self.vdev(port, "server")
+
+    def device(self, port):
+        """The switch's name for a port's device, as its log lines give it."""
+        kind = self.victim if port == self.victim_port else "memif"
+        return f"net_{kind}{port}"
 
     def prefix(self, what):
         p = f"peerkill_{what}_{self.tag}_{len(self.prefixes)}"
@@ -82,13 +114,14 @@ class Bench:
         # A server killed by SIGKILL leaves its socket files: whoever restarts it removes them
         # (memif's listener cannot bind over them).
         for p in range(self.ports):
-            path = f"{self.dir}/p{p}.sock"
-            if os.path.exists(path):
-                os.unlink(path)
+            for path in (f"{self.dir}/p{p}.sock", f"{self.dir}/v{p}.sock"):
+                if os.path.exists(path):
+                    os.unlink(path)
         self.starts += 1
         self.switch_prefix = self.prefix("sw")
-        argv = [f"{self.args.build}/switch/spraylab-switch", *eal_args("0@1", self.switch_prefix),
-                *sum((self.vdev(p, "server") for p in range(self.ports)), []), "--",
+        netns = ["ip", "netns", "exec", self.net.sw_ns] if self.net else []
+        argv = [*netns, f"{self.args.build}/switch/spraylab-switch", *eal_args("0@1", self.switch_prefix),
+                *sum((self.switch_vdev(p) for p in range(self.ports)), []), "--",
                 "--config", self.config, "--switch", "leaf0", "--no-metrics",
                 "--stats-json", f"{self.dir}/stats.json"]
         self.switch = Proc(argv, f"{self.dir}/switch{self.starts}.log")
@@ -97,13 +130,42 @@ class Bench:
         check(self.switch.p.poll() is None, f"switch did not start: {self.switch.log_text()[-2000:]}")
 
     def driver(self, attach, from_port, lcores="0@0", extra=()):
-        argv = [f"{self.args.build}/tests/integration/switch_driver", *eal_args(lcores, self.prefix("drv")),
-                *sum((self.vdev(p, "client") for p in attach), []), "--",
+        """A switch_driver streaming into `from_port`, wired to the switch ports `attach`: over
+        memif, or for the victim's port alone over the victim's link."""
+        netns, vdevs, memory, eal_extra = [], [], "--huge-unlink", ()
+        if attach == [self.victim_port] and self.victim == "vhost":
+            # virtio-user shares its memory with the switch by file descriptor: one per segment
+            # list with --single-file-segments, which --huge-unlink excludes.
+            vdevs = ["--vdev", f"net_virtio_user0,path={self.dir}/v{self.victim_port}.sock,queues=1"]
+            memory, eal_extra = "--in-memory", ("--single-file-segments",)
+        elif attach == [self.victim_port] and self.victim == "af_xdp":
+            netns = ["ip", "netns", "exec", self.net.drv_ns]
+            vdevs = ["--vdev", "net_af_packet0,iface=dr0"]
+        else:
+            vdevs = sum((self.vdev(p, "client") for p in attach), [])
+        argv = [*netns, f"{self.args.build}/tests/integration/switch_driver",
+                *eal_args(lcores, self.prefix("drv"), eal_extra, memory), *vdevs, "--",
                 "--config", self.config, "--switch", "leaf0", "--mode", "stream",
                 "--attach", ",".join(map(str, attach)), "--from-port", str(from_port), *extra]
         return Proc(argv, f"{self.dir}/driver_{attach[0]}_{len(self.prefixes)}.log")
 
+    def victim_link(self, up):
+        """af_xdp: the victim's end of the veth goes down with it, as a container's does when it
+        stops, and up again before it restarts. The other links need nothing: the switch sees a
+        memif or vhost-user peer go the moment its socket closes."""
+        if self.victim == "af_xdp":
+            sh("ip", "-n", self.net.drv_ns, "link", "set", "dr0", "up" if up else "down")
+
+    def kernel_tx(self):
+        """af_xdp: what the kernel did with the frames the switch put on sw0: {"packets": passed
+        to dr0, "dropped": dropped (dr0 down: sent before the switch saw the carrier go)}."""
+        out = sh("ip", "-n", self.net.sw_ns, "-j", "-s", "link", "show", "sw0")
+        tx = json.loads(out)[0]["stats64"]["tx"]
+        return {"packets": tx["packets"], "dropped": tx["dropped"]}
+
     def cleanup(self):
+        if self.net:
+            self.net.close()
         shutil.rmtree(self.dir, ignore_errors=True)
         for p in self.prefixes:
             shutil.rmtree(f"/var/run/dpdk/{p}", ignore_errors=True)
@@ -115,8 +177,23 @@ def kill(proc):
     proc.log.close()
 
 
-def test_memif_peer_killed_ten_times(args, kills=10):
-    b = Bench(args, "memif")
+def af_xdp_unavailable():
+    """Why an af_xdp port on a veth of the test's own cannot be made here, or None."""
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, veth, AF_XDP)"
+    try:
+        socket.socket(44, socket.SOCK_RAW, 0).close()  # AF_XDP
+    except OSError as e:
+        return f"the kernel refuses AF_XDP sockets: {e}"
+    return None
+
+
+def test_peer_killed_ten_times(args, victim, kills=10):
+    why_not = af_xdp_unavailable() if victim == "af_xdp" else None
+    if why_not:
+        raise Skip(why_not)
+    b = Bench(args, victim, victim=victim)
+    v = b.victim_port
     procs = []
     try:
         b.start_switch()
@@ -124,44 +201,47 @@ def test_memif_peer_killed_ten_times(args, kills=10):
         def port(p):
             check(b.switch.p.poll() is None, f"the switch died: {b.switch.log_text()[-1500:]}")
             return tel.query(f"/spraylab/port,{p}")
-        survivor = b.driver([0, 1, 2, 3, 4], 0)
+        survivor = b.driver(list(range(v)), 0)
         procs.append(survivor)
-        victim = None
+        victim_proc = None
         outage_growth = []
         for i in range(kills + 1):
-            victim = b.driver([5], 5, extra=["--rate", "20000", "--idle-us", "200"])
-            procs.append(victim)
-            wait_for(lambda: port(5)["up"] == 1, 30, f"port 5 up (start {i})")
-            tx5 = port(5)["tx_packets"]
-            rx5 = port(5)["rx_packets"]
+            victim_proc = b.driver([v], v, extra=["--rate", "20000", "--idle-us", "200"])
+            procs.append(victim_proc)
+            wait_for(lambda: port(v)["up"] == 1, 30, f"port {v} up (start {i})")
+            tx_v = port(v)["tx_packets"]
+            rx_v = port(v)["rx_packets"]
             # Traffic flows on the victim's port again, both ways.
-            wait_for(lambda: port(5)["tx_packets"] > tx5 and port(5)["rx_packets"] > rx5, 20,
-                     f"traffic on port 5 after start {i}")
+            wait_for(lambda: port(v)["tx_packets"] > tx_v and port(v)["rx_packets"] > rx_v, 20,
+                     f"traffic on port {v} after start {i}")
             if i == kills:
                 break
             time.sleep(0.2)  # mid-traffic
-            kill(victim)
-            wait_for(lambda: port(5)["up"] == 0, 10, f"port 5 down after kill {i + 1}")
-            check(port(5)["link_downs"] == i + 1, f"link_downs {port(5)['link_downs']} after {i + 1} kills")
-            before = [port(p)["tx_packets"] for p in (2, 3, 4)]
+            kill(victim_proc)
+            b.victim_link(up=False)
+            wait_for(lambda: port(v)["up"] == 0, 10, f"port {v} down after kill {i + 1}")
+            check(port(v)["link_downs"] == i + 1, f"link_downs {port(v)['link_downs']} after {i + 1} kills")
+            before = [port(p)["tx_packets"] for p in range(2, v)]
             time.sleep(0.3)
-            after = [port(p)["tx_packets"] for p in (2, 3, 4)]
+            after = [port(p)["tx_packets"] for p in range(2, v)]
             check(b.switch.p.poll() is None, f"switch died: {b.switch.log_text()[-2000:]}")
             check(all(a > x for a, x in zip(after, before)),
-                  f"outage {i + 1}: ports 2-4 did not keep forwarding: {before} -> {after}")
+                  f"outage {i + 1}: ports 2-{v - 1} did not keep forwarding: {before} -> {after}")
             outage_growth.append(min(a - x for a, x in zip(after, before)))
-        for p in (victim, survivor):
+            b.victim_link(up=True)
+        for p in (victim_proc, survivor):
             check(p.stop() == 0, f"driver exited badly: {p.log_text()[-1000:]}")
+        b.victim_link(up=False)
         # The switch sees a link change up to one interrupt-thread turn (10 ms) late.
-        wait_for(lambda: port(5)["up"] == 0, 10, "port 5 down after the victim's own stop")
+        wait_for(lambda: port(v)["up"] == 0, 10, f"port {v} down after the victim's own stop")
         tel.close()
         rc = b.switch.stop()
         log = b.switch.log_text()
         check(rc == 0, f"switch exited {rc}: {log[-2000:]}")
-        downs = log.count("port 5 (net_memif5, to spine3): link down")
-        ups = log.count("port 5 (net_memif5, to spine3): link up")
+        line = f"port {v} ({b.device(v)}, to spine3): link"
+        downs, ups = log.count(f"{line} down"), log.count(f"{line} up")
         # Each kill, and the victim's own stop at the end.
-        check(downs == kills + 1 and ups == kills + 1, f"switch logged port 5 down {downs}x, up {ups}x")
+        check(downs == kills + 1 and ups == kills + 1, f"switch logged port {v} down {downs}x, up {ups}x")
         with open(f"{b.dir}/stats.json") as f:
             s = json.load(f)
         rx = sum(p["rx_packets"] for p in s["ports"])
@@ -170,9 +250,18 @@ def test_memif_peer_killed_ten_times(args, kills=10):
         queued = sum(p["queue_packets"] for p in s["ports"])
         check(rx == tx + sum(drops.values()) + queued,
               f"rx {rx} != tx {tx} + drops {drops} + queued {queued}")
-        check(s["ports"][5]["link_downs"] == kills + 1, f"link_downs {s['ports'][5]['link_downs']}")
-        return (f"{kills} kills survived; ports 2-4 forwarded >= {min(outage_growth)} packets in every "
-                f"outage; rx {rx} = tx {tx} + drops {drops} + queued {queued}")
+        check(s["ports"][v]["link_downs"] == kills + 1, f"link_downs {s['ports'][v]['link_downs']}")
+        pv = s["ports"][v]
+        kernel = ""
+        if victim == "af_xdp":
+            # Nothing the switch counted as sent vanished: the kernel passed it on or counted it.
+            k = b.kernel_tx()
+            check(pv["tx_packets"] == k["packets"] + k["dropped"],
+                  f"port {v} tx {pv['tx_packets']} != sw0 tx {k['packets']} + tx_dropped {k['dropped']}")
+            kernel = f" (sw0: {k['packets']} to dr0, {k['dropped']} dropped by the kernel)"
+        return (f"{kills} kills survived; ports 2-{v - 1} forwarded >= {min(outage_growth)} packets in every "
+                f"outage; port {v} rx {pv['rx_packets']} tx {pv['tx_packets']}{kernel}; "
+                f"rx {rx} = tx {tx} + drops { {k: n for k, n in drops.items() if n} } + queued {queued}")
     finally:
         for p in procs + ([b.switch] if b.switch else []):
             if p.p.poll() is None:
@@ -224,7 +313,9 @@ def main():
     ap = case_parser()
     args = ap.parse_args()
     ensure_hugepages()
-    cases = [("memif_peer_killed_ten_times", test_memif_peer_killed_ten_times, ()),
+    cases = [("memif_peer_killed_ten_times", test_peer_killed_ten_times, ("memif",)),
+             ("vhost_peer_killed_ten_times", test_peer_killed_ten_times, ("vhost",)),
+             ("af_xdp_peer_killed_ten_times", test_peer_killed_ten_times, ("af_xdp",)),
              ("gen_survives_switch_restart", test_gen_survives_switch_restart, ())]
     return run_cases(args, cases)
 
