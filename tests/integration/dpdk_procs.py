@@ -90,8 +90,9 @@ class Proc:
         self.p.stdin.close()
         return self._reap(timeout)
 
-    def stop(self, timeout=10):
-        """SIGINT (DPDK programs here stop cleanly on it), then waits."""
+    def stop(self, timeout=30):
+        """SIGINT (DPDK programs here stop cleanly on it), then waits. Closing ports can take
+        seconds on a loaded machine (af_xdp detaches its XDP program and frees its umem)."""
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGINT)
         return self._reap(timeout)
