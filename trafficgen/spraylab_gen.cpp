@@ -116,7 +116,9 @@ void print_ports(const gen::RunPlan& plan, const std::vector<net::PortState>& po
 void wait_for_links(const std::vector<net::PortState>& ports, double link_wait_s) {
   const auto wait_start = std::chrono::steady_clock::now();
   for (const auto& p : ports) {
-    while (!net::link_up(p.port_id)) {
+    // An af_xdp / af_packet port's PMD reports its link up at once: its interface's carrier says
+    // whether the peer is there (read here, at start-up only; it takes the rtnl lock).
+    while (!net::link_up(p.port_id) || (!p.iface.empty() && !net::carrier_up(p.iface))) {
       if (g_signal.load()) throw std::runtime_error("interrupted while waiting for links");
       if (std::chrono::steady_clock::now() - wait_start >
           std::chrono::duration<double>(link_wait_s)) {
