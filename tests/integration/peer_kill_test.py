@@ -259,7 +259,11 @@ def test_peer_killed_ten_times(args, victim, kills=10):
             time.sleep(0.2)  # mid-traffic
             kill(victim_proc)
             b.victim_link(up=False)
-            wait_for(lambda: port(v)["up"] == 0, 10, f"port {v} down after kill {i + 1}")
+            try:
+                wait_for(lambda: port(v)["up"] == 0, 10, f"port {v} down after kill {i + 1}")
+            except AssertionError as e:
+                raise AssertionError(f"{e}; port {v}: {port(v)}; switch log: "
+                                     f"{b.switch.log_text()[-2500:]}") from None
             check(port(v)["link_downs"] == i + 1, f"link_downs {port(v)['link_downs']} after {i + 1} kills")
             before = [port(p)["tx_packets"] for p in range(2, v)]
             time.sleep(0.3)
