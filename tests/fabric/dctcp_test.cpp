@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "fabric/fabric.h"
 #include "net/wire.h"
@@ -76,6 +77,8 @@ TEST(Dctcp, EcmpCompletesWithoutTimeoutsWithinItsWorstCollision) {
   const uint64_t flows = most_flows_on_a_link(r);
   ASSERT_GE(flows, 2u) << "seed 1 no longer collides: pick a seed whose ECMP does";
   const double bound = worst_collision_bound_ns(flows);
+  std::printf("ecmp + dctcp: CCT %.1f us; %lu flows on the busiest link allow %.1f us\n",
+              cct_ns(r) / 1e3, static_cast<unsigned long>(flows), bound / 1e3);
   EXPECT_LE(cct_ns(r), 1.15 * bound) << flows << " flows on one link";
   // The windows reacted: marks were echoed and windows cut.
   const auto& cc = g["congestion_control"];
