@@ -108,6 +108,20 @@ TEST(Dctcp, SprayingStaysWithinFivePercentOfItsCctWithoutIt) {
   }
 }
 
+TEST(Dctcp, WindowsRecoverFromTimeoutsWhenNothingMarks) {
+  // No marking and small buffers: ECMP's collisions drop, windows full of lost packets open
+  // again only by the retransmission timeout, and every message still completes.
+  std::string yaml = demo("ecmp", "dctcp");
+  yaml.replace(yaml.find("{bytes: 800KB}"), 14, "{bytes: 100KB, ecn_threshold: 0}");
+  const FabricResult r = testing::run_virtual(experiment(yaml));
+  ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
+  const auto& g = r.generator;
+  EXPECT_GT(g["loss"]["timeouts"].get<uint64_t>(), 0u);
+  EXPECT_EQ(g["congestion_control"]["timeouts"], g["loss"]["timeouts"]);
+  EXPECT_EQ(g["congestion_control"]["window_cuts"].get<uint64_t>(), 0u);  // no echo, no cut
+  EXPECT_EQ(g["loss"]["missing_at_end"].get<uint64_t>(), 0u);
+}
+
 TEST(Dctcp, SameSeedGivesIdenticalResults) {
   const conf::Experiment e = experiment(demo("ecmp", "dctcp"));
   const FabricResult a = testing::run_virtual(e);
