@@ -340,7 +340,9 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
 // that opens the window, the flow's parked messages go back on their host's active list.
 void HostEngine::window_on_ack(SendState& s, uint64_t acked_bytes, bool echo, uint64_t rtt_ns) {
   DctcpWindow& w = windows_[s.flow];
-  const uint64_t left = std::min(s.flight_bytes, acked_bytes);
+  // A complete message has nothing in flight, whatever the per-packet accounting says.
+  const uint64_t left =
+      s.acked == s.packets ? s.flight_bytes : std::min(s.flight_bytes, acked_bytes);
   s.flight_bytes -= left;
   w.release(left);
   if (rtt_ns) w.on_rtt(rtt_ns);
