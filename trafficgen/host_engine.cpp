@@ -620,6 +620,10 @@ void HostEngine::check_timeouts(uint64_t now) {
     }
     ++i;
     if (s.active) continue;  // it re-arms the deadline when it leaves the active list
+    // Parked with nothing of its own in flight: it waits for its flow's window, not for an ACK of
+    // its own, so there is nothing to time out (the flow's other messages time out if they must,
+    // and their ACKs or timeouts wake it; it re-arms its deadline when it leaves the list again).
+    if (s.parked && s.flight_bytes == 0) continue;
     // With cc dctcp the timeout adapts to the flow's RTT (above its floor), so a deadline may also
     // move earlier than timeout_due_; this scan then finds it late, never misses it.
     const uint64_t rto = rto_of(s);
@@ -639,6 +643,9 @@ void HostEngine::check_timeouts(uint64_t now) {
     s.last_progress_tsc = now;
     s.active = true;
     hosts_[s.host].active.push_back(idx);
+    // The flow may have nothing in flight now: its other parked messages may go too (after the
+    // line above, so this one is not listed twice).
+    if (dctcp_) wake_parked(s.flow);
   }
 }
 
