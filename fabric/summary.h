@@ -73,6 +73,9 @@ struct VariantSummary {
   uint64_t duplicates = 0;
   uint64_t max_reorder_distance = 0;
   std::optional<double> out_of_order_fraction;
+
+  // cc dctcp: the generator's congestion_control section as it is (cwnd and α statistics).
+  std::optional<nlohmann::ordered_json> congestion_control;
 };
 
 // `mode` is mode_name(result.mode), passed in so this file needs no fabric engine to link.
