@@ -161,6 +161,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
     s.out_of_order_fraction =
         static_cast<double>(s.out_of_order) / static_cast<double>(s.received_packets);
   }
+  s.link_events = result.link_events;
   return s;
 }
 
@@ -218,6 +219,8 @@ ordered_json to_json(const VariantSummary& s) {
                      {"out_of_order_fraction", or_null(s.out_of_order_fraction)},
                      {"duplicates", s.duplicates},
                      {"max_distance", s.max_reorder_distance}};
+  // Only with events, so that results without them stay as they were.
+  if (!s.link_events.empty()) j["link_events"] = s.link_events;
   return j;
 }
 

@@ -73,6 +73,9 @@ struct VariantSummary {
   uint64_t duplicates = 0;
   uint64_t max_reorder_distance = 0;
   std::optional<double> out_of_order_fraction;
+
+  // The run's link events (FabricResult::link_events); summary.json has them only when there are.
+  nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };
 
 // `mode` is mode_name(result.mode), passed in so this file needs no fabric engine to link.
