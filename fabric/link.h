@@ -85,7 +85,7 @@ class Link {
   double rate_bps() const { return rate_bps_; }
   double delay_ns() const { return delay_ns_; }
 
-  // --- control (any thread): link events (fabric/link_events.h) ---
+  // --- control (any thread): link events (topo/link_events.h, Fabric::apply_link_event) ---
   // The link fails: the frames on it are lost (the consumer drops and counts them at its next
   // look, or now with purge()), and frames sent until restore() are dropped and counted.
   void fail() {
