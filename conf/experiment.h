@@ -13,6 +13,7 @@
 
 #include "switch/lb/algorithm.h"
 #include "topo/kind.h"
+#include "trafficgen/cc_mode.h"
 #include "trafficgen/entropy_mode.h"
 #include "trafficgen/workloads/workload_type.h"
 
@@ -88,6 +89,8 @@ struct LinkSpec {
 struct BufferSpec {
   uint64_t bytes = 800'000;    // per egress port
   uint64_t ecn_threshold = 0;  // bytes; 0 = no ECN marking
+  // cc: dctcp without an ecn_threshold in the file marks beyond this share of `bytes`.
+  static constexpr double kDctcpEcnShare = 0.2;
 };
 
 struct WorkloadSpec {
@@ -109,7 +112,13 @@ struct WorkloadSpec {
   // trace
   std::string trace_file;
   uint32_t ack_every = 1;
+  // The retransmission timeout; with cc: dctcp its floor (the timeout adapts to the RTT above it).
   uint64_t retransmit_timeout_ns = 1'000'000;
+  gen::CongestionControl cc = gen::CongestionControl::kNone;
+  // cc: dctcp's initial window: initial_window_bytes if not 0, else this many bandwidth-delay
+  // products of the flow's path (docs/configuration.md says why the default is 2, not 1).
+  double initial_window_bdp = 2;
+  uint64_t initial_window_bytes = 0;
 };
 
 struct MeasurementSpec {

@@ -39,6 +39,16 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
   }
 }
 
+// DCTCP reacts to ECN marks: with cc: dctcp and no buffer.ecn_threshold in the file, switches
+// mark beyond 20% of the buffer (an explicit threshold, 0 included, is kept).
+void default_ecn_threshold(const Map& top, Experiment& experiment) {
+  if (experiment.workload.cc != gen::CongestionControl::kDctcp) return;
+  const Value* buffer = top.find("buffer");
+  if (buffer != nullptr && Map(*buffer).find("ecn_threshold") != nullptr) return;
+  experiment.buffer.ecn_threshold = static_cast<uint64_t>(
+      BufferSpec::kDctcpEcnShare * static_cast<double>(experiment.buffer.bytes));
+}
+
 Experiment read_experiment(const Value& document) {
   if (!document.node().IsMap()) {
     document.expected("a map of experiment keys (" + join(kTopLevel) + ")");
@@ -64,6 +74,7 @@ Experiment read_experiment(const Value& document) {
   }
   if (const Value* workload = top.find("workload"))
     read_workload(workload->as_map(), experiment.workload);
+  default_ecn_threshold(top, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
   }

@@ -2,6 +2,8 @@
 // tests/conf/docs_test.cpp checks that the two agree.
 #include "conf/schema.h"
 
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -111,6 +113,37 @@ Field<WorkloadSpec> trace_file() {
           },
           [](const WorkloadSpec& w) { return w.trace_file; },
           "required for trace"};
+}
+
+// DCTCP's initial window: bandwidth-delay products of the flow's path ("2BDP") or a size.
+Field<WorkloadSpec> initial_window() {
+  return {"initial_window", "NBDP (N > 0) or size >= 1",
+          "cc dctcp: the initial window, in bandwidth-delay products of the flow's path or bytes",
+          [](const Value& v, WorkloadSpec& w) {
+            constexpr std::string_view kWhat =
+                "bandwidth-delay products (2BDP, 0.5BDP) or a size (64KB)";
+            std::string text = v.scalar(kWhat);
+            if (text.size() > 3 && text.ends_with("BDP")) {
+              text.resize(text.size() - 3);
+              while (!text.empty() && text.back() == ' ') text.pop_back();
+              double n = 0;
+              const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+              if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !(n > 0) ||
+                  !std::isfinite(n)) {
+                v.expected(kWhat);
+              }
+              w.initial_window_bdp = n;
+              w.initial_window_bytes = 0;
+              return;
+            }
+            const auto bytes = parse_size_bytes(text);
+            if (!bytes || *bytes == 0) v.expected(kWhat);
+            w.initial_window_bytes = *bytes;
+          },
+          [](const WorkloadSpec& w) {
+            return w.initial_window_bytes ? format_size(w.initial_window_bytes)
+                                          : fmt::format("{}BDP", w.initial_window_bdp);
+          }};
 }
 
 Field<WorkloadSpec> load() {
@@ -422,7 +455,11 @@ const Fields<WorkloadSpec>& workload_fields() {
         integer_key("ack_every", &WorkloadSpec::ack_every, 1, kMax32,
                     "receivers acknowledge every N data packets"),
         time_key("retransmit_timeout", &WorkloadSpec::retransmit_timeout_ns, 1,
-                 "a sender resends a packet not acknowledged within this time"),
+                 "a sender resends a packet not acknowledged within this time; with cc dctcp, "
+                 "the minimum RTO"),
+        enum_key("cc", &WorkloadSpec::cc, gen::kCongestionControlNames,
+                 "host congestion control: none (line rate until a timeout) or DCTCP"),
+        initial_window(),
     };
     set_default(f, "layers", "0 (the preset's)");
     return f;
@@ -435,7 +472,7 @@ const VariantTable& workload_types() {
     VariantTable t = {"type",
                       "workload type",
                       {"type", "message_size", "payload", "iterations", "load", "entropy",
-                       "ack_every", "retransmit_timeout"},
+                       "ack_every", "retransmit_timeout", "cc", "initial_window"},
                       {}};
     for (const gen::WorkloadTypeInfo& w : gen::kWorkloadTypes) {
       t.variants.push_back({w.name, words(w.keys), words(w.required)});

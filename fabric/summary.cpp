@@ -161,6 +161,9 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
     s.out_of_order_fraction =
         static_cast<double>(s.out_of_order) / static_cast<double>(s.received_packets);
   }
+  if (result.generator.contains("congestion_control")) {
+    s.congestion_control = result.generator["congestion_control"];
+  }
   s.link_events = result.link_events;
   return s;
 }
@@ -219,6 +222,7 @@ ordered_json to_json(const VariantSummary& s) {
                      {"out_of_order_fraction", or_null(s.out_of_order_fraction)},
                      {"duplicates", s.duplicates},
                      {"max_distance", s.max_reorder_distance}};
+  if (s.congestion_control) j["congestion_control"] = *s.congestion_control;
   // Only with events, so that results without them stay as they were.
   if (!s.link_events.empty()) j["link_events"] = s.link_events;
   return j;

@@ -74,6 +74,8 @@ struct VariantSummary {
   uint64_t max_reorder_distance = 0;
   std::optional<double> out_of_order_fraction;
 
+  // cc dctcp: the generator's congestion_control section as it is (cwnd and α statistics).
+  std::optional<nlohmann::ordered_json> congestion_control;
   // The run's link events (FabricResult::link_events); summary.json has them only when there are.
   nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };

@@ -20,6 +20,7 @@ HostEngine::HostEngine(const EngineSetup& s)
     : plan_(*s.plan),
       pool_(s.pool),
       tsc_hz_(s.tsc_hz),
+      dctcp_(s.plan->cc == CongestionControl::kDctcp),
       loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)),
       rx_(s.rx),
       tx_(s.tx),
@@ -30,8 +31,8 @@ HostEngine::HostEngine(const EngineSetup& s)
       plan_.rate_bps > 0 ? static_cast<uint64_t>(hz * 8.0 / plan_.rate_bps * 65536.0) : 0;
   rto_cycles_ = static_cast<uint64_t>(static_cast<double>(plan_.retransmit_timeout_ns) * hz / 1e9);
   // The pacer may catch up at most two full frames after a late turn of the loop.
-  burst_slack_q16_ = 2 * (plan_.payload_bytes + kFrameHeaderBytes + net::kWireOverhead) *
-                     cycles_per_byte_q16_;
+  burst_slack_q16_ =
+      2 * (plan_.payload_bytes + kFrameHeaderBytes + net::kWireOverhead) * cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
   const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts, s.start_tsc);
@@ -92,6 +93,14 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
       if (f < 0) {
         f = static_cast<int32_t>(flows_.size());
         flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst));
+        if (dctcp_) {
+          DctcpParams p;
+          p.mss = plan_.payload_bytes;
+          p.initial_window = initial_window_bytes(plan_, plan_.message_hops[m.id]);
+          p.min_rto_ns = plan_.retransmit_timeout_ns;
+          windows_.emplace_back(p);
+          parked_head_.push_back(UINT32_MAX);
+        }
       }
       add_send(m, static_cast<uint32_t>(hs), static_cast<uint32_t>(f));
     }
@@ -199,8 +208,8 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
   net::FrameInfo fi;
-  if (net::parse_frame(data, len, fi) != net::FrameError::kNone ||
-      fi.proto != net::kIpProtoUdp || fi.dst_port != kGenUdpPort) {
+  if (net::parse_frame(data, len, fi) != net::FrameError::kNone || fi.proto != net::kIpProtoUdp ||
+      fi.dst_port != kGenUdpPort) {
     count(GenCounter::kRxForeign);
     return;
   }
@@ -277,13 +286,13 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   r.ce_since_ack = false;
 }
 
-void HostEngine::mark_acked(SendState& s, uint32_t seq) {
+bool HostEngine::mark_acked(SendState& s, uint32_t seq) {
   uint64_t& w = s.acked_bits[seq >> 6];
   const uint64_t bit = uint64_t{1} << (seq & 63);
-  if (!(w & bit)) {
-    w |= bit;
-    ++s.acked;
-  }
+  if (w & bit) return false;
+  w |= bit;
+  ++s.acked;
+  return true;
 }
 
 void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
@@ -303,17 +312,70 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
     ++s.ecn_echoes;
   }
   flows_[s.flow].on_ack(h.entropy, echo, now_ns);
-  if (s.done) return;
+  const uint64_t rtt_ns = h.send_ts_ns <= now_ns ? now_ns - h.send_ts_ns : 0;
+  if (s.done) {
+    if (dctcp_) window_on_ack(s, 0, echo, rtt_ns);
+    return;
+  }
   const uint32_t before = s.acked;
-  mark_acked(s, h.sequence);
+  uint64_t acked_bytes = 0;  // cc dctcp: payload newly acknowledged
+  const auto ack = [&](uint32_t seq) {
+    if (mark_acked(s, seq) && dctcp_) {
+      acked_bytes += packet_slice(s.bytes, seq, plan_.payload_bytes).length;
+    }
+  };
+  ack(h.sequence);
   const uint32_t cum =
       h.offset == s.bytes ? s.packets : static_cast<uint32_t>(h.offset / plan_.payload_bytes);
-  while (s.cum_acked < cum) mark_acked(s, s.cum_acked++);
+  while (s.cum_acked < cum) ack(s.cum_acked++);
   while (s.cum_acked < s.packets && (s.acked_bits[s.cum_acked >> 6] >> (s.cum_acked & 63) & 1)) {
     ++s.cum_acked;
   }
   if (s.acked != before) s.last_progress_tsc = now;
+  if (dctcp_) window_on_ack(s, acked_bytes, echo, rtt_ns);
   if (s.acked == s.packets) complete_send(s, now);
+}
+
+// The flow's window learns of an ACK of `s`: what left the flight, the echo, an RTT sample. If
+// that opens the window, the flow's parked messages go back on their host's active list.
+void HostEngine::window_on_ack(SendState& s, uint64_t acked_bytes, bool echo, uint64_t rtt_ns) {
+  DctcpWindow& w = windows_[s.flow];
+  // A complete message has nothing in flight, whatever the per-packet accounting says.
+  const uint64_t left =
+      s.acked == s.packets ? s.flight_bytes : std::min(s.flight_bytes, acked_bytes);
+  s.flight_bytes -= left;
+  w.release(left);
+  if (rtt_ns) w.on_rtt(rtt_ns);
+  w.on_ack(acked_bytes, echo);
+  wake_parked(s.flow);
+}
+
+// A message whose flow's window is full leaves the active list (next_data) and waits in its
+// flow's list; its retransmission deadline runs meanwhile, so a window that no ACK will open
+// again (everything in flight lost) still ends in a timeout.
+void HostEngine::park(uint32_t send_idx) {
+  SendState& s = sends_[send_idx];
+  if (s.parked) return;  // still listed: a timeout re-activated it before the window opened
+  s.parked = true;
+  s.next_parked = parked_head_[s.flow];
+  parked_head_[s.flow] = send_idx;
+}
+
+void HostEngine::wake_parked(uint32_t flow) {
+  uint32_t i = parked_head_[flow];
+  if (i == UINT32_MAX || !windows_[flow].may_send(plan_.payload_bytes)) return;
+  parked_head_[flow] = UINT32_MAX;
+  while (i != UINT32_MAX) {
+    SendState& s = sends_[i];
+    const uint32_t next = s.next_parked;
+    s.parked = false;
+    s.next_parked = UINT32_MAX;
+    if (!s.active && !s.done) {
+      s.active = true;
+      hosts_[s.host].active.push_back(i);
+    }
+    i = next;
+  }
 }
 
 // ---- Send ------------------------------------------------------------------------------------
@@ -361,8 +423,13 @@ inline rte_mbuf* HostEngine::build(const FrameTemplate& tmpl, const TestbedHeade
 inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
   if (h.active.size() == 1) {
     SendState& s = sends_[h.active[0]];
+    uint32_t n = 0;
     if (s.first_pass_left()) {
-      *run = {h.active[0], s.next_seq, std::min(max, s.packets - s.next_seq), false};
+      n = std::min(max, s.packets - s.next_seq);
+      if (dctcp_) n = std::min(n, windows_[s.flow].packets_allowed());
+    }
+    if (n > 0) {  // else next_data() parks it (a full window) or takes it off the list
+      *run = {h.active[0], s.next_seq, n, false};
       s.next_seq += run->count;
       h.rr = 1;  // where next_data() leaves it after a packet of the only message
       return true;
@@ -380,7 +447,10 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
     if (h.rr >= h.active.size()) h.rr = 0;
     const uint32_t idx = h.active[h.rr];
     SendState& s = sends_[idx];
-    if (!s.done) {
+    if (!s.done && dctcp_ && (s.first_pass_left() || s.retx_pass) &&
+        !windows_[s.flow].may_send(plan_.payload_bytes)) {
+      park(idx);  // and leave the active list below: an ACK of its flow brings it back
+    } else if (!s.done) {
       if (s.first_pass_left()) {
         *send_idx = idx;
         *seq = s.next_seq++;
@@ -404,7 +474,7 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
     }
     // Nothing left to send now: leave the active list (a timeout may bring it back).
     s.active = false;
-    if (!s.done) timeout_due_ = std::min(timeout_due_, s.last_progress_tsc + rto_cycles_);
+    if (!s.done) timeout_due_ = std::min(timeout_due_, s.last_progress_tsc + rto_of(s));
     h.active[h.rr] = h.active.back();
     h.active.pop_back();
   }
@@ -497,6 +567,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
     th.message_bytes = s.bytes;
     th.send_ts_ns = t.now_ns;
     uint32_t sent = 0;
+    uint64_t payload_sent = 0;
     do {  // the run's first frame always fits: may_send() held
       const uint32_t seq = run.first + sent;
       const PacketSlice slice = packet_slice(th.message_bytes, seq, payload_bytes);
@@ -509,6 +580,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
         break;
       }
       t.queue(m);
+      payload_sent += slice.length;
     } while (++sent < run.count && t.may_send());
     if (sent < run.count) {  // give the rest back: it goes out on a later turn
       if (run.retx) {
@@ -518,6 +590,10 @@ void HostEngine::send(HostState& h, uint64_t now) {
       }
     }
     if (sent == 0) break;
+    if (dctcp_) {
+      s.flight_bytes += payload_sent;
+      windows_[s.flow].on_send(payload_sent);
+    }
     if (s.first_tx_tsc == 0) s.first_tx_tsc = t.now;
     if (s.last_progress_tsc < t.now) s.last_progress_tsc = t.now;
     s.tx_packets += sent;
@@ -544,17 +620,32 @@ void HostEngine::check_timeouts(uint64_t now) {
     }
     ++i;
     if (s.active) continue;  // it re-arms the deadline when it leaves the active list
-    if (now - s.last_progress_tsc < rto_cycles_) {
-      timeout_due_ = std::min(timeout_due_, s.last_progress_tsc + rto_cycles_);
+    // Parked with nothing of its own in flight: it waits for its flow's window, not for an ACK of
+    // its own, so there is nothing to time out (the flow's other messages time out if they must,
+    // and their ACKs or timeouts wake it; it re-arms its deadline when it leaves the list again).
+    if (s.parked && s.flight_bytes == 0) continue;
+    // With cc dctcp the timeout adapts to the flow's RTT (above its floor), so a deadline may also
+    // move earlier than timeout_due_; this scan then finds it late, never misses it.
+    const uint64_t rto = rto_of(s);
+    if (now - s.last_progress_tsc < rto) {
+      timeout_due_ = std::min(timeout_due_, s.last_progress_tsc + rto);
       continue;
     }
     count(GenCounter::kTimeouts);
+    if (dctcp_) {  // what it had in flight is given up; the retransmission pass sends it again
+      windows_[s.flow].release(s.flight_bytes);
+      s.flight_bytes = 0;
+      windows_[s.flow].on_timeout();
+    }
     flows_[s.flow].on_timeout(ns_of(now));
     s.retx_pass = true;
     s.retx_cursor = s.cum_acked;
     s.last_progress_tsc = now;
     s.active = true;
     hosts_[s.host].active.push_back(idx);
+    // The flow may have nothing in flight now: its other parked messages may go too (after the
+    // line above, so this one is not listed twice).
+    if (dctcp_) wake_parked(s.flow);
   }
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "net/wire.h"
+#include "trafficgen/dctcp_window.h"
 #include "trafficgen/entropy.h"
 #include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
@@ -86,6 +87,11 @@ struct SendState {
   uint64_t tx_packets = 0;
   uint64_t retransmits = 0;
   uint64_t ecn_echoes = 0;
+  // cc dctcp: payload bytes of this message in its flow's window; and the flow's list of
+  // messages its window stopped (parked: out of the active list until an ACK opens the window).
+  uint64_t flight_bytes = 0;
+  bool parked = false;
+  uint32_t next_parked = UINT32_MAX;
 
   // Packets not yet sent once, and not in a retransmission pass.
   bool first_pass_left() const { return !done && !retx_pass && next_seq < packets; }
@@ -183,6 +189,8 @@ class HostEngine {
   const std::array<uint64_t, kGenCounters>& counters() const { return counters_; }
   const LatencyHistogram& one_way() const { return one_way_; }
   const LatencyHistogram& rtt() const { return rtt_; }
+  // cc dctcp: each flow's window (index: SendState::flow); empty with cc none.
+  const std::vector<DctcpWindow>& windows() const { return windows_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
   uint64_t ns_of(uint64_t tsc) const {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(tsc) * ns_per_tsc_q32_) >> 32);
@@ -222,7 +230,16 @@ class HostEngine {
   rte_mbuf* take_mbuf();
   rte_mbuf* build(const FrameTemplate& tmpl, const TestbedHeader& t, uint32_t payload,
                   uint16_t sport);
-  void mark_acked(SendState& s, uint32_t seq);
+  bool mark_acked(SendState& s, uint32_t seq);  // true if newly acknowledged
+  // cc dctcp (docs/generator.md, "Congestion control").
+  void window_on_ack(SendState& s, uint64_t acked_bytes, bool echo, uint64_t rtt_ns);
+  void park(uint32_t send_idx);
+  void wake_parked(uint32_t flow);
+  uint64_t rto_of(const SendState& s) const {
+    return dctcp_ ? static_cast<uint64_t>(static_cast<double>(windows_[s.flow].rto_ns()) *
+                                          static_cast<double>(tsc_hz_) / 1e9)
+                  : rto_cycles_;
+  }
   void complete_send(SendState& s, uint64_t now);
   void complete_recv(RecvState& r, uint64_t now);
   void release_dependents(const std::vector<uint32_t>& list, uint64_t now);
@@ -244,8 +261,11 @@ class HostEngine {
   std::vector<SendState> sends_;
   std::vector<RecvState> recvs_;
   std::vector<PathEntropy> flows_;
-  std::vector<int32_t> send_of_msg_;  // message id -> sends_ index, -1
-  std::vector<int32_t> recv_of_msg_;  // message id -> recvs_ index, -1
+  const bool dctcp_;
+  std::vector<DctcpWindow> windows_;   // per flow, cc dctcp only
+  std::vector<uint32_t> parked_head_;  // per flow: first parked message, UINT32_MAX if none
+  std::vector<int32_t> send_of_msg_;   // message id -> sends_ index, -1
+  std::vector<int32_t> recv_of_msg_;   // message id -> recvs_ index, -1
   // Per message: local sends to release when it completes at its sender / at its receiver.
   std::vector<std::vector<uint32_t>> after_send_;
   std::vector<std::vector<uint32_t>> after_recv_;

@@ -91,6 +91,9 @@ GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topo
   go.entropy = exp.workload.entropy;
   go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;
   go.seed = exp.seed;
+  go.cc = exp.workload.cc;
+  go.initial_window_bdp = exp.workload.initial_window_bdp;
+  go.initial_window_bytes = exp.workload.initial_window_bytes;
   return go;
 }
 
@@ -110,6 +113,9 @@ void plan_workload(const conf::Experiment& exp, const GenOptions& o, uint32_t ra
   plan->loss = o.loss;
   plan->rate_bps = o.rate_bps;
   plan->seed = o.seed;
+  plan->cc = o.cc;
+  plan->initial_window_bdp = o.initial_window_bdp;
+  plan->initial_window_bytes = o.initial_window_bytes;
   if (o.ack_every == 0 || o.ack_every > 65535) throw PlanError("--ack-every: expected 1..65535");
   if (o.retransmit_timeout_ns == 0) throw PlanError("--retransmit-timeout must be positive");
   if (!(o.loss >= 0 && o.loss < 1)) throw PlanError("--loss: expected a probability in [0, 1)");
@@ -194,6 +200,22 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
   plan_local_hosts(t, o, &plan);
   plan_paths(t, routing, addresses, o, &plan);
   return plan;
+}
+
+double path_rtt_ns(const RunPlan& plan, uint32_t hops) {
+  const PathModel& p = plan.path;
+  const double h = hops;
+  return h * (serialisation_ns(plan.payload_bytes + p.header_bytes, p.rate_bps) + p.link_delay_ns) +
+         h * (serialisation_ns(p.ack_bytes, p.rate_bps) + p.link_delay_ns);
+}
+
+uint64_t initial_window_bytes(const RunPlan& plan, uint32_t hops) {
+  uint64_t w = plan.initial_window_bytes;
+  if (w == 0) {
+    const double bdp = plan.path.rate_bps / 8 * path_rtt_ns(plan, hops) / 1e9;
+    w = static_cast<uint64_t>(plan.initial_window_bdp * bdp);
+  }
+  return std::max<uint64_t>(w, plan.payload_bytes);
 }
 
 CctBound message_bound(const RunPlan& plan, uint64_t bytes, uint32_t hops) {

@@ -12,6 +12,7 @@
 #include "conf/experiment.h"
 #include "topo/addressing.h"
 #include "topo/topology.h"
+#include "trafficgen/cc_mode.h"
 #include "trafficgen/cct_bound.h"
 #include "trafficgen/entropy.h"
 #include "trafficgen/schedule.h"
@@ -52,6 +53,9 @@ struct GenOptions {
   uint32_t payload_bytes = 0;  // 0: the workload's
   bool back_to_back = false;   // ports wired host to host: one link, no propagation delay
   uint64_t seed = 1;
+  CongestionControl cc = CongestionControl::kNone;
+  double initial_window_bdp = 2;      // cc dctcp: in bandwidth-delay products of the path ...
+  uint64_t initial_window_bytes = 0;  // ... unless this is set
 };
 
 // The generator options an experiment implies: every host of the topology in order, host i on
@@ -91,6 +95,9 @@ struct RunPlan {
   double link_rate_bps = 0;  // the topology's host link rate
   uint64_t seed = 0;
   uint16_t ports_needed = 0;
+  CongestionControl cc = CongestionControl::kNone;
+  double initial_window_bdp = 2;
+  uint64_t initial_window_bytes = 0;
 };
 
 // Builds the topology and schedule of `exp` and resolves the local hosts. Throws PlanError,
@@ -100,5 +107,12 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o);
 // The lower bound for messages of `bytes` over `hops` links (trafficgen/cct_bound.h) with the
 // plan's rate (the pacing rate, or the link rate when unpaced) and frame sizes.
 CctBound message_bound(const RunPlan& plan, uint64_t bytes, uint32_t hops);
+
+// One round trip of the path model over `hops` links: a full data packet there and its ACK
+// back, store and forward, with propagation (the CCT bound's first ACK, cct_bound.h).
+double path_rtt_ns(const RunPlan& plan, uint32_t hops);
+// cc dctcp: a flow's initial window over `hops` links, in payload bytes: initial_window_bytes,
+// or initial_window_bdp x the path's rate x path_rtt_ns(); at least one packet.
+uint64_t initial_window_bytes(const RunPlan& plan, uint32_t hops);
 
 }  // namespace spraylab::gen

@@ -173,6 +173,39 @@ LossFigures loss_figures(const std::array<uint64_t, kGenCounters>& counters, uin
   return l;
 }
 
+CongestionFigures congestion_figures(const RunPlan& plan,
+                                     const std::vector<const HostEngine*>& engines) {
+  CongestionFigures c;
+  c.enabled = plan.cc == CongestionControl::kDctcp;
+  if (!c.enabled) return c;
+  double cwnd_sum = 0, alpha_sum = 0;
+  for (const HostEngine* e : engines) {
+    for (const DctcpWindow& w : e->windows()) {
+      const bool first = c.flows++ == 0;
+      const uint64_t iw = w.initial_window();
+      c.initial_window_min = first ? iw : std::min(c.initial_window_min, iw);
+      c.initial_window_max = std::max(c.initial_window_max, iw);
+      c.final_cwnd_min = first ? w.cwnd() : std::min(c.final_cwnd_min, w.cwnd());
+      c.final_cwnd_max = std::max(c.final_cwnd_max, w.cwnd());
+      c.lowest_cwnd = first ? w.min_cwnd() : std::min(c.lowest_cwnd, w.min_cwnd());
+      c.highest_cwnd = std::max(c.highest_cwnd, w.max_cwnd());
+      c.final_alpha_max = std::max(c.final_alpha_max, w.alpha());
+      c.highest_alpha = std::max(c.highest_alpha, w.max_alpha());
+      cwnd_sum += w.cwnd();
+      alpha_sum += w.alpha();
+      c.window_cuts += w.cuts();
+      c.flows_cut += w.cuts() > 0;
+      c.alpha_updates += w.alpha_updates();
+      c.timeouts += w.timeouts();
+    }
+  }
+  if (c.flows > 0) {
+    c.final_cwnd_mean = cwnd_sum / static_cast<double>(c.flows);
+    c.final_alpha_mean = alpha_sum / static_cast<double>(c.flows);
+  }
+  return c;
+}
+
 // ---- JSON -------------------------------------------------------------------------------------
 
 // What the run was: its config, how it stopped, the local hosts, the settings and path model.
@@ -200,6 +233,14 @@ nlohmann::ordered_json run_json(const RunPlan& plan, const RunInfo& run) {
                      {"data_header_bytes", plan.path.header_bytes},
                      {"ack_bytes", plan.path.ack_bytes},
                      {"gap_bytes", plan.path.gap_bytes}};
+  if (plan.cc != CongestionControl::kNone) {  // absent with cc none: results as they were
+    j["settings"]["cc"] = std::string(to_string(plan.cc));
+    if (plan.initial_window_bytes) {
+      j["settings"]["initial_window_bytes"] = plan.initial_window_bytes;
+    } else {
+      j["settings"]["initial_window_bdp"] = plan.initial_window_bdp;
+    }
+  }
   j["start_ns"] = run.start_ns;
   j["end_ns"] = run.end_ns;
   j["elapsed_ns"] = run.end_ns - run.start_ns;
@@ -286,6 +327,7 @@ RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>
   }
   f.loss = loss_figures(f.counters, missing);
   for (const HostEngine* e : engines) f.busy_cycles += e->busy_cycles();
+  f.congestion = congestion_figures(plan, engines);
   return f;
 }
 
@@ -309,6 +351,22 @@ nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, con
                {"retransmit_fraction", f.loss.retransmit_fraction},
                {"missing_at_end", f.loss.missing_at_end}};
   j["reordering"] = reordering_json(f.reordering);
+  if (f.congestion.enabled) {
+    const CongestionFigures& c = f.congestion;
+    j["congestion_control"] = {
+        {"algorithm", "dctcp"},
+        {"flows", c.flows},
+        {"initial_window_bytes", {{"min", c.initial_window_min}, {"max", c.initial_window_max}}},
+        {"final_cwnd_bytes",
+         {{"min", c.final_cwnd_min}, {"mean", c.final_cwnd_mean}, {"max", c.final_cwnd_max}}},
+        {"cwnd_bytes_over_run", {{"lowest", c.lowest_cwnd}, {"highest", c.highest_cwnd}}},
+        {"final_alpha", {{"mean", c.final_alpha_mean}, {"max", c.final_alpha_max}}},
+        {"highest_alpha", c.highest_alpha},
+        {"window_cuts", c.window_cuts},
+        {"flows_cut", c.flows_cut},
+        {"alpha_updates", c.alpha_updates},
+        {"timeouts", c.timeouts}};
+  }
   j["busy_cycles"] = f.busy_cycles;
   j["counters"] = counters_json(f.counters);
   ordered_json messages = ordered_json::array();

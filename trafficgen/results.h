@@ -73,6 +73,18 @@ struct ReorderFigures {
   std::array<uint64_t, ReorderTracker::kBuckets> distance_histogram_log2{};
 };
 
+// cc dctcp: the flows' windows at the end of the run and over it (docs/generator.md).
+struct CongestionFigures {
+  bool enabled = false;  // cc dctcp: the results have a congestion_control section
+  uint64_t flows = 0;
+  uint64_t initial_window_min = 0, initial_window_max = 0;  // bytes
+  double final_cwnd_min = 0, final_cwnd_mean = 0, final_cwnd_max = 0;
+  double lowest_cwnd = 0, highest_cwnd = 0;  // over the run, any flow
+  double final_alpha_mean = 0, final_alpha_max = 0, highest_alpha = 0;
+  uint64_t window_cuts = 0, alpha_updates = 0, timeouts = 0;
+  uint64_t flows_cut = 0;  // flows whose window was cut at least once
+};
+
 struct RunFigures {
   std::vector<MessageFigures> messages;        // engine by engine, in each engine's send order
   std::vector<CollectiveFigures> collectives;  // by id; only those with a message sent here
@@ -80,6 +92,7 @@ struct RunFigures {
   GoodputFigures goodput;
   LossFigures loss;
   ReorderFigures reordering;
+  CongestionFigures congestion;
   std::array<uint64_t, kGenCounters> counters{};  // summed over engines
   uint64_t busy_cycles = 0;
 };

@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
@@ -31,11 +32,12 @@
 #include "conf/units.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
-#include "trafficgen/gen_metrics.h"
+#include "net/carrier_watch.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
 #include "topo/build.h"
 #include "trafficgen/gen_cli.h"
+#include "trafficgen/gen_metrics.h"
 #include "trafficgen/gen_ports.h"
 #include "trafficgen/host_engine.h"
 #include "trafficgen/host_plan.h"
@@ -114,7 +116,9 @@ void print_ports(const gen::RunPlan& plan, const std::vector<net::PortState>& po
 void wait_for_links(const std::vector<net::PortState>& ports, double link_wait_s) {
   const auto wait_start = std::chrono::steady_clock::now();
   for (const auto& p : ports) {
-    while (!net::link_up(p.port_id)) {
+    // An af_xdp / af_packet port's PMD reports its link up at once: its interface's carrier says
+    // whether the peer is there (read here, at start-up only; it takes the rtnl lock).
+    while (!net::link_up(p.port_id) || (!p.iface.empty() && !net::carrier_up(p.iface))) {
       if (g_signal.load()) throw std::runtime_error("interrupted while waiting for links");
       if (std::chrono::steady_clock::now() - wait_start >
           std::chrono::duration<double>(link_wait_s)) {
@@ -169,7 +173,8 @@ uint64_t start_tsc_of(const gen::GenCli& cli) {
 
 // One engine per lcore (a worker; the main lcore when EAL gave no worker), each owning whole
 // ports (a port's queue is polled by one lcore): ports in order of first use, dealt round robin.
-Engines make_engines(const gen::RunPlan& plan, rte_mempool* pool, uint64_t start_tsc) {
+Engines make_engines(const gen::RunPlan& plan, rte_mempool* pool, uint64_t start_tsc,
+                     const gen::BurstIo& tx) {
   std::vector<uint16_t> used_ports;
   for (const auto& h : plan.hosts) {
     if (std::find(used_ports.begin(), used_ports.end(), h.port) == used_ports.end())
@@ -185,6 +190,7 @@ Engines make_engines(const gen::RunPlan& plan, rte_mempool* pool, uint64_t start
     s.tsc_hz = rte_get_tsc_hz();
     s.start_tsc = start_tsc;
     s.engine_id = e;
+    s.tx = tx;
     for (uint32_t i = 0; i < plan.hosts.size(); ++i) {
       const size_t pi =
           std::find(used_ports.begin(), used_ports.end(), plan.hosts[i].port) - used_ports.begin();
@@ -211,7 +217,7 @@ std::vector<unsigned> engine_lcores(size_t engines) {
 
 // What the metrics read: the engines' live state and every message's and collective's bound.
 gen::GenSource gen_source(const gen::RunPlan& plan, const Engines& engines,
-                                 const std::vector<unsigned>& lcores) {
+                          const std::vector<unsigned>& lcores) {
   gen::GenSource src;
   for (size_t e = 0; e < engines.list.size(); ++e) {
     src.engines.push_back(gen::view_of(*engines.list[e], lcores[e]));
@@ -234,8 +240,7 @@ gen::GenSource gen_source(const gen::RunPlan& plan, const Engines& engines,
 // Metrics (docs/monitoring.md): scrapes read the engines' state while their lcores run; the
 // server's threads run on EAL's control CPUs.
 std::unique_ptr<monitoring::Exposer> start_metrics(const monitoring::Address& address,
-                                                   const gen::GenCli& cli,
-                                                   gen::GenSource src) {
+                                                   const gen::GenCli& cli, gen::GenSource src) {
   auto registry = std::make_shared<monitoring::Registry>();
   registry->add(std::make_shared<gen::GenCollector>(std::move(src)));
   std::string note;
@@ -333,27 +338,71 @@ class EngineLcores {
 
 // ---- The main lcore's loop ----------------------------------------------------------------------
 
+// Each port's link as the generator sees it: the PMD's link status and, for an af_xdp / af_packet
+// port, its kernel interface's carrier (those PMDs report their link up whatever the interface
+// does: net/carrier_watch.h), read on a control thread of its own, never on an engine's lcore.
+class PortLinks {
+ public:
+  explicit PortLinks(const std::vector<net::PortState>& ports)
+      : ports_(ports), carrier_index_(RTE_MAX_ETHPORTS, -1) {
+    std::vector<std::string> ifaces;
+    for (const auto& p : ports_) {
+      if (p.iface.empty()) continue;
+      carrier_index_[p.port_id] = static_cast<int>(ifaces.size());
+      ifaces.push_back(p.iface);
+    }
+    if (!ifaces.empty()) carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces));
+  }
+  const std::vector<net::PortState>& ports() const { return ports_; }
+  bool watches_carrier() const { return carrier_ != nullptr; }
+  // The carrier of `port_id`'s interface at the watch's last read; true for a port without one.
+  // An inline relaxed load: cheap enough for an engine's tx burst.
+  bool carrier(uint16_t port_id) const {
+    const int i = carrier_index_[port_id];
+    return i < 0 || carrier_->up(static_cast<size_t>(i));
+  }
+  bool up(uint16_t port_id) const { return net::link_up(port_id) && carrier(port_id); }
+
+ private:
+  const std::vector<net::PortState>& ports_;
+  std::vector<int> carrier_index_;  // by port id; -1: the PMD's link status is the whole truth
+  std::unique_ptr<net::CarrierWatch> carrier_;
+};
+
+// The engines' transmit for ports with a carrier watch (empty: rte_eth_tx_burst as it is). While
+// an af_xdp / af_packet port's carrier is down the device takes nothing: its frames wait in the
+// engine's tx slots, as they do on a memif or vhost-user port whose peer is gone, instead of being
+// handed to a kernel that would drop them. Nothing is lost: a run that ends so counts them as
+// `tx_pending` (--stats-json), and what the outage lost on the way is sent again.
+gen::BurstIo carrier_gated_tx(const PortLinks& links) {
+  if (!links.watches_carrier()) return {};
+  return [&links](uint16_t port, rte_mbuf** pkts, uint16_t n) -> uint16_t {
+    return links.carrier(port) ? rte_eth_tx_burst(port, 0, pkts, n) : 0;
+  };
+}
+
 // Logs every change of a port's link ("spraylab-gen: port 0 (net_memif0): link down"). While a
-// link is down its frames wait in the engine's tx slots (the device takes none) and messages stay
-// outstanding; when it is back they go out, and what the outage lost is sent again by the
-// retransmission timeout.
+// link is down its frames wait in the engine's tx slots (the device takes none, or for af_xdp /
+// af_packet the engine offers none: carrier_gated_tx) and messages stay outstanding; when it is
+// back they go out, and what the outage lost is sent again by the retransmission timeout.
 class LinkLog {
  public:
-  explicit LinkLog(const std::vector<net::PortState>& ports) : ports_(ports) {
-    for (const auto& p : ports_) up_.push_back(net::link_up(p.port_id));
+  explicit LinkLog(const PortLinks& links) : links_(links) {
+    for (const auto& p : links_.ports()) up_.push_back(links_.up(p.port_id));
   }
   void poll() {
-    for (size_t i = 0; i < ports_.size(); ++i) {
-      const bool up = net::link_up(ports_[i].port_id);
+    const auto& ports = links_.ports();
+    for (size_t i = 0; i < ports.size(); ++i) {
+      const bool up = links_.up(ports[i].port_id);
       if (up == up_[i]) continue;
       up_[i] = up;
-      fmt::print(stderr, "spraylab-gen: port {} ({}): link {}\n", ports_[i].port_id, ports_[i].name,
+      fmt::print(stderr, "spraylab-gen: port {} ({}): link {}\n", ports[i].port_id, ports[i].name,
                  up ? "up" : "down");
     }
   }
 
  private:
-  const std::vector<net::PortState>& ports_;
+  const PortLinks& links_;
   std::vector<bool> up_;
 };
 
@@ -565,7 +614,8 @@ int run(int argc, char** argv) {
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
   const uint64_t start_tsc = start_tsc_of(cli);
-  Engines engines = make_engines(plan, ports.pool, start_tsc);
+  const PortLinks links(ports.list);
+  Engines engines = make_engines(plan, ports.pool, start_tsc, carrier_gated_tx(links));
   fmt::print(stderr,
              "spraylab-gen: {} hosts, {} messages here, {} engine(s), rate {}, entropy {}\n",
              plan.hosts.size(), engines.total(), engines.list.size(),
@@ -578,7 +628,7 @@ int run(int argc, char** argv) {
   }
   if (cli.hold) read_stdin_commands();
 
-  LinkLog link_log(ports.list);
+  LinkLog link_log(links);
   EngineLcores running(engines, lcores, ports.list);
   RunLoop loop(cli, plan, engines, running, link_log, start_tsc);
   loop.run();

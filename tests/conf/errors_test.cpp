@@ -289,6 +289,20 @@ TEST(ConfigErrors, EcnThresholdCannotExceedTheBuffer) {
               HasSubstr("buffer.ecn_threshold: expected a percentage in [0%, 100%], found 120%"));
 }
 
+TEST(ConfigErrors, InitialWindowIsBandwidthDelayProductsOrASize) {
+  for (const char* bad : {"0BDP", "-1BDP", "xBDP", "0", "lots"}) {
+    EXPECT_THAT(load_error(std::string("topology: {generator: fat-tree, k: 4}\n"
+                                       "workload: {initial_window: ") +
+                           bad + "}\n"),
+                HasSubstr("workload.initial_window: expected bandwidth-delay products (2BDP, "
+                          "0.5BDP) or a size (64KB), found " +
+                          std::string(bad)))
+        << bad;
+  }
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {cc: reno}\n"),
+              HasSubstr("workload.cc: expected one of none, dctcp"));
+}
+
 TEST(ConfigErrors, PayloadOutsideItsRange) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {payload: 10}\n"),
             "test.yaml:2:21: workload.payload: expected a size in [64, 9KB], found 10");

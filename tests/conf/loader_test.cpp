@@ -61,6 +61,32 @@ TEST(Loader, EcnThresholdMayBeAPlainSize) {
             80'000u);
 }
 
+TEST(Loader, CongestionControlIsNoneByDefaultAndDctcpMarksAtAFifthOfTheBuffer) {
+  const Experiment none = load(kFatTree);
+  EXPECT_EQ(none.workload.cc, gen::CongestionControl::kNone);
+  EXPECT_EQ(none.buffer.ecn_threshold, 0u);
+  EXPECT_DOUBLE_EQ(none.workload.initial_window_bdp, 2);
+  EXPECT_EQ(none.workload.initial_window_bytes, 0u);
+  const Experiment dctcp = load(std::string(kFatTree) + "workload: {cc: dctcp}\n");
+  EXPECT_EQ(dctcp.workload.cc, gen::CongestionControl::kDctcp);
+  EXPECT_EQ(dctcp.buffer.ecn_threshold, 160'000u);  // 20% of 800 KB
+  // A threshold the file gives is kept, 0 (no marking) included.
+  EXPECT_EQ(load(std::string(kFatTree) + "buffer: {ecn_threshold: 50KB}\nworkload: {cc: dctcp}\n")
+                .buffer.ecn_threshold,
+            50'000u);
+  EXPECT_EQ(load(std::string(kFatTree) + "buffer: {ecn_threshold: 0}\nworkload: {cc: dctcp}\n")
+                .buffer.ecn_threshold,
+            0u);
+}
+
+TEST(Loader, InitialWindowInBandwidthDelayProductsOrBytes) {
+  const Experiment bdp = load(std::string(kFatTree) + "workload: {initial_window: 1.5BDP}\n");
+  EXPECT_DOUBLE_EQ(bdp.workload.initial_window_bdp, 1.5);
+  EXPECT_EQ(bdp.workload.initial_window_bytes, 0u);
+  const Experiment bytes = load(std::string(kFatTree) + "workload: {initial_window: 64KB}\n");
+  EXPECT_EQ(bytes.workload.initial_window_bytes, 64'000u);
+}
+
 TEST(Loader, ThreeLevelFatTree) {
   const Experiment e = load("topology: {generator: fat-tree, k: 12, levels: 3}\n");
   EXPECT_EQ(e.topology.k, 12u);

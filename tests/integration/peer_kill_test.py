@@ -27,9 +27,22 @@ Cases:
           dr0 down (as a container's interface goes when it stops) and a restart brings it up
           first. Needs root and AF_XDP: SKIP (not a pass) where the kernel has none. Both
           namespaces, and the veth with them, are deleted at the end, passed or not.
-  gen_survives_switch_restart  spraylab-gen (h0, h1 on two memif client ports) runs a permutation
-      through the switch; the switch is killed (SIGKILL) mid-run and restarted: the generator logs
-      its links down and up, redials, and completes its collective.
+  gen_survives{,_vhost,_af_xdp}_switch_restart  spraylab-gen (h0, h1 on two ports) runs a
+      permutation through leaf0; the switch is killed (SIGKILL) mid-run and restarted: the
+      generator logs both links down and up and completes its collective (retransmissions allowed).
+      The generator's ports are
+        memif: memif clients of the switch's servers; they redial the restarted switch.
+        vhost: net_vhost servers (the generator starts first); the switch dials them with
+          net_virtio_user (and has a null device on spine0: --in-memory, which virtio-user's
+          shared memory needs, leaves memif no multi-process channel). The servers stay, so the
+          restarted switch dials again.
+        af_xdp: net_af_xdp on dr0/dr1 in a namespace of the test's own; the switch runs
+          net_af_packet on sw0/sw1 in a second one (af_xdp would leave its XDP program on the
+          interface when killed). The kill also takes sw0/sw1 down, as a dying container's
+          interfaces go, and they come up before the restart: the generator sees the carrier go
+          (net::CarrierWatch) and holds its frames meanwhile. Needs root and AF_XDP (SKIP
+          otherwise). The figure dr0/dr1 tx_dropped is what the kernel dropped of frames sent
+          before the generator saw the carrier go.
 """
 import json
 import os
@@ -73,7 +86,7 @@ class Bench:
     test's own, where the switch runs; the victim driver runs net_af_packet on its peer dr0 in a
     second namespace)."""
 
-    def __init__(self, args, name, leaves=2, spines=4, extra="", victim="memif"):
+    def __init__(self, args, name, leaves=2, spines=4, extra="", victim="memif", gen_link=None):
         self.args = args
         self.dir = tempfile.mkdtemp(prefix=f"peerkill-{name}-")
         self.config = os.path.join(self.dir, "exp.yaml")
@@ -87,13 +100,29 @@ class Bench:
         self.switch = None
         self.starts = 0
         self.net = None
+        # The generator's cases: how spraylab-gen's two ports (h0, h1) reach the switch's ports
+        # 0 and 1 (None: the victim cases' memif servers).
+        self.gen_link = gen_link
         if victim == "af_xdp":
             self.net = VethPairs(f"{os.getpid()}-pk", 1)
+        elif gen_link == "af_xdp":
+            self.net = VethPairs(f"{os.getpid()}-pg", 2)
 
     def vdev(self, port, role):
         return ["--vdev", f"net_memif{port},role={role},id=0,socket={self.dir}/p{port}.sock,socket-abstract=no"]
 
     def switch_vdev(self, port):
+        if self.gen_link == "vhost":
+            # The generator's net_vhost servers stay; the switch dials them with virtio-user, and
+            # a restarted switch dials again. No memif here (--in-memory has no multi-process
+            # channel): spine0, which has no peer, is a null device that receives nothing.
+            if port < 2:
+                return ["--vdev", f"net_virtio_user{port},path={self.dir}/g{port}.sock,queues=1"]
+            return ["--vdev", f"net_null{port},no-rx=1"]
+        if self.gen_link == "af_xdp" and port < 2:
+            # A socket that a SIGKILL leaves nothing of (af_xdp would leave its XDP program on
+            # the interface for the next switch to meet).
+            return ["--vdev", f"net_af_packet{port},iface=sw{port}"]
         if port == self.victim_port and self.victim == "vhost":
             return ["--vdev", f"net_vhost{port},iface={self.dir}/v{port}.sock,queues=1"]
         if port == self.victim_port and self.victim == "af_xdp":
@@ -120,7 +149,11 @@ class Bench:
         self.starts += 1
         self.switch_prefix = self.prefix("sw")
         netns = ["ip", "netns", "exec", self.net.sw_ns] if self.net else []
-        argv = [*netns, f"{self.args.build}/switch/spraylab-switch", *eal_args("0@1", self.switch_prefix),
+        # virtio-user shares its memory with the vhost-user server by file descriptor: one per
+        # segment list with --single-file-segments, which --huge-unlink excludes.
+        memory = ("--in-memory", ("--single-file-segments",)) if self.gen_link == "vhost" else ("--huge-unlink", ())
+        argv = [*netns, f"{self.args.build}/switch/spraylab-switch",
+                *eal_args("0@1", self.switch_prefix, memory[1], memory[0]),
                 *sum((self.switch_vdev(p) for p in range(self.ports)), []), "--",
                 "--config", self.config, "--switch", "leaf0", "--no-metrics",
                 "--stats-json", f"{self.dir}/stats.json"]
@@ -148,6 +181,13 @@ class Bench:
                 "--config", self.config, "--switch", "leaf0", "--mode", "stream",
                 "--attach", ",".join(map(str, attach)), "--from-port", str(from_port), *extra]
         return Proc(argv, f"{self.dir}/driver_{attach[0]}_{len(self.prefixes)}.log")
+
+    def switch_links(self, up):
+        """The generator's af_xdp case: the switch's ends of the veths go down with it (as a
+        dying container's interfaces go) and up again before it restarts."""
+        if self.gen_link == "af_xdp":
+            for i in range(2):
+                sh("ip", "-n", self.net.sw_ns, "link", "set", f"sw{i}", "up" if up else "down")
 
     def victim_link(self, up):
         """af_xdp: the victim's end of the veth goes down with it, as a container's does when it
@@ -219,7 +259,11 @@ def test_peer_killed_ten_times(args, victim, kills=10):
             time.sleep(0.2)  # mid-traffic
             kill(victim_proc)
             b.victim_link(up=False)
-            wait_for(lambda: port(v)["up"] == 0, 10, f"port {v} down after kill {i + 1}")
+            try:
+                wait_for(lambda: port(v)["up"] == 0, 10, f"port {v} down after kill {i + 1}")
+            except AssertionError as e:
+                raise AssertionError(f"{e}; port {v}: {port(v)}; switch log: "
+                                     f"{b.switch.log_text()[-2500:]}") from None
             check(port(v)["link_downs"] == i + 1, f"link_downs {port(v)['link_downs']} after {i + 1} kills")
             before = [port(p)["tx_packets"] for p in range(2, v)]
             time.sleep(0.3)
@@ -269,27 +313,53 @@ def test_peer_killed_ten_times(args, victim, kills=10):
         b.cleanup()
 
 
-def test_gen_survives_switch_restart(args):
+def gen_vdevs(b):
+    """spraylab-gen's two ports (h0, h1), as b.gen_link says, and what its argv needs first."""
+    if b.gen_link == "vhost":
+        return [], sum((["--vdev", f"net_vhost{p},iface={b.dir}/g{p}.sock,queues=1"] for p in range(2)), [])
+    if b.gen_link == "af_xdp":
+        return (["ip", "netns", "exec", b.net.drv_ns],
+                sum((["--vdev", f"net_af_xdp{p},iface=dr{p}"] for p in range(2)), []))
+    return [], b.vdev(0, "client") + b.vdev(1, "client")
+
+
+def test_gen_survives_switch_restart(args, link="memif"):
+    """spraylab-gen with h0, h1 on two ports of `link` runs a permutation through the switch; the
+    switch is killed mid-run and restarted."""
+    if link == "af_xdp":
+        why_not = af_xdp_unavailable()
+        if why_not:
+            raise Skip(why_not)
     # leaf0: port 0 h0, port 1 h1, port 2 spine0 (no peer). 100 MB each way at 1 Gb/s: ~0.8 s
     # of sending, so the kill lands mid-run.
-    b = Bench(args, "gen", leaves=1, spines=1,
+    b = Bench(args, f"gen_{link}", leaves=1, spines=1, gen_link=link,
               extra="workload: {type: permutation, message_size: 100MB, payload: 1400}\n")
     gen = None
     try:
-        b.start_switch()
-        results = f"{b.dir}/gen.json"
-        argv = [f"{args.build}/trafficgen/spraylab-gen", *eal_args("0@0", b.prefix("gen")),
-                *b.vdev(0, "client"), *b.vdev(1, "client"), "--",
-                "--config", b.config, "--hosts", "h0,h1", "--rate", "1Gbps",
-                "--retransmit-timeout", "200ms", "--timeout", "40", "--no-metrics", "--results", results]
+        # The memif and af_xdp switch first (a memif client dials a listening server); the vhost
+        # generator first (its vhost-user servers are what the switch's virtio-user dials).
+        if link != "vhost":
+            b.start_switch()
+        results, stats = f"{b.dir}/gen.json", f"{b.dir}/gen_stats.json"
+        netns, vdevs = gen_vdevs(b)
+        argv = [*netns, f"{args.build}/trafficgen/spraylab-gen", *eal_args("0@0", b.prefix("gen")), *vdevs, "--",
+                "--config", b.config, "--hosts", "h0,h1", "--rate", "1Gbps", "--link-wait", "40",
+                "--retransmit-timeout", "200ms", "--timeout", "40", "--no-metrics", "--results", results,
+                "--stats-json", stats]
         gen = Proc(argv, f"{b.dir}/gen.log")
+        if link == "vhost":
+            wait_for(lambda: gen.log_text().count("port ") >= 2 or gen.p.poll() is not None, 30,
+                     "the generator's vhost-user sockets")
+            b.start_switch()
         wait_for(lambda: "engine(s)" in gen.log_text() or gen.p.poll() is not None, 30, "the generator to start")
         time.sleep(0.4)
         check(gen.p.poll() is None, f"generator ended before the kill: {gen.log_text()[-1500:]}")
         kill(b.switch)
+        b.switch_links(up=False)
         wait_for(lambda: gen.log_text().count("link down") >= 2, 10, "the generator to see its links down")
         time.sleep(0.5)
         check(gen.p.poll() is None, f"generator died with the switch: {gen.log_text()[-1500:]}")
+        b.switch_links(up=True)
         b.start_switch()
         line = gen.read_line(60)
         rc = gen._reap(10)
@@ -298,10 +368,21 @@ def test_gen_survives_switch_restart(args):
         with open(results) as f:
             r = json.load(f)
         check(r["completed"], f"collective not completed: {line}")
-        check(log.count("link up") >= 2, f"the generator did not log its links up: {log[-1500:]}")
+        downs, ups = log.count("link down"), log.count("link up")
+        check(downs >= 2 and ups >= 2, f"the generator logged links down {downs}x, up {ups}x: {log[-1500:]}")
+        with open(stats) as f:
+            st = json.load(f)
         retx = r["loss"]["retransmits"]
+        kernel = ""
+        if link == "af_xdp":
+            # What the generator put on dr0/dr1 while the switch's ends were down, before its
+            # carrier watch saw it: the kernel dropped and counted it (the figure, no assertion).
+            tx = [json.loads(sh("ip", "-n", b.net.drv_ns, "-j", "-s", "link", "show", f"dr{i}"))[0]["stats64"]["tx"]
+                  for i in range(2)]
+            kernel = f"; dr0/dr1 tx {sum(t['packets'] for t in tx)}, tx_dropped {sum(t['dropped'] for t in tx)}"
         b.switch.stop()
-        return f"completed after a switch restart; {retx} retransmits; {json.loads(line)}"
+        return (f"{link}: completed after a switch restart; links down {downs}x, up {ups}x; {retx} retransmits; "
+                f"tx_pending {st['tx_pending']}{kernel}; {json.loads(line)['messages_done']} messages done")
     finally:
         for p in (gen, b.switch):
             if p is not None and p.p.poll() is None:
@@ -316,7 +397,9 @@ def main():
     cases = [("memif_peer_killed_ten_times", test_peer_killed_ten_times, ("memif",)),
              ("vhost_peer_killed_ten_times", test_peer_killed_ten_times, ("vhost",)),
              ("af_xdp_peer_killed_ten_times", test_peer_killed_ten_times, ("af_xdp",)),
-             ("gen_survives_switch_restart", test_gen_survives_switch_restart, ())]
+             ("gen_survives_switch_restart", test_gen_survives_switch_restart, ("memif",)),
+             ("gen_survives_vhost_switch_restart", test_gen_survives_switch_restart, ("vhost",)),
+             ("gen_survives_af_xdp_switch_restart", test_gen_survives_switch_restart, ("af_xdp",))]
     return run_cases(args, cases)
 
 
