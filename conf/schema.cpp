@@ -170,7 +170,8 @@ Field<MeasurementSpec> outputs() {
             }
           },
           [](const MeasurementSpec& m) {
-            return "[" + fmt::format("{}", fmt::join(m.outputs, ", ")) + "]";
+            // One format, not "[" + string + "]": GCC 12 reports a false -Wrestrict on that.
+            return fmt::format("[{}]", fmt::join(m.outputs, ", "));
           }};
 }
 
