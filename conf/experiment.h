@@ -3,10 +3,12 @@
 // Every key is documented, with its default, in docs/configuration.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switch/lb/algorithm.h"
@@ -125,6 +127,31 @@ struct MeasurementSpec {
   std::vector<std::string> outputs = {"summary", "queues"};
 };
 
+// What a link event does (docs/configuration.md, "events").
+enum class LinkAction : uint8_t { kDown, kUp, kRate };
+inline constexpr std::array<std::string_view, 3> kLinkActionNames = {"down", "up", "rate"};
+
+// One entry of events.links: at `at_ns` after the workload's start, the switch-to-switch link
+// between `a` and `b` goes down, comes up, or runs at `rate_bps`; both directions, or only the
+// one leaving `from`. The names are checked against the topology when the fabric is built, so
+// the entry keeps where it was written.
+struct LinkEventSpec {
+  uint64_t at_ns = 0;
+  std::string a, b;
+  LinkAction action = LinkAction::kDown;
+  double rate_bps = 0;  // kRate only
+  std::string from;     // empty: both directions
+  std::string path;     // "events.links[2]", for errors found later
+  int line = 0, column = 0;
+};
+
+struct EventsSpec {
+  std::vector<LinkEventSpec> links;   // in time order
+  uint32_t random_link_failures = 0;  // switch-to-switch links failed at random (the seed)
+  uint64_t random_failures_at_ns = 0;
+  bool empty() const { return links.empty() && random_link_failures == 0; }
+};
+
 struct Experiment {
   std::string name;    // default: the file's stem
   std::string source;  // the file it came from
@@ -135,6 +162,7 @@ struct Experiment {
   BalancerPlan balancer;
   WorkloadSpec workload;
   MeasurementSpec measurement;
+  EventsSpec events;
 };
 
 }  // namespace spraylab::conf

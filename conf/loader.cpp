@@ -15,8 +15,9 @@
 namespace spraylab::conf {
 namespace {
 
-constexpr std::array<std::string_view, 8> kTopLevel = {
-    "name", "seed", "topology", "links", "buffer", "load_balancer", "workload", "measurement"};
+constexpr std::array<std::string_view, 9> kTopLevel = {"name",     "seed",        "topology",
+                                                       "links",    "buffer",      "load_balancer",
+                                                       "workload", "measurement", "events"};
 
 void read_workload(const Map& map, WorkloadSpec& workload) {
   const VariantTable& types = workload_types();
@@ -76,6 +77,9 @@ Experiment read_experiment(const Value& document) {
   default_ecn_threshold(top, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
+  }
+  if (const Value* events = top.find("events")) {
+    read_events(events->as_map(), experiment.measurement.duration_ns, experiment.events);
   }
   return experiment;
 }

@@ -10,6 +10,7 @@
 
 #include "conf/explicit_topology.h"
 #include "conf/folder_name.h"
+#include "conf/sections.h"
 
 namespace spraylab::conf {
 namespace {
@@ -169,7 +170,8 @@ Field<MeasurementSpec> outputs() {
             }
           },
           [](const MeasurementSpec& m) {
-            return "[" + fmt::format("{}", fmt::join(m.outputs, ", ")) + "]";
+            // One format, not "[" + string + "]": GCC 12 reports a false -Wrestrict on that.
+            return fmt::format("[{}]", fmt::join(m.outputs, ", "));
           }};
 }
 
@@ -492,6 +494,55 @@ const Fields<MeasurementSpec>& measurement_fields() {
   return fields;
 }
 
+const Fields<EventsSpec>& events_fields() {
+  static const Fields<EventsSpec> fields = [] {
+    Fields<EventsSpec> f = {
+        {"links", "list of {at, link, action, rate, from}",
+         "link events in time order: a switch-to-switch link goes down, comes up or changes rate",
+         [](const Value& v, EventsSpec& e) { e.links = read_link_events(v); },
+         [](const EventsSpec&) { return std::string("none"); }},
+        integer_key("random_link_failures", &EventsSpec::random_link_failures, 0, kMax32,
+                    "switch-to-switch links that fail (both directions), drawn with the seed"),
+        time_key("random_failures_at", &EventsSpec::random_failures_at_ns, 0,
+                 "when the random failures happen, after the workload's start"),
+    };
+    return f;
+  }();
+  return fields;
+}
+
+const Fields<LinkEventSpec>& link_event_fields() {
+  static const Fields<LinkEventSpec> fields = [] {
+    Fields<LinkEventSpec> f = {
+        time_key("at", &LinkEventSpec::at_ns, 0, "when, after the workload's start"),
+        {"link", "[a, b]", "the link, by the switches at its two ends",
+         [](const Value& v, LinkEventSpec& e) {
+           constexpr std::string_view kWhat = "a link [a, b]: the switches at its two ends";
+           if (!v.node().IsSequence()) v.expected(kWhat);
+           const std::vector<Value> ends = v.as_list();
+           if (ends.size() != 2) v.expected(kWhat);
+           e.a = ends[0].as_string();
+           e.b = ends[1].as_string();
+           if (e.a == e.b) v.fail(fmt::format("link joins '{}' to itself; {}", e.a, kWhat));
+         },
+         [](const LinkEventSpec&) { return std::string(); }},
+        enum_key("action", &LinkEventSpec::action, kLinkActionNames,
+                 "down: the ports stop sending, what is queued or in flight is lost; up; rate"),
+        {"rate", "rate", "action rate: the link's new rate, at most its own",
+         [](const Value& v, LinkEventSpec& e) { e.rate_bps = v.as_rate(); },
+         [](const LinkEventSpec&) { return std::string(); }},
+        {"from", "name", "only the direction leaving this end (a or b)",
+         [](const Value& v, LinkEventSpec& e) { e.from = v.as_string(); },
+         [](const LinkEventSpec&) { return std::string(); }},
+    };
+    for (std::string_view key : {"at", "link", "action"}) set_default(f, key, "required");
+    set_default(f, "rate", "required for rate");
+    set_default(f, "from", "both directions");
+    return f;
+  }();
+  return fields;
+}
+
 std::vector<std::string_view> VariantTable::names() const {
   std::vector<std::string_view> out;
   for (const Variant& v : variants) out.push_back(v.name);
@@ -543,6 +594,8 @@ std::vector<KeyDoc> documented_keys() {
                   "per switch: algorithm and parameters, inheriting the top level's"});
   add_docs(keys, "workload.", workload_fields());
   add_docs(keys, "measurement.", measurement_fields());
+  add_docs(keys, "events.", events_fields());
+  add_docs(keys, "events.links[].", link_event_fields());
   return keys;
 }
 

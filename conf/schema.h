@@ -60,6 +60,8 @@ BalancerSpec balancer_defaults(lb::Algorithm algorithm);
 const Fields<WorkloadSpec>& workload_fields();
 const VariantTable& workload_types();
 const Fields<MeasurementSpec>& measurement_fields();
+const Fields<EventsSpec>& events_fields();
+const Fields<LinkEventSpec>& link_event_fields();
 
 // The non-template part of check_variant_keys.
 void check_variant_keys(const Map& map, const VariantTable& table, std::string_view chosen,

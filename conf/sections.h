@@ -18,6 +18,13 @@ void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPl
 // the same checks as `load_balancer:` in a file and the algorithm's defaults for what it omits.
 BalancerSpec read_single_balancer(const Map& map);
 
+// The entries of events.links, each checked alone and against the one before (time order).
+// Link names are checked against the topology when the fabric is built (fabric/link_events.h).
+std::vector<LinkEventSpec> read_link_events(const Value& list);
+
+// The events section; `duration_ns` (measurement.duration, 0 = none) bounds the times.
+void read_events(const Map& map, uint64_t duration_ns, EventsSpec& events);
+
 // Number of switch levels: overrides in load_balancer.layers must name one of them.
 uint32_t level_count(const TopologySpec& topology);
 

@@ -43,6 +43,11 @@ double slow_down(conf::Experiment* e, double rate_bps) {
   stretch(e->workload.retransmit_timeout_ns);
   stretch(e->measurement.queue_sample_ns);
   stretch(e->measurement.duration_ns);
+  for (auto& ev : e->events.links) {
+    stretch(ev.at_ns);
+    ev.rate_bps /= k;
+  }
+  stretch(e->events.random_failures_at_ns);
   return k;
 }
 
@@ -82,6 +87,7 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.generator = gen::results_json(f.plan(), engines, info);
   r.ports = port_summaries(f, run.samples, r.clock_ns);
   r.samples = std::move(run.samples);
+  r.link_events = f.link_events_json();
   r.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;

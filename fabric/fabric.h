@@ -105,6 +105,8 @@ struct FabricResult {
   nlohmann::ordered_json generator;
   std::vector<PortSummary> ports;    // every switch egress port
   std::vector<QueueSample> samples;  // time series of every port in `ports`
+  // The experiment's link events as they happened (Fabric::link_events_json); empty without.
+  nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };
 
 // Builds the fabric of `exp`, runs its workload to completion (or a limit) and tears it down.

@@ -39,7 +39,9 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
   build_switches();
   build_hosts();
   build_links();
-  events_.reserve(nodes_.size() + 4 * links_.size());
+  link_events_ = topo::plan_link_events(exp_, *topology_);
+  applied_at_.assign(link_events_.size(), UINT64_MAX);
+  events_.reserve(nodes_.size() + 4 * links_.size() + link_events_.size());
 }
 
 Fabric::~Fabric() = default;

@@ -7,6 +7,7 @@
 #include <rte_mempool.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "conf/experiment.h"
@@ -17,6 +18,7 @@
 #include "fabric/switch_node.h"
 #include "switch/dataplane/route_lookup.h"
 #include "topo/addressing.h"
+#include "topo/link_events.h"
 #include "topo/routing.h"
 #include "trafficgen/host_plan.h"
 
@@ -52,6 +54,17 @@ class Fabric {
   uint64_t start_ns() const { return start_ns_; }
   uint64_t start_tsc() const { return start_tsc_; }
 
+  // The experiment's link events in the order they happen (topo/link_events.h), and applying
+  // one at `now` (ns on the fabric clock) through the switches' control-plane calls: port down
+  // or up, port rate; and the links' own failure and rate. Virtual time: the run's only thread;
+  // in-process: the main lcore, while the workers poll.
+  const std::vector<topo::PlannedLinkEvent>& link_events() const { return link_events_; }
+  void apply_link_event(size_t i, uint64_t now);
+  // What happened: every event with the time it was applied (null if the run ended first), and
+  // the frames each link direction an event touched lost in flight or was sent while down.
+  // Empty without events.
+  nlohmann::ordered_json link_events_json() const;
+
  private:
   void build_switches();
   void build_hosts();
@@ -73,6 +86,8 @@ class Fabric {
   std::vector<uint32_t> host_leaf_;
   std::vector<Node*> nodes_;
   std::vector<std::unique_ptr<Link>> links_;
+  std::vector<topo::PlannedLinkEvent> link_events_;
+  std::vector<uint64_t> applied_at_;  // per event, ns after the start; UINT64_MAX: not applied
 };
 
 }  // namespace spraylab::fabric

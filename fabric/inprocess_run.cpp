@@ -138,6 +138,7 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
                        [](const auto& h) { return h->engine().finished(); });
   };
   uint64_t main_polls = 0;
+  size_t next_event = 0;  // the first link event not yet applied (they are in time order)
   while (true) {
     if (workers.empty()) {
       main_polls += poll_on_main(work[0]);
@@ -146,6 +147,12 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     const uint64_t now = fabric_clock_ns(work[0]);
+    // Link events when the fabric's clock has passed their time: the control plane's calls are
+    // safe from this thread while the workers poll (an RCU swap, atomics the data path reads).
+    while (next_event < f.link_events().size() && now >= start &&
+           now - start >= f.link_events()[next_event].at_ns) {
+      f.apply_link_event(next_event++, now);
+    }
     if (now >= next_sample && now >= start) {
       sample_queues(f, now - start, &out.samples);
       next_sample = now + period;

@@ -45,6 +45,33 @@ Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t s
   }
 }
 
+void Link::purge() {
+  purges_done_ = purge_requests_.load(std::memory_order_acquire);
+  uint64_t lost = 0;
+  for (uint16_t i = head_pos_; i < head_count_; ++i, ++lost) rte_pktmbuf_free(head_[i]);
+  head_pos_ = head_count_ = 0;
+  rte_mbuf* m = nullptr;
+  while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) {
+    rte_pktmbuf_free(m);
+    ++lost;
+  }
+  lost_.fetch_add(lost, std::memory_order_relaxed);
+}
+
+void Link::take_rate() {
+  const double rate = std::bit_cast<double>(rate_request_.exchange(0, std::memory_order_acquire));
+  if (!(rate > 0)) return;
+  rate_bps_ = rate;
+  ns_per_byte_ = 8e9 / rate;
+}
+
+uint16_t Link::drop_sent(rte_mbuf** pkts, uint16_t n) {
+  // A sender that did not see its port go down: the frames are lost on the dead wire, counted.
+  rte_pktmbuf_free_bulk(pkts, n);
+  sent_down_.fetch_add(n, std::memory_order_relaxed);
+  return n;
+}
+
 Link::~Link() {
   for (uint16_t i = head_pos_; i < head_count_; ++i) rte_pktmbuf_free(head_[i]);
   rte_mbuf* m = nullptr;

@@ -19,6 +19,8 @@
 #include <rte_ring.h>
 
 #include <array>
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -83,7 +85,28 @@ class Link {
   double rate_bps() const { return rate_bps_; }
   double delay_ns() const { return delay_ns_; }
 
+  // --- control (any thread): link events (topo/link_events.h, Fabric::apply_link_event) ---
+  // The link fails: the frames on it are lost (the consumer drops and counts them at its next
+  // look, or now with purge()), and frames sent until restore() are dropped and counted.
+  void fail() {
+    down_.store(true, std::memory_order_release);
+    purge_requests_.fetch_add(1, std::memory_order_release);
+  }
+  void restore() { down_.store(false, std::memory_order_release); }
+  // The link's rate from the producer's next send on (frames already on it keep their times).
+  void set_rate(double rate_bps) {
+    rate_request_.store(std::bit_cast<uint64_t>(rate_bps), std::memory_order_release);
+  }
+  bool down() const { return down_.load(std::memory_order_acquire); }
+  uint64_t lost_in_flight() const { return lost_.load(std::memory_order_relaxed); }
+  uint64_t sent_while_down() const { return sent_down_.load(std::memory_order_relaxed); }
+  // Consumer (or the virtual clock's thread): drops what a fail() left on the link now.
+  void purge();
+
  private:
+  void take_rate();
+  uint16_t drop_sent(rte_mbuf** pkts, uint16_t n);
+  bool purge_due() const { return purge_requests_.load(std::memory_order_acquire) != purges_done_; }
   void arm(uint64_t t) {
     armed_ = true;
     events_->push(t, node_, tag_);
@@ -100,14 +123,23 @@ class Link {
   EventQueue* events_ = nullptr;
   uint32_t node_ = 0, tag_ = 0;
   bool armed_ = false;  // virtual time only: single-threaded
+  std::atomic<uint64_t> sent_down_{0};
+  // Control: written by link events, read by the data path at each send or receive.
+  alignas(64) std::atomic<bool> down_{false};
+  std::atomic<uint64_t> rate_request_{0};  // a double's bits; 0: none
+  std::atomic<uint32_t> purge_requests_{0};
   // Consumer's: frames dequeued from the ring but not yet arrived (the ring has no peek that
   // works on every ring type without the experimental API).
   alignas(64) uint16_t head_pos_ = 0;
   uint16_t head_count_ = 0;
+  uint32_t purges_done_ = 0;
+  std::atomic<uint64_t> lost_{0};
   std::array<rte_mbuf*, net::kBurst> head_{};
 };
 
 inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
+  if (rate_request_.load(std::memory_order_relaxed) != 0) take_rate();
+  if (down_.load(std::memory_order_relaxed)) return drop_sent(pkts, n);
   const unsigned room = rte_ring_free_count(ring_);
   if (n > room) n = static_cast<uint16_t>(room);
   if (n == 0) return 0;
@@ -126,6 +158,7 @@ inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
 }
 
 inline uint16_t Link::receive(rte_mbuf** pkts, uint16_t max, uint64_t now) {
+  if (purge_due()) purge();
   uint16_t got = 0;
   while (got < max) {
     if (head_pos_ == head_count_) {
@@ -143,6 +176,7 @@ inline uint16_t Link::receive(rte_mbuf** pkts, uint16_t max, uint64_t now) {
 }
 
 inline uint64_t Link::next_arrival() {
+  if (purge_due()) purge();
   if (head_pos_ == head_count_) {
     head_pos_ = 0;
     head_count_ = static_cast<uint16_t>(rte_ring_sc_dequeue_burst(

@@ -164,6 +164,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
   if (result.generator.contains("congestion_control")) {
     s.congestion_control = result.generator["congestion_control"];
   }
+  s.link_events = result.link_events;
   return s;
 }
 
@@ -222,6 +223,8 @@ ordered_json to_json(const VariantSummary& s) {
                      {"duplicates", s.duplicates},
                      {"max_distance", s.max_reorder_distance}};
   if (s.congestion_control) j["congestion_control"] = *s.congestion_control;
+  // Only with events, so that results without them stay as they were.
+  if (!s.link_events.empty()) j["link_events"] = s.link_events;
   return j;
 }
 

@@ -76,6 +76,8 @@ struct VariantSummary {
 
   // cc dctcp: the generator's congestion_control section as it is (cwnd and α statistics).
   std::optional<nlohmann::ordered_json> congestion_control;
+  // The run's link events (FabricResult::link_events); summary.json has them only when there are.
+  nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };
 
 // `mode` is mode_name(result.mode), passed in so this file needs no fabric engine to link.

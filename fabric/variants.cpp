@@ -1,5 +1,8 @@
 #include "fabric/variants.h"
 
+#include "topo/build.h"
+#include "topo/link_events.h"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -150,7 +153,9 @@ bool path_within(const std::string& path, const std::string& key) {
       from += s.option;
     }
   }
-  const std::string message = fmt::format("{} (from {})", e.message(), from);
+  // No settings: the file's own error, found only once its variant's topology was built.
+  const std::string message =
+      from.empty() ? e.message() : fmt::format("{} (from {})", e.message(), from);
   if (e.line() == 0) throw conf::ConfigError(source, 0, 0, e.path(), message);
   const YAML::Mark mark = mark_of(file_root, e.path());
   throw conf::ConfigError(source, mark.line + 1, mark.column + 1, e.path(), message);
@@ -233,6 +238,13 @@ std::string resolved_yaml(YAML::Node& root, const conf::Experiment& base,
   return std::string(out.c_str()) + "\n";
 }
 
+// Link events name switches and links of the topology: checked now, at their place in the file,
+// not when the variant's fabric is built.
+void check_link_events(const conf::Experiment& e) {
+  if (e.events.empty()) return;
+  topo::plan_link_events(e, topo::build(e.topology, e.links));
+}
+
 // The one variant of `algorithm` (empty: the file's) and the chosen sweep values.
 Variant make_variant(const YAML::Node& file_root, const std::string& source,
                      const conf::Experiment& base, const std::string& algorithm,
@@ -261,6 +273,7 @@ Variant make_variant(const YAML::Node& file_root, const std::string& source,
   v.yaml = resolved_yaml(root, base, source);
   try {
     v.experiment = conf::load_experiment_string(v.yaml, source);
+    check_link_events(v.experiment);
   } catch (const conf::ConfigError& e) {
     throw_in_file(e, file_root, source, v.settings);
   }

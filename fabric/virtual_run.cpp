@@ -59,6 +59,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   EventQueue& q = f.events();
   const std::vector<Node*>& nodes = f.nodes();
   const auto sampler = static_cast<uint32_t>(nodes.size());  // the queue sampler's node number
+  const uint32_t link_events = sampler + 1;  // link events' node number; the tag is the event
   const uint64_t period = f.experiment().measurement.queue_sample_ns;
   const uint64_t start = f.start_ns();
   const uint64_t deadline = limit_ns == UINT64_MAX ? UINT64_MAX : start + limit_ns;
@@ -67,6 +68,9 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   RunWatch watch(f, opts);
   for (const auto& h : f.hosts()) h->start(0);
   if (period > 0) q.push(start, sampler, 0);
+  for (uint32_t i = 0; i < f.link_events().size(); ++i) {
+    q.push(start + f.link_events()[i].at_ns, link_events, i);
+  }
 
   uint64_t now = 0;
   out.stopped_by = gen::StopReason::kStalled;
@@ -83,6 +87,10 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
       sample_queues(f, now - start, &out.samples);
       // Only the sampler left: the fabric is idle for good.
       if (!q.empty()) q.push(now + period, sampler, 0);
+      continue;
+    }
+    if (e.node == link_events) {
+      f.apply_link_event(e.tag, now);
       continue;
     }
     prefetch_next(q, nodes, sampler);

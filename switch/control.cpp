@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 
 #include "conf/loader.h"
+#include "conf/units.h"
 
 namespace spraylab::control {
 namespace {
@@ -86,6 +88,24 @@ int cmd_port_state(const char* cmd, const char* params, rte_tel_data* d) {
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_int(d, "port", port);
   rte_tel_data_add_dict_string(d, "admin", up ? "up" : "down");
+  return 0;
+}
+
+// "N,RATE" (e.g. "3,25Gbps"): port N drains at RATE from its owner's next drain on, as an
+// experiment's link event `action: rate` does in the fabric (docs/configuration.md, "events").
+int cmd_port_rate(const char*, const char* params, rte_tel_data* d) {
+  if (params == nullptr) return -EINVAL;
+  const std::string text(params);
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos) return -EINVAL;
+  const int port = parse_port(text.substr(0, comma).c_str());
+  if (port < 0 || port >= g_control->runtime().ports()) return -EINVAL;
+  const std::optional<double> rate = conf::parse_rate_bps(text.substr(comma + 1));
+  if (!rate || !(*rate > 0)) return -EINVAL;
+  g_control->runtime().set_port_rate(static_cast<uint16_t>(port), *rate);
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_int(d, "port", port);
+  rte_tel_data_add_dict_string(d, "rate", conf::format_rate(*rate).c_str());
   return 0;
 }
 
@@ -255,6 +275,8 @@ void SwitchControl::register_telemetry() {
                              "Take a port down. Parameter: port");
   rte_telemetry_register_cmd("/spraylab/port_up", cmd_port_state,
                              "Bring a port back up. Parameter: port");
+  rte_telemetry_register_cmd("/spraylab/port_rate", cmd_port_rate,
+                             "Drain a port at a rate. Parameters: port,rate (e.g. 3,25Gbps)");
   rte_telemetry_register_cmd(
       "/spraylab/lb_set", cmd_lb_set,
       "Change the load balancer. Parameter: name, or a YAML map of its keys");

@@ -68,6 +68,7 @@ class EgressQueue {
   void discard(Drop&& drop);
   const Shaper& shaper() const { return shaper_; }
   void set_shaper(const Shaper& s) { shaper_ = s; }
+  void set_rate(double rate_bps) { shaper_.set_rate(rate_bps); }
   // Virtual time: `near` false, the queue's own state; true, the frame at its head.
   void prefetch(bool near) const;
 

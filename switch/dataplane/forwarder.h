@@ -75,6 +75,7 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
     discard(p);
     return 0;
   }
+  if (const double rate = rt_.take_rate_request(p); rate > 0) rt_.egress(p).set_rate(rate);
   uint32_t bytes;
   const uint16_t sent = rt_.egress(p).drain(
       now_ns, [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); }, bytes);

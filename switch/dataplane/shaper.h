@@ -30,6 +30,8 @@ class Shaper {
     busy_until_ns_ = static_cast<uint64_t>(busy_until_);
   }
   uint64_t busy_until_ns() const { return busy_until_ns_; }
+  // A new rate from the next frame on (a link event); the frame on the wire keeps its time.
+  void set_rate(double rate_bps) { ns_per_byte_ = rate_bps > 0 ? 8e9 / rate_bps : 0; }
 
  private:
   double ns_per_byte_ = 0;

@@ -37,6 +37,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
       egress_(tables_.name, ports(), egress_slots(tables_, opts_), tables_.buffer_bytes,
               opts_.socket),
       port_up_(new std::atomic<bool>[kMaxPorts]()),
+      rate_request_(new std::atomic<uint64_t>[kMaxPorts]()),
       groups_(nullptr, opts.workers),
       balancers_(nullptr, opts.workers) {
   if (ports() > kMaxPorts) {
@@ -128,6 +129,13 @@ void SwitchRuntime::set_port_state(uint16_t port, bool up) {
   if (port_up_[port].exchange(up) == up) return;
   groups_.publish(live_groups());
   current_set_->factory->set_port_state(port, up);
+}
+
+void SwitchRuntime::set_port_rate(uint16_t port, double rate_bps) {
+  if (port >= ports())
+    throw std::invalid_argument(fmt::format("no port {} (the switch has {})", port, ports()));
+  if (!(rate_bps > 0)) throw std::invalid_argument(fmt::format("port {}: rate must be > 0", port));
+  rate_request_[port].store(std::bit_cast<uint64_t>(rate_bps), std::memory_order_release);
 }
 
 void SwitchRuntime::set_balancer(const conf::BalancerSpec& spec) {

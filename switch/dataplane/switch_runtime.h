@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -90,6 +91,11 @@ class SwitchRuntime {
   lb::QueueView queue_view(const BalancerSet& set) const { return egress_.view(set.queue_bytes); }
   bool port_up(uint16_t p) const { return port_up_[p].load(std::memory_order_acquire); }
   WorkerCounters& counters(uint32_t worker) { return *counters_[worker]; }
+  // The port's owner: a rate set_port_rate() asked for, once (0: none).
+  double take_rate_request(uint16_t p) {
+    if (rate_request_[p].load(std::memory_order_relaxed) == 0) return 0;
+    return std::bit_cast<double>(rate_request_[p].exchange(0, std::memory_order_acquire));
+  }
   // A worker passed a point where it holds no pointer into RCU-managed tables.
   void quiescent(uint32_t worker);
 
@@ -97,6 +103,9 @@ class SwitchRuntime {
   // Removes the port from (or returns it to) every candidate set; the workers see the change at
   // their next burst. What is queued on a down port is dropped by its owner and counted.
   void set_port_state(uint16_t port, bool up);
+  // Drains the port at `rate_bps` from its owner's next drain on (a slowed link; 0 = the
+  // device's own rate). The port's balancer weight keeps the link's nominal rate.
+  void set_port_rate(uint16_t port, double rate_bps);
   // Switches every worker to another algorithm. Throws std::invalid_argument for a bad spec.
   void set_balancer(const conf::BalancerSpec& spec);
   std::string algorithm() const;
@@ -120,6 +129,7 @@ class SwitchRuntime {
   std::unique_ptr<RouteLookup> src_leaves_;
   EgressQueues egress_;
   std::unique_ptr<std::atomic<bool>[]> port_up_;
+  std::unique_ptr<std::atomic<uint64_t>[]> rate_request_;  // a double's bits; 0: none
   std::vector<std::unique_ptr<WorkerCounters>> counters_;
   lb::RcuCell<LiveGroups> groups_;
   lb::RcuCell<BalancerSet> balancers_;

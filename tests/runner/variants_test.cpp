@@ -254,3 +254,40 @@ TEST(VariantName, TooLongForAFolderIsAnErrorNamingTheSweep) {
 
 }  // namespace
 }  // namespace spraylab::fabric
+
+namespace spraylab::fabric {
+namespace {
+
+// Link events name switches and links of the topology: checked when the variants are made, at
+// the entry's place in the file.
+std::string events_error(const std::string& events) {
+  const std::string file = std::string(kFile) + "events:\n" + events;  // events from line 14
+  try {
+    expand_variants(file, "exp.yaml", VariantRequest{});
+  } catch (const conf::ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(LinkEvents, UnknownLinksHostsAndRatesAreErrorsAtTheEntry) {
+  EXPECT_EQ(events_error("  links: [{at: 1us, link: [leaf0, spine7], action: down}]\n"),
+            "exp.yaml:15:27: events.links[0].link: no switch named 'spine7'; did you mean "
+            "'spine0'?");
+  EXPECT_EQ(events_error("  links: [{at: 1us, link: [leaf0, leaf1], action: down}]\n"),
+            "exp.yaml:15:27: events.links[0].link: no link between 'leaf0' and 'leaf1'");
+  EXPECT_EQ(events_error("  links: [{at: 1us, link: [h0, leaf0], action: down}]\n"),
+            "exp.yaml:15:27: events.links[0].link: 'h0' is a host; events act on links between "
+            "two switches");
+  EXPECT_EQ(events_error("  links: [{at: 1us, link: [leaf0, spine1], action: rate, "
+                         "rate: 400Gbps}]\n"),
+            "exp.yaml:15:64: events.links[0].rate: 400Gbps is above the link's own rate "
+            "(100Gbps); a link event may only slow a link down or restore its rate");
+  EXPECT_THAT(events_error("  random_link_failures: 5\n"),
+              HasSubstr("events.random_link_failures: 5 random failures, but the topology has 4 "
+                        "switch-to-switch links"));
+}
+
+}  // namespace
+}  // namespace spraylab::fabric
