@@ -35,7 +35,8 @@ HostEngine::HostEngine(const EngineSetup& s)
       2 * (plan_.payload_bytes + kFrameHeaderBytes + net::kWireOverhead) * cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
-  const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts, s.start_tsc);
+  pace_base_tsc_ = s.start_tsc;
+  const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts);
   build_header_templates();
   add_messages(slot_of_rank);
   for (HostState& h : hosts_) h.active.reserve(sends_.size());
@@ -52,14 +53,14 @@ HostEngine::HostEngine(const EngineSetup& s)
 
 // The local hosts, each on its port's slot (hosts may share a port). Returns each rank's host
 // slot, -1 for a rank not local.
-std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts, uint64_t start_tsc) {
+std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
   std::vector<int32_t> slot_of_rank(plan_.ranks.size(), -1);
   for (uint32_t hi : hosts) {
     HostState h;
     h.index = hi;
     h.port = plan_.hosts[hi].port;
     h.acks.resize(kAckQueue);
-    h.next_tx_q16 = start_tsc << 16;
+    h.next_tx_q16 = 0;  // free from the start (pace_base_tsc_)
     auto it = std::find_if(ports_.begin(), ports_.end(),
                            [&](const PortSlot& p) { return p.port == h.port; });
     if (it == ports_.end()) {
@@ -489,6 +490,7 @@ struct HostEngine::TxTurn {
   PortSlot& port;
   const FrameTemplate* tmpl;  // the host's, by destination rank
   uint64_t now, now_ns;
+  uint64_t pace_now;         // now - pace_base_tsc_: the pacer's clock
   uint64_t cycles_per_byte;  // pacing (x 2^16); 0: unpaced
   uint32_t cap, queued;      // the port's tx slots
   uint64_t next_tx;          // the pacer (x 2^16)
@@ -498,7 +500,9 @@ struct HostEngine::TxTurn {
   // A frame may go in the tick its slot starts in. The pacer's time stays exact, so this never
   // runs ahead over time; on a coarse clock (virtual time ticks whole ns) waiting for the next
   // whole tick would idle the link for the fraction at every slot.
-  bool may_send() const { return queued < cap && (cycles_per_byte == 0 || (next_tx >> 16) <= now); }
+  bool may_send() const {
+    return queued < cap && (cycles_per_byte == 0 || (next_tx >> 16) <= pace_now);
+  }
   void queue(rte_mbuf* m) {
     const uint32_t frame = m->pkt_len;
     tx_bytes += frame;
@@ -509,8 +513,10 @@ struct HostEngine::TxTurn {
 
 void HostEngine::send(HostState& h, uint64_t now) {
   PortSlot& port = ports_[h.port_slot];
-  const uint64_t now_q16 = now << 16;
   const bool paced = cycles_per_byte_q16_ != 0;
+  if (paced && now < pace_base_tsc_) return;  // the pacer's link is free from the start only
+  const uint64_t pace_now = now - std::min(now, pace_base_tsc_);
+  const uint64_t now_q16 = pace_now << 16;
   if (h.ack_count == 0 && h.active.empty()) {
     if (h.next_tx_q16 < now_q16) h.next_tx_q16 = now_q16;  // an idle link earns no credit
     return;
@@ -521,6 +527,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
            &frame_tmpl_[static_cast<size_t>(&h - hosts_.data()) * plan_.ranks.size()],
            now,
            ns_of(now),
+           pace_now,
            cycles_per_byte_q16_,
            static_cast<uint32_t>(port.tx.size()),
            port.tx_count,
@@ -702,7 +709,7 @@ uint64_t HostEngine::next_wake(uint64_t now) const {
     if (h.ack_count == 0 && h.active.empty()) continue;
     if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
     // send() sends from the tick the pacer's next slot starts in.
-    t = std::min(t, std::max(h.next_tx_q16 >> 16, now));
+    t = std::min(t, std::max(pace_base_tsc_ + (h.next_tx_q16 >> 16), now));
   }
   return t;
 }

@@ -123,7 +123,7 @@ struct HostState {
   uint32_t index = 0;  // into RunPlan::hosts
   uint16_t port = 0;
   uint32_t port_slot = 0;        // index into the engine's ports
-  uint64_t next_tx_q16 = 0;      // pacer: the link is free from this TSC (x 2^16)
+  uint64_t next_tx_q16 = 0;      // pacer: the link is free from this TSC - pace_base_tsc_ (x 2^16)
   std::vector<uint32_t> active;  // SendState indices with packets to send
   uint32_t rr = 0;               // round robin over active
   std::vector<PendingAck> acks;  // ring
@@ -206,7 +206,7 @@ class HostEngine {
 
   void count(GenCounter c, uint64_t n = 1) { counters_[static_cast<size_t>(c)] += n; }
   // Start-up (the constructor's steps).
-  std::vector<int32_t> add_hosts(const std::vector<uint32_t>& hosts, uint64_t start_tsc);
+  std::vector<int32_t> add_hosts(const std::vector<uint32_t>& hosts);
   void add_messages(const std::vector<int32_t>& slot_of_rank);
   void add_send(const Message& m, uint32_t host_slot, uint32_t flow);
   void add_recv(const Message& m, uint32_t host_slot);
@@ -255,6 +255,10 @@ class HostEngine {
   uint64_t cycles_per_byte_q16_;  // pacing; 0 = unlimited
   uint64_t rto_cycles_;
   uint64_t burst_slack_q16_;  // how far the pacer may lag behind now (catch-up limit)
+  // The pacer counts TSC cycles from here (the run's start) in 48.16 fixed point: an absolute
+  // TSC overflows that after 2^48 cycles (about 30 hours of the host's uptime at 2.6 GHz; the
+  // TSC of a VM counts from its host's boot), and the pacer then let everything through.
+  uint64_t pace_base_tsc_ = 0;
 
   std::vector<HostState> hosts_;
   std::vector<PortSlot> ports_;

@@ -97,12 +97,20 @@ class Pair:
 
 
 def collective_cct(results):
-    """The permutation's CCT across both processes (TSC ns, one machine) and its bound."""
+    """The permutation's CCT across both processes and its bound.
+
+    Each process reports times as its own TSC reading converted with its own calibration of the
+    TSC's frequency (ns = tsc / hz). The two calibrations differ by a few parts in 10^5, and
+    that error grows with the TSC's value: after two hours of uptime the two processes' ns
+    differed by hundreds of microseconds, and a 0.84 ms collective looked 0.4 ms long. Both
+    processes start at the same instant (--start-at, each reports it as start_ns), so each time
+    is taken relative to its own process's start, where the calibration error is that of one
+    run's length."""
     cs = [r["collectives"][0] for r in results]
     for c in cs:
         check("cct_ns" in c, f"collective not complete: {c}")
-    first = min(c["first_tx_ns"] for c in cs)
-    last = max(c["last_ack_ns"] for c in cs)
+    first = min(c["first_tx_ns"] - r["start_ns"] for c, r in zip(cs, results))
+    last = max(c["last_ack_ns"] - r["start_ns"] for c, r in zip(cs, results))
     bounds = {round(c["bound_ns"], 3) for c in cs}
     check(len(bounds) == 1, f"the two processes report different bounds {bounds}")
     return last - first, cs[0]["bound_ns"]
