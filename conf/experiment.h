@@ -149,6 +149,9 @@ struct EventsSpec {
   std::vector<LinkEventSpec> links;   // in time order
   uint32_t random_link_failures = 0;  // switch-to-switch links failed at random (the seed)
   uint64_t random_failures_at_ns = 0;
+  // After a link goes down or up, the switches withdraw (or offer again) next hops that no longer
+  // reach a destination (topo/minimal_reach.h), as a converged routing protocol would.
+  bool reroute = true;
   bool empty() const { return links.empty() && random_link_failures == 0; }
 };
 

@@ -505,6 +505,9 @@ const Fields<EventsSpec>& events_fields() {
                     "switch-to-switch links that fail (both directions), drawn with the seed"),
         time_key("random_failures_at", &EventsSpec::random_failures_at_ns, 0,
                  "when the random failures happen, after the workload's start"),
+        bool_key("reroute", &EventsSpec::reroute,
+                 "after a link goes down or up, switches withdraw (or offer again) next hops that "
+                 "no longer reach a destination over minimal paths; false: no routing protocol"),
     };
     return f;
   }();

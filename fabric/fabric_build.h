@@ -66,6 +66,10 @@ class Fabric {
   nlohmann::ordered_json link_events_json() const;
 
  private:
+  // After a link goes down or up: every switch withdraws (or offers again) the next hops that no
+  // longer reach (or reach again) a destination over minimal paths (topo/minimal_reach.h), as a
+  // converged routing protocol would. Returns how many routes changed.
+  uint32_t reroute();
   void build_switches();
   void build_hosts();
   void build_links();
@@ -88,6 +92,10 @@ class Fabric {
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<topo::PlannedLinkEvent> link_events_;
   std::vector<uint64_t> applied_at_;  // per event, ns after the start; UINT64_MAX: not applied
+  std::vector<uint32_t> rerouted_;    // per event, routes whose next hops it changed
+  std::vector<bool> edge_down_;       // per switch-graph edge (a link direction)
+  // Per switch, per route: the next hops withdrawn now (what reroute() last set).
+  std::vector<std::vector<std::vector<topo::PortId>>> withdrawn_;
 };
 
 }  // namespace spraylab::fabric

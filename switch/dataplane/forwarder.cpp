@@ -121,7 +121,7 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
   } else if (!net::decrement_ttl(rte_pktmbuf_mtod(m, uint8_t*) + b.info[i].ip_offset)) {
     r = DropReason::kTtlExpired;
   } else {
-    cands = &groups.ports[rt_.tables().routes[b.route[i]].group];
+    cands = &groups.of_route(b.route[i]);
     if (cands->empty()) r = DropReason::kPortDown;  // every candidate is down
   }
   if (r == DropReason::kNone) return cands;

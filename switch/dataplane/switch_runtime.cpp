@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <rte_errno.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace spraylab::dataplane {
@@ -78,12 +79,25 @@ SwitchRuntime::~SwitchRuntime() = default;
 
 std::unique_ptr<LiveGroups> SwitchRuntime::live_groups() const {
   auto g = std::make_unique<LiveGroups>();
-  for (const auto& group : tables_.groups) {
-    std::vector<topo::PortId> live;
+  const auto live = [&](const std::vector<topo::PortId>& group,
+                        const std::vector<topo::PortId>& withdrawn) {
+    std::vector<topo::PortId> out;
     for (topo::PortId p : group) {
-      if (port_up_[p].load(std::memory_order_relaxed)) live.push_back(p);
+      if (port_up_[p].load(std::memory_order_relaxed) &&
+          !std::binary_search(withdrawn.begin(), withdrawn.end(), p))
+        out.push_back(p);
     }
-    g->ports.push_back(std::move(live));
+    return out;
+  };
+  for (const auto& group : tables_.groups) g->ports.push_back(live(group, {}));
+  g->route_group.resize(tables_.routes.size());
+  for (size_t r = 0; r < tables_.routes.size(); ++r) {
+    const uint32_t group = tables_.routes[r].group;
+    g->route_group[r] = group;
+    if (r < withdrawn_.size() && !withdrawn_[r].empty()) {
+      g->route_group[r] = static_cast<uint32_t>(g->ports.size());
+      g->ports.push_back(live(tables_.groups[group], withdrawn_[r]));
+    }
   }
   return g;
 }
@@ -113,6 +127,10 @@ std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerS
   for (uint16_t p = 0; p < ports(); ++p) {
     if (!port_up_[p].load()) set->factory->set_port_state(p, false);
   }
+  for (uint32_t r = 0; r < withdrawn_.size(); ++r) {
+    if (!withdrawn_[r].empty() && orders_route(r))
+      set->factory->set_withdrawn(tables_.routes[r].dest, withdrawn_[r]);
+  }
   for (uint32_t w = 0; w < opts_.workers; ++w) set->per_worker.push_back(set->factory->make(w));
   return set;
 }
@@ -129,6 +147,37 @@ void SwitchRuntime::set_port_state(uint16_t port, bool up) {
   if (port_up_[port].exchange(up) == up) return;
   groups_.publish(live_groups());
   current_set_->factory->set_port_state(port, up);
+}
+
+void SwitchRuntime::set_withdrawn(uint32_t route, std::vector<topo::PortId> ports) {
+  if (route >= tables_.routes.size()) {
+    throw std::invalid_argument(
+        fmt::format("no route {} (the switch has {})", route, tables_.routes.size()));
+  }
+  std::sort(ports.begin(), ports.end());
+  std::lock_guard<std::mutex> lock(control_);
+  if (withdrawn_.size() <= route) {
+    if (ports.empty()) return;
+    withdrawn_.resize(tables_.routes.size());
+  }
+  if (withdrawn_[route] == ports) return;
+  withdrawn_[route] = ports;
+  groups_.publish(live_groups());
+  if (orders_route(route)) {
+    current_set_->factory->set_withdrawn(tables_.routes[route].dest, std::move(ports));
+  }
+}
+
+// Ofan's orders are per destination key, taken from the first route with that key
+// (make_balancers); the others with the same key (an aggregation switch's own-pod leaves, one
+// port each) have no choice to make.
+bool SwitchRuntime::orders_route(uint32_t route) const {
+  const RouteEntry& re = tables_.routes[route];
+  if (re.local) return false;
+  for (uint32_t r = 0; r < route; ++r) {
+    if (!tables_.routes[r].local && tables_.routes[r].dest == re.dest) return false;
+  }
+  return true;
 }
 
 void SwitchRuntime::set_port_rate(uint16_t port, double rate_bps) {

@@ -41,9 +41,14 @@ struct alignas(64) WorkerCounters {
   Counter loops;
 };
 
-// The candidate sets with down ports removed; replaced as a whole (RCU) when a port changes state.
+// The candidate sets with down ports and withdrawn next hops removed; replaced as a whole (RCU)
+// when a port changes state or a route's next hops are withdrawn.
 struct LiveGroups {
   std::vector<std::vector<topo::PortId>> ports;
+  // Route r's candidates are ports[route_group[r]]: its table group, or a group of its own while
+  // some of its next hops are withdrawn.
+  std::vector<uint32_t> route_group;
+  const std::vector<topo::PortId>& of_route(uint32_t r) const { return ports[route_group[r]]; }
 };
 
 // The balancers of one algorithm: the shared factory state and one balancer per worker. Replaced
@@ -106,6 +111,10 @@ class SwitchRuntime {
   // Drains the port at `rate_bps` from its owner's next drain on (a slowed link; 0 = the
   // device's own rate). The port's balancer weight keeps the link's nominal rate.
   void set_port_rate(uint16_t port, double rate_bps);
+  // Route `route` (an index into tables().routes) no longer offers `ports` (a routing protocol's
+  // withdrawal after a failure further on, topo/minimal_reach.h; empty: offers them all again).
+  // Ports it does not have are ignored. The workers see the change at their next burst.
+  void set_withdrawn(uint32_t route, std::vector<topo::PortId> ports);
   // Switches every worker to another algorithm. Throws std::invalid_argument for a bad spec.
   void set_balancer(const conf::BalancerSpec& spec);
   std::string algorithm() const;
@@ -122,6 +131,7 @@ class SwitchRuntime {
  private:
   std::unique_ptr<LiveGroups> live_groups() const;
   std::unique_ptr<BalancerSet> make_balancers(const conf::BalancerSpec& spec) const;
+  bool orders_route(uint32_t route) const;
 
   SwitchTables tables_;
   RuntimeOptions opts_;
@@ -130,6 +140,7 @@ class SwitchRuntime {
   EgressQueues egress_;
   std::unique_ptr<std::atomic<bool>[]> port_up_;
   std::unique_ptr<std::atomic<uint64_t>[]> rate_request_;  // a double's bits; 0: none
+  std::vector<std::vector<topo::PortId>> withdrawn_;       // per route, sorted; under control_
   std::vector<std::unique_ptr<WorkerCounters>> counters_;
   lb::RcuCell<LiveGroups> groups_;
   lb::RcuCell<BalancerSet> balancers_;

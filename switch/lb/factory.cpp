@@ -100,6 +100,11 @@ void BalancerFactory::set_port_state(PortId port, bool up) {
   if (pofan_) pofan_->orders().set_port_state(port, up);
 }
 
+void BalancerFactory::set_withdrawn(uint32_t dest, std::vector<PortId> ports) {
+  if (ofan_) ofan_->orders().set_withdrawn(dest, ports);
+  if (pofan_) pofan_->orders().set_withdrawn(dest, std::move(ports));
+}
+
 void BalancerFactory::synchronize() {
   if (ofan_) ofan_->orders().synchronize();
   if (pofan_) pofan_->orders().synchronize();

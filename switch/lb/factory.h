@@ -47,6 +47,10 @@ class BalancerFactory {
   // in while the lcores keep choosing; the other algorithms read the routing table's candidate
   // sets, which the route stage updates.
   void set_port_state(PortId port, bool up);
+  // Control plane: destination `dest`'s route no longer offers `ports` (withdrawn after a failure
+  // further on; empty: none). Ofan and pOfan rebuild that destination's orders; the others read
+  // the route's candidate set, which SwitchRuntime::set_withdrawn updates.
+  void set_withdrawn(uint32_t dest, std::vector<PortId> ports);
   // Ofan/pOfan: blocks until replaced order tables are freed (tests, shutdown). Else a no-op.
   void synchronize();
 

@@ -101,7 +101,29 @@ void PortOrders::set_port_state(PortId port, bool up) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (port >= down_.size() || down_[port] == !up) return;
   down_[port] = !up;
-  cell_.publish(std::make_unique<OrderTable>(dest_ports_, down_, seed_));
+  cell_.publish(build());
+}
+
+void PortOrders::set_withdrawn(uint32_t dest, std::vector<PortId> ports) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (dest >= dest_ports_.size()) return;  // a destination this switch does not balance
+  std::sort(ports.begin(), ports.end());
+  if (withdrawn_.empty()) withdrawn_.resize(dest_ports_.size());
+  if (withdrawn_[dest] == ports) return;
+  withdrawn_[dest] = std::move(ports);
+  cell_.publish(build());
+}
+
+std::unique_ptr<OrderTable> PortOrders::build() const {
+  if (withdrawn_.empty()) return std::make_unique<OrderTable>(dest_ports_, down_, seed_);
+  std::vector<std::vector<WeightedPort>> live = dest_ports_;
+  for (size_t d = 0; d < live.size(); ++d) {
+    const std::vector<PortId>& w = withdrawn_[d];
+    std::erase_if(live[d], [&](const WeightedPort& p) {
+      return std::binary_search(w.begin(), w.end(), p.port);
+    });
+  }
+  return std::make_unique<OrderTable>(live, down_, seed_);
 }
 
 }  // namespace spraylab::lb

@@ -70,6 +70,9 @@ class PortOrders {
   // Control plane: rebuilds every order without (or again with) `port` and publishes it. Returns at
   // once; the old table is freed once all lcores have passed a quiescent point.
   void set_port_state(PortId port, bool up);
+  // Control plane: destination `dest`'s orders leave out `ports` (routes withdrawn after a failure
+  // elsewhere, topo/minimal_reach.h) until set again; an empty list restores them.
+  void set_withdrawn(uint32_t dest, std::vector<PortId> ports);
   // Waits until every replaced table is freed.
   void synchronize() { cell_.synchronize(); }
   size_t reclaim() { return cell_.reclaim(); }
@@ -79,7 +82,10 @@ class PortOrders {
   uint64_t seed_;
   std::mutex mutex_;  // serialises rebuilds (control plane only)
   std::vector<bool> down_;
+  std::vector<std::vector<PortId>> withdrawn_;  // per destination
   RcuCell<OrderTable> cell_;
+
+  std::unique_ptr<OrderTable> build() const;
 };
 
 }  // namespace spraylab::lb

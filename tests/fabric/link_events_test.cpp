@@ -93,37 +93,101 @@ TEST(LinkEvents, AnUplinkFailedMidCollectiveLosesOnlyWhatWasOnItAndEveryAlgorith
   }
 }
 
-// Both directions down at 5 us and up again at 200 us. Without a routing protocol the other
-// leaves still send through spine0 towards leaf0: spine0 drops those (port_down: no live port
-// towards leaf0, counted at the port they came in on), so every loss is at one of the link's two
-// switches or on the link itself.
-TEST(LinkEvents, ALinkDownInBothDirectionsThenUpCompletes) {
+uint64_t drops_at(const FabricResult& r, const std::string& sw) {
+  uint64_t n = 0;
+  for (const PortSummary& p : r.ports) n += p.switch_name == sw ? p.drops : 0;
+  return n;
+}
+
+// Both directions down at 5 us and up again at 200 us. The fabric reroutes at once (events.
+// reroute, the default): the other leaves stop sending leaf0's traffic through spine0, which can
+// no longer reach it. Every loss is at one of the link's two switches or on the link, and spine0's
+// last drop comes within one hop (500 ns of wire, 0.33 us of serialisation) of the failure: what
+// was already on its way to it. Without rerouting (reroute: false) spine0 keeps dropping what
+// the other leaves send it, until they time out.
+TEST(LinkEvents, ALinkDownInBothDirectionsIsRoutedAroundThenUpCompletes) {
   const std::string events =
       "  links:\n"
       "    - {at: 5us, link: [leaf0, spine0], action: down}\n"
       "    - {at: 200us, link: [leaf0, spine0], action: up}";
   for (const char* alg : {"ofan", "pofan", "rps", "jsq", "psp"}) {
     SCOPED_TRACE(alg);
-    const FabricResult r =
-        testing::run_virtual(experiment(leaf_spine(fmt::format("algorithm: {}", alg), events)));
+    const conf::Experiment e = experiment(leaf_spine(fmt::format("algorithm: {}", alg), events));
+    const FabricResult r = testing::run_virtual(e);
     ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
     ASSERT_EQ(r.link_events.size(), 2u);
     EXPECT_EQ(r.link_events[1]["applied_at_ns"].get<uint64_t>(), 200000u);
+    // Down: leaf1..3 withdraw spine0 for leaf0's /24 (and spine0's own route is its dead port).
+    EXPECT_EQ(r.link_events[0]["routes_changed"].get<uint32_t>(), 3u);
+    EXPECT_EQ(r.link_events[1]["routes_changed"].get<uint32_t>(), 3u);  // offered again
     uint64_t in_flight = 0, at_ends = 0;
     for (const auto& dir : r.link_events[1]["directions"]) {
       EXPECT_EQ(dir["sent_while_down"].get<uint64_t>(), 0u);
       in_flight += dir["lost_in_flight"].get<uint64_t>();
     }
-    for (const PortSummary& p : r.ports) {
-      if (p.switch_name == "leaf0" || p.switch_name == "spine0") at_ends += p.drops;
-    }
+    at_ends = drops_at(r, "leaf0") + drops_at(r, "spine0");
     EXPECT_EQ(all_drops(r), at_ends);
     EXPECT_GT(at_ends + in_flight, 0u);
+    FabricOptions until;
+    until.max_clock_ns = 5000 + 500 + 400;
+    const FabricResult hop = run_fabric(e, until);
+    EXPECT_EQ(drops_at(r, "spine0"), drops_at(hop, "spine0"));
+
+    conf::Experiment no_routing = e;
+    no_routing.events.reroute = false;
+    const FabricResult n = testing::run_virtual(no_routing);
+    ASSERT_TRUE(n.completed);
+    EXPECT_EQ(n.link_events[0]["routes_changed"].get<uint32_t>(), 0u);
+    EXPECT_GT(drops_at(n, "spine0"), drops_at(r, "spine0"));
     std::printf(
-        "[ figures ] %s: leaf0-spine0 down 5us..200us: dropped at leaf0 and spine0 %llu, lost "
-        "in flight %llu, retransmits %llu\n",
-        alg, static_cast<unsigned long long>(at_ends), static_cast<unsigned long long>(in_flight),
-        static_cast<unsigned long long>(r.generator["loss"]["retransmits"].get<uint64_t>()));
+        "[ figures ] %s: leaf0-spine0 down 5us..200us: dropped at leaf0 %llu, spine0 %llu (the "
+        "last by 5.9us), lost in flight %llu, retransmits %llu, CCT %s ns; without rerouting: "
+        "spine0 %llu, CCT %s ns\n",
+        alg, static_cast<unsigned long long>(drops_at(r, "leaf0")),
+        static_cast<unsigned long long>(drops_at(r, "spine0")),
+        static_cast<unsigned long long>(in_flight),
+        static_cast<unsigned long long>(r.generator["loss"]["retransmits"].get<uint64_t>()),
+        r.generator["elapsed_ns"].dump().c_str(),
+        static_cast<unsigned long long>(drops_at(n, "spine0")),
+        n.generator["elapsed_ns"].dump().c_str());
+  }
+}
+
+// A 3-level fat tree (k = 4): edge0-agg0 of pod 0 fails in both directions mid-collective and
+// stays down. agg0 of every other pod reaches pod 0 only through pod 0's agg0 (its cores' only
+// link there), so it can no longer reach edge0: every other edge withdraws its agg0 for edge0,
+// and edge1 withdraws agg0 too. Every message completes; all loss is at the failure's two
+// switches (queued on the dead ports, or what was already on its way to agg0).
+TEST(LinkEvents, AFatTreeEdgeLinkFailureIsRoutedAround) {
+  for (const char* alg : {"ofan", "pofan", "rps", "jsq", "psp"}) {
+    SCOPED_TRACE(alg);
+    std::string yaml = testing::fat_tree_16(alg);
+    yaml.replace(yaml.find("64KB"), 4, "256KB");
+    yaml += "events: {links: [{at: 5us, link: [edge0, agg0], action: down}]}\n";
+    const conf::Experiment e = experiment(yaml);
+    const FabricResult r = testing::run_virtual(e);
+    ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
+    // edge1 withdraws agg0 and edge2..7 their pod's first agg for edge0's /24; core0 and core1
+    // (whose only way to edge0 was agg0) withdraw it too: 9 routes.
+    EXPECT_EQ(r.link_events[0]["routes_changed"].get<uint32_t>(), 9u);
+    const uint64_t at_ends = drops_at(r, "edge0") + drops_at(r, "agg0");
+    EXPECT_EQ(all_drops(r), at_ends);
+    // agg0's drops are what was already committed to it when the link failed: on the links into
+    // it, or queued towards it at core0, core1 and edge1 (a few packets: they drain within 3 us
+    // here). Nothing is sent its way for edge0 after that: its count at 10 us is its final count.
+    FabricOptions until;
+    until.max_clock_ns = 10000;
+    const FabricResult soon = run_fabric(e, until);
+    EXPECT_EQ(drops_at(r, "agg0"), drops_at(soon, "agg0"));
+    for (const auto& dir : r.link_events[0]["directions"])
+      EXPECT_EQ(dir["sent_while_down"].get<uint64_t>(), 0u);
+    std::printf(
+        "[ figures ] %s: fat tree edge0-agg0 down at 5us: dropped at edge0 %llu, agg0 %llu, "
+        "retransmits %llu, CCT %s ns\n",
+        alg, static_cast<unsigned long long>(drops_at(r, "edge0")),
+        static_cast<unsigned long long>(drops_at(r, "agg0")),
+        static_cast<unsigned long long>(r.generator["loss"]["retransmits"].get<uint64_t>()),
+        r.generator["elapsed_ns"].dump().c_str());
   }
 }
 
