@@ -28,6 +28,18 @@ void TopK::moved_up(uint32_t c) {
   }
 }
 
+// The r-th candidate (in candidate order) whose depth is below v, or equals v.
+uint32_t TopK::nth_below(uint32_t v, uint32_t r) const {
+  for (uint32_t i = 0;; ++i) {
+    if (set_.depth[i] < v && r-- == 0) return i;
+  }
+}
+uint32_t TopK::nth_equal(uint32_t v, uint32_t r) const {
+  for (uint32_t i = 0;; ++i) {
+    if (set_.depth[i] == v && r-- == 0) return i;
+  }
+}
+
 void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.reset();
@@ -50,9 +62,11 @@ void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId
     uint32_t hi = k - 1;
     while (hi + 1 < w && set_.depth[order_[hi + 1]] == v) ++hi;
     // Uniform over a uniformly random k-subset: a sure member with probability lo/k, else any
-    // member of the tie group, all equally likely.
+    // member of the tie group, all equally likely. Members are counted in candidate order, not in
+    // sorted order, so the choice depends on the depths alone (not on how the sort met ties):
+    // what a per-burst structure can reproduce without keeping a sorted order.
     const uint32_t r = rng.below(k);
-    const uint32_t c = r < lo ? order_[r] : order_[lo + rng.below(hi - lo + 1)];
+    const uint32_t c = r < lo ? nth_below(v, r) : nth_equal(v, rng.below(hi - lo + 1));
     out[i] = set_.ports[c];
     if (const uint32_t grew = queues_.add(out[i], p)) {
       set_.depth[c] += grew;

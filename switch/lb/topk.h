@@ -1,6 +1,7 @@
 // Top-k (PSP §II; ALGORITHMS.md, Baselines): the k candidates with the smallest (possibly stale)
 // queues, k = w/2 by default; (choice) uniform among them. Ports tied with the k-th smallest depth
-// are admitted at random, so every port of the tie is equally likely to be among the k.
+// are admitted at random, so every port of the tie is equally likely to be among the k. The r-th
+// member is counted in candidate order (the distribution is the same for any order).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@ class TopK final : public Balancer {
  private:
   void sort_set();
   void moved_up(uint32_t c);
+  uint32_t nth_below(uint32_t v, uint32_t r) const;
+  uint32_t nth_equal(uint32_t v, uint32_t r) const;
 
   uint32_t k_;
   BurstQueues queues_;
