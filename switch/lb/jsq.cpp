@@ -10,7 +10,8 @@ uint32_t Jsq::key(uint32_t i) const {
 }
 
 void Jsq::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
-  choose_lowest_key(burst, ctx, out, queues_, set_, key_, [this](uint32_t j) { return key(j); });
+  choose_lowest_key(burst, ctx, out, queues_, set_, key_, low_,
+                    [this](uint32_t j) { return key(j); });
 }
 
 }  // namespace spraylab::lb

@@ -26,6 +26,7 @@ class Jsq final : public Balancer {
   BandThresholds threshold_;
   BurstQueues queues_;
   CandidateDepths set_;
+  LowestKey low_;
   uint32_t key_[kMaxCandidates];
 };
 

@@ -69,17 +69,70 @@ const uint64_t* Polarized::live(const Packet& p) {
   return live_.data();
 }
 
-// The score of the lowest fabric port of mask m in word w: its depth (8 fractional bits), plus the
-// penalty if it is a deroute.
-uint64_t Polarized::score(const PolarizedTable& t, uint32_t w, uint64_t m, uint64_t deroute) const {
-  const uint32_t f = w * 64 + static_cast<uint32_t>(std::countr_zero(m));
-  const uint64_t bit = m & (0 - m);
-  return (static_cast<uint64_t>(queues_.depth(t.port(f))) << 8) + ((deroute & bit) ? penalty_ : 0);
+// The lowest score among the allowed fabric ports and the ties at it, from the per-burst scores
+// (depth << 8) plus the penalty on deroutes: eight ports per vector instruction.
+void Polarized::lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
+                       CandidateMask& ties) const {
+#if defined(__AVX512F__)
+  const __m512i pen = _mm512_set1_epi64(static_cast<long long>(penalty_));
+  __m512i best = _mm512_set1_epi64(-1);
+  for (uint32_t w = 0; w < words; ++w) {
+    for (uint32_t v = 0; v < 8; ++v) {
+      const auto lanes = static_cast<__mmask8>(allowed[w] >> (8 * v));
+      const auto der = static_cast<__mmask8>(deroute[w] >> (8 * v));
+      __m512i s = _mm512_loadu_si512(score_ + 64 * w + 8 * v);
+      s = _mm512_mask_add_epi64(s, der, s, pen);
+      best = _mm512_mask_min_epu64(best, lanes, best, s);
+    }
+  }
+  // Eight lanes to one by hand: GCC 12's _mm512_reduce_min_epu64 trips -Wmaybe-uninitialized.
+  alignas(64) uint64_t lane[8];
+  _mm512_store_si512(lane, best);
+  uint64_t b = lane[0];
+  for (uint32_t v = 1; v < 8; ++v) b = lane[v] < b ? lane[v] : b;
+  const __m512i bb = _mm512_set1_epi64(static_cast<long long>(b));
+  ties.count = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    uint64_t m = 0;
+    for (uint32_t v = 0; v < 8; ++v) {
+      const auto lanes = static_cast<__mmask8>(allowed[w] >> (8 * v));
+      const auto der = static_cast<__mmask8>(deroute[w] >> (8 * v));
+      __m512i s = _mm512_loadu_si512(score_ + 64 * w + 8 * v);
+      s = _mm512_mask_add_epi64(s, der, s, pen);
+      m |= static_cast<uint64_t>(_mm512_mask_cmpeq_epu64_mask(lanes, s, bb)) << (8 * v);
+    }
+    ties.word[w] = m;
+    ties.count += static_cast<uint32_t>(std::popcount(m));
+  }
+#else
+  uint64_t best = UINT64_MAX;
+  for (uint32_t w = 0; w < words; ++w) {
+    for (uint64_t m = allowed[w]; m != 0; m &= m - 1) {
+      const uint32_t f = 64 * w + static_cast<uint32_t>(std::countr_zero(m));
+      const uint64_t s = score_[f] + (((deroute[w] & m & (0 - m)) != 0) ? penalty_ : 0);
+      best = s < best ? s : best;
+    }
+  }
+  ties.count = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    ties.word[w] = 0;
+    for (uint64_t m = allowed[w]; m != 0; m &= m - 1) {
+      const uint32_t f = 64 * w + static_cast<uint32_t>(std::countr_zero(m));
+      const uint64_t s = score_[f] + (((deroute[w] & m & (0 - m)) != 0) ? penalty_ : 0);
+      if (s == best) ties.word[w] |= m & (0 - m);
+    }
+    ties.count += static_cast<uint32_t>(std::popcount(ties.word[w]));
+  }
+#endif
 }
 
 void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   const PolarizedTable& t = *table_;
   queues_.begin(ctx);
+  // Every fabric port's score once per burst; the burst's own choices are added as they are made.
+  for (uint32_t f = 0; f < t.ports(); ++f)
+    score_[f] = static_cast<uint64_t>(queues_.depth(t.port(f))) << 8;
+  CandidateMask ties;
   for (size_t i = 0; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.src_leaf >= t.leaves() || p.dst_leaf >= t.leaves()) {
@@ -91,35 +144,20 @@ void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, P
     const uint64_t* up = live(p);
     const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
     // Away from s and toward t: Forward. Away from both: Expansion. Toward both: Contraction.
-    uint64_t allowed[kMaxCandidates / 64], deroute[kMaxCandidates / 64];
+    uint64_t allowed[kMaskWords], deroute[kMaskWords];
     for (uint32_t w = 0; w < t.words(); ++w) {
       deroute[w] = (expanding ? ~to_s[w] & ~to_t[w] : to_s[w] & to_t[w]) & up[w];
       allowed[w] = (~to_s[w] & to_t[w] & up[w]) | deroute[w];
     }
     // The lowest score, then one draw among the ports that have it (in fabric-port order).
-    uint64_t best = UINT64_MAX;
-    uint32_t ties = 0;
-    for (uint32_t w = 0; w < t.words(); ++w) {
-      for (uint64_t m = allowed[w]; m != 0; m &= m - 1) {
-        const uint64_t sc = score(t, w, m, deroute[w]);
-        ties = sc < best ? 1 : ties + (sc == best);
-        best = sc < best ? sc : best;
-      }
+    lowest(allowed, deroute, t.words(), ties);
+    if (ties.count == 0) {
+      out[i] = kNoPort;
+      continue;
     }
-    PortId choice = kNoPort;
-    if (ties != 0) {
-      uint32_t r = ties == 1 ? 0 : ctx.rng->below(ties);
-      for (uint32_t w = 0; w < t.words() && choice == kNoPort; ++w) {
-        for (uint64_t m = allowed[w]; m != 0; m &= m - 1) {
-          if (score(t, w, m, deroute[w]) == best && r-- == 0) {
-            choice = t.port(w * 64 + static_cast<uint32_t>(std::countr_zero(m)));
-            break;
-          }
-        }
-      }
-    }
-    out[i] = choice;
-    queues_.add(choice, p);
+    const uint32_t f = ties.select(ties.count == 1 ? 0 : ctx.rng->below(ties.count));
+    out[i] = t.port(f);
+    if (const uint32_t grew = queues_.add(out[i], p)) score_[f] += static_cast<uint64_t>(grew) << 8;
   }
   queues_.end({out, burst.size()});
 }

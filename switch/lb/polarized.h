@@ -21,6 +21,7 @@
 
 #include "switch/lb/balancer.h"
 #include "switch/lb/burst_queues.h"
+#include "switch/lb/candidate_depths.h"
 #include "topo/routing.h"
 
 namespace spraylab::lb {
@@ -68,7 +69,9 @@ class Polarized final : public Balancer {
   // The live mask of packet p's candidates (bit f: fabric port f may be chosen), rebuilt only
   // when the candidate set changes: consecutive packets share their route group's array.
   const uint64_t* live(const Packet& p);
-  uint64_t score(const PolarizedTable& t, uint32_t w, uint64_t m, uint64_t deroute) const;
+  // The allowed ports with the lowest score (per-burst depth << 8, + penalty on deroutes).
+  void lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
+              CandidateMask& ties) const;
 
   std::shared_ptr<const PolarizedTable> table_;
   uint64_t penalty_;  // fixed point, 8 fractional bits
@@ -76,6 +79,9 @@ class Polarized final : public Balancer {
   const PortId* live_of_ = nullptr;  // the candidate array live_ was built from
   uint16_t live_count_ = 0;
   std::vector<uint64_t> live_;  // one word per 64 fabric ports
+  // Fabric port f's depth << 8 (8 fractional bits for the penalty), taken at the burst's start
+  // and raised by the burst's own choices; vector loads read whole words of 64.
+  alignas(64) uint64_t score_[kMaxCandidates] = {};
 };
 
 }  // namespace spraylab::lb

@@ -63,6 +63,7 @@ class Psp final : public Balancer {
   BurstQueues queues_;
   CandidateDepths set_;
   uint32_t weight_[kMaxCandidates];
+  double th_[kMaxCandidates];         // Th of each candidate's port (classify's scratch)
   uint16_t pos_[kMaxCandidates];      // candidate i's place in members(weight_[i])
   uint32_t top_;                      // the largest weight: n, or saturated_weight if larger
   uint32_t total_ = 0;                // Σ weight × members
