@@ -1,8 +1,12 @@
 // ns per packet of every load balancer (issue 3): BM_Lb/<algorithm>/<w> for w = 4, 16, 64 with
-// bursts of 32, and Ofan combined vs per-packet atomics with one and two threads.
+// bursts of 32, and Ofan combined vs per-packet atomics with one and two threads. Variants of the
+// queue readers (issue 18): `jsq_banded` (bands 4) and `<algorithm>_stale` (state 20 µs old, the
+// PSP paper's staleness) beside their defaults.
 //
-// The reported time is per packet (one benchmark iteration = one packet).
+// The reported time is per packet (one benchmark iteration = one packet); the `cycles_per_packet`
+// counter is TSC cycles per packet over the timed loop.
 #include <benchmark/benchmark.h>
+#include <x86intrin.h>
 
 #include <atomic>
 #include <memory>
@@ -26,8 +30,15 @@ constexpr uint32_t kDests = 64;
 constexpr uint32_t kDestsPerBurst = 4;
 
 // One switch under test: its balancer factory, queues and pre-generated bursts.
+// A variant of an algorithm's defaults.
+struct Variant {
+  bool atomic = false;        // ofan: per-packet atomics
+  uint32_t bands = 0;         // jsq: banded with this many bands
+  uint64_t state_update = 0;  // a stale view of this period
+};
+
 struct Bench {
-  Bench(Algorithm algorithm, bool atomic, uint32_t w, uint32_t lcores);
+  Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores);
 
   std::unique_ptr<topo::Topology> topology;  // polarized only
   std::unique_ptr<topo::Routing> routing;
@@ -60,9 +71,14 @@ uint32_t polarized_switch(Bench& b, uint32_t w, SwitchContext& ctx) {
   return 0;
 }
 
-Bench::Bench(Algorithm algorithm, bool atomic, uint32_t w, uint32_t lcores) {
+Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) {
   conf::BalancerSpec spec = conf::balancer_defaults(algorithm);
-  spec.atomic_per_packet = atomic;
+  spec.atomic_per_packet = variant.atomic;
+  if (variant.bands != 0) spec.bands = variant.bands;
+  if (variant.state_update != 0) spec.state_update_ns = variant.state_update;
+  // Th = the 100-packet buffer below (the figures before issue 19's default): depths range over
+  // 0..120 packets, so every band is populated.
+  spec.threshold = 100;
   SwitchContext ctx;
   ctx.seed = 1;
   ctx.lcores = lcores;
@@ -110,6 +126,7 @@ void BM_Lb(benchmark::State& state, Bench* b) {
   PortId out[kBurst];
   uint32_t next = 0;
   uint64_t now = 0;
+  const uint64_t tsc0 = __rdtsc();
   while (state.KeepRunningBatch(kBurst)) {
     balancer->choose(b->bursts[next], BurstContext{view, &rng, now}, out);
     benchmark::DoNotOptimize(out);
@@ -117,34 +134,44 @@ void BM_Lb(benchmark::State& state, Bench* b) {
     next = next + 1 == kBurstPool ? 0 : next + 1;
     now += 40;  // stale views (AR: 100 ns) refresh every few bursts
   }
+  const uint64_t tsc1 = __rdtsc();
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.counters["cycles_per_packet"] =
+      static_cast<double>(tsc1 - tsc0) / static_cast<double>(state.iterations());
 }
 
 // Built before any benchmark thread starts, so Threads(2) shares one switch (one Ofan table).
 std::vector<std::unique_ptr<Bench>> g_benches;
 
-Bench* bench(Algorithm algorithm, bool atomic, uint32_t w) {
-  g_benches.push_back(std::make_unique<Bench>(algorithm, atomic, w, 2));
+Bench* bench(Algorithm algorithm, Variant variant, uint32_t w) {
+  g_benches.push_back(std::make_unique<Bench>(algorithm, variant, w, 2));
   return g_benches.back().get();
+}
+
+void register_one(const std::string& label, Algorithm a, Variant v, uint32_t w) {
+  const std::string name = "BM_Lb/" + label + "/" + std::to_string(w);
+  benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(a, v, w));
 }
 
 void register_all() {
   const std::string ofan_atomic =
       std::string(to_string(Algorithm::kOfan)) + std::string(kAtomicSuffix);
+  constexpr uint64_t kStale = 20'000;  // ns: the PSP paper's stale state
   for (const uint32_t w : {4u, 16u, 64u}) {
-    for (const AlgorithmInfo& a : kAlgorithms) {
-      const std::string name = "BM_Lb/" + std::string(a.name) + "/" + std::to_string(w);
-      benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(a.id, false, w));
+    for (const AlgorithmInfo& a : kAlgorithms) register_one(std::string(a.name), a.id, {}, w);
+    register_one(ofan_atomic, Algorithm::kOfan, {.atomic = true}, w);
+    register_one("jsq_banded", Algorithm::kJsq, {.bands = 4}, w);
+    for (const Algorithm a : {Algorithm::kJsq, Algorithm::kTopk, Algorithm::kPsp}) {
+      register_one(std::string(to_string(a)) + "_stale", a, {.state_update = kStale}, w);
     }
-    const std::string name = "BM_Lb/" + ofan_atomic + "/" + std::to_string(w);
-    benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(Algorithm::kOfan, true, w));
   }
   // Ofan combined vs per-packet atomics with one and two lcores sharing one table.
   for (const bool atomic : {false, true}) {
     const std::string name = "BM_OfanShared/" +
                              (atomic ? ofan_atomic : std::string(to_string(Algorithm::kOfan))) +
                              "/16";
-    benchmark::RegisterBenchmark(name.c_str(), BM_Lb, bench(Algorithm::kOfan, atomic, 16))
+    benchmark::RegisterBenchmark(name.c_str(), BM_Lb,
+                                 bench(Algorithm::kOfan, {.atomic = atomic}, 16))
         ->Threads(1)
         ->Threads(2);
   }

@@ -31,11 +31,11 @@ struct BalancerSpec {
   uint32_t reshuffle_every = 0;   // rr: reshuffle the order every N wraps, 0 = never
   uint32_t bands = 0;             // jsq: 0 = exact; psp: n
   uint32_t k = 0;                 // topk: 0 = w/2
-  uint64_t threshold = 0;         // psp: Th in the queue unit; 0 = the port buffer
+  uint64_t threshold = 0;         // psp, jsq: Th in the queue unit; 0 = lb/band_thresholds.h
   uint32_t saturated_weight = 1;  // psp: weight of a queue at or beyond Th (0 excludes it)
   uint32_t pipe_ports = 0;        // pofan: W of `pipe: ports:W`; 0 = `pipe: queue`
   uint32_t ack_size = 128;        // ofan, pofan: packets under this many bytes are ACK class
-  // polarized: added to a deroute's occupancy (queue unit)
+  // polarized: added to a deroute's occupancy, in packets (scaled by the frame for bytes)
   double deroute_penalty = lb::kDefaultDeroutePenalty;
   bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
 };

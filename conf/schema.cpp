@@ -389,7 +389,8 @@ const Fields<BalancerSpec>& balancer_fields() {
                     "jsq: queue bands (0 = exact JSQ); psp: bands n (>= 1)"),
         integer_key("k", &BalancerSpec::k, 0, kMax32, "topk: ports to choose among; 0 = w/2"),
         size_key("threshold", &BalancerSpec::threshold, 0, kMax64,
-                 "psp: maximum threshold Th in the queue unit; 0 = the port buffer"),
+                 "psp, jsq with bands: maximum threshold Th in the queue unit; 0 = one "
+                 "state_update period of line rate, at least 8 packets"),
         integer_key("saturated_weight", &BalancerSpec::saturated_weight, 0, 1,
                     "psp: weight of a queue at or beyond Th (0 excludes the port)"),
         pofan_pipe(),
@@ -397,7 +398,8 @@ const Fields<BalancerSpec>& balancer_fields() {
                  "ofan pofan: packets under this many bytes are the ACK size class"),
         number_key("deroute_penalty", &BalancerSpec::deroute_penalty, 0,
                    std::numeric_limits<double>::infinity(),
-                   "polarized: added to a deroute's occupancy (queue unit)"),
+                   "polarized: added to a deroute's occupancy, in packets (of the data frame "
+                   "under queue_unit: bytes)"),
         bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
                  "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
     };

@@ -11,12 +11,14 @@
 namespace spraylab::dataplane {
 
 // The frame parser's reasons come first (net/frame_error.h), with their numbers: drop_reason().
-#define SPRAYLAB_DROP_REASONS(X)                                          \
-  SPRAYLAB_FRAME_ERRORS(X)                                                \
-  X(kTtlExpired, "ttl_expired", "TTL reached zero")                       \
-  X(kNoRoute, "no_route", "no route to the destination address")          \
-  X(kQueueFull, "queue_full", "egress queue over its buffer (tail drop)") \
-  X(kPortDown, "port_down", "egress port down, or queued when it went down")
+#define SPRAYLAB_DROP_REASONS(X)                                             \
+  SPRAYLAB_FRAME_ERRORS(X)                                                   \
+  X(kTtlExpired, "ttl_expired", "TTL reached zero")                          \
+  X(kNoRoute, "no_route", "no route to the destination address")             \
+  X(kQueueFull, "queue_full", "egress queue over its buffer (tail drop)")    \
+  X(kPortDown, "port_down", "egress port down, or queued when it went down") \
+  X(kUnknownSource, "unknown_source",                                        \
+    "polarized at a non-leaf switch: the source address is in no leaf's prefix")
 
 enum class DropReason : uint8_t {
 #define SPRAYLAB_ENUM(id, name, doc) id,

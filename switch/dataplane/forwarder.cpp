@@ -118,6 +118,11 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
   const std::vector<topo::PortId>* cands = nullptr;
   if (b.route[i] == RouteLookup::kMiss) {
     r = DropReason::kNoRoute;
+  } else if (b.needs_src_leaf && b.src_leaf[i] == RouteLookup::kMiss &&
+             rt_.tables().leaf_rank == UINT32_MAX) {
+    // Polarized labels every hop by d(source leaf, here): without a source leaf a spine has no
+    // allowed hop (a leaf stands in for its own hosts, below).
+    r = DropReason::kUnknownSource;
   } else if (!net::decrement_ttl(rte_pktmbuf_mtod(m, uint8_t*) + b.info[i].ip_offset)) {
     r = DropReason::kTtlExpired;
   } else {
@@ -142,6 +147,8 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
   p.rx_queue = b.rx_queue;
   p.dest = re.dest;
   p.dst_leaf = re.dst_leaf;
+  // A source in no leaf's prefix: at a leaf, the leaf itself (it entered the fabric here); at a
+  // spine candidates() has dropped it.
   p.src_leaf = b.needs_src_leaf
                    ? (b.src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
                                                           : t.leaf_prefixes[b.src_leaf[i]].rank)

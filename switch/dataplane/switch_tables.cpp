@@ -9,6 +9,10 @@
 namespace spraylab::dataplane {
 namespace {
 
+// Ethernet, IPv4, UDP and the testbed header before a data packet's payload (as
+// gen::kFrameHeaderBytes, which this layer does not link).
+constexpr uint32_t kFrameHeaderBytes = 14 + 20 + 8 + 40;
+
 uint32_t group_of(SwitchTables& t, std::map<std::vector<topo::PortId>, uint32_t>& ids,
                   std::vector<topo::PortId> ports) {
   auto [it, added] = ids.emplace(ports, static_cast<uint32_t>(t.groups.size()));
@@ -50,6 +54,7 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
   t.name = switch_name;
   t.sw = r.graph().index_of(node);
   t.level = topo.node(node).level;
+  t.frame_bytes = e.workload.payload_bytes + kFrameHeaderBytes;
   t.is_leaf = r.is_leaf(t.sw);
   t.leaf_rank = r.leaf_rank(t.sw);
   t.balancer = e.balancer.for_switch(switch_name, t.level);

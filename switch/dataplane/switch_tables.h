@@ -53,6 +53,9 @@ struct SwitchTables {
   uint32_t num_dests = 0;  // size of the Ofan key space (leaves, or pods at aggregation)
   conf::BalancerSpec balancer;
   uint64_t buffer_bytes = 0;
+  // The workload's data frame (payload + Ethernet, IPv4, UDP and testbed headers): the packet a
+  // balancer's packet-denominated defaults mean in bytes (band thresholds, deroute penalty).
+  uint32_t frame_bytes = 1514;
   uint64_t ecn_threshold_bytes = 0;
   uint64_t seed = 1;
 };

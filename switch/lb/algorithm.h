@@ -71,7 +71,7 @@ inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
     {Algorithm::kJsq,
      "jsq",
      {.queue_depths = true},
-     "bands",
+     "bands threshold",
      {},
      "join the shortest queue, exact or banded"},
     // htsim's AR refreshes its quantised state every 100 ns (ALGORITHMS.md).
@@ -143,7 +143,8 @@ constexpr std::string_view to_string(QueueUnit u) {
   return kQueueUnitNames[static_cast<size_t>(u)];
 }
 
-// Polarized's default deroute penalty, in the queue unit (packets, as CAMINOS' MRLS runs).
+// Polarized's default deroute penalty, in packets (CAMINOS' MRLS runs: 80 phits, 5 packets of 16;
+// under `queue_unit: bytes` the factory scales it by the data frame).
 inline constexpr double kDefaultDeroutePenalty = 5;
 
 }  // namespace spraylab::lb

@@ -30,6 +30,7 @@ class Ar final : public Balancer {
  private:
   BurstQueues queues_;
   CandidateDepths set_;
+  LowestKey low_;
   uint32_t band_[kMaxCandidates];
 };
 

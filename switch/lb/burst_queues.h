@@ -23,9 +23,17 @@ class BurstQueues {
   BurstQueues(size_t ports, uint64_t state_update_ns, bool bytes)
       : stale_(ports, state_update_ns), pending_(ports, 0), bytes_(bytes) {}
 
-  void begin(const BurstContext& ctx) { view_ = stale_.at(ctx.queues, ctx.now_ns); }
+  void begin(const BurstContext& ctx) {
+    view_ = stale_.at(ctx.queues, ctx.now_ns);
+    snapshot_ = stale() ? ctx.now_ns / stale_.period_ns() : snapshot_ + 1;
+  }
   uint32_t depth(PortId p) const { return view_.depth(p) + pending_[p]; }
   uint32_t capacity(PortId p) const { return view_.capacity(p); }
+  // A stale view: depths change only when the snapshot does, and the burst's own choices are
+  // not counted (add returns 0).
+  bool stale() const { return stale_.period_ns() != 0; }
+  // Equal values, equal snapshots: StaleQueueView copies a new one once per period.
+  uint64_t snapshot() const { return snapshot_; }
   // Records a choice; returns the amount the port's depth grew by (0 with a stale view).
   uint32_t add(PortId p, const Packet& pkt) {
     if (stale_.period_ns() != 0 || p == kNoPort) return 0;
@@ -43,6 +51,7 @@ class BurstQueues {
   StaleQueueView stale_;
   QueueView view_;
   std::vector<uint32_t> pending_;
+  uint64_t snapshot_ = UINT64_MAX;
   bool bytes_;
 };
 

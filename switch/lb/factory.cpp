@@ -1,5 +1,6 @@
 #include "switch/lb/factory.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -78,21 +79,42 @@ std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
     case Algorithm::kRr:
       return std::make_unique<SimpleRr>(spec_.reshuffle_every);
     case Algorithm::kJsq:
-      return std::make_unique<Jsq>(spec_.bands, spec_.threshold, queues());
+      return std::make_unique<Jsq>(spec_.bands, band_thresholds(), queues());
     case Algorithm::kAr:
       return std::make_unique<Ar>(queues());
     case Algorithm::kTopk:
       return std::make_unique<TopK>(spec_.k, queues());
     case Algorithm::kPsp:
-      return std::make_unique<Psp>(spec_.bands, spec_.threshold, spec_.saturated_weight, queues());
+      return std::make_unique<Psp>(spec_.bands, band_thresholds(), spec_.saturated_weight,
+                                   queues());
     case Algorithm::kOfan:
       return std::make_unique<Ofan>(ofan_, lcore, spec_.ack_size, spec_.atomic_per_packet);
     case Algorithm::kPofan:
       return std::make_unique<Pofan>(pofan_, lcore, spec_.ack_size, spec_.pipe_ports);
     case Algorithm::kPolarized:
-      return std::make_unique<Polarized>(polarized_, spec_.deroute_penalty, queues());
+      return std::make_unique<Polarized>(polarized_, deroute_penalty(), queues());
   }
   return nullptr;
+}
+
+BandThresholds BalancerFactory::band_thresholds() const {
+  const bool bytes = spec_.queue_unit == QueueUnit::kBytes;
+  auto th = std::make_shared<std::vector<uint32_t>>(ctx_.ports);
+  for (size_t p = 0; p < ctx_.ports; ++p) {
+    if (spec_.threshold != 0) {
+      (*th)[p] = static_cast<uint32_t>(std::min<uint64_t>(spec_.threshold, UINT32_MAX));
+    } else {
+      const double rate = p < ctx_.port_rate_bps.size() ? ctx_.port_rate_bps[p] : 0;
+      (*th)[p] = default_band_threshold(rate, spec_.state_update_ns, ctx_.frame_bytes,
+                                        std::max(spec_.bands, 1u), bytes);
+    }
+  }
+  return BandThresholds(std::move(th));
+}
+
+double BalancerFactory::deroute_penalty() const {
+  const bool bytes = spec_.queue_unit == QueueUnit::kBytes;
+  return spec_.deroute_penalty * (bytes ? ctx_.frame_bytes : 1);
 }
 
 void BalancerFactory::set_port_state(PortId port, bool up) {

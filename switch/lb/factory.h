@@ -10,6 +10,7 @@
 #include "conf/experiment.h"
 #include "switch/lb/algorithm.h"
 #include "switch/lb/balancer.h"
+#include "switch/lb/band_thresholds.h"
 #include "switch/lb/port_orders.h"
 #include "topo/routing.h"
 
@@ -31,6 +32,11 @@ struct SwitchContext {
   // polarized: the routing data and this switch's index in it.
   const topo::Routing* routing = nullptr;
   uint32_t switch_index = 0;
+  // psp, banded jsq: each port's line rate, for the default band threshold (band_thresholds.h);
+  // empty: the threshold's floor. psp, jsq, polarized: the nominal data frame (the experiment's
+  // payload plus headers), which turns packets into bytes under `queue_unit: bytes`.
+  std::vector<double> port_rate_bps;
+  uint32_t frame_bytes = 1514;
 };
 
 class BalancerFactory {
@@ -55,6 +61,12 @@ class BalancerFactory {
   void synchronize();
 
  private:
+  // Th per port for psp and banded jsq: `threshold`, else the default of band_thresholds.h.
+  BandThresholds band_thresholds() const;
+  // Polarized's deroute penalty in the queue unit: `deroute_penalty` packets, × the nominal frame
+  // under `queue_unit: bytes`.
+  double deroute_penalty() const;
+
   conf::BalancerSpec spec_;
   SwitchContext ctx_;
   std::shared_ptr<OfanState> ofan_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "switch/lb/balancer.h"
+#include "switch/lb/band_thresholds.h"
 #include "switch/lb/burst_queues.h"
 #include "switch/lb/candidate_depths.h"
 
@@ -13,18 +14,19 @@ namespace spraylab::lb {
 
 class Jsq final : public Balancer {
  public:
-  // bands = 0: exact. threshold = 0: Th is each port's buffer.
-  Jsq(uint32_t bands, uint64_t threshold, BurstQueues queues)
-      : bands_(bands), threshold_(threshold), queues_(std::move(queues)) {}
+  // bands = 0: exact. `threshold`: Th per port for bands > 0 (band_thresholds.h).
+  Jsq(uint32_t bands, BandThresholds threshold, BurstQueues queues)
+      : bands_(bands), threshold_(std::move(threshold)), queues_(std::move(queues)) {}
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
   uint32_t key(uint32_t i) const;
 
   uint32_t bands_;
-  uint64_t threshold_;
+  BandThresholds threshold_;
   BurstQueues queues_;
   CandidateDepths set_;
+  LowestKey low_;
   uint32_t key_[kMaxCandidates];
 };
 

@@ -5,7 +5,10 @@
 //   Contraction (−1, −1)  allowed only once a ≥ b,
 //   Backtrack   (−1, +1)  never,
 // and among the allowed hops the lowest occupancy + `deroute_penalty` (for Expansion and
-// Contraction) wins, ties uniformly at random.
+// Contraction) wins, ties uniformly at random (one draw among the tied ports, counted in
+// fabric-port order). Only live ports count: the packet's candidates are the route group's live
+// fabric ports (a down port is never chosen). A source or destination leaf this switch does not
+// know gets kNoPort (the forwarder drops an unknown source before this, with its own reason).
 //
 // The per-packet work is the paper's "2-bit label per port from two bit tables": per leaf, a bit
 // mask over this switch's fabric ports saying which neighbours are closer to that leaf, and this
@@ -18,6 +21,7 @@
 
 #include "switch/lb/balancer.h"
 #include "switch/lb/burst_queues.h"
+#include "switch/lb/candidate_depths.h"
 #include "topo/routing.h"
 
 namespace spraylab::lb {
@@ -30,6 +34,12 @@ class PolarizedTable {
   PolarizedTable(const topo::Routing& routing, uint32_t sw);
 
   uint32_t ports() const { return static_cast<uint32_t>(port_.size()); }
+  uint32_t leaves() const { return static_cast<uint32_t>(distance_.size()); }
+  // The fabric index f of port id `p`, or kNoFabric for a host port or an unknown id.
+  static constexpr uint16_t kNoFabric = 0xffff;
+  uint16_t fabric_index(PortId p) const {
+    return p < fabric_index_.size() ? fabric_index_[p] : kNoFabric;
+  }
   uint32_t words() const { return words_; }
   PortId port(uint32_t f) const { return port_[f]; }
   // Bit f of word j: the neighbour behind fabric port 64j + f is closer to `leaf` than we are.
@@ -38,13 +48,15 @@ class PolarizedTable {
   }
   uint8_t distance(uint32_t leaf) const { return distance_[leaf]; }
   uint64_t valid(uint32_t word) const { return valid_[word]; }
+  const uint64_t* valid_words() const { return valid_.data(); }
 
  private:
   uint32_t words_ = 0;
-  std::vector<PortId> port_;       // fabric port f's port id
-  std::vector<uint64_t> closer_;   // leaves × words
-  std::vector<uint8_t> distance_;  // d(this switch, leaf) per leaf rank
-  std::vector<uint64_t> valid_;    // bits of existing ports per word
+  std::vector<PortId> port_;            // fabric port f's port id
+  std::vector<uint64_t> closer_;        // leaves × words
+  std::vector<uint8_t> distance_;       // d(this switch, leaf) per leaf rank
+  std::vector<uint64_t> valid_;         // bits of existing ports per word
+  std::vector<uint16_t> fabric_index_;  // port id → f
 };
 
 class Polarized final : public Balancer {
@@ -54,9 +66,22 @@ class Polarized final : public Balancer {
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
+  // The live mask of packet p's candidates (bit f: fabric port f may be chosen), rebuilt only
+  // when the candidate set changes: consecutive packets share their route group's array.
+  const uint64_t* live(const Packet& p);
+  // The allowed ports with the lowest score (per-burst depth << 8, + penalty on deroutes).
+  void lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
+              CandidateMask& ties) const;
+
   std::shared_ptr<const PolarizedTable> table_;
   uint64_t penalty_;  // fixed point, 8 fractional bits
   BurstQueues queues_;
+  const PortId* live_of_ = nullptr;  // the candidate array live_ was built from
+  uint16_t live_count_ = 0;
+  std::vector<uint64_t> live_;  // one word per 64 fabric ports
+  // Fabric port f's depth << 8 (8 fractional bits for the penalty), taken at the burst's start
+  // and raised by the burst's own choices; vector loads read whole words of 64.
+  alignas(64) uint64_t score_[kMaxCandidates] = {};
 };
 
 }  // namespace spraylab::lb

@@ -1,17 +1,40 @@
 #include "switch/lb/psp.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 
 namespace spraylab::lb {
 
+// Every candidate into its weight class. The weights come from one pass the compiler vectorises
+// (floor(q·n / Th) in double is exact here: q·n < 2^42 and the quotient's integer part is at most
+// n ≤ 1024 where it matters, far above double's rounding), then each class's members are read
+// off a compare mask in candidate order, the order the per-candidate loop gave.
 void Psp::classify() {
-  std::fill(count_.begin(), count_.end(), 0);
+  const uint32_t w = set_.w;
+  for (uint32_t j = 0; j < w; ++j) {
+    th_[j] = static_cast<double>(threshold_.at(set_.ports[j], queues_.capacity(set_.ports[j])));
+  }
+  const double n = n_;
+  for (uint32_t j = 0; j < w; ++j) {
+    const double f = std::floor(static_cast<double>(set_.depth[j]) * n / th_[j]);
+    weight_[j] = f < n ? n_ - static_cast<uint32_t>(f) : saturated_;
+  }
   total_ = 0;
-  for (uint32_t j = 0; j < set_.w; ++j) {
-    const uint32_t w = weight_[j] = weight(j);
-    pos_[j] = static_cast<uint16_t>(count_[w]);
-    members(w)[count_[w]++] = static_cast<uint16_t>(j);
-    total_ += w;
+  for (uint32_t c = 0; c <= top_; ++c) {
+    CandidateMask m;
+    m.build<Cmp::kEqual>(weight_, w, c);
+    uint16_t* mem = members(c);
+    uint32_t k = 0;
+    for (uint32_t j = 0; j * 64 < w; ++j) {
+      for (uint64_t bits = m.word[j]; bits != 0; bits &= bits - 1) {
+        const uint32_t i = 64 * j + static_cast<uint32_t>(std::countr_zero(bits));
+        mem[k] = static_cast<uint16_t>(i);
+        pos_[i] = static_cast<uint16_t>(k++);
+      }
+    }
+    count_[c] = k;
+    total_ += c * k;
   }
 }
 
@@ -47,7 +70,7 @@ uint32_t Psp::draw(Rng& rng) const {
 
 void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
-  set_.reset();
+  set_.begin(queues_);
   for (size_t i = 0; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.num_candidates == 0) {

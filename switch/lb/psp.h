@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "switch/lb/balancer.h"
+#include "switch/lb/band_thresholds.h"
 #include "switch/lb/burst_queues.h"
 #include "switch/lb/candidate_depths.h"
 
@@ -26,10 +27,10 @@ inline uint32_t psp_weight(uint64_t q, uint32_t n, uint64_t th, uint32_t saturat
 
 class Psp final : public Balancer {
  public:
-  // threshold = 0: Th is each port's buffer.
-  Psp(uint32_t bands, uint64_t threshold, uint32_t saturated_weight, BurstQueues queues)
+  // `threshold`: Th per port (band_thresholds.h).
+  Psp(uint32_t bands, BandThresholds threshold, uint32_t saturated_weight, BurstQueues queues)
       : n_(bands),
-        threshold_(threshold),
+        threshold_(std::move(threshold)),
         saturated_(saturated_weight),
         queues_(std::move(queues)),
         top_(bands > saturated_weight ? bands : saturated_weight),
@@ -43,7 +44,7 @@ class Psp final : public Balancer {
  private:
   // Candidate i's weight from its depth (inline: called per candidate per burst).
   uint32_t weight(uint32_t i) const {
-    const uint64_t th = threshold_ != 0 ? threshold_ : queues_.capacity(set_.ports[i]);
+    const uint64_t th = threshold_.at(set_.ports[i], queues_.capacity(set_.ports[i]));
     return psp_weight(set_.depth[i], n_, th, saturated_);
   }
   void classify();                         // every candidate into its weight class
@@ -57,11 +58,12 @@ class Psp final : public Balancer {
   }
 
   uint32_t n_;
-  uint64_t threshold_;
+  BandThresholds threshold_;
   uint32_t saturated_;
   BurstQueues queues_;
   CandidateDepths set_;
   uint32_t weight_[kMaxCandidates];
+  double th_[kMaxCandidates];         // Th of each candidate's port (classify's scratch)
   uint16_t pos_[kMaxCandidates];      // candidate i's place in members(weight_[i])
   uint32_t top_;                      // the largest weight: n, or saturated_weight if larger
   uint32_t total_ = 0;                // Σ weight × members

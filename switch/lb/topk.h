@@ -1,6 +1,11 @@
 // Top-k (PSP §II; ALGORITHMS.md, Baselines): the k candidates with the smallest (possibly stale)
 // queues, k = w/2 by default; (choice) uniform among them. Ports tied with the k-th smallest depth
-// are admitted at random, so every port of the tie is equally likely to be among the k.
+// are admitted at random, so every port of the tie is equally likely to be among the k. The r-th
+// member is counted in candidate order (the distribution is the same for any order).
+//
+// Per loaded set (issue 18): the k-th smallest depth v, found by a bitwise search of counts, and
+// two masks, the candidates below v and those at v; a choice that raises a depth moves one bit, and
+// v is searched again only when fewer than k candidates remain at or below it.
 #pragma once
 
 #include <cstdint>
@@ -18,13 +23,16 @@ class TopK final : public Balancer {
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
-  void sort_set();
-  void moved_up(uint32_t c);
+  void find_kth();                      // v_, below_ and at_ from set_.depth
+  void raised(uint32_t c, uint32_t d);  // candidate c's depth grew from d
 
   uint32_t k_;
+  uint32_t k_now_ = 1;  // k for the loaded set
   BurstQueues queues_;
   CandidateDepths set_;
-  uint8_t order_[kMaxCandidates];  // candidate indices by ascending depth
+  uint32_t v_ = 0;       // the k-th smallest depth
+  CandidateMask below_;  // depth < v_
+  CandidateMask at_;     // depth == v_
 };
 
 }  // namespace spraylab::lb

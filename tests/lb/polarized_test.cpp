@@ -193,5 +193,113 @@ TEST(Polarized, LowestScoreWinsWithTheDeroutePenaltyAndTiesAreUniform) {
   FAIL() << "no switch with two Forward hops and a deroute";
 }
 
+// Issue 19: Polarized reads the live candidates (the route group's live fabric ports), so a port
+// taken down is never chosen, even when it is the emptiest.
+TEST(Polarized, NeverChoosesAPortThatIsNotALiveCandidate) {
+  const topo::Topology topology = topo::mrls(params(14, 3, 3, 5));
+  const topo::Routing routing(topology);
+  conf::BalancerSpec spec;
+  spec.algorithm = Algorithm::kPolarized;
+  const topo::SwitchGraph& g = routing.graph();
+  Rng rng(9), states(10);
+  uint32_t checked = 0;
+  for (uint32_t sw = 0; sw < g.size(); ++sw) {
+    SwitchContext ctx;
+    ctx.ports = topology.degree(g.node_of(sw));
+    ctx.routing = &routing;
+    ctx.switch_index = sw;
+    auto b = BalancerFactory(spec, ctx).make(0);
+    testing::Queues q(ctx.ports);
+    std::vector<PortId> fabric;
+    for (uint32_t e = g.begin(sw); e < g.end(sw); ++e) fabric.push_back(g.port(e));
+    for (PortId down : fabric) {
+      std::vector<PortId> live;
+      for (PortId p : fabric) {
+        if (p != down) live.push_back(p);
+      }
+      for (uint32_t s = 0; s < routing.leaves().size(); ++s) {
+        for (uint32_t t = 0; t < routing.leaves().size(); ++t) {
+          if (s == t) continue;
+          for (auto& d : q.depth) d = 1 + states.below(8);
+          q.depth[down] = 0;  // the dead port looks the most attractive
+          Packet p = testing::packet(live);
+          p.src_leaf = s;
+          p.dst_leaf = t;
+          const PortId got = testing::choose_one(*b, p, q.view(), rng);
+          EXPECT_NE(got, down) << "switch " << sw << " s " << s << " t " << t;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+// A leaf rank beyond the table (an unknown source, a route without a destination leaf) gets
+// kNoPort instead of a read past the label tables.
+TEST(Polarized, AnUnknownLeafGetsNoPort) {
+  const topo::Topology topology = topo::mrls(params(14, 3, 3, 1));
+  const topo::Routing routing(topology);
+  conf::BalancerSpec spec;
+  spec.algorithm = Algorithm::kPolarized;
+  uint32_t spine = 0;
+  while (routing.is_leaf(spine)) ++spine;
+  SwitchContext ctx;
+  ctx.ports = topology.degree(routing.graph().node_of(spine));
+  ctx.routing = &routing;
+  ctx.switch_index = spine;
+  auto b = BalancerFactory(spec, ctx).make(0);
+  testing::Queues q(ctx.ports);
+  Rng rng(1);
+  Packet p;
+  p.src_leaf = UINT32_MAX;  // what the forwarder's old fallback gave a spine
+  p.dst_leaf = 0;
+  EXPECT_EQ(testing::choose_one(*b, p, q.view(), rng), kNoPort);
+  p.src_leaf = 0;
+  p.dst_leaf = static_cast<uint32_t>(routing.leaves().size());
+  EXPECT_EQ(testing::choose_one(*b, p, q.view(), rng), kNoPort);
+}
+
+// Under queue_unit: bytes the deroute penalty is `deroute_penalty` data frames, not bytes: a
+// Forward hop 4 frames deep still beats an empty deroute (4 < 0 + 5 frames).
+TEST(Polarized, DeroutePenaltyIsInFramesUnderTheByteUnit) {
+  const topo::Topology topology = topo::mrls(params(14, 3, 3, 5));
+  const topo::Routing routing(topology);
+  conf::BalancerSpec spec;
+  spec.algorithm = Algorithm::kPolarized;
+  spec.queue_unit = QueueUnit::kBytes;
+  const auto& r = routing;
+  Rng rng(3);
+  constexpr uint32_t kFrame = 4096 + 82;
+  for (uint32_t s = 0; s < r.leaves().size(); ++s) {
+    for (uint32_t t = 0; t < r.leaves().size(); ++t) {
+      for (uint32_t c = 0; c < r.graph().size(); ++c) {
+        if (s == t || r.is_leaf(c)) continue;
+        const auto hops = r.polarized_hops(r.leaves()[s], c, r.leaves()[t]);
+        std::vector<topo::PolarizedHop> fwd, der;
+        for (const auto& h : hops) (h.deroute ? der : fwd).push_back(h);
+        if (fwd.size() != 1 || der.empty()) continue;
+        SwitchContext ctx;
+        ctx.ports = topology.degree(r.graph().node_of(c));
+        ctx.routing = &routing;
+        ctx.switch_index = c;
+        ctx.frame_bytes = kFrame;
+        auto b = BalancerFactory(spec, ctx).make(0);
+        testing::Queues q(ctx.ports, 800'000);
+        q.depth[fwd[0].port] = 4 * kFrame;
+        Packet p;
+        p.src_leaf = s;
+        p.dst_leaf = t;
+        p.bytes = kFrame;
+        EXPECT_EQ(testing::choose_one(*b, p, q.view(), rng), fwd[0].port);
+        q.depth[fwd[0].port] = 6 * kFrame;
+        EXPECT_NE(testing::choose_one(*b, p, q.view(), rng), fwd[0].port);
+        return;
+      }
+    }
+  }
+  FAIL() << "no switch with one Forward hop and a deroute";
+}
+
 }  // namespace
 }  // namespace spraylab::lb

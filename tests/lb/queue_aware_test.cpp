@@ -6,6 +6,8 @@
 #include "lb_test_util.h"
 #include "switch/lb/algorithm.h"
 #include "switch/lb/ar.h"
+#include "switch/lb/band_thresholds.h"
+#include "switch/lb/factory.h"
 #include "switch/lb/jsq.h"
 #include "switch/lb/psp.h"
 #include "switch/lb/topk.h"
@@ -184,6 +186,64 @@ TEST(Psp, SaturatedWeightZeroExcludesFullQueues) {
   Psp psp(4, 0, 0, BurstQueues(3, kStale, false));
   const auto h = histogram(psp, q, ports(3), 1000);
   EXPECT_EQ(h[1], 1000u);
+}
+
+// Issue 19: the default Th is one state-update period of line rate, at least 8 packets (and at
+// least n), in the queue unit.
+TEST(BandThreshold, DefaultIsOneUpdatePeriodOfLineRateWithAFloor) {
+  constexpr uint32_t kFrame = 4096 + 82;  // + 24 B on the wire: 4202 B
+  // 100 Gb/s × 20 µs = 250 000 B = 59.5 frames on the wire: 59 packets.
+  EXPECT_EQ(default_band_threshold(100e9, 20'000, kFrame, 4, false), 59u);
+  EXPECT_EQ(default_band_threshold(100e9, 20'000, kFrame, 4, true), 59u * kFrame);
+  // 1 µs: 2.9 frames, under the floor of 8.
+  EXPECT_EQ(default_band_threshold(100e9, 1'000, kFrame, 4, false), 8u);
+  EXPECT_EQ(default_band_threshold(100e9, 0, kFrame, 4, false), 8u);
+  EXPECT_EQ(default_band_threshold(100e9, 0, kFrame, 16, false), 16u);  // a band per packet
+  EXPECT_EQ(default_band_threshold(0, 20'000, kFrame, 4, true), 8u * kFrame);
+}
+
+conf::BalancerSpec queue_spec(Algorithm a, uint32_t bands, uint64_t state_update_ns) {
+  conf::BalancerSpec spec;
+  spec.algorithm = a;
+  spec.bands = bands;
+  spec.state_update_ns = state_update_ns;
+  return spec;
+}
+
+SwitchContext rated_switch(uint32_t ports, double rate_bps) {
+  SwitchContext ctx;
+  ctx.ports = ports;
+  ctx.port_rate_bps.assign(ports, rate_bps);
+  ctx.frame_bytes = 4096 + 82;
+  return ctx;
+}
+
+// With the factory's defaults (Th = 59 packets at 100 Gb/s and 20 µs) PSP weighs queues of a few
+// dozen packets against empty ones instead of seeing every queue of a 4096-packet ring in band 1.
+TEST(Psp, FactoryDefaultsWeighQueuesBelowTheBuffer) {
+  Queues q(4, 4096);
+  q.set({0, 20, 40, 100});  // Th 59, n 4: bands at 14.75, 29.5, 44.25: weights 4, 3, 2, 1
+  auto psp =
+      BalancerFactory(queue_spec(Algorithm::kPsp, 4, 20'000), rated_switch(4, 100e9)).make(0);
+  const auto h = histogram(*psp, q, ports(4), 50000);
+  const std::vector<double> p = {0.4, 0.3, 0.2, 0.1};
+  EXPECT_LT(testing::chi_square(h, p), testing::chi_square_critical(3));
+}
+
+TEST(Jsq, BandedFactoryDefaultsUseThePspThresholds) {
+  Queues q(4, 4096);
+  q.set({10, 14, 20, 40});  // Th 59, n 4: bands 1, 1, 2, 3
+  auto jsq =
+      BalancerFactory(queue_spec(Algorithm::kJsq, 4, 20'000), rated_switch(4, 100e9)).make(0);
+  const auto h = histogram(*jsq, q, ports(4), 20000);
+  EXPECT_EQ(h[2] + h[3], 0u);
+  EXPECT_TRUE(testing::uniform_fit({h[0], h[1]}));
+  // An explicit threshold wins over the default: Th 400 puts all four in band 1.
+  conf::BalancerSpec spec = queue_spec(Algorithm::kJsq, 4, 20'000);
+  spec.threshold = 400;
+  auto wide = BalancerFactory(spec, rated_switch(4, 100e9)).make(0);
+  const auto all = histogram(*wide, q, ports(4), 20000);
+  EXPECT_TRUE(testing::uniform_fit(all));
 }
 
 }  // namespace
