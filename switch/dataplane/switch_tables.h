@@ -54,6 +54,8 @@ struct SwitchTables {
   conf::BalancerSpec balancer;
   uint64_t buffer_bytes = 0;
   uint64_t ecn_threshold_bytes = 0;
+  // lb::switch_seed(experiment seed, sw): the seed of this switch's forwarder and balancer
+  // generators, ECMP salt and Ofan/pOfan orders, the same in a fabric and standalone.
   uint64_t seed = 1;
 };
 
