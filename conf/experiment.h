@@ -100,6 +100,10 @@ struct WorkloadSpec {
   uint32_t iterations = 1;
   double load = 1.0;  // fraction of line rate
   gen::EntropyMode entropy = gen::EntropyMode::kFlow;
+  // The entropy values hosts draw from, and REPS's ring size and freezing (entropy_mode.h).
+  uint32_t entropy_range = gen::EntropyParams{}.range;
+  uint32_t reps_buffer = gen::EntropyParams{}.reps_buffer;
+  bool reps_freezing = gen::EntropyParams{}.reps_freezing;
   // all-to-all-v
   gen::Skew skew = gen::Skew::kZipf;
   double zipf_s = 1.0;

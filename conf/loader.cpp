@@ -37,6 +37,14 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
     matrix->fail(fmt::format("a matrix is read only with skew: {}; found skew: {}", matrix_skew,
                              gen::to_string(workload.skew)));
   }
+  // REPS's own keys say nothing to the other modes: a file setting them meant reps.
+  for (const char* key : {"reps_buffer", "reps_freezing"}) {
+    const Value* v = map.find(key);
+    if (v != nullptr && workload.entropy != gen::EntropyMode::kReps) {
+      v->fail(fmt::format("read only with entropy: reps; found entropy: {}",
+                          gen::to_string(workload.entropy)));
+    }
+  }
 }
 
 // DCTCP reacts to ECN marks: with cc: dctcp and no buffer.ecn_threshold in the file, switches

@@ -446,6 +446,13 @@ const Fields<WorkloadSpec>& workload_fields() {
         load(),
         enum_key("entropy", &WorkloadSpec::entropy, gen::kEntropyModeNames,
                  "UDP source port: fixed per flow (ECMP), random per packet, or REPS"),
+        integer_key("entropy_range", &WorkloadSpec::entropy_range, 1, gen::kMaxEntropyRange,
+                    "distinct UDP source ports a host draws from (49152 upwards)"),
+        integer_key("reps_buffer", &WorkloadSpec::reps_buffer, 1, gen::kMaxRepsBuffer,
+                    "entropy reps: good entropies kept per connection"),
+        bool_key("reps_freezing", &WorkloadSpec::reps_freezing,
+                 "entropy reps: a retransmission timeout freezes the connection on its kept "
+                 "entropies for 10 ms"),
         enum_key("skew", &WorkloadSpec::skew, gen::kSkewNames,
                  "all-to-all-v: message sizes drawn from a Zipf law, or given as a matrix"),
         number_key("zipf_s", &WorkloadSpec::zipf_s, 0, std::numeric_limits<double>::infinity(),
@@ -472,11 +479,12 @@ const Fields<WorkloadSpec>& workload_fields() {
 
 const VariantTable& workload_types() {
   static const VariantTable table = [] {
-    VariantTable t = {"type",
-                      "workload type",
-                      {"type", "message_size", "payload", "iterations", "load", "entropy",
-                       "ack_every", "retransmit_timeout", "cc", "initial_window"},
-                      {}};
+    VariantTable t = {
+        "type",
+        "workload type",
+        {"type", "message_size", "payload", "iterations", "load", "entropy", "entropy_range",
+         "reps_buffer", "reps_freezing", "ack_every", "retransmit_timeout", "cc", "initial_window"},
+        {}};
     for (const gen::WorkloadTypeInfo& w : gen::kWorkloadTypes) {
       t.variants.push_back({w.name, words(w.keys), words(w.required)});
     }

@@ -4,8 +4,8 @@
 
 namespace spraylab::gen {
 
-uint16_t random_entropy(Rng& rng) {
-  return static_cast<uint16_t>(kEntropyMin + rng.below(0x10000 - kEntropyMin));
+uint16_t random_entropy(Rng& rng, uint32_t range) {
+  return static_cast<uint16_t>(kEntropyMin + rng.below(range));
 }
 
 uint64_t flow_seed(uint64_t seed, uint32_t src, uint32_t dst) {
@@ -13,65 +13,85 @@ uint64_t flow_seed(uint64_t seed, uint32_t src, uint32_t dst) {
   return mix.next();
 }
 
+RepsEntropy::RepsEntropy(uint64_t seed, const EntropyParams& params)
+    : rng_(seed), range_(params.range), freezing_(params.reps_freezing), ring_(params.reps_buffer) {
+  if (range_ == 0 || range_ > kMaxEntropyRange || ring_.empty()) {
+    throw std::invalid_argument("REPS: entropy range must be in [1, 16384], buffer at least 1");
+  }
+}
+
 uint32_t RepsEntropy::unused() const {
   uint32_t n = 0;
-  for (uint32_t i = 0; i < stored_; ++i) n += fresh_[(oldest() + i) % kRingSize] ? 1 : 0;
+  for (uint32_t i = 0; i < stored_; ++i) n += ring_[(oldest() + i) % size()].fresh ? 1 : 0;
   return n;
 }
 
+// uec_mp.cpp: a freeze ends on the first feedback strictly after its end (now > can_exit): the
+// ring is reset (buffer_reps.cpp resetBuffer) and the next 16 packets explore.
 void RepsEntropy::thaw_if_due(uint64_t now_ns) {
-  if (!freezing_ || now_ns < frozen_until_) return;
-  freezing_ = false;
+  if (!frozen_ || now_ns <= frozen_until_) return;
+  frozen_ = false;
+  ring_.assign(ring_.size(), Slot{});
+  head_ = 0;
   stored_ = 0;
-  fresh_.fill(false);
+  cycle_ = 0;
   explore_left_ = kExplorePackets;
 }
 
-uint16_t RepsEntropy::next(uint64_t now_ns) {
-  thaw_if_due(now_ns);
-  if (freezing_) {
-    if (stored_ == 0) return random_entropy(rng_);
-    const uint16_t v = value_[(oldest() + cycle_ % stored_) % kRingSize];
-    cycle_ = (cycle_ + 1) % stored_;
-    return v;
-  }
+uint16_t RepsEntropy::next() {
   if (explore_left_ > 0) {
     --explore_left_;
-    return random_entropy(rng_);
+    return random_entropy(rng_, range_);
+  }
+  if (frozen_) {
+    if (stored_ == 0) return random_entropy(rng_, range_);
+    // Slots 0..stored_-1 hold values (the ring fills from slot 0 after a reset): cycle through
+    // them, as remove_frozen does, whether or not a value was reused before.
+    Slot& s = ring_[cycle_];
+    s.fresh = false;
+    cycle_ = (cycle_ + 1) % stored_;
+    return s.value;
   }
   // The oldest value not yet reused: it has waited longest, and each good ACK buys one reuse.
   for (uint32_t i = 0; i < stored_; ++i) {
-    const uint32_t at = (oldest() + i) % kRingSize;
-    if (fresh_[at]) {
-      fresh_[at] = false;
-      return value_[at];
+    Slot& s = ring_[(oldest() + i) % size()];
+    if (s.fresh) {
+      s.fresh = false;
+      return s.value;
     }
   }
-  return random_entropy(rng_);
+  return random_entropy(rng_, range_);
 }
 
 void RepsEntropy::on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns) {
   thaw_if_due(now_ns);
-  if (ecn_echo || freezing_) return;
-  value_[head_] = entropy;
-  fresh_[head_] = true;
-  head_ = (head_ + 1) % kRingSize;
-  if (stored_ < kRingSize) ++stored_;
+  if (ecn_echo) return;
+  // Kept whether or not frozen (uec_mp.cpp adds PATH_GOOD values in both states): a freeze that
+  // began with an empty ring recycles the first good paths it learns of.
+  ring_[head_] = Slot{entropy, true};
+  head_ = (head_ + 1) % size();
+  if (stored_ < size()) ++stored_;
 }
 
 void RepsEntropy::on_timeout(uint64_t now_ns) {
+  // uec_mp.cpp processEv: freeze only when not frozen and not exploring; then the thaw check, so a
+  // timeout after a freeze's end thaws it instead of freezing again.
+  if (freezing_ && !frozen_ && explore_left_ == 0) {
+    frozen_ = true;
+    frozen_until_ = now_ns + kFreezeNs;
+  }
   thaw_if_due(now_ns);
-  if (!freezing_) cycle_ = 0;
-  freezing_ = true;
-  frozen_until_ = now_ns + kFreezeNs;
-  explore_left_ = 0;
 }
 
-PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed)
-    : mode_(mode), rng_(seed), fixed_(random_entropy(rng_)), reps_(rng_.next()) {}
+PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed, const EntropyParams& params)
+    : mode_(mode),
+      range_(params.range),
+      rng_(seed),
+      fixed_(random_entropy(rng_, range_)),
+      reps_(rng_.next(), params) {}
 
-uint16_t PathEntropy::next_varying(uint64_t now_ns) {
-  return mode_ == EntropyMode::kPacket ? random_entropy(rng_) : reps_.next(now_ns);
+uint16_t PathEntropy::next_varying() {
+  return mode_ == EntropyMode::kPacket ? random_entropy(rng_, range_) : reps_.next();
 }
 
 void PathEntropy::on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns) {

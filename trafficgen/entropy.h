@@ -3,64 +3,78 @@
 //   flow   — one fixed value per flow: ECMP.
 //   packet — a fresh random value per packet: host-based random packet spraying.
 //   reps   — REPS, recycled entropy packet spraying: reuse the values whose ACKs came back
-//            without an ECN echo (their paths were not congested), explore when there are none.
-// One object per flow (connection). Time is an argument in ns: no clocks inside, so the same code
-// runs on the TSC and in virtual time, and tests can step time by hand.
+//            without an ECN echo (their paths were not congested), explore when there are none,
+//            freeze on the kept values after a timeout.
+// One object per flow (connection). Feedback carries its time in ns: no clocks inside, so the same
+// code runs on the TSC and in virtual time, and tests can step time by hand.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "trafficgen/entropy_mode.h"
 #include "trafficgen/rng.h"
 
 namespace spraylab::gen {
 
-// Entropy values are drawn from the IANA ephemeral port range, 49152..65535 (14 bits of entropy).
+// Entropy values are drawn from the IANA ephemeral port range: kEntropyMin + [0, range), range at
+// most kMaxEntropyRange (14 bits).
 inline constexpr uint16_t kEntropyMin = 0xC000;
-uint16_t random_entropy(Rng& rng);
+uint16_t random_entropy(Rng& rng, uint32_t range);
 
 // A per-flow seed from the experiment seed and the flow's endpoints, so flows differ but a run
 // is reproducible.
 uint64_t flow_seed(uint64_t seed, uint32_t src, uint32_t dst);
 
+// REPS as the UEC fork of htsim implements it (uec_mp.cpp UecMpReps, buffer_reps.cpp; docs/
+// algorithms.md lists what differs). One object per connection:
+//   - ACK feedback: an ACK without an ECN echo keeps its entropy in a ring of `reps_buffer`
+//     values, overwriting the oldest, also while frozen.
+//   - next(): exploring (16 packets after a freeze): random. Frozen: cycle through the kept
+//     values (random while none is kept). Else the oldest kept value not yet reused, each once;
+//     random when none is left.
+//   - timeout: freezes for kFreezeNs only when freezing is on, the connection is not frozen and
+//     not exploring; a timeout while frozen does not extend the freeze.
+//   - the first feedback (ACK or timeout) after the freeze's end thaws: the ring is forgotten and
+//     the next 16 packets explore. Sending alone does not thaw (as in the reference).
 class RepsEntropy {
  public:
-  static constexpr uint32_t kRingSize = 8;           // entropies kept per connection
-  static constexpr uint64_t kFreezeNs = 10'000'000;  // freezing lasts 10 ms
-  static constexpr uint32_t kExplorePackets = 16;    // random packets after freezing
+  static constexpr uint64_t kFreezeNs = 10'000'000;  // buffer_reps.cpp: exit_freeze_after, 10 ms
+  static constexpr uint32_t kExplorePackets = 16;    // uec_mp.cpp: explore_counter = 16
 
-  explicit RepsEntropy(uint64_t seed) : rng_(seed) {}
+  RepsEntropy(uint64_t seed, const EntropyParams& params);
 
-  // The entropy for the next data packet at time now_ns.
-  uint16_t next(uint64_t now_ns);
-  // An ACK echoing `entropy` arrived; without an ECN echo its path is good and the value is kept
-  // (overwriting the oldest kept value once kRingSize are kept). Ignored while frozen.
+  // The entropy for the next data packet.
+  uint16_t next();
+  // An ACK echoing `entropy` arrived at now_ns; without an ECN echo its path is good.
   void on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns);
-  // A retransmission timeout: paths may have failed. Freeze for kFreezeNs from now (a timeout
-  // while frozen restarts the freeze): send only on the cached values, cycling through them, since
-  // a random value may hit the failure again.
+  // The connection's retransmission timer fired at now_ns: paths may have failed.
   void on_timeout(uint64_t now_ns);
 
-  bool frozen(uint64_t now_ns) const { return freezing_ && now_ns < frozen_until_; }
+  bool frozen() const { return frozen_; }
   uint32_t cached() const { return stored_; }  // values in the ring, used or not
   uint32_t unused() const;                     // values next() may still recycle
   uint32_t exploring() const { return explore_left_; }
 
  private:
-  // On the first event at or after the end of a freeze: forget the cache and explore.
+  struct Slot {
+    uint16_t value = 0;
+    bool fresh = false;  // kept and not yet reused
+  };
   void thaw_if_due(uint64_t now_ns);
-  uint32_t oldest() const { return (head_ + kRingSize - stored_) % kRingSize; }
+  uint32_t oldest() const { return (head_ + size() - stored_) % size(); }
+  uint32_t size() const { return static_cast<uint32_t>(ring_.size()); }
 
   Rng rng_;
-  std::array<uint16_t, kRingSize> value_{};
-  std::array<bool, kRingSize> fresh_{};  // kept and not yet reused
-  uint32_t head_ = 0;                    // where the next kept value goes
+  uint32_t range_;
+  bool freezing_;
+  std::vector<Slot> ring_;  // sized once, at construction
+  uint32_t head_ = 0;       // where the next kept value goes
   uint32_t stored_ = 0;
-  bool freezing_ = false;
+  bool frozen_ = false;
   uint64_t frozen_until_ = 0;
-  uint32_t cycle_ = 0;  // freezing: next cached value, counted from the oldest
+  uint32_t cycle_ = 0;  // frozen: the next slot to send, in [0, stored_)
   uint32_t explore_left_ = 0;
 };
 
@@ -68,20 +82,19 @@ class RepsEntropy {
 // predictable branch per packet on the data path.
 class PathEntropy {
  public:
-  PathEntropy(EntropyMode mode, uint64_t seed);
+  PathEntropy(EntropyMode mode, uint64_t seed, const EntropyParams& params = {});
 
   // Inline for the fixed value, which ECMP runs send with on every packet.
-  uint16_t next(uint64_t now_ns) {
-    return mode_ == EntropyMode::kFlow ? fixed_ : next_varying(now_ns);
-  }
+  uint16_t next() { return mode_ == EntropyMode::kFlow ? fixed_ : next_varying(); }
   void on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns);
   void on_timeout(uint64_t now_ns);
   EntropyMode mode() const { return mode_; }
 
  private:
-  uint16_t next_varying(uint64_t now_ns);  // packet and reps
+  uint16_t next_varying();  // packet and reps
 
   EntropyMode mode_;
+  uint32_t range_;
   Rng rng_;
   uint16_t fixed_;
   RepsEntropy reps_;

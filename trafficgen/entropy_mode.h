@@ -33,6 +33,17 @@ inline constexpr std::array<std::string_view, 3> kEntropyModeDocs = {
 #undef SPRAYLAB_DOC
 };
 
+// The settings of the varying modes (workload keys entropy_range, reps_buffer, reps_freezing).
+// Defaults: the UEC htsim reference's (datacenter/main_uec.cpp: path_entropy_size = 64;
+// buffer_reps.cpp: repsBufferSize = 8, repsUseFreezing = true).
+inline constexpr uint32_t kMaxEntropyRange = 16384;  // the IANA ephemeral ports 49152..65535
+inline constexpr uint32_t kMaxRepsBuffer = 1024;
+struct EntropyParams {
+  uint32_t range = 64;        // distinct values a host draws from: paths it can name
+  uint32_t reps_buffer = 8;   // reps: good entropies kept per connection
+  bool reps_freezing = true;  // reps: a timeout freezes the connection on its kept entropies
+};
+
 constexpr std::string_view to_string(EntropyMode m) {
   return kEntropyModeNames[static_cast<size_t>(m)];
 }

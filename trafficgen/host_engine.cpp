@@ -93,7 +93,8 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
       int32_t& f = flow_of[hs][m.dst];
       if (f < 0) {
         f = static_cast<int32_t>(flows_.size());
-        flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst));
+        flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst),
+                            plan_.entropy_params);
         if (dctcp_) {
           DctcpParams p;
           p.mss = plan_.payload_bytes;
@@ -578,7 +579,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
     do {  // the run's first frame always fits: may_send() held
       const uint32_t seq = run.first + sent;
       const PacketSlice slice = packet_slice(th.message_bytes, seq, payload_bytes);
-      th.entropy = flow.next(t.now_ns);
+      th.entropy = flow.next();
       th.sequence = seq;
       th.offset = slice.offset;
       rte_mbuf* m = build(ft, th, slice.length, th.entropy);

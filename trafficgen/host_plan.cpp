@@ -89,6 +89,8 @@ GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topo
   go.rate_bps = exp.workload.load * topo::slowest_host_link(t).rate_bps;
   go.ack_every = exp.workload.ack_every;
   go.entropy = exp.workload.entropy;
+  go.entropy_params = {exp.workload.entropy_range, exp.workload.reps_buffer,
+                       exp.workload.reps_freezing};
   go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;
   go.seed = exp.seed;
   go.cc = exp.workload.cc;
@@ -109,6 +111,7 @@ void plan_workload(const conf::Experiment& exp, const GenOptions& o, uint32_t ra
   plan->payload_bytes = spec.payload_bytes;
   plan->ack_every = o.ack_every;
   plan->entropy = o.entropy;
+  plan->entropy_params = o.entropy_params;
   plan->retransmit_timeout_ns = o.retransmit_timeout_ns;
   plan->loss = o.loss;
   plan->rate_bps = o.rate_bps;

@@ -48,6 +48,7 @@ struct GenOptions {
   double rate_bps = 0;             // pacing rate per host; 0 = unlimited
   uint32_t ack_every = 1;
   EntropyMode entropy = EntropyMode::kFlow;
+  EntropyParams entropy_params;
   uint64_t retransmit_timeout_ns = 1'000'000;
   double loss = 0;             // drop probability for arriving packets (tests)
   uint32_t payload_bytes = 0;  // 0: the workload's
@@ -89,6 +90,7 @@ struct RunPlan {
   uint32_t payload_bytes = 0;
   uint32_t ack_every = 1;
   EntropyMode entropy = EntropyMode::kFlow;
+  EntropyParams entropy_params;
   uint64_t retransmit_timeout_ns = 0;
   double loss = 0;
   double rate_bps = 0;       // pacing rate, 0 = unlimited

@@ -31,6 +31,8 @@ Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
     : rt_(rt),
       worker_(worker),
       c_(rt.counters(worker)),
+      // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
+      // is not one the balancers' shared state draws with the same seed.
       rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)) {}
 
 void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {

@@ -105,7 +105,6 @@ std::unique_ptr<LiveGroups> SwitchRuntime::live_groups() const {
 std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerSpec& spec) const {
   lb::SwitchContext ctx;
   ctx.seed = tables_.seed;
-  ctx.switch_id = tables_.sw;
   ctx.lcores = opts_.workers;
   ctx.ports = ports();
   ctx.rx_queues = opts_.rx_queues;

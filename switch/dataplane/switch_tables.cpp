@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "switch/lb/rng.h"
+
 namespace spraylab::dataplane {
 namespace {
 
@@ -60,7 +62,7 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
   t.balancer = e.balancer.for_switch(switch_name, t.level);
   t.buffer_bytes = e.buffer.bytes;
   t.ecn_threshold_bytes = e.buffer.ecn_threshold;
-  t.seed = e.seed;
+  t.seed = lb::switch_seed(e.seed, t.sw);  // this switch's own stream (rng.h)
   add_ports(t, r, node);
 
   std::map<std::vector<topo::PortId>, uint32_t> ids;

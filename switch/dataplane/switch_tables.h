@@ -57,6 +57,8 @@ struct SwitchTables {
   // balancer's packet-denominated defaults mean in bytes (band thresholds, deroute penalty).
   uint32_t frame_bytes = 1514;
   uint64_t ecn_threshold_bytes = 0;
+  // lb::switch_seed(experiment seed, sw): the seed of this switch's forwarder and balancer
+  // generators, ECMP salt and Ofan/pOfan orders, the same in a fabric and standalone.
   uint64_t seed = 1;
 };
 

@@ -23,20 +23,11 @@ namespace {
   throw std::invalid_argument("load_balancer." + key + ": " + why);
 }
 
-uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-
 }  // namespace
 
 BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext ctx)
     : spec_(spec), ctx_(std::move(ctx)) {
   if (ctx_.lcores == 0) throw std::invalid_argument("balancer: a switch needs at least one lcore");
-  const uint64_t switch_seed = mix64(ctx_.seed ^ mix64(ctx_.switch_id + 1ULL));
   switch (spec_.algorithm) {
     case Algorithm::kPsp:
       // The loader applies PSP's default n; a spec built by hand must give it too.
@@ -44,13 +35,13 @@ BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext c
       break;
     case Algorithm::kOfan:
       if (ctx_.dest_ports.empty()) bad("algorithm", "ofan needs the switch's destination ports");
-      ofan_ = std::make_shared<OfanState>(ctx_.dest_ports, switch_seed, ctx_.lcores);
+      ofan_ = std::make_shared<OfanState>(ctx_.dest_ports, ctx_.seed, ctx_.lcores);
       break;
     case Algorithm::kPofan: {
       if (ctx_.dest_ports.empty()) bad("algorithm", "pofan needs the switch's destination ports");
       const uint32_t w = spec_.pipe_ports;
       const auto pipes = static_cast<uint32_t>(w == 0 ? ctx_.rx_queues : (ctx_.ports + w - 1) / w);
-      pofan_ = std::make_shared<PofanState>(ctx_.dest_ports, switch_seed, ctx_.lcores, pipes);
+      pofan_ = std::make_shared<PofanState>(ctx_.dest_ports, ctx_.seed, ctx_.lcores, pipes);
       break;
     }
     case Algorithm::kPolarized:
@@ -61,7 +52,6 @@ BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext c
     default:
       break;
   }
-  ctx_.seed = switch_seed;
 }
 
 BalancerFactory::~BalancerFactory() = default;

@@ -22,10 +22,11 @@ class PolarizedTable;
 
 // What a switch knows at start-up that its balancers need.
 struct SwitchContext {
-  uint64_t seed = 1;       // experiment seed
-  uint32_t switch_id = 0;  // salts ECMP and seeds Ofan orders per switch
-  uint32_t lcores = 1;     // lcore ids passed to make() are below this
-  size_t ports = 0;        // the switch's port count (queue arrays are indexed by PortId)
+  // This switch's seed, switch_seed(experiment seed, switch index) (rng.h): it salts ECMP and seeds
+  // the Ofan/pOfan orders and first pointers, so each switch has its own.
+  uint64_t seed = 1;
+  uint32_t lcores = 1;  // lcore ids passed to make() are below this
+  size_t ports = 0;     // the switch's port count (queue arrays are indexed by PortId)
   // ofan, pofan: the candidate ports of every Packet::dest value, with link weights.
   std::vector<std::vector<WeightedPort>> dest_ports;
   uint32_t rx_queues = 1;  // pofan with `pipe: queue`: pipes = rx queues
@@ -47,7 +48,7 @@ class BalancerFactory {
   ~BalancerFactory();
 
   Algorithm algorithm() const { return spec_.algorithm; }
-  // The balancer lcore `lcore` runs (its generator is Rng::for_lcore(seed, lcore)).
+  // The balancer lcore `lcore` runs (the forwarder's generator: Rng::for_lcore(seed, lcore)).
   std::unique_ptr<Balancer> make(uint32_t lcore) const;
   // Control plane: a port went down or came back. Ofan and pOfan rebuild their orders and swap them
   // in while the lcores keep choosing; the other algorithms read the routing table's candidate

@@ -5,10 +5,14 @@
 //
 // Orders: the live ports of a destination, weighted round robin when link weights differ (divide by
 // the GCD, then round r lists the ports whose weight exceeds r), taken in a per-switch random base
-// order, then strided per key: order_K[i] = seq[(a_K + i·b_K) mod L] with gcd(b_K, L) = 1.
-// (choice) The paper derives its orders from one global permutation with XOR and addition and does
-// not publish the formula (appendix F.2); any cheap per-key permutation serves, and the stride
-// keeps every port's share of each order exactly its weight.
+// order; each key then visits that sequence's positions in its own order, built as appendix F.2
+// describes: from one global permutation π of [0, B), B = 2^⌈log2 L⌉, with XOR and addition,
+// v_i = (π[i XOR x_K] + a_K) mod B, positions >= L skipped (port_orders.cpp). Every key's order is
+// a permutation of the sequence, so each port keeps exactly its weight share, and w = 6 gives up
+// to 32 distinct cyclic orders.
+// (choice) The paper does not print its formula in our copy; this one uses exactly the operations
+// it names. Orders are stored per key (the data path reads a table), where the paper's hardware
+// computes them per packet from ⌈log2 w⌉-bit values: the choices are the same.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +47,7 @@ std::vector<PortId> interleave(std::span<const WeightedPort> ports);
 class OrderTable {
  public:
   // dest_ports[d]: destination d's candidate ports with weights; ports in `down` are left out.
-  // `seed` fixes the base order and the per-key strides.
+  // `seed` (the switch's) fixes the base order, the global permutations and each key's (x, a).
   OrderTable(const std::vector<std::vector<WeightedPort>>& dest_ports,
              const std::vector<bool>& down, uint64_t seed);
 

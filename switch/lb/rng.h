@@ -7,6 +7,22 @@
 
 namespace spraylab::lb {
 
+// The one place a switch's randomness comes from: its seed is derived from the experiment seed and
+// the switch's index in the routing graph, so every switch of a fabric draws its own stream (RPS
+// draws, tie-breaks, the ECMP hash salt, Ofan/pOfan orders and first pointers), while a standalone
+// spraylab-switch, which builds the same tables, derives the same values as that switch in the
+// fabric. A murmur3 finaliser of each part: nearby seeds and indices give unrelated switch seeds.
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+inline uint64_t switch_seed(uint64_t experiment_seed, uint32_t switch_index) {
+  return mix64(experiment_seed ^ mix64(switch_index + 1ULL));
+}
+
 class Rng {
  public:
   // Expands (seed, stream) with splitmix64, as the xoshiro authors recommend for seeding.
@@ -21,7 +37,7 @@ class Rng {
     }
     if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // the all-zero state is a fixed point
   }
-  // The generator of lcore `lcore` in an experiment seeded with `seed`.
+  // The generator of lcore `lcore` of a switch seeded with `seed` (switch_seed()).
   static Rng for_lcore(uint64_t seed, uint32_t lcore) { return Rng(seed, lcore + 1); }
 
   uint32_t next() {

@@ -136,6 +136,24 @@ TEST(ConfigErrors, UnknownEntropyModeListsTheModes) {
             "did you mean 'reps'?");
 }
 
+TEST(ConfigErrors, EntropyRangeAndRepsKeysAreCheckedAndRepsKeysNeedReps) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {entropy_range: 0}\n"),
+            "test.yaml:2:27: workload.entropy_range: expected an integer in [1, 16384], found 0");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy: reps, reps_buffer: 0}\n"),
+            "test.yaml:2:40: workload.reps_buffer: expected an integer in [1, 1024], found 0");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy: reps, reps_freezing: maybe}\n"),
+            "test.yaml:2:42: workload.reps_freezing: expected true or false, found maybe");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy: packet, reps_buffer: 4}\n"),
+            "test.yaml:2:42: workload.reps_buffer: read only with entropy: reps; found entropy: "
+            "packet");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {reps_freezing: false}\n"),
+            "test.yaml:2:27: workload.reps_freezing: read only with entropy: reps; found entropy: "
+            "flow");
+}
+
 TEST(ConfigErrors, UnknownQueueUnitListsTheUnits) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
                        "load_balancer: {algorithm: jsq, queue_unit: furlongs}\n"),

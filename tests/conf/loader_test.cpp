@@ -22,6 +22,19 @@ TEST(Loader, MinimalFileGetsEveryDefault) {
   EXPECT_EQ(e.measurement.outputs, (std::vector<std::string>{"summary", "queues"}));
 }
 
+TEST(Loader, EntropyKeysReachTheWorkload) {
+  const Experiment d = load("topology: {generator: fat-tree, k: 4}\n");
+  EXPECT_EQ(d.workload.entropy_range, 64u);  // the UEC htsim reference's defaults
+  EXPECT_EQ(d.workload.reps_buffer, 8u);
+  EXPECT_TRUE(d.workload.reps_freezing);
+  const Experiment e = load(
+      "topology: {generator: fat-tree, k: 4}\n"
+      "workload: {entropy: reps, entropy_range: 16384, reps_buffer: 16, reps_freezing: false}\n");
+  EXPECT_EQ(e.workload.entropy_range, 16384u);
+  EXPECT_EQ(e.workload.reps_buffer, 16u);
+  EXPECT_FALSE(e.workload.reps_freezing);
+}
+
 TEST(Loader, NameDefaultsToTheFileStem) {
   EXPECT_EQ(load_experiment_string(kFatTree, "dir/my-run.yaml").name, "my-run");
   EXPECT_EQ(load(std::string(kFatTree) + "name: other\n").name, "other");

@@ -227,5 +227,64 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
   for (rte_mbuf* m : sent) rte_pktmbuf_free(m);
 }
 
+// Every switch draws its own random stream (lb::switch_seed): two leaves of one fabric, given the
+// same frames (h0 to h6 on leaf3, so the same four uplink candidates), make different RPS choices;
+// a second runtime of the same switch makes the same ones. (Not leaf0: the suite's switch holds
+// its queue names.)
+TEST_F(SwitchOnRings, TwoSwitchesOfOneFabricMakeDifferentRpsChoices) {
+  const conf::Experiment exp = conf::load_experiment_string(R"(
+seed: 7
+topology: {generator: leaf-spine, leaves: 4, spines: 4, hosts_per_leaf: 2}
+links: {rate: 100Gbps, delay: 500ns}
+load_balancer: {algorithm: rps}
+)",
+                                                            "rps.yaml");
+  const topo::Topology t = topo::build(exp.topology, exp.links);
+  const topo::Routing r(t);
+  const topo::AddressPlan plan(r);
+  constexpr uint16_t kFrames = 4 * net::kBurst;
+  // The uplink each frame (told apart by its UDP source port) leaves on.
+  const auto choices = [&](const std::string& sw) {
+    const SwitchTables tables = build_switch_tables(exp, r, plan, sw);
+    RuntimeOptions ro;
+    ro.shaping = false;
+    ro.routing = &r;
+    SwitchRuntime rt(tables, ro);
+    Forwarder fw(rt, 0);
+    for (uint16_t b = 0; b < kFrames / net::kBurst; ++b) {
+      std::vector<rte_mbuf*> frames;
+      for (uint16_t i = 0; i < net::kBurst; ++i) {
+        frames.push_back(test::udp_frame(f_->pool, plan.host_ip(t.find("h0")),
+                                         plan.host_ip(t.find("h6")),
+                                         static_cast<uint16_t>(b * net::kBurst + i)));
+      }
+      fw.process(frames.data(), net::kBurst, /*rx_port=*/0, 0, 0);
+    }
+    std::vector<uint16_t> port_of(kFrames, UINT16_MAX);
+    for (uint16_t p = 0; p < rt.ports(); ++p) {
+      const auto tx = [&](uint16_t, rte_mbuf** m, uint16_t n) {
+        for (uint16_t i = 0; i < n; ++i) {
+          const uint8_t* f = rte_pktmbuf_mtod(m[i], const uint8_t*);
+          port_of[(f[34] << 8) | f[35]] = p;
+          rte_pktmbuf_free(m[i]);
+        }
+        return n;
+      };
+      while (fw.drain(p, 0, tx) > 0) {
+      }
+    }
+    return port_of;
+  };
+  const std::vector<uint16_t> one = choices("leaf1");
+  const std::vector<uint16_t> two = choices("leaf2");
+  for (uint16_t p : one) ASSERT_TRUE(p >= 2 && p < 6) << "not an uplink: " << p;
+  for (uint16_t p : two) ASSERT_TRUE(p >= 2 && p < 6) << "not an uplink: " << p;
+  EXPECT_NE(one, two) << "two switches drew the same stream";
+  size_t same = 0;
+  for (size_t i = 0; i < one.size(); ++i) same += one[i] == two[i] ? 1 : 0;
+  EXPECT_LT(same, one.size() / 2) << "independent streams agree on ~1/4 of the choices";
+  EXPECT_EQ(choices("leaf1"), one) << "one switch, one seed: the same choices";
+}
+
 }  // namespace
 }  // namespace spraylab::dataplane

@@ -47,11 +47,12 @@ uint64_t all_drops(const FabricResult& r) {
   return n;
 }
 
-// The failed direction leaf0 -> spine0 at 5 us: leaf0's balancer stops choosing the port, what
-// was queued on it is dropped (port_down), what was on the wire is lost; nothing else is.
+// The failed direction leaf0 -> spine0 at 6 us: leaf0's balancer stops choosing the port, what
+// was queued on it is dropped (port_down), what was on the wire is lost; nothing else is. (6 us,
+// not 5: with each switch's own random stream, at 5 us Ofan had nothing on that link to lose.)
 TEST(LinkEvents, AnUplinkFailedMidCollectiveLosesOnlyWhatWasOnItAndEveryAlgorithmRecovers) {
   const std::string events =
-      "  links: [{at: 5us, link: [leaf0, spine0], action: down, "
+      "  links: [{at: 6us, link: [leaf0, spine0], action: down, "
       "from: leaf0}]";
   for (const char* alg : {"ofan", "pofan", "rps", "jsq", "psp"}) {
     SCOPED_TRACE(alg);
@@ -62,7 +63,7 @@ TEST(LinkEvents, AnUplinkFailedMidCollectiveLosesOnlyWhatWasOnItAndEveryAlgorith
 
     ASSERT_EQ(r.link_events.size(), 1u);
     const auto& ev = r.link_events[0];
-    EXPECT_EQ(ev["applied_at_ns"].get<uint64_t>(), 5000u);
+    EXPECT_EQ(ev["applied_at_ns"].get<uint64_t>(), 6000u);
     ASSERT_EQ(ev["directions"].size(), 1u);
     const auto& dir = ev["directions"][0];
     const uint64_t queued = dir["port_down_drops"].get<uint64_t>();
@@ -77,14 +78,14 @@ TEST(LinkEvents, AnUplinkFailedMidCollectiveLosesOnlyWhatWasOnItAndEveryAlgorith
     EXPECT_LE(retransmits, queued + in_flight);
     EXPECT_EQ(r.generator["loss"]["missing_at_end"].get<uint64_t>(), 0u);
 
-    // Nothing sent on the dead port after 5 us: its transmissions stop at the failure's count.
+    // Nothing sent on the dead port after 6 us: its transmissions stop at the failure's count.
     FabricOptions until;
-    until.max_clock_ns = 5000;
+    until.max_clock_ns = 6000;
     const FabricResult before = run_fabric(e, until);
     const uint64_t tx_before = port(before, "leaf0", "spine0").tx_packets;
     EXPECT_EQ(port(r, "leaf0", "spine0").tx_packets, tx_before);
     std::printf(
-        "[ figures ] %s: uplink leaf0->spine0 down at 5us: tx before %llu, after +%llu; "
+        "[ figures ] %s: uplink leaf0->spine0 down at 6us: tx before %llu, after +%llu; "
         "queued dropped %llu, lost in flight %llu, retransmits %llu, elapsed %s ns\n",
         alg, static_cast<unsigned long long>(tx_before),
         static_cast<unsigned long long>(port(r, "leaf0", "spine0").tx_packets - tx_before),

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "trafficgen/entropy.h"
@@ -13,104 +14,164 @@ constexpr uint64_t kMs = 1'000'000;
 // can tell a recycled value from a random one.
 constexpr uint16_t kGood = 100;
 
+// The UEC htsim reference's defaults (entropy_mode.h): 64 values, 8 kept, freezing on.
+const EntropyParams kRef{};
+
+bool random_value(uint16_t e, uint32_t range = kRef.range) {
+  return e >= kEntropyMin && e < kEntropyMin + range;
+}
+
 TEST(RepsEntropy, RecyclesGoodValuesOldestFirstEachOnce) {
-  RepsEntropy reps(1);
+  RepsEntropy reps(1, kRef);
   for (uint16_t i = 0; i < 3; ++i) reps.on_ack(kGood + i, false, 0);
-  EXPECT_EQ(reps.next(0), kGood + 0);
-  EXPECT_EQ(reps.next(0), kGood + 1);
-  EXPECT_EQ(reps.next(0), kGood + 2);
-  EXPECT_GE(reps.next(0), kEntropyMin) << "with every value used, the next is random";
+  EXPECT_EQ(reps.next(), kGood + 0);
+  EXPECT_EQ(reps.next(), kGood + 1);
+  EXPECT_EQ(reps.next(), kGood + 2);
+  EXPECT_TRUE(random_value(reps.next())) << "with every value used, the next is random";
 }
 
 TEST(RepsEntropy, AcksWithAnEcnEchoAreNotRecycled) {
-  RepsEntropy reps(1);
+  RepsEntropy reps(1, kRef);
   reps.on_ack(kGood, true, 0);
   EXPECT_EQ(reps.cached(), 0u);
-  EXPECT_GE(reps.next(0), kEntropyMin);
+  EXPECT_TRUE(random_value(reps.next()));
 }
 
-TEST(RepsEntropy, KeepsAtMostEightOverwritingTheOldest) {
-  RepsEntropy reps(1);
+TEST(RepsEntropy, KeepsAtMostTheBufferSizeOverwritingTheOldest) {
+  RepsEntropy reps(1, kRef);
   for (uint16_t i = 0; i < 10; ++i) reps.on_ack(kGood + i, false, 0);
-  EXPECT_EQ(reps.cached(), RepsEntropy::kRingSize);
+  EXPECT_EQ(reps.cached(), 8u);
   EXPECT_EQ(reps.unused(), 8u);
-  for (uint16_t i = 2; i < 10; ++i) EXPECT_EQ(reps.next(0), kGood + i);  // 0 and 1 overwritten
-  EXPECT_GE(reps.next(0), kEntropyMin);
+  for (uint16_t i = 2; i < 10; ++i) EXPECT_EQ(reps.next(), kGood + i);  // 0 and 1 overwritten
+  EXPECT_TRUE(random_value(reps.next()));
+  RepsEntropy three(1, EntropyParams{64, 3, true});  // workload.reps_buffer: 3
+  for (uint16_t i = 0; i < 10; ++i) three.on_ack(kGood + i, false, 0);
+  EXPECT_EQ(three.cached(), 3u);
+  for (uint16_t i = 7; i < 10; ++i) EXPECT_EQ(three.next(), kGood + i);
 }
 
-TEST(RepsEntropy, WithoutGoodAcksEveryPacketIsRandom) {
-  RepsEntropy reps(5);
-  std::set<uint16_t> seen;
-  for (int i = 0; i < 64; ++i) {
-    const uint16_t e = reps.next(0);
-    EXPECT_GE(e, kEntropyMin);
-    seen.insert(e);
+TEST(RepsEntropy, RandomValuesStayInTheEntropyRange) {
+  for (uint32_t range : {1u, 64u, kMaxEntropyRange}) {
+    RepsEntropy reps(5, EntropyParams{range, 8, true});
+    std::set<uint16_t> seen;
+    for (int i = 0; i < 4096; ++i) {
+      const uint16_t e = reps.next();
+      EXPECT_TRUE(random_value(e, range)) << e;
+      seen.insert(e);
+    }
+    if (range <= 64) {
+      EXPECT_EQ(seen.size(), range);
+    } else {
+      EXPECT_GT(seen.size(), 3000u);  // 4096 draws of 16384 values: ~3600 distinct
+    }
   }
-  EXPECT_GT(seen.size(), 50u);
 }
 
 TEST(RepsEntropy, TimeoutFreezesForTenMsCyclingTheCachedValues) {
-  RepsEntropy reps(1);
+  RepsEntropy reps(1, kRef);
   for (uint16_t i = 0; i < 3; ++i) reps.on_ack(kGood + i, false, 0);
-  EXPECT_EQ(reps.next(0), kGood + 0);  // used up, but still cached
+  EXPECT_EQ(reps.next(), kGood + 0);  // used up, but still cached
   reps.on_timeout(1 * kMs);
-  EXPECT_TRUE(reps.frozen(1 * kMs));
-  reps.on_ack(kGood + 50, false, 2 * kMs);  // frozen: the cache does not change
+  EXPECT_TRUE(reps.frozen());
   for (int round = 0; round < 3; ++round) {
-    for (uint16_t i = 0; i < 3; ++i) EXPECT_EQ(reps.next(5 * kMs), kGood + i);
+    for (uint16_t i = 0; i < 3; ++i) EXPECT_EQ(reps.next(), kGood + i);
   }
-  EXPECT_TRUE(reps.frozen(11 * kMs - 1));
-  EXPECT_FALSE(reps.frozen(11 * kMs));
+  reps.on_ack(kGood + 9, true, 11 * kMs);  // at the end, not after it: still frozen
+  EXPECT_TRUE(reps.frozen());
+  reps.on_ack(kGood + 9, true, 11 * kMs + 1);
+  EXPECT_FALSE(reps.frozen());
 }
 
 TEST(RepsEntropy, LeavingTheFreezeResetsTheCacheAndSendsSixteenRandomPackets) {
-  RepsEntropy reps(1);
+  RepsEntropy reps(1, kRef);
   for (uint16_t i = 0; i < 8; ++i) reps.on_ack(kGood + i, false, 0);
   reps.on_timeout(0);
-  const uint64_t after = RepsEntropy::kFreezeNs;
-  reps.on_ack(kGood + 20, false, after);  // the first event after the freeze thaws it
-  EXPECT_FALSE(reps.frozen(after));
+  const uint64_t after = RepsEntropy::kFreezeNs + 1;
+  reps.on_ack(kGood + 20, false, after);  // the first feedback after the freeze thaws it
+  EXPECT_FALSE(reps.frozen());
   EXPECT_EQ(reps.cached(), 1u) << "old values forgotten, the new good ACK kept";
   for (uint32_t i = 0; i < RepsEntropy::kExplorePackets; ++i) {
-    EXPECT_GE(reps.next(after), kEntropyMin) << "exploration packet " << i;
+    EXPECT_TRUE(random_value(reps.next())) << "exploration packet " << i;
   }
-  EXPECT_EQ(reps.next(after), kGood + 20) << "then recycling resumes";
+  EXPECT_EQ(reps.next(), kGood + 20) << "then recycling resumes";
 }
 
-TEST(RepsEntropy, ATimeoutWhileFrozenRestartsTheFreeze) {
-  RepsEntropy reps(1);
+// The reference's cases (uec_mp.cpp UecMpReps::processEv).
+TEST(RepsEntropy, ATimeoutWhileExploringDoesNotFreeze) {
+  RepsEntropy reps(1, kRef);
+  reps.on_timeout(0);
+  reps.on_ack(kGood, false, RepsEntropy::kFreezeNs + 1);  // thaws: 16 packets explore
+  ASSERT_EQ(reps.exploring(), RepsEntropy::kExplorePackets);
+  reps.next();
+  reps.on_timeout(RepsEntropy::kFreezeNs + 2);
+  EXPECT_FALSE(reps.frozen());
+  EXPECT_EQ(reps.exploring(), RepsEntropy::kExplorePackets - 1);
+}
+
+TEST(RepsEntropy, ASecondTimeoutDoesNotExtendTheFreeze) {
+  RepsEntropy reps(1, kRef);
   reps.on_ack(kGood, false, 0);
   reps.on_timeout(0);
-  reps.on_timeout(8 * kMs);
-  EXPECT_TRUE(reps.frozen(12 * kMs));
-  EXPECT_EQ(reps.next(12 * kMs), kGood);
-  EXPECT_FALSE(reps.frozen(18 * kMs));
+  reps.on_timeout(8 * kMs);  // frozen: ignored
+  EXPECT_EQ(reps.next(), kGood);
+  reps.on_ack(kGood + 1, false, 10 * kMs + 1);  // the first freeze's end, not 18 ms
+  EXPECT_FALSE(reps.frozen());
+  EXPECT_EQ(reps.exploring(), RepsEntropy::kExplorePackets);
 }
 
-TEST(RepsEntropy, FrozenWithAnEmptyCacheSendsRandomValues) {
-  RepsEntropy reps(1);
+TEST(RepsEntropy, GoodAcksDuringAFreezeAreRecycled) {
+  RepsEntropy reps(1, kRef);
+  reps.on_timeout(0);  // frozen with nothing kept
+  EXPECT_TRUE(random_value(reps.next())) << "nothing kept yet: random";
+  reps.on_ack(kGood, false, 1 * kMs);
+  reps.on_ack(kGood + 1, true, 1 * kMs);  // marked: not kept
+  EXPECT_TRUE(reps.frozen());
+  EXPECT_EQ(reps.next(), kGood);
+  reps.on_ack(kGood + 2, false, 2 * kMs);
+  EXPECT_EQ(reps.next(), kGood);  // cycling through the kept values
+  EXPECT_EQ(reps.next(), kGood + 2);
+  EXPECT_EQ(reps.next(), kGood);
+}
+
+TEST(RepsEntropy, ATimeoutAfterTheFreezesEndThawsInsteadOfFreezingAgain) {
+  RepsEntropy reps(1, kRef);
   reps.on_timeout(0);
-  EXPECT_GE(reps.next(1), kEntropyMin);
+  reps.on_timeout(RepsEntropy::kFreezeNs + 1);
+  EXPECT_FALSE(reps.frozen());
+  EXPECT_EQ(reps.exploring(), RepsEntropy::kExplorePackets);
+}
+
+TEST(RepsEntropy, WithFreezingOffATimeoutChangesNothing) {
+  RepsEntropy reps(1, EntropyParams{64, 8, false});  // workload.reps_freezing: false
+  reps.on_ack(kGood, false, 0);
+  reps.on_timeout(1 * kMs);
+  EXPECT_FALSE(reps.frozen());
+  EXPECT_EQ(reps.next(), kGood);
+  EXPECT_TRUE(random_value(reps.next())) << "used once, as without a timeout";
 }
 
 TEST(PathEntropy, FlowModeIsFixedPacketModeVaries) {
   PathEntropy flow(EntropyMode::kFlow, 3);
-  const uint16_t first = flow.next(0);
+  const uint16_t first = flow.next();
   flow.on_ack(kGood, false, 0);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(flow.next(i), first);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(flow.next(), first);
   PathEntropy packet(EntropyMode::kPacket, 3);
   std::set<uint16_t> seen;
-  for (int i = 0; i < 10; ++i) seen.insert(packet.next(i));
+  for (int i = 0; i < 10; ++i) seen.insert(packet.next());
   EXPECT_GT(seen.size(), 5u);
+  PathEntropy wide(EntropyMode::kPacket, 3, EntropyParams{kMaxEntropyRange, 8, true});
+  uint16_t top = 0;
+  for (int i = 0; i < 1000; ++i) top = std::max(top, wide.next());
+  EXPECT_GE(top, kEntropyMin + 64) << "entropy_range widens the draw";
 }
 
 TEST(PathEntropy, RepsModeRecyclesAndSeedsAreReproducible) {
   PathEntropy reps(EntropyMode::kReps, 3);
   reps.on_ack(kGood, false, 0);
-  EXPECT_EQ(reps.next(0), kGood);
+  EXPECT_EQ(reps.next(), kGood);
   PathEntropy a(EntropyMode::kPacket, flow_seed(1, 2, 3));
   PathEntropy b(EntropyMode::kPacket, flow_seed(1, 2, 3));
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(a.next(i), b.next(i));
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(a.next(), b.next());
   EXPECT_NE(flow_seed(1, 2, 3), flow_seed(1, 3, 2)) << "each direction is its own flow";
 }
 

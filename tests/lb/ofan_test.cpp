@@ -85,6 +85,28 @@ TEST(OrderTable, EveryKeysOrderIsAPermutationOfItsCandidates) {
   EXPECT_GT(distinct.size(), 60u);  // keys rotate in different orders
 }
 
+TEST(OrderTable, SixPortsGiveAtLeastTwentyDistinctCyclicOrders) {
+  // Ofan F.2: orders built with XOR and addition over one global permutation give up to 30 distinct
+  // cyclic orders for w = 6 (a stride over one base order gave φ(6) = 2). Rotations of one order
+  // are the same order: each is counted from its smallest port. Several switch seeds, so the test
+  // does not rest on one lucky permutation.
+  const std::vector<WeightedPort> six = {{3, 1}, {7, 1}, {8, 1}, {10, 1}, {11, 1}, {12, 1}};
+  const std::vector<std::vector<WeightedPort>> dest_ports(200, six);
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    const OrderTable t(dest_ports, std::vector<bool>(16, false), switch_seed(seed, 0));
+    std::set<std::vector<PortId>> cyclic;
+    for (uint32_t k = 0; k < t.keys(); ++k) {
+      std::vector<PortId> o(t.order(k).begin(), t.order(k).end());
+      std::vector<PortId> sorted = o;
+      std::sort(sorted.begin(), sorted.end());
+      ASSERT_EQ(sorted, (std::vector<PortId>{3, 7, 8, 10, 11, 12})) << "key " << k;
+      std::rotate(o.begin(), std::min_element(o.begin(), o.end()), o.end());
+      cyclic.insert(o);
+    }
+    EXPECT_GE(cyclic.size(), 20u) << "seed " << seed;
+  }
+}
+
 TEST(OrderTable, WeightedOrdersGiveEachPortItsShareAndDownPortsNone) {
   const std::vector<std::vector<WeightedPort>> dest_ports = {{{0, 4}, {1, 2}, {2, 2}, {3, 6}}};
   std::vector<bool> down(4, false);

@@ -36,7 +36,6 @@ class Fabric {
     for (uint32_t sw = 0; sw < g.size(); ++sw) {
       SwitchContext ctx;
       ctx.seed = seed;
-      ctx.switch_id = sw;
       ctx.ports = topo_.degree(g.node_of(sw));
       ctx.routing = &routing_;
       ctx.switch_index = sw;
