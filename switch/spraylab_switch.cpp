@@ -20,6 +20,7 @@
 #include "conf/config_error.h"
 #include "conf/guarded_main.h"
 #include "conf/loader.h"
+#include "conf/units.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
@@ -50,6 +51,8 @@ struct Options {
   std::string stats_json;
   bool dump_tables = false;
   std::vector<std::string> routes;
+  std::string idle_sleep;  // --idle-sleep as given; empty: busy polling
+  uint32_t mbufs = 0;
   spraylab::monitoring::MetricsOptions metrics{spraylab::monitoring::kSwitchPort};
 };
 
@@ -130,6 +133,14 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   app.add_option("--route", o.routes,
                  "Static route to addresses outside the topology, balanced over ports: "
                  "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");
+  app.add_option("--idle-sleep", o.idle_sleep,
+                 "Sleep after empty polls, backing off up to this long (e.g. 2ms): for many "
+                 "switch processes on few cores (docs/fabric.md, the namespaced fabric); "
+                 "default: busy polling");
+  app.add_option("--mbufs", o.mbufs,
+                 "Frames in the switch's mbuf pool (default: enough for every port's rings and "
+                 "a full egress queue each)")
+      ->check(CLI::Range(1024u, 16u << 20));
   app.add_flag("--dump-tables", o.dump_tables,
                "Print the switch's ports, routes and balancer as JSON and exit");
   o.metrics.add_to(app);
@@ -149,18 +160,31 @@ struct Plan {
   spraylab::topo::Topology topology;
   spraylab::topo::Routing routing;
   spraylab::dataplane::SwitchTables tables;
+  uint32_t payload_bytes = 0;  // the workload's data packets (their frames must fit an mbuf)
 };
 
 std::unique_ptr<Plan> plan_switch(const Options& o) {
   using namespace spraylab;
   const conf::Experiment exp = conf::load_experiment_file(o.config);
   auto plan = std::make_unique<Plan>(topo::build(exp.topology, exp.links));
+  plan->payload_bytes = exp.workload.payload_bytes;
   const topo::AddressPlan addresses(plan->routing);
   plan->tables = dataplane::build_switch_tables(exp, plan->routing, addresses, o.switch_name);
   for (const std::string& r : o.routes) {
     dataplane::add_static_route(plan->tables, dataplane::parse_static_route(r));
   }
   return plan;
+}
+
+// --idle-sleep in ns (0: busy polling).
+uint64_t idle_sleep_ns(const Options& o) {
+  if (o.idle_sleep.empty()) return 0;
+  const std::optional<double> ns = spraylab::conf::parse_time_ns(o.idle_sleep);
+  if (!ns || *ns < 1000 || *ns > 1e9) {
+    throw std::invalid_argument(
+        fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", o.idle_sleep));
+  }
+  return static_cast<uint64_t>(*ns);
 }
 
 uint32_t worker_count(const Options& o, uint32_t lcores) {
@@ -349,7 +373,14 @@ int run(int argc, char** argv) {
   }
   const uint32_t lcores = rte_lcore_count();
   const uint32_t workers = worker_count(o, lcores);
+  const uint64_t idle_sleep = idle_sleep_ns(o);
   net::PortSetup setup;
+  setup.mbufs = o.mbufs;
+  // A whole frame of the workload in one mbuf: the parser reads headers from the first segment
+  // only, and memif receives a frame longer than the data room as a chain (dropped as
+  // `truncated`). 128 B covers the testbed's headers (82 B) and a VLAN tag.
+  setup.data_room = static_cast<uint16_t>(std::max<uint32_t>(
+      setup.data_room, RTE_PKTMBUF_HEADROOM + (plan->payload_bytes + 128 + 63) / 64 * 64));
   rte_mempool* pool = nullptr;
   std::vector<net::PortState> ports = start_switch_ports(o, tables, workers, &setup, &pool);
 
@@ -371,7 +402,10 @@ int run(int argc, char** argv) {
   // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
   // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
   const auto gate = make_gate(ports, workers);
-  for (auto& p : plans) p.gate = gate.get();
+  for (auto& p : plans) {
+    p.gate = gate.get();
+    p.idle_sleep_max_ns = idle_sleep;
+  }
   Metrics metrics;
   if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, workers, pool);
 
