@@ -22,7 +22,7 @@ struct UpOptions {
   std::string dir;                 // the fabric's folder; "": /run/spraylab/<name>
   std::string name;                // "": the experiment's name
   std::string algorithm;           // "": the file's load_balancer.algorithm
-  std::string idle_sleep = "2ms";  // --idle-sleep of every process
+  std::string idle_sleep = "20ms";  // --idle-sleep of every process
   double link_timeout_s = 60;      // for every process to report its links up
   double run_timeout_s = 300;      // each generator's --timeout
 };

@@ -26,6 +26,16 @@
 
 namespace spraylab::net {
 
+// How long the peer-death gate (intr_gate.h) holds DPDK's interrupt thread between its turns
+// when the pollers sleep up to `idle_sleep_ns`: 5 of their longest sleeps, at least the default
+// 10 ms. Each turn wakes the interrupt thread; with dozens of processes on two CPUs those wakeups
+// were half of an idle fabric's CPU. The price: a memif link change is seen up to that late.
+inline uint64_t gate_hold_us(uint64_t idle_sleep_ns) {
+  return idle_sleep_ns == 0
+             ? IntrGate::kDefaultHoldUs
+             : std::max<uint64_t>(IntrGate::kDefaultHoldUs, idle_sleep_ns * 5 / 1000);
+}
+
 class IdleSleep {
  public:
   // Empty turns spun before the first sleep, and the first sleep (the kernel's timer slack adds

@@ -84,7 +84,7 @@ nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
 // The workers' gate with DPDK's interrupt thread, when a port is memif (nullptr otherwise: the
 // other PMDs here need none). Started: it holds the interrupt thread from here on.
 std::unique_ptr<spraylab::net::IntrGate> make_gate(
-    const std::vector<spraylab::net::PortState>& ports, uint32_t workers) {
+    const std::vector<spraylab::net::PortState>& ports, uint32_t workers, uint64_t hold_us) {
   using namespace spraylab::net;
   bool memif = false;
   for (const auto& p : ports) memif = memif || p.driver == "net_memif";
@@ -96,8 +96,8 @@ std::unique_ptr<spraylab::net::IntrGate> make_gate(
     on_turn = [redial] { redial->on_turn(); };
     wants_turn = [redial] { return redial->wants_turn(); };
   }
-  auto gate = std::make_unique<IntrGate>(workers, IntrGate::kDefaultHoldUs, std::move(on_turn),
-                                         std::move(wants_turn));
+  auto gate =
+      std::make_unique<IntrGate>(workers, hold_us, std::move(on_turn), std::move(wants_turn));
   gate->start();
   return gate;
 }
@@ -401,7 +401,7 @@ int run(int argc, char** argv) {
   auto plans = dataplane::plan_workers(workers, static_cast<uint16_t>(ports.size()), rxq);
   // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
   // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
-  const auto gate = make_gate(ports, workers);
+  const auto gate = make_gate(ports, workers, net::gate_hold_us(idle_sleep));
   for (auto& p : plans) {
     p.gate = gate.get();
     p.idle_sleep_max_ns = idle_sleep;

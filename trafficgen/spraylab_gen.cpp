@@ -162,11 +162,14 @@ double wait_for_start_file(const std::string& path) {
   fmt::print(stderr, "spraylab-gen: waiting for {}\n", path);
   while (true) {
     if (g_signal.load()) throw std::runtime_error("interrupted while waiting for the start file");
-    std::ifstream in(path);
-    double at = 0;
-    if (in && (in >> at) && at > 0) return at;
-    // A launcher writes the file ahead of the start (fabric start: 0.5 s): 20 ms is soon enough.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // access() first: a look that costs one system call, while the file is not there.
+    if (access(path.c_str(), R_OK) == 0) {
+      std::ifstream in(path);
+      double at = 0;
+      if (in && (in >> at) && at > 0) return at;
+    }
+    // A launcher writes the file ahead of the start (fabric start: 0.5 s): 100 ms is soon enough.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
 
@@ -335,7 +338,7 @@ class EngineLcores {
       // Client ports (the switch is the server) redial a switch that was restarted.
       auto redial = std::make_shared<net::MemifRedial>(ports);
       gate_ = std::make_unique<net::IntrGate>(
-          n, net::IntrGate::kDefaultHoldUs, [redial] { redial->on_turn(); },
+          n, net::gate_hold_us(idle_sleep_ns), [redial] { redial->on_turn(); },
           [redial] { return redial->wants_turn(); });
       gate_->start();
     }
