@@ -4,7 +4,8 @@ brings up the demo experiment (k = 4 fat tree: 20 spraylab-switch processes, 8 s
 processes for its 16 hosts, each in a network namespace of its own, memif links), `fabric start`
 runs its 1 MB permutation with one algorithm and every message must complete; then one switch,
 chosen at random, is killed with SIGKILL and `fabric down` must leave no namespace, process,
-memif socket, DPDK runtime folder or hugepage file of the fabric (listed before and after).
+memif socket, DPDK runtime folder or hugepage file of the fabric (listed before and after). A
+second case kills `fabric up` itself with SIGKILL half-way and checks the same after `down`.
 
 The fabric gets a name and a folder of the test's own (t<pid>, a temporary folder), so nothing
 of another fabric is touched; `fabric down` runs at the end whatever happened. Every process
@@ -23,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
@@ -138,6 +140,47 @@ def test_demo_up_run_kill_down(args):
     return " ".join(f"{k}={v}" for k, v in figures.items())
 
 
+def test_up_killed_midway_then_down(args):
+    """`fabric up` itself killed with SIGKILL while it starts the processes: `fabric down` finds
+    every process by its namespace and removes everything."""
+    name = f"u{os.getpid()}"
+    folder = tempfile.mkdtemp(prefix="spraylab-nsfabric-")
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    ns_before = namespaces()
+    check(nothing_left(leftovers(name, folder)), "the fabric's leftovers exist before it started")
+    up = subprocess.Popen([os.path.join(args.build, "fabric", "spraylab"), "fabric", "up", demo, "--name", name,
+                           "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # Until some processes run (the first level's switches), then the launcher dies.
+        deadline = time.time() + 120
+        while time.time() < deadline and len(fabric_processes(f"sl-{name}-")) < 4 and up.poll() is None:
+            time.sleep(0.05)
+        running = len(fabric_processes(f"sl-{name}-"))
+        up.kill()
+        up.wait()
+        check(running >= 4, f"fabric up started {running} processes before it was killed")
+        mid = leftovers(name, folder)
+        print(f"after kill -9 of fabric up: {len(mid['processes'])} processes, {len(mid['namespaces'])} namespaces",
+              flush=True)
+    finally:
+        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+        after = leftovers(name, folder)
+        print(f"after: {after}", flush=True)
+        ns_after = namespaces()
+        for n in after["namespaces"]:
+            subprocess.run(["ip", "netns", "del", n])
+        for pid in after["processes"]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+    check(down.returncode == 0, "fabric down failed")
+    check(nothing_left(after), f"fabric down left {after}")
+    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+    return f"{running} processes running when fabric up was killed; none left"
+
+
 def main():
     args = case_parser().parse_args()
     if os.geteuid() != 0:
@@ -146,7 +189,8 @@ def main():
     if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
         print("SKIP: no working `ip netns` (iproute2)")
         return 77
-    return run_cases(args, [("demo_up_run_kill_down", test_demo_up_run_kill_down, ())])
+    return run_cases(args, [("demo_up_run_kill_down", test_demo_up_run_kill_down, ()),
+                            ("up_killed_midway_then_down", test_up_killed_midway_then_down, ())])
 
 
 if __name__ == "__main__":
