@@ -72,6 +72,26 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
+// /spraylab/queue_max: every port's deepest queue since the last read (this command or a metrics
+// scrape), in packets and bytes; then the maxima restart from the depth now. A launcher reads it
+// before and after a run (fabric/namespaced.cpp).
+int cmd_queue_max(const char*, const char*, rte_tel_data* d) {
+  dataplane::SwitchRuntime& rt = g_control->runtime();
+  rte_tel_data_start_dict(d);
+  rte_tel_data* packets = rte_tel_data_alloc();
+  rte_tel_data* bytes = rte_tel_data_alloc();
+  rte_tel_data_start_array(packets, RTE_TEL_U64_VAL);
+  rte_tel_data_start_array(bytes, RTE_TEL_U64_VAL);
+  for (uint16_t p = 0; p < rt.ports(); ++p) {
+    const auto [mp, mb] = rt.take_max_depth(p);
+    rte_tel_data_add_array_u64(packets, mp);
+    rte_tel_data_add_array_u64(bytes, mb);
+  }
+  rte_tel_data_add_dict_container(d, "packets", packets, 0);
+  rte_tel_data_add_dict_container(d, "bytes", bytes, 0);
+  return 0;
+}
+
 int cmd_switch(const char*, const char*, rte_tel_data* d) {
   auto s = g_control->stats();
   s.erase("ports");
@@ -271,6 +291,9 @@ void SwitchControl::register_telemetry() {
                              "Per port: peer, state, counters, queue depth, drops by reason");
   rte_telemetry_register_cmd("/spraylab/port", cmd_port,
                              "One port: counters, queue depth, drops by reason. Parameter: port");
+  rte_telemetry_register_cmd(
+      "/spraylab/queue_max", cmd_queue_max,
+      "Per port: deepest queue in packets and bytes since the last read (or scrape), then reset");
   rte_telemetry_register_cmd("/spraylab/port_down", cmd_port_state,
                              "Take a port down. Parameter: port");
   rte_telemetry_register_cmd("/spraylab/port_up", cmd_port_state,

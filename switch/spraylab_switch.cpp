@@ -5,6 +5,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <CLI/CLI.hpp>
@@ -15,11 +16,13 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "conf/config_error.h"
 #include "conf/guarded_main.h"
 #include "conf/loader.h"
+#include "conf/units.h"
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
@@ -50,6 +53,8 @@ struct Options {
   std::string stats_json;
   bool dump_tables = false;
   std::vector<std::string> routes;
+  std::string idle_sleep;  // --idle-sleep as given; empty: busy polling
+  uint32_t mbufs = 0;
   spraylab::monitoring::MetricsOptions metrics{spraylab::monitoring::kSwitchPort};
 };
 
@@ -81,7 +86,7 @@ nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
 // The workers' gate with DPDK's interrupt thread, when a port is memif (nullptr otherwise: the
 // other PMDs here need none). Started: it holds the interrupt thread from here on.
 std::unique_ptr<spraylab::net::IntrGate> make_gate(
-    const std::vector<spraylab::net::PortState>& ports, uint32_t workers) {
+    const std::vector<spraylab::net::PortState>& ports, uint32_t workers, uint64_t hold_us) {
   using namespace spraylab::net;
   bool memif = false;
   for (const auto& p : ports) memif = memif || p.driver == "net_memif";
@@ -93,8 +98,8 @@ std::unique_ptr<spraylab::net::IntrGate> make_gate(
     on_turn = [redial] { redial->on_turn(); };
     wants_turn = [redial] { return redial->wants_turn(); };
   }
-  auto gate = std::make_unique<IntrGate>(workers, IntrGate::kDefaultHoldUs, std::move(on_turn),
-                                         std::move(wants_turn));
+  auto gate =
+      std::make_unique<IntrGate>(workers, hold_us, std::move(on_turn), std::move(wants_turn));
   gate->start();
   return gate;
 }
@@ -130,6 +135,14 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   app.add_option("--route", o.routes,
                  "Static route to addresses outside the topology, balanced over ports: "
                  "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");
+  app.add_option("--idle-sleep", o.idle_sleep,
+                 "Sleep after empty polls, backing off up to this long (e.g. 2ms): for many "
+                 "switch processes on few cores (docs/fabric.md, the namespaced fabric); "
+                 "default: busy polling");
+  app.add_option("--mbufs", o.mbufs,
+                 "Frames in the switch's mbuf pool (default: enough for every port's rings and "
+                 "a full egress queue each)")
+      ->check(CLI::Range(1024u, 16u << 20));
   app.add_flag("--dump-tables", o.dump_tables,
                "Print the switch's ports, routes and balancer as JSON and exit");
   o.metrics.add_to(app);
@@ -149,18 +162,43 @@ struct Plan {
   spraylab::topo::Topology topology;
   spraylab::topo::Routing routing;
   spraylab::dataplane::SwitchTables tables;
+  uint32_t payload_bytes = 0;  // the workload's data packets (their frames must fit an mbuf)
 };
 
 std::unique_ptr<Plan> plan_switch(const Options& o) {
   using namespace spraylab;
   const conf::Experiment exp = conf::load_experiment_file(o.config);
   auto plan = std::make_unique<Plan>(topo::build(exp.topology, exp.links));
+  plan->payload_bytes = exp.workload.payload_bytes;
   const topo::AddressPlan addresses(plan->routing);
   plan->tables = dataplane::build_switch_tables(exp, plan->routing, addresses, o.switch_name);
   for (const std::string& r : o.routes) {
     dataplane::add_static_route(plan->tables, dataplane::parse_static_route(r));
   }
   return plan;
+}
+
+// True if one of the first `ports` devices is an af_xdp port.
+bool any_af_xdp(uint16_t ports) {
+  for (uint16_t p = 0; p < ports && p < rte_eth_dev_count_avail(); ++p) {
+    rte_eth_dev_info info{};
+    if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != nullptr &&
+        std::string_view(info.driver_name) == "net_af_xdp") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// --idle-sleep in ns (0: busy polling).
+uint64_t idle_sleep_ns(const Options& o) {
+  if (o.idle_sleep.empty()) return 0;
+  const std::optional<double> ns = spraylab::conf::parse_time_ns(o.idle_sleep);
+  if (!ns || *ns < 1000 || *ns > 1e9) {
+    throw std::invalid_argument(
+        fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", o.idle_sleep));
+  }
+  return static_cast<uint64_t>(*ns);
 }
 
 uint32_t worker_count(const Options& o, uint32_t lcores) {
@@ -349,7 +387,17 @@ int run(int argc, char** argv) {
   }
   const uint32_t lcores = rte_lcore_count();
   const uint32_t workers = worker_count(o, lcores);
+  const uint64_t idle_sleep = idle_sleep_ns(o);
   net::PortSetup setup;
+  setup.mbufs = o.mbufs;
+  // A whole frame of the workload in one mbuf: the parser reads headers from the first segment
+  // only, and memif receives a frame longer than the data room as a chain (dropped as
+  // `truncated`). 128 B covers the testbed's headers (82 B) and a VLAN tag. Not with af_xdp: its
+  // umem frames are the mbufs, at most a page (and its MTU is under 3.5 KB anyway).
+  if (!any_af_xdp(static_cast<uint16_t>(tables.ports.size()))) {
+    setup.data_room = static_cast<uint16_t>(std::max<uint32_t>(
+        setup.data_room, RTE_PKTMBUF_HEADROOM + (plan->payload_bytes + 128 + 63) / 64 * 64));
+  }
   rte_mempool* pool = nullptr;
   std::vector<net::PortState> ports = start_switch_ports(o, tables, workers, &setup, &pool);
 
@@ -370,8 +418,11 @@ int run(int argc, char** argv) {
   auto plans = dataplane::plan_workers(workers, static_cast<uint16_t>(ports.size()), rxq);
   // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
   // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
-  const auto gate = make_gate(ports, workers);
-  for (auto& p : plans) p.gate = gate.get();
+  const auto gate = make_gate(ports, workers, net::gate_hold_us(idle_sleep));
+  for (auto& p : plans) {
+    p.gate = gate.get();
+    p.idle_sleep_max_ns = idle_sleep;
+  }
   Metrics metrics;
   if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, workers, pool);
 

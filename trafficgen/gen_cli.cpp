@@ -60,6 +60,13 @@ void add_run_options(CLI::App& app, GenCli& o) {
   app.add_option("--start-at", o.start_at,
                  "Start sending at this UNIX time in seconds (synchronises several processes; "
                  "default: as soon as every link is up)");
+  app.add_option("--start-file", o.start_file,
+                 "Wait, ports up and idle, until this file exists, then start at the UNIX time "
+                 "it holds (a launcher starts many processes ahead of a run: docs/fabric.md)");
+  app.add_option("--idle-sleep", o.idle_sleep,
+                 "Sleep after empty polls, backing off up to this long (e.g. 2ms), never past "
+                 "the next pacer slot or timer: for many processes on few cores (default: busy "
+                 "polling)");
   app.add_option("--warmup", o.warmup,
                  "Frames per port sent before the start (broadcast, UDP discard port) so that "
                  "memif's shared buffers are paged in before anything is measured (default: 2048 "
@@ -137,6 +144,16 @@ std::optional<monitoring::Address> metrics_address(const GenCli& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+}
+
+uint64_t idle_sleep_ns(const GenCli& cli) {
+  if (cli.idle_sleep.empty()) return 0;
+  const std::optional<double> ns = conf::parse_time_ns(cli.idle_sleep);
+  if (!ns || *ns < 1000 || *ns > 1e9) {
+    throw UsageError(
+        fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", cli.idle_sleep));
+  }
+  return static_cast<uint64_t>(*ns);
 }
 
 GenOptions gen_options(const GenCli& cli, const conf::Experiment& exp, const topo::Topology& t) {

@@ -16,6 +16,9 @@ namespace spraylab::gen {
 
 struct GenCli {
   std::string config, hosts, port_map, rate, entropy, rto, results, stats_json;
+  // --idle-sleep as given (empty: busy polling); --start-file: wait for it, then start at the
+  // UNIX time it holds.
+  std::string idle_sleep, start_file;
   uint32_t ack_every = 0;
   uint32_t payload = 0;
   double loss = 0, duration = 0, timeout = 0, start_at = 0, linger = -1, link_wait = 10;
@@ -36,6 +39,9 @@ std::optional<int> parse_gen_cli(int argc, char** argv, GenCli* cli);
 
 // Where to serve metrics, or nothing with --no-metrics. Throws UsageError.
 std::optional<monitoring::Address> metrics_address(const GenCli& cli);
+
+// --idle-sleep in ns (0: busy polling). Throws UsageError.
+uint64_t idle_sleep_ns(const GenCli& cli);
 
 // The experiment's generator options (options_from_experiment) with what the command line sets
 // instead: --hosts, --port-map, --rate, --ack-every, --entropy, --retransmit-timeout, --loss,

@@ -33,6 +33,7 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "net/carrier_watch.h"
+#include "net/idle_sleep.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
 #include "topo/build.h"
@@ -155,14 +156,33 @@ GenPorts open_ports(const gen::RunPlan& plan, const gen::GenCli& cli) {
   return ports;
 }
 
-// In a millisecond, or at --start-at (at most a minute away).
+// --start-file: waits (asleep: the ports need no polling before the run) until the file exists
+// and holds a UNIX time, and returns it.
+double wait_for_start_file(const std::string& path) {
+  fmt::print(stderr, "spraylab-gen: waiting for {}\n", path);
+  while (true) {
+    if (g_signal.load()) throw std::runtime_error("interrupted while waiting for the start file");
+    // access() first: a look that costs one system call, while the file is not there.
+    if (access(path.c_str(), R_OK) == 0) {
+      std::ifstream in(path);
+      double at = 0;
+      if (in && (in >> at) && at > 0) return at;
+    }
+    // A launcher writes the file ahead of the start (fabric start: 0.5 s): 100 ms is soon enough.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// In a millisecond, or at --start-at / the time in --start-file (at most a minute away).
 uint64_t start_tsc_of(const gen::GenCli& cli) {
   const uint64_t hz = rte_get_tsc_hz();
   uint64_t start_tsc = rte_rdtsc() + hz / 1000;
-  if (cli.start_at > 0) {
+  const double start_at =
+      cli.start_file.empty() ? cli.start_at : wait_for_start_file(cli.start_file);
+  if (start_at > 0) {
     const double now_s =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    const double wait = cli.start_at - now_s;
+    const double wait = start_at - now_s;
     if (wait > 60) {
       throw gen::UsageError(fmt::format("--start-at is {:.1f} s away (at most 60)", wait));
     }
@@ -270,14 +290,35 @@ struct EngineLaunch {
   gen::HostEngine* engine;
   net::IntrGate* gate;
   uint32_t poller;
+  uint64_t idle_sleep_ns;  // --idle-sleep (0: busy polling)
 };
+
+// TSC cycles as ns for IdleSleep (UINT64_MAX, "never", stays so).
+uint64_t tsc_ns(uint64_t tsc, double ns_per_cycle) {
+  return tsc == UINT64_MAX ? UINT64_MAX
+                           : static_cast<uint64_t>(static_cast<double>(tsc) * ns_per_cycle);
+}
+
+// One engine's turn and, when it did nothing, --idle-sleep's nap until its next pacer slot or
+// timer at the latest.
+void poll_engine(gen::HostEngine& engine, net::IdleSleep& idle, net::IntrGate* gate,
+                 uint32_t poller, double ns_per_cycle) {
+  const uint64_t now = rte_rdtsc();
+  if (engine.poll(now)) {
+    idle.worked();
+  } else if (idle.enabled()) {
+    idle.idle(tsc_ns(now, ns_per_cycle), tsc_ns(engine.next_wake(now), ns_per_cycle), gate, poller);
+  }
+}
 
 int worker_main(void* arg) {
   const auto* l = static_cast<const EngineLaunch*>(arg);
+  net::IdleSleep idle(l->idle_sleep_ns);
+  const double ns_per_cycle = 1e9 / static_cast<double>(rte_get_tsc_hz());
   if (l->gate) l->gate->enter(l->poller);
   while (!g_stop.load(std::memory_order_relaxed)) {
     if (l->gate) l->gate->checkpoint(l->poller);
-    l->engine->poll(rte_rdtsc());
+    poll_engine(*l->engine, idle, l->gate, l->poller, ns_per_cycle);
   }
   if (l->gate) l->gate->leave(l->poller);
   return 0;
@@ -289,21 +330,22 @@ int worker_main(void* arg) {
 class EngineLcores {
  public:
   EngineLcores(const Engines& engines, const std::vector<unsigned>& lcores,
-               const std::vector<net::PortState>& ports) {
+               const std::vector<net::PortState>& ports, uint64_t idle_sleep_ns)
+      : idle_(idle_sleep_ns), ns_per_cycle_(1e9 / static_cast<double>(rte_get_tsc_hz())) {
     const auto n = static_cast<uint32_t>(engines.list.size());
     if (std::any_of(ports.begin(), ports.end(),
                     [](const auto& p) { return p.driver == "net_memif"; })) {
       // Client ports (the switch is the server) redial a switch that was restarted.
       auto redial = std::make_shared<net::MemifRedial>(ports);
       gate_ = std::make_unique<net::IntrGate>(
-          n, net::IntrGate::kDefaultHoldUs, [redial] { redial->on_turn(); },
+          n, net::gate_hold_us(idle_sleep_ns), [redial] { redial->on_turn(); },
           [redial] { return redial->wants_turn(); });
       gate_->start();
     }
     launches_.reserve(n);
     if (rte_lcore_count() > 1) {
       for (uint32_t e = 0; e < n; ++e) {
-        launches_.push_back({engines.list[e].get(), gate_.get(), e});
+        launches_.push_back({engines.list[e].get(), gate_.get(), e, idle_sleep_ns});
         rte_eal_remote_launch(worker_main, &launches_.back(), lcores[e]);
       }
     } else {
@@ -312,9 +354,13 @@ class EngineLcores {
     }
   }
   void poll_main(uint64_t now) {
-    if (main_engine_ == nullptr || halted_) return;
+    if (main_engine_ == nullptr || halted_) {
+      // Nothing to poll here: with --idle-sleep the main lcore naps between control turns.
+      idle_.idle(tsc_ns(now, ns_per_cycle_), UINT64_MAX);
+      return;
+    }
     if (gate_) gate_->checkpoint(0);
-    main_engine_->poll(now);
+    poll_engine(*main_engine_, idle_, gate_.get(), 0, ns_per_cycle_);
   }
   bool halted() const { return halted_; }
   void halt() {
@@ -330,6 +376,8 @@ class EngineLcores {
   }
 
  private:
+  net::IdleSleep idle_;
+  double ns_per_cycle_;
   std::unique_ptr<net::IntrGate> gate_;
   std::vector<EngineLaunch> launches_;
   gen::HostEngine* main_engine_ = nullptr;
@@ -611,6 +659,7 @@ int run(int argc, char** argv) {
     return *rc;
   }
   const std::optional<monitoring::Address> metrics_at = gen::metrics_address(cli);
+  const uint64_t idle_sleep_ns = gen::idle_sleep_ns(cli);
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
   const uint64_t start_tsc = start_tsc_of(cli);
@@ -629,7 +678,7 @@ int run(int argc, char** argv) {
   if (cli.hold) read_stdin_commands();
 
   LinkLog link_log(links);
-  EngineLcores running(engines, lcores, ports.list);
+  EngineLcores running(engines, lcores, ports.list, idle_sleep_ns);
   RunLoop loop(cli, plan, engines, running, link_log, start_tsc);
   loop.run();
   running.finish();

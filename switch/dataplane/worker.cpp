@@ -23,6 +23,21 @@ std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
   return plans;
 }
 
+namespace {
+
+// When the worker next has work of its own without receiving: the earliest shaper slot of an
+// egress port it owns that holds frames (UINT64_MAX: none holds any).
+uint64_t next_departure_ns(const SwitchRuntime& rt, const WorkerPlan& plan) {
+  uint64_t wake = UINT64_MAX;
+  for (uint16_t port : plan.tx) {
+    if (rt.depth_packets_now(port) == 0) continue;
+    wake = std::min(wake, rt.egress(port).shaper().busy_until_ns());
+  }
+  return wake;
+}
+
+}  // namespace
+
 TscClock::TscClock() : ns_per_cycle_(1e9 / static_cast<double>(rte_get_tsc_hz())) {}
 
 uint64_t TscClock::now_ns() const { return static_cast<uint64_t>(rte_rdtsc() * ns_per_cycle_); }
@@ -48,6 +63,7 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
   };
   uint64_t next_hook = 0;
   net::IntrGate* const gate = plan.gate;
+  net::IdleSleep idle(plan.idle_sleep_max_ns);
   if (gate) gate->enter(plan.worker);
   while (!stop.load(std::memory_order_relaxed)) {
     // Between bursts: the one place where a memif link may come or go under this worker.
@@ -56,11 +72,15 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     const uint64_t now = clock.now_ns();
     const uint32_t moved = worker_turn(rt, fwd, plan, now, rx, tx);
     c.loops.inc();
-    if (moved) c.busy_cycles.add(rte_rdtsc() - start);
+    if (moved) {
+      c.busy_cycles.add(rte_rdtsc() - start);
+      idle.worked();
+    }
     if (hook && now >= next_hook) {
       hook();
       next_hook = now + hook_period_ns;
     }
+    if (!moved && idle.enabled()) idle.idle(now, next_departure_ns(rt, plan), gate, plan.worker);
   }
   if (gate) gate->leave(plan.worker);
 }

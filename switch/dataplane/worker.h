@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/idle_sleep.h"
 #include "net/intr_gate.h"
 #include "switch/dataplane/forwarder.h"
 
@@ -23,6 +24,8 @@ struct WorkerPlan {
   // If set, the worker is poller `worker` of this gate: it parks between bursts while DPDK's
   // interrupt thread changes links (memif ports: intr_gate.h says why).
   net::IntrGate* gate = nullptr;
+  // Longest sleep after empty turns (net/idle_sleep.h); 0: busy polling, the default.
+  uint64_t idle_sleep_max_ns = 0;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough

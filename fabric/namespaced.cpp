@@ -1,0 +1,929 @@
+#include "fabric/namespaced.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <glob.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "conf/loader.h"
+#include "conf/units.h"
+#include "fabric/variants.h"
+#include "topo/build.h"
+
+namespace spraylab::fabric::ns {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* kRunDir = "/run/spraylab";
+constexpr const char* kDpdkRunDir = "/var/run/dpdk";
+// EAL memory per process, in ordinary (--no-huge) memory: only what a process touches is
+// resident. A switch's rte_lpm alone reserves 64 MB (its first level), so 20 switches would take
+// 1.3 GB of the 2 GB of hugepages scripts/setup.sh reserves; anonymous memory costs what is used.
+constexpr int kSwitchMemoryMb = 512;
+constexpr int kGenMemoryMb = 256;
+constexpr uint32_t kSwitchMbufs = 4096;
+constexpr const char* kSwitchMetrics = "127.0.0.1:9561";
+constexpr const char* kGenMetrics = "127.0.0.1:9562";
+// The line spraylab-gen prints when its links are up and warmed and it waits for the start.
+constexpr const char* kGenReady = "spraylab-gen: waiting for ";
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+// A name that is safe in a namespace, a file prefix and a path.
+std::string safe_name(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  return out;
+}
+
+std::string ns_prefix(const std::string& fabric) { return "sl-" + fabric + "-"; }
+
+// Runs a command (no shell) and waits; returns its exit status. Its output goes to ours unless
+// `quiet`.
+int run_command(const std::vector<std::string>& argv, bool quiet = false) {
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    if (quiet) {
+      const int nul = open("/dev/null", O_WRONLY);
+      dup2(nul, 1);
+      dup2(nul, 2);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+// A command's standard output (no shell).
+std::string command_output(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    const int nul = open("/dev/null", O_WRONLY);
+    dup2(nul, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return out;
+}
+
+// The fabric's namespaces that exist now (`ip netns list`), by name prefix.
+std::vector<std::string> namespaces_with_prefix(const std::string& prefix) {
+  std::vector<std::string> out;
+  std::istringstream in(command_output({"ip", "netns", "list"}));
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string name = line.substr(0, line.find(' '));
+    if (name.starts_with(prefix)) out.push_back(name);
+  }
+  return out;
+}
+
+// Processes whose network namespace is `netns` (`ip netns pids`).
+std::vector<int> pids_in_namespace(const std::string& netns) {
+  std::vector<int> out;
+  std::istringstream in(command_output({"ip", "netns", "pids", netns}));
+  int pid;
+  while (in >> pid) out.push_back(pid);
+  return out;
+}
+
+// True while `pid` runs (a zombie has finished).
+bool alive(int pid) {
+  if (pid <= 0 || kill(pid, 0) != 0) return false;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close_paren = line.rfind(')');
+  return close_paren == std::string::npos || close_paren + 2 >= line.size() ||
+         line[close_paren + 2] != 'Z';
+}
+
+// True if `pid` is still the process we started: its command line names its file prefix (a
+// recorded pid may have been reused after a crash).
+bool is_ours(int pid, const std::string& prefix) {
+  std::ifstream in(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
+  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cmdline.find(std::string("--file-prefix") + '\0' + prefix + '\0') != std::string::npos;
+}
+
+// Reaps `pid` if it is our child and has exited (no zombie left behind by `up` or `start`).
+void reap(int pid) {
+  int st;
+  waitpid(pid, &st, WNOHANG);
+}
+
+// The folder of spraylab-switch and spraylab-gen: next to this program (installed), or the
+// build tree's switch/ and trafficgen/ beside fabric/. SPRAYLAB_BIN_DIR overrides.
+std::string program_path(const std::string& program) {
+  if (const char* env = std::getenv("SPRAYLAB_BIN_DIR")) return fs::path(env) / program;
+  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  if (fs::exists(self / program)) return self / program;
+  const fs::path built =
+      self.parent_path() / (program == "spraylab-switch" ? "switch" : "trafficgen") / program;
+  if (fs::exists(built)) return built;
+  throw std::runtime_error(
+      fmt::format("cannot find {} next to {} or in the build tree (set SPRAYLAB_BIN_DIR)", program,
+                  self.string()));
+}
+
+std::string lcores_arg() {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  // One lcore, free to run on every CPU: the scheduler spreads the processes.
+  return cpus > 1 ? fmt::format("0@(0-{})", cpus - 1) : "0@0";
+}
+
+std::vector<std::string> eal_args(const std::string& prefix, int memory_mb) {
+  return {
+      "--lcores",      lcores_arg(), "--no-pci",    "--no-huge",    "-m", fmt::to_string(memory_mb),
+      "--file-prefix", prefix,       "--log-level", "lib.eal:error"};
+}
+
+std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
+  // bsize=8192: a frame of up to 8 KB in one descriptor (22.11's memif mangles frames chained
+  // over several: the demo's 4 KB payloads looped as phantom frames at 2 KB). rsize=9: 512
+  // descriptors each way, 8 MB of shared memory a link.
+  return fmt::format("net_memif{},role={},id=0,socket={},socket-abstract=no,bsize=8192,rsize=9",
+                     index, server ? "server" : "client", socket);
+}
+
+// The experiment as the fabric runs it: the algorithm and the rate applied, time constants
+// stretched like the in-process fabric's (docs/fabric.md, "Rates"), so buffers and
+// bandwidth-delay products keep their size in packets. Returns the YAML and sets *rate, *scale.
+std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scale) {
+  std::ifstream in(o.experiment);
+  if (!in) conf::load_experiment_file(o.experiment);  // throws the loader's message
+  std::ostringstream text;
+  text << in.rdbuf();
+  const conf::Experiment exp = conf::load_experiment_file(o.experiment);
+  double fastest = exp.links.rate_bps;
+  for (const auto& l : exp.topology.links) {
+    if (l.rate_bps || l.delay_ns) {
+      throw std::invalid_argument(
+          "fabric up: per-link rates or delays of an explicit topology are not supported yet "
+          "(issue 15)");
+    }
+  }
+  VariantRequest request;
+  if (!o.algorithm.empty()) request.algorithms = {o.algorithm};
+  *rate_bps = fastest;
+  *scale = 1;
+  if (o.rate != "file") {
+    const std::string text_rate = o.rate.empty() ? conf::format_rate(kNamespacedRateBps) : o.rate;
+    const std::optional<double> bps = conf::parse_rate_bps(text_rate);
+    if (!bps || *bps <= 0) {
+      throw std::invalid_argument(
+          fmt::format("--rate {}: expected a rate such as 100Mbps, or 'file'", text_rate));
+    }
+    const double k = fastest / *bps;
+    if (k > 1) {
+      *rate_bps = *bps;
+      *scale = k;
+      auto stretched = [k](uint64_t ns) { return conf::format_time(static_cast<double>(ns) * k); };
+      request.sets.push_back({"links.rate", {conf::format_rate(*bps)}});
+      request.sets.push_back({"links.delay", {conf::format_time(exp.links.delay_ns * k)}});
+      request.sets.push_back(
+          {"workload.retransmit_timeout", {stretched(exp.workload.retransmit_timeout_ns)}});
+      request.sets.push_back(
+          {"measurement.queue_sample", {stretched(exp.measurement.queue_sample_ns)}});
+      if (exp.measurement.duration_ns > 0) {
+        request.sets.push_back({"measurement.duration", {stretched(exp.measurement.duration_ns)}});
+      }
+    }
+  }
+  const std::vector<Variant> variants = expand_variants(text.str(), o.experiment, request);
+  return variants.at(0).yaml;
+}
+
+// Every process of the fabric: a spraylab-switch per switch, a spraylab-gen per leaf's hosts.
+// memif: the end nearer the core listens (role=server; a leaf for its hosts), so processes
+// start level by level from the core down and every client finds its server's socket file.
+std::vector<Process> plan_processes(const FabricState& st, const topo::Topology& t,
+                                    const UpOptions& o) {
+  const std::string sock = fs::path(st.dir) / "sock";
+  const std::string sw_bin = program_path("spraylab-switch");
+  const std::string gen_bin = program_path("spraylab-gen");
+  uint8_t top = 0;
+  for (topo::NodeId s : t.switches()) top = std::max(top, t.node(s).level);
+  auto socket_of = [&](topo::NodeId server, topo::PortId port) {
+    return fmt::format("{}/{}-p{}.sock", sock, t.node(server).name, port);
+  };
+  std::vector<Process> out;
+  for (topo::NodeId s : t.switches()) {
+    const topo::Node& n = t.node(s);
+    Process p;
+    p.node = n.name;
+    p.role = "switch";
+    p.wave = top - n.level;
+    p.netns = ns_prefix(st.name) + safe_name(n.name);
+    p.prefix = p.netns;
+    p.log = fs::path(st.dir) / "logs" / (n.name + ".log");
+    p.metrics = kSwitchMetrics;
+    p.ports = static_cast<uint32_t>(t.degree(s));
+    p.argv = {sw_bin};
+    for (const auto& a : eal_args(p.prefix, kSwitchMemoryMb)) p.argv.push_back(a);
+    for (topo::PortId port = 0; port < t.degree(s); ++port) {
+      const topo::PortRef peer = t.peer(s, port);
+      const topo::Node& pn = t.node(peer.node);
+      bool server = true;
+      if (pn.kind == topo::NodeKind::kSwitch) {
+        if (pn.level == n.level) {
+          throw std::invalid_argument(fmt::format(
+              "fabric up: {} and {} are switches of one level; links between them are not "
+              "supported yet (issue 15)",
+              n.name, pn.name));
+        }
+        server = n.level > pn.level;
+      }
+      const std::string path = server ? socket_of(s, port) : socket_of(peer.node, peer.port);
+      if (server) p.serves.push_back(path);
+      p.argv.push_back("--vdev");
+      p.argv.push_back(memif_vdev(port, server, path));
+    }
+    for (const std::string& a : {std::string("--"), std::string("--config"), st.experiment,
+                                 std::string("--switch"), n.name, std::string("--idle-sleep"),
+                                 o.idle_sleep, std::string("--mbufs"), fmt::to_string(kSwitchMbufs),
+                                 std::string("--metrics-address"), std::string(kSwitchMetrics)}) {
+      p.argv.push_back(a);
+    }
+    out.push_back(std::move(p));
+  }
+  for (topo::NodeId leaf : t.leaves()) {
+    const topo::Node& n = t.node(leaf);
+    Process p;
+    p.node = "g-" + n.name;
+    p.role = "gen";
+    p.wave = top + 1;
+    p.netns = ns_prefix(st.name) + safe_name(p.node);
+    p.prefix = p.netns;
+    p.log = fs::path(st.dir) / "logs" / (p.node + ".log");
+    p.results = fs::path(st.dir) / "results" / (p.node + ".json");
+    p.metrics = kGenMetrics;
+    p.argv = {gen_bin};
+    for (const auto& a : eal_args(p.prefix, kGenMemoryMb)) p.argv.push_back(a);
+    for (topo::PortId port = 0; port < t.degree(leaf); ++port) {
+      const topo::PortRef peer = t.peer(leaf, port);
+      if (t.node(peer.node).kind != topo::NodeKind::kHost) continue;
+      p.argv.push_back("--vdev");
+      p.argv.push_back(memif_vdev(p.ports++, false, socket_of(leaf, port)));
+      p.hosts.push_back(t.node(peer.node).name);
+    }
+    std::string hosts;
+    for (const auto& h : p.hosts) hosts += (hosts.empty() ? "" : ",") + h;
+    for (const std::string& a :
+         {std::string("--"), std::string("--config"), st.experiment, std::string("--hosts"), hosts,
+          std::string("--start-file"), (fs::path(st.dir) / "start").string(),
+          std::string("--results"), p.results, std::string("--idle-sleep"), o.idle_sleep,
+          std::string("--link-wait"), fmt::to_string(o.link_timeout_s), std::string("--timeout"),
+          fmt::to_string(o.run_timeout_s), std::string("--metrics-address"),
+          std::string(kGenMetrics)}) {
+      p.argv.push_back(a);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+json to_json(const FabricState& st) {
+  json j;
+  j["fabric"] = st.name;
+  j["dir"] = st.dir;
+  j["experiment"] = st.experiment;
+  j["links"] = st.links;
+  j["rate_bps"] = st.rate_bps;
+  j["time_scale"] = st.time_scale;
+  j["processes"] = json::array();
+  for (const Process& p : st.processes) {
+    j["processes"].push_back({{"node", p.node},
+                              {"role", p.role},
+                              {"wave", p.wave},
+                              {"netns", p.netns},
+                              {"prefix", p.prefix},
+                              {"pid", p.pid},
+                              {"log", p.log},
+                              {"metrics", p.metrics},
+                              {"ports", p.ports},
+                              {"hosts", p.hosts},
+                              {"results", p.results},
+                              {"serves", p.serves},
+                              {"argv", p.argv}});
+  }
+  return j;
+}
+
+FabricState from_json(const json& j) {
+  FabricState st;
+  st.name = j.at("fabric").get<std::string>();
+  st.dir = j.at("dir").get<std::string>();
+  st.experiment = j.at("experiment").get<std::string>();
+  st.links = j.at("links").get<std::string>();
+  st.rate_bps = j.at("rate_bps").get<double>();
+  st.time_scale = j.at("time_scale").get<double>();
+  for (const auto& pj : j.at("processes")) {
+    Process p;
+    p.node = pj.at("node").get<std::string>();
+    p.role = pj.at("role").get<std::string>();
+    p.wave = pj.at("wave").get<int>();
+    p.netns = pj.at("netns").get<std::string>();
+    p.prefix = pj.at("prefix").get<std::string>();
+    p.pid = pj.at("pid").get<int>();
+    p.log = pj.at("log").get<std::string>();
+    p.metrics = pj.at("metrics").get<std::string>();
+    p.ports = pj.at("ports").get<uint32_t>();
+    p.hosts = pj.at("hosts").get<std::vector<std::string>>();
+    p.results = pj.at("results").get<std::string>();
+    p.serves = pj.at("serves").get<std::vector<std::string>>();
+    p.argv = pj.at("argv").get<std::vector<std::string>>();
+    st.processes.push_back(std::move(p));
+  }
+  return st;
+}
+
+std::string state_path(const std::string& dir) { return fs::path(dir) / "state.json"; }
+
+// Written whole, then renamed: a reader never sees half a file, and a crash leaves the last.
+void save_state(const FabricState& st) {
+  const std::string tmp = state_path(st.dir) + ".tmp";
+  std::ofstream(tmp) << to_json(st).dump(2) << "\n";
+  fs::rename(tmp, state_path(st.dir));
+}
+
+std::optional<FabricState> load_state(const std::string& dir) {
+  std::ifstream in(state_path(dir));
+  if (!in) return std::nullopt;
+  return from_json(json::parse(in));
+}
+
+// Starts `p` in its namespace, detached (its own session; output to its log), and returns its
+// pid: `ip netns exec` enters the namespace and execs the program, so the pid is the program's.
+int spawn(const Process& p, const std::string& log_mode) {
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    setsid();
+    const int flags = O_WRONLY | O_CREAT | (log_mode == "a" ? O_APPEND : O_TRUNC);
+    const int log = open(p.log.c_str(), flags, 0644);
+    const int nul = open("/dev/null", O_RDONLY);
+    if (log >= 0) {
+      dup2(log, 1);
+      dup2(log, 2);
+    }
+    if (nul >= 0) dup2(nul, 0);
+    std::vector<std::string> argv = {"ip", "netns", "exec", p.netns};
+    argv.insert(argv.end(), p.argv.begin(), p.argv.end());
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp("ip", args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string log_tail(const std::string& path, size_t lines = 5) {
+  std::ifstream in(path);
+  std::vector<std::string> all;
+  std::string line;
+  while (std::getline(in, line)) all.push_back(line);
+  std::string out;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    out += "    " + all[i] + "\n";
+  }
+  return out;
+}
+
+bool log_has(const std::string& path, const std::string& text) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A DPDK telemetry command to the process with file prefix `prefix` (its UNIX socket in the
+// runtime folder, reachable from any namespace: it is a file). nullopt if it does not answer.
+std::optional<json> telemetry(const std::string& prefix, const std::string& command) {
+  const std::string path = fmt::format("{}/{}/dpdk_telemetry.v2", kDpdkRunDir, prefix);
+  const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::nullopt;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  timeval tv{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::optional<json> out;
+  std::string buf(1 << 16, '\0');
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      recv(fd, buf.data(), buf.size(), 0) > 0 &&
+      send(fd, command.data(), command.size(), 0) == static_cast<ssize_t>(command.size())) {
+    const ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+    if (n > 0) {
+      const json reply = json::parse(buf.substr(0, static_cast<size_t>(n)), nullptr, false);
+      if (reply.is_object() && reply.contains(command)) out = reply[command];
+    }
+  }
+  close(fd);
+  return out;
+}
+
+// A switch's ports as its telemetry reports them (arrays indexed by port), or nullopt.
+std::optional<json> switch_ports(const Process& p) {
+  std::optional<json> j = telemetry(p.prefix, "/spraylab/ports");
+  if (!j || !j->is_object() || !j->contains("up")) return std::nullopt;
+  return j;
+}
+
+uint32_t ports_up(const json& ports) {
+  uint32_t n = 0;
+  for (const auto& v : ports["up"]) n += v.get<uint64_t>() ? 1 : 0;
+  return n;
+}
+
+// Ready: a switch with every link up, a generator with its links up and warmed, waiting for
+// the start.
+bool ready(const Process& p) {
+  if (p.role == "gen") return log_has(p.log, kGenReady);
+  const std::optional<json> ports = switch_ports(p);
+  return ports && ports_up(*ports) == p.ports;
+}
+
+// Starts the processes of one wave and waits until each serves its socket files.
+void start_wave(FabricState& st, int wave, const std::string& log_mode) {
+  std::vector<Process*> started;
+  for (Process& p : st.processes) {
+    if (p.wave != wave) continue;
+    for (const std::string& s : p.serves) fs::remove(s);  // a killed server leaves its own
+    p.pid = spawn(p, log_mode);
+    started.push_back(&p);
+  }
+  save_state(st);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (Process* p : started) {
+    // The socket file appears at bind(), a moment before listen(): a client that dials then is
+    // refused, and DPDK 22.11's memif client gives up at once. A switch that has started its
+    // ports (its "N ports" line) listens on every server socket.
+    const std::string started_line = fmt::format("spraylab-switch {}: {} ports", p->node, p->ports);
+    for (const std::string& s : p->serves) {
+      while (!fs::exists(s)) {
+        reap(p->pid);
+        if (!alive(p->pid)) {
+          throw std::runtime_error(fmt::format("{} ({}) exited during start-up; its log {}:\n{}",
+                                               p->node, p->role, p->log, log_tail(p->log)));
+        }
+        if (since(t0) > 60) {
+          throw std::runtime_error(fmt::format("{}: no socket {} after 60 s; its log {}:\n{}",
+                                               p->node, s, p->log, log_tail(p->log)));
+        }
+        sleep_ms(5);
+      }
+    }
+    while (p->role == "switch" && !log_has(p->log, started_line)) {
+      reap(p->pid);
+      if (!alive(p->pid)) {
+        throw std::runtime_error(fmt::format("{} ({}) exited during start-up; its log {}:\n{}",
+                                             p->node, p->role, p->log, log_tail(p->log)));
+      }
+      if (since(t0) > 60) {
+        throw std::runtime_error(fmt::format("{}: ports not started after 60 s; its log {}:\n{}",
+                                             p->node, p->log, log_tail(p->log)));
+      }
+      sleep_ms(5);
+    }
+  }
+}
+
+// Waits until every process of `role` ("" for all) is ready; false after `timeout_s`, naming
+// those that are not.
+bool wait_ready(FabricState& st, const std::string& role, double timeout_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::set<std::string> pending;
+  for (const Process& p : st.processes) {
+    if (role.empty() || p.role == role) pending.insert(p.node);
+  }
+  while (!pending.empty()) {
+    for (const Process& p : st.processes) {
+      if (!pending.count(p.node)) continue;
+      reap(p.pid);
+      if (!alive(p.pid)) {
+        fmt::print(stderr, "spraylab fabric: {} exited; its log {}:\n{}", p.node, p.log,
+                   log_tail(p.log));
+        return false;
+      }
+      if (ready(p)) pending.erase(p.node);
+    }
+    if (pending.empty()) break;
+    if (since(t0) > timeout_s) {
+      std::string names;
+      for (const auto& n : pending) names += " " + n;
+      fmt::print(stderr, "spraylab fabric: not ready after {:.0f} s:{}\n", timeout_s, names);
+      return false;
+    }
+    sleep_ms(20);
+  }
+  return true;
+}
+
+void remove_runtime_files(const std::string& prefix) {
+  std::error_code ec;
+  fs::remove_all(fs::path(kDpdkRunDir) / prefix, ec);
+  glob_t g{};
+  const std::string pattern = fmt::format("/dev/hugepages/{}*", prefix);
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) unlink(g.gl_pathv[i]);
+  }
+  globfree(&g);
+}
+
+// CPU time (user + system, every thread) of `pid` in clock ticks, or -1.
+long cpu_ticks(int pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(in, line)) return -1;
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) stime = std::stol(field);
+  }
+  return utime + stime;
+}
+
+long rss_kb(int pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// A fabric's folder from its name or --dir; the one fabric under /run/spraylab when neither.
+std::string resolve_dir(const std::string& name, const std::string& dir) {
+  if (!dir.empty()) return dir;
+  if (!name.empty()) return default_dir(name);
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(kRunDir, ec)) {
+    if (fs::exists(e.path() / "state.json")) found.push_back(e.path());
+  }
+  if (found.size() == 1) return found[0];
+  throw std::invalid_argument(found.empty() ? "no fabric is up (no /run/spraylab/*/state.json)"
+                                            : "several fabrics are up: name one (or --dir)");
+}
+
+FabricState require_state(const std::string& dir) {
+  std::optional<FabricState> st = load_state(dir);
+  if (!st) throw std::invalid_argument(fmt::format("no fabric state in {}", dir));
+  return *st;
+}
+
+}  // namespace
+
+std::string default_dir(const std::string& name) { return fs::path(kRunDir) / safe_name(name); }
+
+std::string default_dir_of(const std::string& name, const std::string& dir) {
+  return resolve_dir(name, dir);
+}
+
+int up(const UpOptions& o) {
+  if (o.links != "memif") {
+    throw std::invalid_argument(
+        fmt::format("--links {}: only memif so far (veth and vhost: issue 15)", o.links));
+  }
+  if (geteuid() != 0) throw std::invalid_argument("fabric up needs root (ip netns add)");
+  const auto t0 = std::chrono::steady_clock::now();
+  FabricState st;
+  st.links = o.links;
+  const std::string yaml = fabric_experiment(o, &st.rate_bps, &st.time_scale);
+  const conf::Experiment exp = conf::load_experiment_file(o.experiment);
+  st.name = safe_name(o.name.empty() ? exp.name : o.name);
+  st.dir = o.dir.empty() ? default_dir(st.name) : fs::absolute(o.dir).string();
+  if (const std::optional<FabricState> old = load_state(st.dir)) {
+    throw std::invalid_argument(
+        fmt::format("fabric {} is up (or was not taken down): spraylab fabric down {} --dir {}",
+                    old->name, old->name, st.dir));
+  }
+  if (!namespaces_with_prefix(ns_prefix(st.name)).empty()) {
+    throw std::invalid_argument(fmt::format("namespaces {}* exist: spraylab fabric down {} first",
+                                            ns_prefix(st.name), st.name));
+  }
+  for (const char* sub : {"sock", "logs", "results"})
+    fs::create_directories(fs::path(st.dir) / sub);
+  fs::remove(fs::path(st.dir) / "start");
+  for (const auto& e : fs::directory_iterator(fs::path(st.dir) / "results")) fs::remove(e.path());
+  st.experiment = fs::path(st.dir) / "experiment.yaml";
+  std::ofstream(st.experiment) << yaml;
+  const conf::Experiment fabric_exp = conf::load_experiment_file(st.experiment);
+  const topo::Topology t = topo::build(fabric_exp.topology, fabric_exp.links);
+  st.processes = plan_processes(st, t, o);
+  save_state(st);  // from here `down` finds whatever exists
+
+  for (const Process& p : st.processes) {
+    if (run_command({"ip", "netns", "add", p.netns}) != 0 ||
+        run_command({"ip", "-n", p.netns, "link", "set", "lo", "up"}) != 0) {
+      throw std::runtime_error(fmt::format("cannot create network namespace {}", p.netns));
+    }
+  }
+  int waves = 0;
+  for (const Process& p : st.processes) waves = std::max(waves, p.wave + 1);
+  for (int w = 0; w < waves; ++w) start_wave(st, w, "w");
+  const bool ok = wait_ready(st, "", o.link_timeout_s);
+  const double took = since(t0);
+
+  uint32_t switches = 0, gens = 0, links = 0;
+  for (const Process& p : st.processes) {
+    (p.role == "switch" ? switches : gens)++;
+    links += p.ports;
+  }
+  fmt::print(
+      "fabric {}: {} switches, {} generators ({} hosts), {} memif links, {} per link{} in "
+      "{:.1f} s ({})\n",
+      st.name, switches, gens, t.hosts().size(), links / 2, conf::format_rate(st.rate_bps),
+      st.time_scale > 1 ? fmt::format(" (time x{:g})", st.time_scale) : "", took,
+      ok ? "every link up" : "NOT every link up");
+  fmt::print("{:<12} {:<6} {:>7}  {:<22} metrics\n", "node", "role", "pid", "namespace");
+  for (const Process& p : st.processes) {
+    fmt::print("{:<12} {:<6} {:>7}  {:<22} ip netns exec {} curl -s http://{}/metrics\n", p.node,
+               p.role, p.pid, p.netns, p.netns, p.metrics);
+  }
+  fmt::print(
+      "state {}; logs {}/logs; `spraylab fabric start` runs the workload, "
+      "`spraylab fabric down {}` removes it all\n",
+      state_path(st.dir), st.dir, st.name);
+  return ok ? 0 : 1;
+}
+
+int status(const std::string& dir, double cpu_seconds) {
+  const FabricState st = require_state(dir);
+  std::map<int, long> ticks0;
+  if (cpu_seconds > 0) {
+    for (const Process& p : st.processes) ticks0[p.pid] = cpu_ticks(p.pid);
+    std::this_thread::sleep_for(std::chrono::duration<double>(cpu_seconds));
+  }
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  bool all_alive = true;
+  double cpu_total = 0;
+  long rss_total = 0;
+  fmt::print("fabric {} ({}, {} per link), {}\n", st.name, st.links, conf::format_rate(st.rate_bps),
+             st.dir);
+  for (const Process& p : st.processes) {
+    const bool running = alive(p.pid) && is_ours(p.pid, p.prefix);
+    all_alive = all_alive && running;
+    std::string detail;
+    if (!running) {
+      detail = fs::exists(p.results) ? "finished" : "not running";
+    } else if (p.role == "switch") {
+      if (const std::optional<json> ports = switch_ports(p)) {
+        std::string depths;
+        for (const auto& d : (*ports)["queue_packets"])
+          depths += fmt::format(" {}", d.get<uint64_t>());
+        uint64_t rx = 0, tx = 0;
+        for (const auto& v : (*ports)["rx_packets"]) rx += v.get<uint64_t>();
+        for (const auto& v : (*ports)["tx_packets"]) tx += v.get<uint64_t>();
+        detail = fmt::format("links {}/{} up, queues [{} ], rx {} tx {}", ports_up(*ports), p.ports,
+                             depths, rx, tx);
+      } else {
+        detail = "no telemetry answer";
+      }
+    } else {
+      std::string hosts;
+      for (const auto& h : p.hosts) hosts += (hosts.empty() ? "" : ",") + h;
+      detail = fmt::format(
+          "hosts {}, {}", hosts,
+          log_has(p.log, kGenReady) ? "links up, waiting for the start or running" : "starting");
+    }
+    std::string cpu;
+    if (cpu_seconds > 0 && running) {
+      const double pct =
+          100.0 * static_cast<double>(cpu_ticks(p.pid) - ticks0[p.pid]) / hz / cpu_seconds;
+      cpu_total += pct;
+      cpu = fmt::format(" cpu {:.1f}%", pct);
+    }
+    const long rss = running ? rss_kb(p.pid) : 0;
+    rss_total += rss;
+    fmt::print("{:<12} {:<6} {:>7} {:<8} rss {:>4} MB{}  {}\n", p.node, p.role, p.pid,
+               running ? "running" : "gone", rss / 1024, cpu, detail);
+  }
+  if (cpu_seconds > 0) {
+    fmt::print("total cpu {:.1f}% of one core over {:g} s; rss {} MB\n", cpu_total, cpu_seconds,
+               rss_total / 1024);
+  }
+  return all_alive ? 0 : 1;
+}
+
+int start(const std::string& dir, double timeout_s, bool again) {
+  FabricState st = require_state(dir);
+  const std::string start_file = fs::path(st.dir) / "start";
+  for (const Process& p : st.processes) {
+    if (p.role == "gen" && !(alive(p.pid) && log_has(p.log, kGenReady))) {
+      throw std::runtime_error(
+          fmt::format("generator {} is not waiting for the start ({})", p.node, p.log));
+    }
+  }
+  // The switches' queue maxima restart here: what `start` reports is this run's.
+  for (const Process& p : st.processes) {
+    if (p.role == "switch") telemetry(p.prefix, "/spraylab/queue_max");
+  }
+  {
+    std::ofstream(start_file + ".tmp") << fmt::format("{:.6f}\n", now_s() + 0.5);
+    fs::rename(start_file + ".tmp", start_file);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  bool finished = false;
+  while (!finished && since(t0) < timeout_s) {
+    finished = true;
+    for (const Process& p : st.processes) {
+      if (p.role != "gen") continue;
+      reap(p.pid);
+      finished = finished && !alive(p.pid);
+    }
+    if (!finished) sleep_ms(20);
+  }
+  fs::remove(start_file);
+  // What the generators report: every message, and the collective across them.
+  uint64_t done = 0, total = 0;
+  int64_t first_tx = INT64_MAX, last_ack = 0;
+  uint64_t bound = 0;
+  bool completed = finished;
+  for (const Process& p : st.processes) {
+    if (p.role != "gen") continue;
+    std::ifstream in(p.results);
+    if (!in) {
+      fmt::print(stderr, "spraylab fabric: {} wrote no results; its log {}:\n{}", p.node, p.log,
+                 log_tail(p.log));
+      completed = false;
+      continue;
+    }
+    const json r = json::parse(in);
+    completed = completed && r.value("completed", false);
+    for (const auto& m : r["messages"]) {
+      ++total;
+      done += m.value("completed", false) ? 1 : 0;
+    }
+    for (const auto& c : r["collectives"]) {
+      if (c.contains("first_tx_ns")) first_tx = std::min(first_tx, c["first_tx_ns"].get<int64_t>());
+      if (c.contains("last_ack_ns")) last_ack = std::max(last_ack, c["last_ack_ns"].get<int64_t>());
+      bound = std::max(bound, c.value("bound_ns", uint64_t{0}));
+    }
+  }
+  uint64_t max_queue = 0;
+  for (const Process& p : st.processes) {
+    if (p.role != "switch") continue;
+    if (const std::optional<json> q = telemetry(p.prefix, "/spraylab/queue_max")) {
+      for (const auto& v : (*q)["packets"]) max_queue = std::max(max_queue, v.get<uint64_t>());
+    }
+  }
+  const double cct_us = last_ack > first_tx ? static_cast<double>(last_ack - first_tx) / 1e3 : 0.0;
+  json summary = {{"completed", completed},
+                  {"messages_done", done},
+                  {"messages", total},
+                  {"cct_us", cct_us},
+                  {"bound_us", static_cast<double>(bound) / 1e3},
+                  {"max_queue_packets", max_queue},
+                  {"time_scale", st.time_scale},
+                  {"wall_seconds", since(t0)}};
+  fmt::print("{}\n", summary.dump());
+  fmt::print(stderr,
+             "fabric {}: {}/{} messages, CCT {:.1f} us (bound {:.1f} us, {} per link; x{:g} "
+             "slower than the file), max queue {} packets\n",
+             st.name, done, total, cct_us, static_cast<double>(bound) / 1e3,
+             conf::format_rate(st.rate_bps), st.time_scale, max_queue);
+  if (again) {
+    for (const Process& p : st.processes) {
+      if (p.role == "gen") fs::remove(p.results);
+    }
+    int gen_wave = 0;
+    for (const Process& p : st.processes) {
+      if (p.role == "gen") gen_wave = p.wave;
+    }
+    start_wave(st, gen_wave, "a");
+    if (!wait_ready(st, "gen", 60)) return 1;
+  }
+  return completed ? 0 : 1;
+}
+
+int down(const std::string& name, const std::string& dir_arg) {
+  std::string dir;
+  try {
+    dir = resolve_dir(name, dir_arg);
+  } catch (const std::invalid_argument&) {
+    if (name.empty()) throw;
+    dir = default_dir(name);
+  }
+  const std::optional<FabricState> st = load_state(dir);
+  const std::string fabric = st ? st->name : safe_name(name);
+  if (fabric.empty()) throw std::invalid_argument("fabric down: name the fabric");
+  // Everything that may be there: the recorded processes and namespaces, and any namespace of
+  // the fabric's prefix (`up` may have died before it recorded them).
+  std::set<std::string> namespaces;
+  std::set<std::string> prefixes;
+  std::map<int, std::string> pids;  // pid -> node
+  if (st) {
+    for (const Process& p : st->processes) {
+      namespaces.insert(p.netns);
+      prefixes.insert(p.prefix);
+      if (alive(p.pid) && is_ours(p.pid, p.prefix)) pids[p.pid] = p.node;
+    }
+  }
+  for (const std::string& n : namespaces_with_prefix(ns_prefix(fabric))) {
+    namespaces.insert(n);
+    prefixes.insert(n);
+  }
+  for (const std::string& n : namespaces) {
+    for (int pid : pids_in_namespace(n)) pids[pid] = n;
+  }
+  // Politely first (the switch and the generator stop their ports and EAL), then SIGKILL.
+  for (const auto& kv : pids) kill(kv.first, SIGTERM);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto any_alive = [&] {
+    for (const auto& kv : pids) {
+      reap(kv.first);
+      if (alive(kv.first)) return true;
+    }
+    return false;
+  };
+  while (any_alive() && since(t0) < 3) sleep_ms(20);
+  uint32_t killed = 0;
+  for (const auto& kv : pids) {
+    if (alive(kv.first)) {
+      kill(kv.first, SIGKILL);
+      ++killed;
+    }
+  }
+  while (any_alive() && since(t0) < 8) sleep_ms(20);
+  for (const std::string& n : namespaces) run_command({"ip", "netns", "del", n}, true);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(kDpdkRunDir, ec)) {
+    if (e.path().filename().string().starts_with(ns_prefix(fabric)))
+      prefixes.insert(e.path().filename().string());
+  }
+  for (const std::string& p : prefixes) remove_runtime_files(p);
+  fs::remove_all(fs::path(dir) / "sock", ec);
+  fs::remove(fs::path(dir) / "start", ec);
+  fs::remove(state_path(dir), ec);
+  const std::vector<std::string> left = namespaces_with_prefix(ns_prefix(fabric));
+  fmt::print("fabric {}: {} processes stopped ({} with SIGKILL), {} namespaces removed{}\n", fabric,
+             pids.size(), killed, namespaces.size(),
+             left.empty() ? "" : fmt::format("; {} namespaces could not be removed", left.size()));
+  return left.empty() && !any_alive() ? 0 : 1;
+}
+
+}  // namespace spraylab::fabric::ns

@@ -1,0 +1,83 @@
+#include "fabric/namespaced_cli.h"
+
+#include <memory>
+#include <string>
+
+#include "fabric/namespaced.h"
+
+namespace spraylab::fabric {
+
+void add_fabric_command(CLI::App& app, int* exit_code) {
+  auto* fabric = app.add_subcommand(
+      "fabric",
+      "One process per node in network namespaces: spraylab-switch per switch, spraylab-gen per "
+      "leaf's hosts, memif links (docs/fabric.md)");
+  fabric->require_subcommand(1);
+
+  auto up = std::make_shared<ns::UpOptions>();
+  auto* up_cmd = fabric->add_subcommand("up",
+                                        "Start the fabric of an experiment and wait until "
+                                        "every link is up (needs root)");
+  up_cmd->add_option("experiment", up->experiment, "Experiment YAML file")->required();
+  up_cmd->add_option("--links", up->links, "Link kind: memif (veth and vhost: not yet)")
+      ->capture_default_str();
+  up_cmd->add_option("--rate", up->rate,
+                     "Every link's rate (default 100Mbps, what this machine sustains with every "
+                     "process on 2 CPUs); time constants stretch alike; 'file': the file's");
+  up_cmd->add_option("--dir", up->dir,
+                     "The fabric's folder: state, memif sockets, logs, results (default "
+                     "/run/spraylab/<name>)");
+  up_cmd->add_option("--name", up->name, "The fabric's name (default: the experiment's)");
+  up_cmd->add_option("--algorithm", up->algorithm,
+                     "Load balancer of every switch (default: the file's)");
+  up_cmd
+      ->add_option("--idle-sleep", up->idle_sleep,
+                   "Every process's longest sleep when its polls come back empty")
+      ->capture_default_str();
+  up_cmd
+      ->add_option("--link-timeout", up->link_timeout_s,
+                   "Seconds for every process to report its links up")
+      ->capture_default_str();
+  up_cmd
+      ->add_option("--run-timeout", up->run_timeout_s,
+                   "Each generator gives up a run after this many seconds")
+      ->capture_default_str();
+  up_cmd->final_callback([up, exit_code] { *exit_code = ns::up(*up); });
+
+  struct Target {
+    std::string name, dir;
+    double cpu_seconds = 0, timeout = 300;
+    bool again = false;
+  };
+  auto add_target = [](CLI::App* cmd, Target& t) {
+    cmd->add_option("name", t.name, "The fabric's name (default: the one fabric that is up)");
+    cmd->add_option("--dir", t.dir, "The fabric's folder (default /run/spraylab/<name>)");
+  };
+  auto st = std::make_shared<Target>();
+  auto* st_cmd = fabric->add_subcommand("status", "Processes, links and queue depths");
+  add_target(st_cmd, *st);
+  st_cmd->add_option("--cpu", st->cpu_seconds,
+                     "Also measure each process's CPU over this many seconds");
+  st_cmd->final_callback([st, exit_code] {
+    *exit_code = ns::status(ns::default_dir_of(st->name, st->dir), st->cpu_seconds);
+  });
+
+  auto go = std::make_shared<Target>();
+  auto* go_cmd = fabric->add_subcommand(
+      "start", "Start the workload on every generator at once, wait, print what they report");
+  add_target(go_cmd, *go);
+  go_cmd->add_option("--timeout", go->timeout, "Seconds to wait for the generators")
+      ->capture_default_str();
+  go_cmd->add_flag("--again", go->again, "Afterwards start fresh generators for another run");
+  go_cmd->final_callback([go, exit_code] {
+    *exit_code = ns::start(ns::default_dir_of(go->name, go->dir), go->timeout, go->again);
+  });
+
+  auto dn = std::make_shared<Target>();
+  auto* dn_cmd = fabric->add_subcommand(
+      "down", "Remove every process, namespace, socket, runtime and hugepage file of a fabric");
+  add_target(dn_cmd, *dn);
+  dn_cmd->final_callback([dn, exit_code] { *exit_code = ns::down(dn->name, dn->dir); });
+}
+
+}  // namespace spraylab::fabric

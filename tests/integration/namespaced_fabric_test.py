@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The namespaced fabric (issue 15; docs/fabric.md, "One process per node"): `spraylab fabric up`
+brings up the demo experiment (k = 4 fat tree: 20 spraylab-switch processes, 8 spraylab-gen
+processes for its 16 hosts, each in a network namespace of its own, memif links), `fabric start`
+runs its 1 MB permutation with one algorithm and every message must complete; then one switch,
+chosen at random, is killed with SIGKILL and `fabric down` must leave no namespace, process,
+memif socket, DPDK runtime folder or hugepage file of the fabric (listed before and after). A
+second case kills `fabric up` itself with SIGKILL half-way and checks the same after `down`.
+
+The fabric gets a name and a folder of the test's own (t<pid>, a temporary folder), so nothing
+of another fabric is touched; `fabric down` runs at the end whatever happened. Every process
+sleeps when its polls come back empty (--idle-sleep), so 28 DPDK processes share the two CPUs;
+nothing here asserts a speed or a time: the figures (up time, idle CPU, CCT) are printed.
+
+Needs root (ip netns add); skips (exit 77) with the reason otherwise.
+"""
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
+from cases import case_parser, run_cases, check  # noqa: E402
+
+ALGORITHM = "ofan"
+RATE = "100Mbps"
+
+
+def spraylab(args, *argv, timeout=300):
+    p = subprocess.run([os.path.join(args.build, "fabric", "spraylab"), *argv], capture_output=True,
+                       text=True, timeout=timeout)
+    print(f"$ spraylab {' '.join(argv)}  -> {p.returncode}\n{p.stdout}{p.stderr}", flush=True)
+    return p
+
+
+def namespaces():
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return sorted(line.split()[0] for line in out.splitlines() if line.strip())
+
+
+def fabric_processes(prefix):
+    """pids whose command line gives EAL a file prefix of the fabric."""
+    found = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(os.path.join(d, "cmdline"), "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        for i, a in enumerate(argv[:-1]):
+            if a == b"--file-prefix" and argv[i + 1].decode(errors="replace").startswith(prefix):
+                found.append(int(os.path.basename(d)))
+    return sorted(found)
+
+
+def leftovers(name, folder):
+    prefix = f"sl-{name}-"
+    return {
+        "namespaces": [n for n in namespaces() if n.startswith(prefix)],
+        "processes": fabric_processes(prefix),
+        "sockets": sorted(glob.glob(os.path.join(folder, "sock", "*"))),
+        "runtime": sorted(glob.glob(f"/var/run/dpdk/{prefix}*")),
+        "hugepages": sorted(glob.glob(f"/dev/hugepages/{prefix}*")),
+    }
+
+
+def nothing_left(found):
+    return not any(found.values())
+
+
+def test_demo_up_run_kill_down(args):
+    name = f"t{os.getpid()}"
+    folder = tempfile.mkdtemp(prefix="spraylab-nsfabric-")
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    ns_before = namespaces()
+    before = leftovers(name, folder)
+    print(f"before: {before}", flush=True)
+    check(nothing_left(before), f"the fabric's leftovers exist before it started: {before}")
+    figures = {}
+    try:
+        up = spraylab(args, "fabric", "up", demo, "--name", name, "--dir", folder, "--algorithm",
+                      ALGORITHM, "--rate", RATE, "--link-timeout", "120", timeout=400)
+        check(up.returncode == 0, "fabric up failed")
+        m = re.search(r"in ([0-9.]+) s \(every link up\)", up.stdout)
+        check(m, "fabric up did not report every link up")
+        figures["up_s"] = float(m.group(1))
+        with open(os.path.join(folder, "state.json")) as f:
+            state = json.load(f)
+        procs = state["processes"]
+        check(sum(p["role"] == "switch" for p in procs) == 20, "20 switch processes")
+        check(sum(p["role"] == "gen" for p in procs) == 8, "8 generator processes (2 hosts each)")
+        check(len(set(p["netns"] for p in procs)) == 28, "a namespace per process")
+        running = leftovers(name, folder)
+        check(len(running["processes"]) == 28, f"28 processes running: {running['processes']}")
+        check(len(running["namespaces"]) == 28, "28 namespaces")
+
+        st = spraylab(args, "fabric", "status", name, "--dir", folder, "--cpu", "10", timeout=120)
+        check(st.returncode == 0, "fabric status: a process is not running")
+        m = re.search(r"total cpu ([0-9.]+)% of one core", st.stdout)
+        if m:
+            figures["idle_cpu_pct"] = float(m.group(1))
+        check(st.stdout.count("links 4/4 up") == 20, "every switch reports its 4 links up")
+
+        run = spraylab(args, "fabric", "start", name, "--dir", folder, "--timeout", "400", timeout=500)
+        summary = json.loads(run.stdout.strip().splitlines()[-1])
+        check(summary["messages"] == 16, f"16 messages in the permutation: {summary}")
+        check(summary["messages_done"] == 16, f"every message completes: {summary}")
+        check(summary["completed"], f"every generator completed: {summary}")
+        figures.update(cct_us=summary["cct_us"], bound_us=summary["bound_us"],
+                       max_queue=summary["max_queue_packets"])
+
+        victim = random.choice([p for p in procs if p["role"] == "switch"])
+        os.kill(victim["pid"], signal.SIGKILL)
+        figures["killed"] = victim["node"]
+    finally:
+        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+        after = leftovers(name, folder)
+        print(f"after: {after}", flush=True)
+        ns_after = namespaces()
+        if not nothing_left(after):  # leave nothing behind even when the launcher failed
+            for n in after["namespaces"]:
+                subprocess.run(["ip", "netns", "del", n])
+            for pid in after["processes"]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        shutil.rmtree(folder, ignore_errors=True)
+    check(down.returncode == 0, "fabric down failed")
+    check(nothing_left(after), f"fabric down left {after}")
+    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+    return " ".join(f"{k}={v}" for k, v in figures.items())
+
+
+def test_up_killed_midway_then_down(args):
+    """`fabric up` itself killed with SIGKILL while it starts the processes: `fabric down` finds
+    every process by its namespace and removes everything."""
+    name = f"u{os.getpid()}"
+    folder = tempfile.mkdtemp(prefix="spraylab-nsfabric-")
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    ns_before = namespaces()
+    check(nothing_left(leftovers(name, folder)), "the fabric's leftovers exist before it started")
+    up = subprocess.Popen([os.path.join(args.build, "fabric", "spraylab"), "fabric", "up", demo, "--name", name,
+                           "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # Until some processes run (the first level's switches), then the launcher dies.
+        deadline = time.time() + 120
+        while time.time() < deadline and len(fabric_processes(f"sl-{name}-")) < 4 and up.poll() is None:
+            time.sleep(0.05)
+        running = len(fabric_processes(f"sl-{name}-"))
+        up.kill()
+        up.wait()
+        check(running >= 4, f"fabric up started {running} processes before it was killed")
+        mid = leftovers(name, folder)
+        print(f"after kill -9 of fabric up: {len(mid['processes'])} processes, {len(mid['namespaces'])} namespaces",
+              flush=True)
+    finally:
+        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+        after = leftovers(name, folder)
+        print(f"after: {after}", flush=True)
+        ns_after = namespaces()
+        for n in after["namespaces"]:
+            subprocess.run(["ip", "netns", "del", n])
+        for pid in after["processes"]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+    check(down.returncode == 0, "fabric down failed")
+    check(nothing_left(after), f"fabric down left {after}")
+    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+    return f"{running} processes running when fabric up was killed; none left"
+
+
+def main():
+    args = case_parser().parse_args()
+    if os.geteuid() != 0:
+        print("SKIP: needs root (ip netns add, ip netns exec)")
+        return 77
+    if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
+        print("SKIP: no working `ip netns` (iproute2)")
+        return 77
+    return run_cases(args, [("demo_up_run_kill_down", test_demo_up_run_kill_down, ()),
+                            ("up_killed_midway_then_down", test_up_killed_midway_then_down, ())])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
