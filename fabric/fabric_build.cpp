@@ -65,6 +65,7 @@ void Fabric::build_switches() {
   ro.socket = static_cast<int>(rte_socket_id());
   ro.routing = routing_.get();
   ro.shared_routes = routes_;
+  ro.ring_memory = rings_.memory();
   EventQueue* events = mode_ == Mode::kVirtual ? &events_ : nullptr;
   for (auto& t : tables) {
     const auto id = static_cast<uint32_t>(nodes_.size());
@@ -129,13 +130,14 @@ void Fabric::build_links() {
       if (events) in->set_consumer(events, host_base + h, hosts_[h]->slot_of(port));
     }
   };
+  const dataplane::RingMemory memory = rings_.memory();
   for (uint32_t id = 0; id < t.links().size(); ++id) {
     const topo::Link& l = t.links()[id];
-    links_.push_back(
-        std::make_unique<Link>(fmt::format("fl{}a", id), l.rate_bps, l.delay_ns, kLinkSlots));
+    links_.push_back(std::make_unique<Link>(fmt::format("fl{}a", id), l.rate_bps, l.delay_ns,
+                                            kLinkSlots, memory));
     Link* ab = links_.back().get();
-    links_.push_back(
-        std::make_unique<Link>(fmt::format("fl{}b", id), l.rate_bps, l.delay_ns, kLinkSlots));
+    links_.push_back(std::make_unique<Link>(fmt::format("fl{}b", id), l.rate_bps, l.delay_ns,
+                                            kLinkSlots, memory));
     Link* ba = links_.back().get();
     attach(l.a, ba, ab);
     attach(l.b, ab, ba);

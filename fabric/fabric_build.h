@@ -15,6 +15,7 @@
 #include "fabric/fabric.h"
 #include "fabric/host_node.h"
 #include "fabric/link.h"
+#include "fabric/ring_arena.h"
 #include "fabric/switch_node.h"
 #include "switch/dataplane/route_lookup.h"
 #include "topo/addressing.h"
@@ -81,6 +82,7 @@ class Fabric {
   rte_mempool* pool_ = nullptr;
   uint64_t start_ns_ = 0, start_tsc_ = 0, tsc_hz_ = 0;
   uint64_t start_delay_ns_;
+  RingArena rings_;  // every egress queue's and link's ring: before them, so it outlives them
   std::vector<std::unique_ptr<SwitchNode>> switches_;
   std::vector<std::unique_ptr<HostNode>> hosts_;
   std::vector<uint32_t> host_leaf_;

@@ -173,5 +173,22 @@ TEST(VirtualFabric, AClockLimitStopsTheRun) {
   EXPECT_FALSE(r.generator["completed"].get<bool>());
 }
 
+TEST(VirtualFabric, MoreSwitchPortsThanEalHasMemzones) {
+  // A k = 16 fat tree: 320 switches, 5120 egress queues (EAL has 2560 memzones; each queue took
+  // one until their rings moved to the fabric's RingArena) and 6144 link directions.
+  const conf::Experiment e = experiment(R"(
+topology: {generator: fat-tree, k: 16, levels: 3}
+links: {rate: 800Gbps, delay: 500ns}
+buffer: {bytes: 800KB}
+load_balancer: {algorithm: ofan}
+workload: {type: permutation, message_size: 8KiB, payload: 4096}
+measurement: {queue_sample: 1ms}
+)");
+  const FabricResult r = testing::run_virtual(e);
+  ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
+  EXPECT_EQ(r.ports.size(), 5120u);
+  EXPECT_EQ(r.generator["messages"].size(), 1024u);
+}
+
 }  // namespace
 }  // namespace spraylab::fabric
