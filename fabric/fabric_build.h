@@ -51,6 +51,9 @@ class Fabric {
   const std::vector<uint32_t>& host_leaf() const { return host_leaf_; }
   std::vector<const gen::HostEngine*> engines() const;
   rte_mempool* pool() const { return pool_; }
+  // Bytes of a frame its mbuf holds: whole frames in-process, the headers only in virtual time
+  // (the rest of a frame is its length, not memory: fabric_build.cpp says why).
+  uint32_t frame_room() const;
   // When the workload starts: ns on the fabric clock, and the engines' TSC.
   uint64_t start_ns() const { return start_ns_; }
   uint64_t start_tsc() const { return start_tsc_; }

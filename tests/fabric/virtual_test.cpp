@@ -7,6 +7,7 @@
 #include "switch/dataplane/counters.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "trafficgen/cct_bound.h"
+#include "trafficgen/host_plan.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -171,6 +172,32 @@ TEST(VirtualFabric, AClockLimitStopsTheRun) {
   EXPECT_EQ(r.stopped_by, gen::StopReason::kDuration);
   EXPECT_LE(r.clock_ns, 2000u);
   EXPECT_FALSE(r.generator["completed"].get<bool>());
+}
+
+TEST(VirtualFabric, FramesHoldTheirHeadersAndKeepTheirWireLength) {
+  // Virtual time carries no payload (Fabric::frame_room): the mbufs hold the headers, and every
+  // length the data path reads is still the frame's on the wire.
+  const conf::Experiment e = experiment(fat_tree_16("rps"));
+  {
+    const Fabric f(e, Mode::kVirtual);
+    EXPECT_EQ(f.frame_room(), gen::kFrameHeaderBytes);
+  }
+  {
+    const Fabric g(e, Mode::kInProcess, 0);
+    EXPECT_EQ(g.frame_room(), gen::kFrameHeaderBytes + 4096);
+  }
+  const FabricResult r = testing::run_virtual(e);
+  ASSERT_TRUE(r.completed);
+  const auto& c = r.generator["counters"];
+  // 16 messages of 64000 B in 16 packets, each sent once; every frame received whole.
+  const uint64_t data_bytes = 16 * (16 * gen::kFrameHeaderBytes + 64000);
+  EXPECT_EQ(c["tx_data_packets"].get<uint64_t>(), 256u);
+  EXPECT_GT(c["tx_bytes"].get<uint64_t>(), data_bytes);
+  EXPECT_EQ(c["rx_bytes"].get<uint64_t>(), c["tx_bytes"].get<uint64_t>());
+  // Each data frame crosses at least one switch port with its wire length.
+  uint64_t switch_bytes = 0;
+  for (const PortSummary& p : r.ports) switch_bytes += p.tx_bytes;
+  EXPECT_GT(switch_bytes, data_bytes);
 }
 
 TEST(VirtualFabric, MoreSwitchPortsThanEalHasMemzones) {
