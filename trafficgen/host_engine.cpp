@@ -39,6 +39,8 @@ HostEngine::HostEngine(const EngineSetup& s)
   const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts);
   build_header_templates();
   add_messages(slot_of_rank);
+  add_dependents();
+  add_ack_queues();
   for (HostState& h : hosts_) h.active.reserve(sends_.size());
   waiting_start_.reserve(sends_.size());
   outstanding_.reserve(sends_.size());
@@ -59,7 +61,6 @@ std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
     HostState h;
     h.index = hi;
     h.port = plan_.hosts[hi].port;
-    h.acks.resize(kAckQueue);
     h.next_tx_q16 = 0;  // free from the start (pace_base_tsc_)
     auto it = std::find_if(ports_.begin(), ports_.end(),
                            [&](const PortSlot& p) { return p.port == h.port; });
@@ -83,8 +84,6 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   const size_t n = sch.messages.size();
   send_of_msg_.assign(n, -1);
   recv_of_msg_.assign(n, -1);
-  after_send_.resize(n);
-  after_recv_.resize(n);
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
                                             std::vector<int32_t>(plan_.ranks.size(), -1));
   for (const Message& m : sch.messages) {
@@ -121,12 +120,6 @@ void HostEngine::add_send(const Message& m, uint32_t host_slot, uint32_t flow) {
   st.acked_bits.assign((st.packets + 63) / 64, 0);
   st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
   send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
-  for (MessageId d : m.depends_on) {
-    // Dependencies are local to the sender (schedule.h): it sent d or received it.
-    const Message& dm = plan_.schedule.messages[d];
-    (dm.src == m.src ? after_send_ : after_recv_)[d].push_back(
-        static_cast<uint32_t>(sends_.size()));
-  }
   sends_.push_back(std::move(st));
 }
 
@@ -140,6 +133,39 @@ void HostEngine::add_recv(const Message& m, uint32_t host_slot) {
   r.reorder.reserve(r.packets);
   recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
   recvs_.push_back(std::move(r));
+}
+
+// Which local sends each local send and receive releases, in message order of the dependents.
+// Dependencies are local to the sender (schedule.h): it sent d or received it.
+void HostEngine::add_dependents() {
+  after_send_.resize(sends_.size());
+  after_recv_.resize(recvs_.size());
+  for (uint32_t i = 0; i < sends_.size(); ++i) {
+    const Message& m = plan_.schedule.messages[sends_[i].id];
+    for (MessageId d : m.depends_on) {
+      const Message& dm = plan_.schedule.messages[d];
+      const int32_t at = dm.src == m.src ? send_of_msg_[d] : recv_of_msg_[d];
+      if (at < 0) continue;  // not local: it never completes here
+      (dm.src == m.src ? after_send_ : after_recv_)[at].push_back(i);
+    }
+  }
+}
+
+// Each host's ACK queue: room for an ACK per data packet it receives (a quarter more for
+// retransmissions, a burst of slack), a power of two, kAckQueue at most. It drains at the
+// host's line rate, ACKs before data, so it seldom holds more than a burst; a full queue drops
+// the ACK and counts it (ack_queue_full). Sized per host, not kAckQueue each: 4096 ACKs are
+// 229 KB, 1.8 GB for 8192 hosts.
+void HostEngine::add_ack_queues() {
+  std::vector<uint64_t> packets(hosts_.size(), 0);
+  for (const RecvState& r : recvs_) packets[r.host] += r.packets;
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const uint64_t want = packets[i] + packets[i] / 4 + net::kBurst;
+    uint32_t slots = 64;
+    while (slots < want && slots < kAckQueue) slots <<= 1;
+    hosts_[i].acks.resize(slots);
+    hosts_[i].ack_mask = slots - 1;
+  }
 }
 
 HostEngine::~HostEngine() {
@@ -191,7 +217,7 @@ void HostEngine::complete_send(SendState& s, uint64_t now) {
   s.done_tsc = now;
   ++sends_done_;
   acked_bytes_.fetch_add(s.bytes, std::memory_order_relaxed);
-  release_dependents(after_send_[s.id], now);
+  release_dependents(after_send_[&s - sends_.data()], now);
   update_finished();
 }
 
@@ -199,7 +225,7 @@ void HostEngine::complete_recv(RecvState& r, uint64_t now) {
   r.done = true;
   r.done_tsc = now;
   ++recvs_done_;
-  release_dependents(after_recv_[r.id], now);
+  release_dependents(after_recv_[&r - recvs_.data()], now);
   update_finished();
 }
 
@@ -273,11 +299,11 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
     return;
   }
   HostState& host = hosts_[host_slot];
-  if (host.ack_count == kAckQueue) {
+  if (host.ack_count == host.acks.size()) {
     count(GenCounter::kAckQueueFull);
     return;
   }
-  PendingAck& a = host.acks[(host.ack_head + host.ack_count) % kAckQueue];
+  PendingAck& a = host.acks[(host.ack_head + host.ack_count) & host.ack_mask];
   ++host.ack_count;
   a.header = make_ack(h, r.ce_since_ack, static_cast<uint16_t>(std::min(r.since_ack, 65535u)));
   // An ACK's offset is cumulative: every byte below it has arrived (docs/generator.md).
@@ -551,7 +577,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
       t.mbufs = false;
       return;
     }
-    h.ack_head = (h.ack_head + 1) % kAckQueue;
+    h.ack_head = (h.ack_head + 1) & h.ack_mask;
     --h.ack_count;
     ++t.tx_acks;
     t.queue(m);
