@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "net/frame.h"
 
@@ -37,10 +38,10 @@ HostEngine::HostEngine(const EngineSetup& s)
 
   pace_base_tsc_ = s.start_tsc;
   const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts);
-  build_header_templates();
   add_messages(slot_of_rank);
   add_dependents();
   add_ack_queues();
+  build_header_templates();
   for (HostState& h : hosts_) h.active.reserve(sends_.size());
   waiting_start_.reserve(sends_.size());
   outstanding_.reserve(sends_.size());
@@ -308,7 +309,7 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   a.header = make_ack(h, r.ce_since_ack, static_cast<uint16_t>(std::min(r.since_ack, 65535u)));
   // An ACK's offset is cumulative: every byte below it has arrived (docs/generator.md).
   a.header.offset = std::min<uint64_t>(static_cast<uint64_t>(r.cum) * plan_.payload_bytes, r.bytes);
-  a.dst_rank = r.src;
+  a.tmpl = r.tmpl;
   r.since_ack = 0;
   r.ce_since_ack = false;
 }
@@ -408,18 +409,25 @@ void HostEngine::wake_parked(uint32_t flow) {
 // ---- Send ------------------------------------------------------------------------------------
 
 void HostEngine::build_header_templates() {
-  // Per local host only: an engine of one host of a 432-host fabric needs 432 templates, not
-  // 432 x 432. ECN-capable (ECT(0)): switches may mark CE, the receiver echoes it.
-  const size_t ranks = plan_.ranks.size();
-  frame_tmpl_.clear();
-  frame_tmpl_.reserve(hosts_.size() * ranks);
-  for (const HostState& h : hosts_) {
-    const HostSpec& me = plan_.hosts[h.index];
-    for (size_t r = 0; r < ranks; ++r) {
-      frame_tmpl_.push_back(make_frame_template(plan_.ranks[r].next_hop, me.mac, me.ip,
-                                                plan_.ranks[r].ip, kGenUdpPort, kEct0));
+  // One per (local host, peer) that exchanges frames: the destinations of its messages (data)
+  // and the sources of the messages it receives (ACKs). ECN-capable (ECT(0)): switches may mark
+  // CE, the receiver echoes it. (One per local host and rank was 48 B x hosts x ranks: 3.2 GB
+  // over the engines of an 8192-host fabric.)
+  std::unordered_map<uint64_t, uint32_t> index;  // host slot x ranks + rank -> template
+  const uint64_t ranks = plan_.ranks.size();
+  auto tmpl_for = [&](uint32_t host_slot, uint32_t rank) {
+    const auto [it, fresh] =
+        index.try_emplace(host_slot * ranks + rank, static_cast<uint32_t>(frame_tmpl_.size()));
+    if (fresh) {
+      const HostSpec& me = plan_.hosts[hosts_[host_slot].index];
+      frame_tmpl_.push_back(make_frame_template(plan_.ranks[rank].next_hop, me.mac, me.ip,
+                                                plan_.ranks[rank].ip, kGenUdpPort, kEct0));
     }
-  }
+    return it->second;
+  };
+  frame_tmpl_.clear();
+  for (SendState& s : sends_) s.tmpl = tmpl_for(s.host, s.dst);
+  for (RecvState& r : recvs_) r.tmpl = tmpl_for(r.host, r.src);
 }
 
 // The next mbuf for a frame, from a bulk allocation: one mempool access per burst.
@@ -514,7 +522,7 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
 // keeps this struct in registers.
 struct HostEngine::TxTurn {
   PortSlot& port;
-  const FrameTemplate* tmpl;  // the host's, by destination rank
+  const FrameTemplate* tmpl;  // the engine's (SendState::tmpl, PendingAck::tmpl)
   uint64_t now, now_ns;
   uint64_t pace_now;         // now - pace_base_tsc_: the pacer's clock
   uint64_t cycles_per_byte;  // pacing (x 2^16); 0: unpaced
@@ -550,7 +558,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
   if (paced && h.next_tx_q16 + burst_slack_q16_ < now_q16)
     h.next_tx_q16 = now_q16 - burst_slack_q16_;
   TxTurn t{port,
-           &frame_tmpl_[static_cast<size_t>(&h - hosts_.data()) * plan_.ranks.size()],
+           frame_tmpl_.data(),
            now,
            ns_of(now),
            pace_now,
@@ -572,7 +580,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
 [[gnu::always_inline]] inline void HostEngine::send_acks(HostState& h, TxTurn& t) {
   while (h.ack_count > 0 && t.may_send()) {
     const PendingAck& a = h.acks[h.ack_head];
-    rte_mbuf* m = build(t.tmpl[a.dst_rank], a.header, 0, a.header.entropy);
+    rte_mbuf* m = build(t.tmpl[a.tmpl], a.header, 0, a.header.entropy);
     if (m == nullptr) {
       t.mbufs = false;
       return;
@@ -592,7 +600,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
     DataRun run;
     if (!next_run(h, t.cap - t.queued, &run)) break;
     SendState& s = sends_[run.send_idx];
-    const FrameTemplate& ft = t.tmpl[s.dst];
+    const FrameTemplate& ft = t.tmpl[s.tmpl];
     PathEntropy& flow = flows_[s.flow];
     TestbedHeader th;
     th.flags = static_cast<uint8_t>(kData | (run.retx ? kRetransmit : 0));

@@ -68,6 +68,7 @@ struct SendState {
   uint32_t host = 0;  // local host index (sender)
   uint32_t dst = 0;   // rank
   uint32_t flow = 0;  // index into the engine's flows (one per host and destination)
+  uint32_t tmpl = 0;  // its frames' headers: index into the engine's frame templates
   uint64_t bytes = 0;
   uint32_t packets = 0;
   uint32_t next_seq = 0;     // first pass: next packet to send
@@ -102,6 +103,7 @@ struct RecvState {
   MessageId id = 0;
   uint32_t host = 0;  // local host index (receiver)
   uint32_t src = 0;   // rank
+  uint32_t tmpl = 0;  // its ACKs' headers: index into the engine's frame templates
   uint32_t packets = 0;
   uint64_t bytes = 0;
   uint32_t cum = 0;        // every sequence below has arrived
@@ -115,7 +117,7 @@ struct RecvState {
 
 struct PendingAck {
   TestbedHeader header;
-  uint32_t dst_rank;
+  uint32_t tmpl;  // index into the engine's frame templates
 };
 
 // One emulated host of this engine.
