@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
   app.add_option("--rate", rate, "in-process link rate, e.g. 2Gbps");
   app.add_option("--lcores", lcores, "EAL lcores (in-process: 1 + workers)");
   app.add_option("--max-clock-ns", max_clock_ns, "stop the fabric clock here");
+  double max_wall_seconds = 600;
+  app.add_option("--max-wall-seconds", max_wall_seconds,
+                 "stop the run after this much wall time (FabricOptions::max_wall_seconds)");
   app.add_option("--repeat", repeat,
                  "run this many times in this process (the mempool is filled once); the result "
                  "is the last run's, wall_seconds the fastest's");
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
     fabric::FabricOptions fo;
     fo.mode = fabric::parse_mode(mode);
     fo.max_clock_ns = max_clock_ns;
+    fo.max_wall_seconds = max_wall_seconds;
     if (!rate.empty()) fo.inprocess_rate_bps = conf::parse_rate_bps(rate).value_or(0);
     if (progress) {
       fo.progress_period_ns = 5'000'000'000;
