@@ -93,14 +93,17 @@ void init_eal(const EalOptions& opts, const std::string& prog) {
 }
 
 uint64_t fabric_memory_mb(const conf::Experiment& exp) {
-  // The frames live outside EAL's memory (fabric/mbuf_pool.h); EAL holds the egress queues, the
-  // links' rings, the route table and the switches' counters.
+  // The frames (fabric/mbuf_pool.h) and the rings of the egress queues and links
+  // (fabric/ring_arena.h) live outside EAL's memory. EAL holds the route table (rte_lpm: 64 MB
+  // for its first level, a tbl8 group of 1 KB per prefix) and the mempool's stack (16 B per
+  // mbuf; at most every switch queue full twice over, mbuf_pool.h).
   const topo::Topology t = topo::build(exp.topology, exp.links);
   uint64_t ports = 0;
   for (topo::NodeId n : t.switches()) ports += t.degree(n);
-  const uint64_t bytes = ports * (4096 * 8 + 4096)                   // egress rings
-                         + t.links().size() * 2 * (1024 * 8 + 4096)  // link rings
-                         + (64ull << 20);                            // the shared route table
+  const uint64_t prefixes = t.nodes().size();  // at most a /24 per leaf and a /32 per host
+  const uint64_t frame = 82 + exp.workload.payload_bytes;
+  const uint64_t mbufs = ports * 2 * (exp.buffer.bytes / frame + 32) + t.links().size() * 128;
+  const uint64_t bytes = (64ull << 20) + prefixes * (1024 + 64) + mbufs * 16;
   return std::max<uint64_t>(256, (bytes * 2 >> 20) + 128);
 }
 

@@ -36,6 +36,11 @@ struct Progress {
   uint64_t messages_total = 0;
   uint64_t clock_ns = 0;  // the fabric's clock since start (virtual or wall)
   double wall_seconds = 0;
+  // Virtual time: events run so far, and the share of the workload's data packets that have
+  // arrived (retransmissions count too; capped at 1), from which the time left is estimated.
+  // 0 and -1 when unknown (in-process).
+  uint64_t events = 0;
+  double done_fraction = -1;
 };
 
 struct FabricOptions {

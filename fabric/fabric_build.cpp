@@ -34,8 +34,7 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
   for (topo::NodeId n : topology_->switches()) switch_ports += topology_->degree(n);
   const uint32_t need =
       mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves);
-  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192),
-                      gen::kFrameHeaderBytes + plan_.payload_bytes);
+  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room());
   build_switches();
   build_hosts();
   build_links();
@@ -46,6 +45,18 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
 }
 
 Fabric::~Fabric() = default;
+
+uint32_t Fabric::frame_room() const {
+  // Virtual time carries no payload: a frame's mbuf holds its headers (Ethernet, IPv4, UDP, the
+  // testbed header: all the engine writes and all anything reads), while its data_len and
+  // pkt_len say its length on the wire, which is what the links serialise, the queues count and
+  // the counters add. The forwarder parses, routes and rewrites headers only; the engine decodes
+  // the testbed header only; no one reads a payload byte. So a frame in flight costs ~450 B
+  // instead of its 4 KB payload. In-process, mbufs carry whole frames (a probe or a capture may
+  // look at them).
+  return mode_ == Mode::kVirtual ? gen::kFrameHeaderBytes
+                                 : gen::kFrameHeaderBytes + plan_.payload_bytes;
+}
 
 void Fabric::build_switches() {
   // One route table for all switches (route_lookup.h: one per switch would not fit).
@@ -66,6 +77,7 @@ void Fabric::build_switches() {
   ro.socket = static_cast<int>(rte_socket_id());
   ro.routing = routing_.get();
   ro.shared_routes = routes_;
+  ro.ring_memory = rings_.memory();
   EventQueue* events = mode_ == Mode::kVirtual ? &events_ : nullptr;
   for (auto& t : tables) {
     const auto id = static_cast<uint32_t>(nodes_.size());
@@ -130,13 +142,14 @@ void Fabric::build_links() {
       if (events) in->set_consumer(events, host_base + h, hosts_[h]->slot_of(port));
     }
   };
+  const dataplane::RingMemory memory = rings_.memory();
   for (uint32_t id = 0; id < t.links().size(); ++id) {
     const topo::Link& l = t.links()[id];
-    links_.push_back(
-        std::make_unique<Link>(fmt::format("fl{}a", id), l.rate_bps, l.delay_ns, kLinkSlots));
+    links_.push_back(std::make_unique<Link>(fmt::format("fl{}a", id), l.rate_bps, l.delay_ns,
+                                            kLinkSlots, memory));
     Link* ab = links_.back().get();
-    links_.push_back(
-        std::make_unique<Link>(fmt::format("fl{}b", id), l.rate_bps, l.delay_ns, kLinkSlots));
+    links_.push_back(std::make_unique<Link>(fmt::format("fl{}b", id), l.rate_bps, l.delay_ns,
+                                            kLinkSlots, memory));
     Link* ba = links_.back().get();
     attach(l.a, ba, ab);
     attach(l.b, ab, ba);

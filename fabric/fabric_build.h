@@ -15,6 +15,7 @@
 #include "fabric/fabric.h"
 #include "fabric/host_node.h"
 #include "fabric/link.h"
+#include "fabric/ring_arena.h"
 #include "fabric/switch_node.h"
 #include "switch/dataplane/route_lookup.h"
 #include "topo/addressing.h"
@@ -50,6 +51,9 @@ class Fabric {
   const std::vector<uint32_t>& host_leaf() const { return host_leaf_; }
   std::vector<const gen::HostEngine*> engines() const;
   rte_mempool* pool() const { return pool_; }
+  // Bytes of a frame its mbuf holds: whole frames in-process, the headers only in virtual time
+  // (the rest of a frame is its length, not memory: fabric_build.cpp says why).
+  uint32_t frame_room() const;
   // When the workload starts: ns on the fabric clock, and the engines' TSC.
   uint64_t start_ns() const { return start_ns_; }
   uint64_t start_tsc() const { return start_tsc_; }
@@ -85,6 +89,7 @@ class Fabric {
   rte_mempool* pool_ = nullptr;
   uint64_t start_ns_ = 0, start_tsc_ = 0, tsc_hz_ = 0;
   uint64_t start_delay_ns_;
+  RingArena rings_;  // every egress queue's and link's ring: before them, so it outlives them
   std::vector<std::unique_ptr<SwitchNode>> switches_;
   std::vector<std::unique_ptr<HostNode>> hosts_;
   std::vector<uint32_t> host_leaf_;

@@ -25,7 +25,8 @@ int arrival_field() {
   return offset;
 }
 
-Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots)
+Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots,
+           const dataplane::RingMemory& memory)
     : field_(arrival_field()),
       ns_per_byte_(8e9 / rate_bps),
       delay_ns_(delay_ns),
@@ -34,13 +35,21 @@ Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t s
   uint32_t count = 64;
   while (count < slots + 1) count <<= 1;  // a ring holds count - 1
   // rte_ring_init on memory of our own, not rte_ring_create: a fat tree of 432 hosts has 2592
-  // link directions, and rte_ring_create takes one of the 2560 memzones EAL has for each.
+  // link directions, and rte_ring_create takes one of the 2560 memzones EAL has for each. The
+  // fabric's RingArena touches a page only when a frame does (rte_zmalloc clears it all).
   const ssize_t bytes = rte_ring_get_memsize(count);
-  ring_ = bytes > 0 ? static_cast<rte_ring*>(rte_zmalloc("fabric_link", bytes, 64)) : nullptr;
-  if (ring_ == nullptr) throw std::runtime_error(fmt::format("link {}: out of memory", name));
+  if (bytes <= 0)
+    throw std::runtime_error(fmt::format("link {}: no ring of {} slots", name, count));
+  if (memory) {
+    ring_ = static_cast<rte_ring*>(memory(static_cast<size_t>(bytes)));
+    owns_ring_ = false;
+  } else {
+    ring_ = static_cast<rte_ring*>(rte_zmalloc("fabric_link", bytes, 64));
+    if (ring_ == nullptr) throw std::runtime_error(fmt::format("link {}: out of memory", name));
+  }
   const std::string ring_name = name.substr(0, RTE_RING_NAMESIZE - 1);
   if (rte_ring_init(ring_, ring_name.c_str(), count, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
-    rte_free(ring_);
+    if (owns_ring_) rte_free(ring_);
     throw std::runtime_error(fmt::format("link {}: cannot initialise its ring", name));
   }
 }
@@ -76,7 +85,7 @@ Link::~Link() {
   for (uint16_t i = head_pos_; i < head_count_; ++i) rte_pktmbuf_free(head_[i]);
   rte_mbuf* m = nullptr;
   while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-  rte_free(ring_);
+  if (owns_ring_) rte_free(ring_);
 }
 
 }  // namespace spraylab::fabric

@@ -27,6 +27,7 @@
 
 #include "fabric/event_queue.h"
 #include "net/wire.h"
+#include "switch/dataplane/egress_queue.h"
 
 namespace spraylab::fabric {
 
@@ -37,8 +38,10 @@ int arrival_field();
 class Link {
  public:
   // `slots`: frames the link may hold (in flight or not yet taken), rounded up to a power of 2.
-  // Throws std::runtime_error.
-  Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots);
+  // The ring lives on `memory` (the fabric's RingArena), else on EAL's heap. Throws
+  // std::runtime_error.
+  Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots,
+       const dataplane::RingMemory& memory = {});
   ~Link();  // frees the frames still on it
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
@@ -115,6 +118,7 @@ class Link {
 
   // Producer's cache line.
   alignas(64) rte_ring* ring_ = nullptr;
+  bool owns_ring_ = true;  // on EAL's heap (rte_free), else on the caller's memory
   int field_ = 0;
   double ns_per_byte_ = 0;
   double delay_ns_ = 0;

@@ -12,9 +12,20 @@ std::string format_duration_ns(double ns) {
 }
 
 std::string progress_text(const std::string& label, const Progress& p) {
-  return fmt::format("{}: messages {}/{}, clock {}, wall {:.1f} s", label, p.messages_done,
-                     p.messages_total, format_duration_ns(static_cast<double>(p.clock_ns)),
-                     p.wall_seconds);
+  std::string text = fmt::format(
+      "{}: messages {}/{}, clock {}, wall {:.1f} s", label, p.messages_done, p.messages_total,
+      format_duration_ns(static_cast<double>(p.clock_ns)), p.wall_seconds);
+  if (p.events > 0 && p.wall_seconds > 0) {
+    text += fmt::format(", events {:.2f} M ({:.2f} M/s)", static_cast<double>(p.events) * 1e-6,
+                        static_cast<double>(p.events) * 1e-6 / p.wall_seconds);
+  }
+  // Time left at the rate so far: a guess (a run stalled on retransmission timeouts, or one
+  // whose last packets wait behind deep queues, takes longer than its share of packets says).
+  if (p.done_fraction > 0 && p.done_fraction < 1) {
+    text += fmt::format(", {:.0f}% of packets, ETA {:.0f} s", p.done_fraction * 100,
+                        p.wall_seconds * (1 - p.done_fraction) / p.done_fraction);
+  }
+  return text;
 }
 
 void ProgressLine::update(const std::string& label, const Progress& p) {

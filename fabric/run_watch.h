@@ -20,7 +20,9 @@ class RunWatch {
   bool timed_out(uint64_t wall_ns) const { return wall_ns >= wall_limit_ns_; }
   // Calls the progress callback when its period has passed since the last call, or always when
   // `last`; `clock_ns` is the fabric's clock (its workload starts at Fabric::start_ns()).
-  void progress(uint64_t clock_ns, uint64_t wall_ns, bool last = false);
+  // `events` (virtual time, > 0): events so far; then the share of data packets delivered is
+  // read from the engines too (on their own thread only).
+  void progress(uint64_t clock_ns, uint64_t wall_ns, bool last = false, uint64_t events = 0);
 
  private:
   const Fabric& f_;
@@ -28,6 +30,7 @@ class RunWatch {
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   const uint64_t wall_limit_ns_;
   uint64_t messages_total_ = 0;
+  uint64_t data_packets_ = 0;  // every data packet of the workload once
   uint64_t next_progress_ns_;
 };
 

@@ -103,7 +103,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
         out.stopped_by = gen::StopReason::kTimeout;
         break;
       }
-      watch.progress(now, w);
+      watch.progress(now, w, false, out.events);
     }
   }
   if (engines.all()) {
@@ -111,7 +111,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     out.stopped_by = gen::StopReason::kCompleted;
   }
   out.end_ns = now;
-  watch.progress(now, watch.wall_ns(), true);
+  watch.progress(now, watch.wall_ns(), true, out.events);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "net/frame.h"
 
@@ -37,8 +38,10 @@ HostEngine::HostEngine(const EngineSetup& s)
 
   pace_base_tsc_ = s.start_tsc;
   const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts);
-  build_header_templates();
   add_messages(slot_of_rank);
+  add_dependents();
+  add_ack_queues();
+  build_header_templates();
   for (HostState& h : hosts_) h.active.reserve(sends_.size());
   waiting_start_.reserve(sends_.size());
   outstanding_.reserve(sends_.size());
@@ -59,7 +62,6 @@ std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
     HostState h;
     h.index = hi;
     h.port = plan_.hosts[hi].port;
-    h.acks.resize(kAckQueue);
     h.next_tx_q16 = 0;  // free from the start (pace_base_tsc_)
     auto it = std::find_if(ports_.begin(), ports_.end(),
                            [&](const PortSlot& p) { return p.port == h.port; });
@@ -83,8 +85,6 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   const size_t n = sch.messages.size();
   send_of_msg_.assign(n, -1);
   recv_of_msg_.assign(n, -1);
-  after_send_.resize(n);
-  after_recv_.resize(n);
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
                                             std::vector<int32_t>(plan_.ranks.size(), -1));
   for (const Message& m : sch.messages) {
@@ -122,12 +122,6 @@ void HostEngine::add_send(const Message& m, uint32_t host_slot, uint32_t flow) {
   st.acked_bits.assign((st.packets + 63) / 64, 0);
   st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
   send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
-  for (MessageId d : m.depends_on) {
-    // Dependencies are local to the sender (schedule.h): it sent d or received it.
-    const Message& dm = plan_.schedule.messages[d];
-    (dm.src == m.src ? after_send_ : after_recv_)[d].push_back(
-        static_cast<uint32_t>(sends_.size()));
-  }
   sends_.push_back(std::move(st));
 }
 
@@ -141,6 +135,39 @@ void HostEngine::add_recv(const Message& m, uint32_t host_slot) {
   r.reorder.reserve(r.packets);
   recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
   recvs_.push_back(std::move(r));
+}
+
+// Which local sends each local send and receive releases, in message order of the dependents.
+// Dependencies are local to the sender (schedule.h): it sent d or received it.
+void HostEngine::add_dependents() {
+  after_send_.resize(sends_.size());
+  after_recv_.resize(recvs_.size());
+  for (uint32_t i = 0; i < sends_.size(); ++i) {
+    const Message& m = plan_.schedule.messages[sends_[i].id];
+    for (MessageId d : m.depends_on) {
+      const Message& dm = plan_.schedule.messages[d];
+      const int32_t at = dm.src == m.src ? send_of_msg_[d] : recv_of_msg_[d];
+      if (at < 0) continue;  // not local: it never completes here
+      (dm.src == m.src ? after_send_ : after_recv_)[at].push_back(i);
+    }
+  }
+}
+
+// Each host's ACK queue: room for an ACK per data packet it receives (a quarter more for
+// retransmissions, a burst of slack), a power of two, kAckQueue at most. It drains at the
+// host's line rate, ACKs before data, so it seldom holds more than a burst; a full queue drops
+// the ACK and counts it (ack_queue_full). Sized per host, not kAckQueue each: 4096 ACKs are
+// 229 KB, 1.8 GB for 8192 hosts.
+void HostEngine::add_ack_queues() {
+  std::vector<uint64_t> packets(hosts_.size(), 0);
+  for (const RecvState& r : recvs_) packets[r.host] += r.packets;
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const uint64_t want = packets[i] + packets[i] / 4 + net::kBurst;
+    uint32_t slots = 64;
+    while (slots < want && slots < kAckQueue) slots <<= 1;
+    hosts_[i].acks.resize(slots);
+    hosts_[i].ack_mask = slots - 1;
+  }
 }
 
 HostEngine::~HostEngine() {
@@ -192,7 +219,7 @@ void HostEngine::complete_send(SendState& s, uint64_t now) {
   s.done_tsc = now;
   ++sends_done_;
   acked_bytes_.fetch_add(s.bytes, std::memory_order_relaxed);
-  release_dependents(after_send_[s.id], now);
+  release_dependents(after_send_[&s - sends_.data()], now);
   update_finished();
 }
 
@@ -200,7 +227,7 @@ void HostEngine::complete_recv(RecvState& r, uint64_t now) {
   r.done = true;
   r.done_tsc = now;
   ++recvs_done_;
-  release_dependents(after_recv_[r.id], now);
+  release_dependents(after_recv_[&r - recvs_.data()], now);
   update_finished();
 }
 
@@ -274,16 +301,16 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
     return;
   }
   HostState& host = hosts_[host_slot];
-  if (host.ack_count == kAckQueue) {
+  if (host.ack_count == host.acks.size()) {
     count(GenCounter::kAckQueueFull);
     return;
   }
-  PendingAck& a = host.acks[(host.ack_head + host.ack_count) % kAckQueue];
+  PendingAck& a = host.acks[(host.ack_head + host.ack_count) & host.ack_mask];
   ++host.ack_count;
   a.header = make_ack(h, r.ce_since_ack, static_cast<uint16_t>(std::min(r.since_ack, 65535u)));
   // An ACK's offset is cumulative: every byte below it has arrived (docs/generator.md).
   a.header.offset = std::min<uint64_t>(static_cast<uint64_t>(r.cum) * plan_.payload_bytes, r.bytes);
-  a.dst_rank = r.src;
+  a.tmpl = r.tmpl;
   r.since_ack = 0;
   r.ce_since_ack = false;
 }
@@ -383,18 +410,25 @@ void HostEngine::wake_parked(uint32_t flow) {
 // ---- Send ------------------------------------------------------------------------------------
 
 void HostEngine::build_header_templates() {
-  // Per local host only: an engine of one host of a 432-host fabric needs 432 templates, not
-  // 432 x 432. ECN-capable (ECT(0)): switches may mark CE, the receiver echoes it.
-  const size_t ranks = plan_.ranks.size();
-  frame_tmpl_.clear();
-  frame_tmpl_.reserve(hosts_.size() * ranks);
-  for (const HostState& h : hosts_) {
-    const HostSpec& me = plan_.hosts[h.index];
-    for (size_t r = 0; r < ranks; ++r) {
-      frame_tmpl_.push_back(make_frame_template(plan_.ranks[r].next_hop, me.mac, me.ip,
-                                                plan_.ranks[r].ip, kGenUdpPort, kEct0));
+  // One per (local host, peer) that exchanges frames: the destinations of its messages (data)
+  // and the sources of the messages it receives (ACKs). ECN-capable (ECT(0)): switches may mark
+  // CE, the receiver echoes it. (One per local host and rank was 48 B x hosts x ranks: 3.2 GB
+  // over the engines of an 8192-host fabric.)
+  std::unordered_map<uint64_t, uint32_t> index;  // host slot x ranks + rank -> template
+  const uint64_t ranks = plan_.ranks.size();
+  auto tmpl_for = [&](uint32_t host_slot, uint32_t rank) {
+    const auto [it, fresh] =
+        index.try_emplace(host_slot * ranks + rank, static_cast<uint32_t>(frame_tmpl_.size()));
+    if (fresh) {
+      const HostSpec& me = plan_.hosts[hosts_[host_slot].index];
+      frame_tmpl_.push_back(make_frame_template(plan_.ranks[rank].next_hop, me.mac, me.ip,
+                                                plan_.ranks[rank].ip, kGenUdpPort, kEct0));
     }
-  }
+    return it->second;
+  };
+  frame_tmpl_.clear();
+  for (SendState& s : sends_) s.tmpl = tmpl_for(s.host, s.dst);
+  for (RecvState& r : recvs_) r.tmpl = tmpl_for(r.host, r.src);
 }
 
 // The next mbuf for a frame, from a bulk allocation: one mempool access per burst.
@@ -489,7 +523,7 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
 // keeps this struct in registers.
 struct HostEngine::TxTurn {
   PortSlot& port;
-  const FrameTemplate* tmpl;  // the host's, by destination rank
+  const FrameTemplate* tmpl;  // the engine's (SendState::tmpl, PendingAck::tmpl)
   uint64_t now, now_ns;
   uint64_t pace_now;         // now - pace_base_tsc_: the pacer's clock
   uint64_t cycles_per_byte;  // pacing (x 2^16); 0: unpaced
@@ -525,7 +559,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
   if (paced && h.next_tx_q16 + burst_slack_q16_ < now_q16)
     h.next_tx_q16 = now_q16 - burst_slack_q16_;
   TxTurn t{port,
-           &frame_tmpl_[static_cast<size_t>(&h - hosts_.data()) * plan_.ranks.size()],
+           frame_tmpl_.data(),
            now,
            ns_of(now),
            pace_now,
@@ -547,12 +581,12 @@ void HostEngine::send(HostState& h, uint64_t now) {
 [[gnu::always_inline]] inline void HostEngine::send_acks(HostState& h, TxTurn& t) {
   while (h.ack_count > 0 && t.may_send()) {
     const PendingAck& a = h.acks[h.ack_head];
-    rte_mbuf* m = build(t.tmpl[a.dst_rank], a.header, 0, a.header.entropy);
+    rte_mbuf* m = build(t.tmpl[a.tmpl], a.header, 0, a.header.entropy);
     if (m == nullptr) {
       t.mbufs = false;
       return;
     }
-    h.ack_head = (h.ack_head + 1) % kAckQueue;
+    h.ack_head = (h.ack_head + 1) & h.ack_mask;
     --h.ack_count;
     ++t.tx_acks;
     t.queue(m);
@@ -567,7 +601,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
     DataRun run;
     if (!next_run(h, t.cap - t.queued, &run)) break;
     SendState& s = sends_[run.send_idx];
-    const FrameTemplate& ft = t.tmpl[s.dst];
+    const FrameTemplate& ft = t.tmpl[s.tmpl];
     PathEntropy& flow = flows_[s.flow];
     TestbedHeader th;
     th.flags = static_cast<uint8_t>(kData | (run.retx ? kRetransmit : 0));

@@ -7,12 +7,29 @@
 
 namespace spraylab::dataplane {
 
-EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth)
-    : ring_(rte_ring_create(ring_name.c_str(), slots, socket, RING_F_SC_DEQ)), depth_(depth) {
-  if (ring_ == nullptr) {
-    throw std::runtime_error(
-        fmt::format("cannot create egress queue {}: {}", ring_name, rte_strerror(rte_errno)));
+EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
+                         const RingMemory& memory)
+    : ring_(nullptr), depth_(depth) {
+  if (!memory) {
+    ring_ = rte_ring_create(ring_name.c_str(), slots, socket, RING_F_SC_DEQ);
+    if (ring_ == nullptr) {
+      throw std::runtime_error(
+          fmt::format("cannot create egress queue {}: {}", ring_name, rte_strerror(rte_errno)));
+    }
+    return;
   }
+  const ssize_t bytes = rte_ring_get_memsize(slots);
+  if (bytes <= 0) {
+    throw std::runtime_error(
+        fmt::format("egress queue {}: {} slots is no ring size", ring_name, slots));
+  }
+  auto* r = static_cast<rte_ring*>(memory(static_cast<size_t>(bytes)));
+  const std::string name = ring_name.substr(0, RTE_RING_NAMESIZE - 1);
+  if (rte_ring_init(r, name.c_str(), slots, RING_F_SC_DEQ) != 0) {
+    throw std::runtime_error(fmt::format("cannot initialise egress queue {}", ring_name));
+  }
+  ring_ = r;
+  owns_ring_ = false;
 }
 
 EgressQueue::EgressQueue(EgressQueue&& other) noexcept
@@ -27,7 +44,7 @@ EgressQueue::~EgressQueue() {
   if (ring_ == nullptr) return;
   rte_mbuf* m;
   while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-  rte_ring_free(ring_);
+  if (owns_ring_) rte_ring_free(ring_);
 }
 
 std::pair<uint32_t, uint32_t> EgressQueue::take_max() {
@@ -38,7 +55,7 @@ std::pair<uint32_t, uint32_t> EgressQueue::take_max() {
 }
 
 EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
-                           uint64_t buffer_bytes, int socket)
+                           uint64_t buffer_bytes, int socket, const RingMemory& memory)
     : ports_(ports),
       packets_(new std::atomic<uint32_t>[ports]()),
       bytes_(new std::atomic<uint32_t>[ports]()),
@@ -49,7 +66,8 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
     // rte_ring names are process-global: prefix them with the switch name.
     queues_.emplace_back(
         fmt::format("eq_{}_{}", switch_name, p), slots, socket,
-        EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &max_packets_[p], &max_bytes_[p]});
+        EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &max_packets_[p], &max_bytes_[p]},
+        memory);
     capacity_packets_.push_back(rte_ring_get_capacity(queues_[p].ring()));
     capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));
   }

@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -30,6 +31,13 @@
 
 namespace spraylab::dataplane {
 
+// Memory for one ring of `bytes` (rte_ring_get_memsize), cache-line aligned, that outlives the
+// ring; throws when there is none. An empty function: each ring is rte_ring_create's, one EAL
+// memzone apiece (spraylab-switch's few ports). A fabric has tens of thousands of ports and EAL
+// only 2560 memzones, so it hands out memory of its own and the ring is rte_ring_init'ed there:
+// the same rte_ring, the same enqueue and dequeue.
+using RingMemory = std::function<void*(size_t bytes)>;
+
 class EgressQueue {
  public:
   // Where this queue's depth and maxima are counted (EgressQueues's arrays).
@@ -40,9 +48,10 @@ class EgressQueue {
     std::atomic<uint32_t>* max_bytes;
   };
 
-  // A ring of `slots` (a power of two) named `ring_name` (process-global). Throws
-  // std::runtime_error if DPDK cannot create it.
-  EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth);
+  // A ring of `slots` (a power of two) named `ring_name` (process-global for a memzone ring), on
+  // `memory` if given. Throws std::runtime_error if DPDK cannot create it.
+  EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
+              const RingMemory& memory = {});
   ~EgressQueue();  // frees the frames still queued
   EgressQueue(EgressQueue&& other) noexcept;
   EgressQueue(const EgressQueue&) = delete;
@@ -82,6 +91,7 @@ class EgressQueue {
   void note_max(uint32_t packets, uint32_t bytes);
 
   rte_ring* ring_;
+  bool owns_ring_ = true;  // rte_ring_create's (freed with it), else on RingMemory
   Shaper shaper_;
   std::array<rte_mbuf*, net::kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
   uint16_t held_count_ = 0;
@@ -91,11 +101,11 @@ class EgressQueue {
 // The egress queues of one switch and their depth arrays.
 class EgressQueues {
  public:
-  // `ports` queues, rings named after `switch_name`, of `slots` slots (a power of two) each, and
-  // a buffer of `buffer_bytes` (the capacity a byte-unit balancer sees). No shaping until
-  // set_shaper().
+  // `ports` queues, rings named after `switch_name`, of `slots` slots (a power of two) each (on
+  // `memory` if given), and a buffer of `buffer_bytes` (the capacity a byte-unit balancer sees).
+  // No shaping until set_shaper().
   EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
-               uint64_t buffer_bytes, int socket);
+               uint64_t buffer_bytes, int socket, const RingMemory& memory = {});
 
   EgressQueue& operator[](uint16_t p) { return queues_[p]; }
   const EgressQueue& operator[](uint16_t p) const { return queues_[p]; }

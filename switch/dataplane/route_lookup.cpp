@@ -4,7 +4,9 @@
 #include <rte_errno.h>
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace spraylab::dataplane {
 
@@ -60,25 +62,41 @@ RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
                          const std::vector<topo::Prefix>& prefixes)
     : lpm_(const_cast<rte_lpm*>(shared->lpm())), shared_(std::move(shared)) {
   const std::vector<topo::Prefix>& all = shared_->prefixes();
+  // Each shared prefix maps to the longest of `prefixes` that covers it: looked up by length,
+  // longest first, in a hash of `prefixes`. (A scan of `prefixes` per shared prefix is
+  // O(shared x local) per switch: a k = 32 fat tree has 8.7k shared prefixes and 1280 switches.)
+  auto key = [](uint32_t addr, uint8_t len) {
+    return (uint64_t{len} << 32) | (addr & prefix_mask(len));
+  };
+  std::unordered_map<uint64_t, uint32_t> local;  // prefix -> its last index in `prefixes`
+  std::vector<uint8_t> lengths;                  // the lengths in `prefixes`, longest first
+  for (uint32_t i = 0; i < prefixes.size(); ++i) {
+    // At equal length the later prefix wins, as rte_lpm_add's replacement does in a table of
+    // its own.
+    local[key(prefixes[i].addr, prefixes[i].len)] = i;
+    if (std::find(lengths.begin(), lengths.end(), prefixes[i].len) == lengths.end()) {
+      lengths.push_back(prefixes[i].len);
+    }
+  }
+  std::sort(lengths.begin(), lengths.end(), std::greater<>());
   remap_.assign(all.size(), kMiss);
   for (size_t g = 0; g < all.size(); ++g) {
-    int best_len = -1;
-    for (uint32_t i = 0; i < prefixes.size(); ++i) {
-      const topo::Prefix& p = prefixes[i];
-      const bool covers = p.len <= all[g].len && ((all[g].addr ^ p.addr) & prefix_mask(p.len)) == 0;
-      // At equal length the later prefix wins, as rte_lpm_add's replacement does in a table of
-      // its own.
-      if (covers && p.len >= best_len) {
-        best_len = p.len;
-        remap_[g] = i;
+    for (uint8_t len : lengths) {
+      if (len > all[g].len) continue;
+      const auto it = local.find(key(all[g].addr, len));
+      if (it != local.end()) {
+        remap_[g] = it->second;
+        break;
       }
     }
   }
+  // `all` is sorted by (address, length) and canonical (SharedRoutes).
+  auto before = [](const topo::Prefix& a, const topo::Prefix& b) {
+    return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
+  };
   for (const topo::Prefix& p : prefixes) {
-    const bool held = std::any_of(all.begin(), all.end(), [&](const topo::Prefix& q) {
-      return q.len == p.len && q.addr == (p.addr & prefix_mask(p.len));
-    });
-    if (!held) {
+    const topo::Prefix canonical{p.addr & prefix_mask(p.len), p.len};
+    if (!std::binary_search(all.begin(), all.end(), canonical, before)) {
       throw std::invalid_argument(fmt::format("route {}/{} is not in the shared route table",
                                               topo::ip_to_string(p.addr), p.len));
     }

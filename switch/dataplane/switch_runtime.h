@@ -67,7 +67,9 @@ struct RuntimeOptions {
   // packets between bursts, as a multi-queue NIC would.
   uint16_t tx_queues = 1;
   uint32_t queue_packets = 0;  // egress ring size; 0 = from the buffer size
-  bool shaping = true;         // drain at the link rate; false = the device's own rate
+  // Memory for the egress rings (egress_queue.h); empty: a memzone each (rte_ring_create).
+  RingMemory ring_memory;
+  bool shaping = true;  // drain at the link rate; false = the device's own rate
   int socket = 0;
   const topo::Routing* routing = nullptr;  // Polarized needs it at build time
   // Look routes up in this table, shared with other switches of the process (an in-process

@@ -1,8 +1,9 @@
 // A test-only driver of the fabric: runs one experiment in one mode and prints the result as JSON
 // (the generator's results, the port summaries, the run's figures) on standard output. The
 // integration tests and bench/virtual-432 use it; users run `spraylab run`.
-//   fabric_run --config FILE [--mode virtual|inprocess] [--algorithm ALG] [--rate R]
+//   fabric_run --config FILE [--mode virtual|inprocess] [--algorithm ALG] [--rate R] [--progress]
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "conf/units.h"
 #include "fabric/eal.h"
 #include "fabric/fabric.h"
+#include "fabric/progress_line.h"
 
 int main(int argc, char** argv) {
   using namespace spraylab;
@@ -18,7 +20,7 @@ int main(int argc, char** argv) {
   uint32_t lcores = 1;
   uint64_t max_clock_ns = 0;
   uint32_t repeat = 1;
-  bool samples = false, messages = false;
+  bool samples = false, messages = false, progress = false;
   CLI::App app{"fabric_run: one experiment on the in-process fabric (test driver)"};
   app.add_option("--config", config)->required()->check(CLI::ExistingFile);
   app.add_option("--mode", mode)->check(CLI::IsMember({"virtual", "inprocess"}));
@@ -26,11 +28,15 @@ int main(int argc, char** argv) {
   app.add_option("--rate", rate, "in-process link rate, e.g. 2Gbps");
   app.add_option("--lcores", lcores, "EAL lcores (in-process: 1 + workers)");
   app.add_option("--max-clock-ns", max_clock_ns, "stop the fabric clock here");
+  double max_wall_seconds = 600;
+  app.add_option("--max-wall-seconds", max_wall_seconds,
+                 "stop the run after this much wall time (FabricOptions::max_wall_seconds)");
   app.add_option("--repeat", repeat,
                  "run this many times in this process (the mempool is filled once); the result "
                  "is the last run's, wall_seconds the fastest's");
   app.add_flag("--samples", samples, "include the queue samples");
   app.add_flag("--messages", messages, "keep the generator's per-message list");
+  app.add_flag("--progress", progress, "a progress line on stderr every 5 s of wall time");
   CLI11_PARSE(app, argc, argv);
   try {
     conf::Experiment exp = conf::load_experiment_file(config);
@@ -46,7 +52,14 @@ int main(int argc, char** argv) {
     fabric::FabricOptions fo;
     fo.mode = fabric::parse_mode(mode);
     fo.max_clock_ns = max_clock_ns;
+    fo.max_wall_seconds = max_wall_seconds;
     if (!rate.empty()) fo.inprocess_rate_bps = conf::parse_rate_bps(rate).value_or(0);
+    if (progress) {
+      fo.progress_period_ns = 5'000'000'000;
+      fo.progress = [&exp](const fabric::Progress& p) {
+        fmt::print(stderr, "{}\n", fabric::progress_text(exp.name, p));
+      };
+    }
     fabric::FabricResult r = fabric::run_fabric(exp, fo);
     double fastest = r.wall_seconds;
     for (uint32_t i = 1; i < repeat; ++i) {
@@ -63,6 +76,9 @@ int main(int argc, char** argv) {
     j["events"] = r.events;
     j["stalled_ns"] = r.stalled_ns;
     j["time_scale"] = r.time_scale;
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    j["peak_rss_kb"] = ru.ru_maxrss;  // the process's, over every --repeat
     j["generator"] = r.generator;
     if (!messages) j["generator"].erase("messages");
     for (const auto& p : r.ports) {

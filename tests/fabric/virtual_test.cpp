@@ -7,6 +7,7 @@
 #include "switch/dataplane/counters.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "trafficgen/cct_bound.h"
+#include "trafficgen/host_plan.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -171,6 +172,49 @@ TEST(VirtualFabric, AClockLimitStopsTheRun) {
   EXPECT_EQ(r.stopped_by, gen::StopReason::kDuration);
   EXPECT_LE(r.clock_ns, 2000u);
   EXPECT_FALSE(r.generator["completed"].get<bool>());
+}
+
+TEST(VirtualFabric, FramesHoldTheirHeadersAndKeepTheirWireLength) {
+  // Virtual time carries no payload (Fabric::frame_room): the mbufs hold the headers, and every
+  // length the data path reads is still the frame's on the wire.
+  const conf::Experiment e = experiment(fat_tree_16("rps"));
+  {
+    const Fabric f(e, Mode::kVirtual);
+    EXPECT_EQ(f.frame_room(), gen::kFrameHeaderBytes);
+  }
+  {
+    const Fabric g(e, Mode::kInProcess, 0);
+    EXPECT_EQ(g.frame_room(), gen::kFrameHeaderBytes + 4096);
+  }
+  const FabricResult r = testing::run_virtual(e);
+  ASSERT_TRUE(r.completed);
+  const auto& c = r.generator["counters"];
+  // 16 messages of 64000 B in 16 packets, each sent once; every frame received whole.
+  const uint64_t data_bytes = 16 * (16 * gen::kFrameHeaderBytes + 64000);
+  EXPECT_EQ(c["tx_data_packets"].get<uint64_t>(), 256u);
+  EXPECT_GT(c["tx_bytes"].get<uint64_t>(), data_bytes);
+  EXPECT_EQ(c["rx_bytes"].get<uint64_t>(), c["tx_bytes"].get<uint64_t>());
+  // Each data frame crosses at least one switch port with its wire length.
+  uint64_t switch_bytes = 0;
+  for (const PortSummary& p : r.ports) switch_bytes += p.tx_bytes;
+  EXPECT_GT(switch_bytes, data_bytes);
+}
+
+TEST(VirtualFabric, MoreSwitchPortsThanEalHasMemzones) {
+  // A k = 16 fat tree: 320 switches, 5120 egress queues (EAL has 2560 memzones; each queue took
+  // one until their rings moved to the fabric's RingArena) and 6144 link directions.
+  const conf::Experiment e = experiment(R"(
+topology: {generator: fat-tree, k: 16, levels: 3}
+links: {rate: 800Gbps, delay: 500ns}
+buffer: {bytes: 800KB}
+load_balancer: {algorithm: ofan}
+workload: {type: permutation, message_size: 8KiB, payload: 4096}
+measurement: {queue_sample: 1ms}
+)");
+  const FabricResult r = testing::run_virtual(e);
+  ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
+  EXPECT_EQ(r.ports.size(), 5120u);
+  EXPECT_EQ(r.generator["messages"].size(), 1024u);
 }
 
 }  // namespace
