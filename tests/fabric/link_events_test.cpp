@@ -193,17 +193,15 @@ TEST(LinkEvents, AFatTreeEdgeLinkFailureIsRoutedAround) {
 }
 
 // leaf0 -> spine0 at a quarter of its rate from the start, under an all-to-all: the
-// queue-reading balancers see its queue grow and send it less than RPS, which cannot tell. PSP
-// with a threshold Th of 16 packets (its bands are Th/n deep; with Th the 800 KB buffer, this run's
-// queues would stay in its first band).
+// queue-reading balancers see its queue grow and send it less than RPS, which cannot tell. PSP and
+// JSQ with their default thresholds (PSP: Th = one state-update period at line rate, at least 8
+// packets; docs/algorithms.md).
 TEST(LinkEvents, JsqAndPspSendASlowedUplinkLessThanRps) {
   const std::string events =
       "  links: [{at: 0ns, link: [leaf0, spine0], action: rate, rate: 25Gbps, from: leaf0}]";
   std::map<std::string, uint64_t> tx;
   for (const char* alg : {"rps", "jsq", "psp"}) {
-    std::string yaml = leaf_spine(
-        fmt::format("algorithm: {}{}", alg, std::string(alg) == "psp" ? ", threshold: 16" : ""),
-        events);
+    std::string yaml = leaf_spine(fmt::format("algorithm: {}", alg), events);
     yaml.replace(yaml.find("type: permutation, message_size: 256KB"), 38,
                  "type: all-to-all, message_size: 64KB");
     const FabricResult r = testing::run_virtual(experiment(yaml));
