@@ -72,6 +72,15 @@ std::string safe_name(const std::string& s) {
 
 std::string ns_prefix(const std::string& fabric) { return "sl-" + fabric + "-"; }
 
+// In a forked child: replaces it with `argv` (no shell); exits 127 if that fails.
+[[noreturn]] void exec_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  _exit(127);
+}
+
 // Runs a command (no shell) and waits; returns its exit status. Its output goes to ours unless
 // `quiet`.
 int run_command(const std::vector<std::string>& argv, bool quiet = false) {
@@ -83,11 +92,7 @@ int run_command(const std::vector<std::string>& argv, bool quiet = false) {
       dup2(nul, 1);
       dup2(nul, 2);
     }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
+    exec_argv(argv);
   }
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
@@ -106,11 +111,7 @@ std::string command_output(const std::vector<std::string>& argv) {
     close(fds[1]);
     const int nul = open("/dev/null", O_WRONLY);
     dup2(nul, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
+    exec_argv(argv);
   }
   close(fds[1]);
   std::string out;
