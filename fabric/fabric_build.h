@@ -99,8 +99,6 @@ class Fabric {
   std::vector<uint64_t> applied_at_;  // per event, ns after the start; UINT64_MAX: not applied
   std::vector<uint32_t> rerouted_;    // per event, routes whose next hops it changed
   std::vector<bool> edge_down_;       // per switch-graph edge (a link direction)
-  // Per switch, per route: the next hops withdrawn now (what reroute() last set).
-  std::vector<std::vector<std::vector<topo::PortId>>> withdrawn_;
 };
 
 }  // namespace spraylab::fabric

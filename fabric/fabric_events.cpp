@@ -52,7 +52,6 @@ uint32_t Fabric::reroute() {
     if (pod_leaves.size() <= pod) pod_leaves.resize(pod + 1);
     pod_leaves[pod].push_back(rank);
   }
-  if (withdrawn_.empty()) withdrawn_.resize(switches_.size());
   uint32_t changed = 0;
   std::vector<topo::PortId> out;
   for (size_t s = 0; s < switches_.size(); ++s) {
@@ -60,7 +59,6 @@ uint32_t Fabric::reroute() {
     const dataplane::SwitchTables& t = rt.tables();
     // Polarized routes over every fabric port by its own labels, not over minimal next hops.
     if (lb::traits(t.balancer.algorithm).every_fabric_port) continue;
-    withdrawn_[s].resize(t.routes.size());
     for (uint32_t r = 0; r < t.routes.size(); ++r) {
       const dataplane::RouteEntry& re = t.routes[r];
       if (re.local) continue;
@@ -81,10 +79,7 @@ uint32_t Fabric::reroute() {
         for (uint32_t l : *leaves) any = any || reach.reaches(next, l);
         if (!any) out.push_back(p);
       }
-      if (out == withdrawn_[s][r]) continue;
-      withdrawn_[s][r] = out;
-      rt.set_withdrawn(r, out);
-      ++changed;
+      changed += rt.set_withdrawn(r, out) ? 1 : 0;
     }
   }
   return changed;

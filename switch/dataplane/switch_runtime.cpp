@@ -150,7 +150,7 @@ void SwitchRuntime::set_port_state(uint16_t port, bool up) {
   current_set_->factory->set_port_state(port, up);
 }
 
-void SwitchRuntime::set_withdrawn(uint32_t route, std::vector<topo::PortId> ports) {
+bool SwitchRuntime::set_withdrawn(uint32_t route, std::vector<topo::PortId> ports) {
   if (route >= tables_.routes.size()) {
     throw std::invalid_argument(
         fmt::format("no route {} (the switch has {})", route, tables_.routes.size()));
@@ -158,15 +158,16 @@ void SwitchRuntime::set_withdrawn(uint32_t route, std::vector<topo::PortId> port
   std::sort(ports.begin(), ports.end());
   std::lock_guard<std::mutex> lock(control_);
   if (withdrawn_.size() <= route) {
-    if (ports.empty()) return;
+    if (ports.empty()) return false;
     withdrawn_.resize(tables_.routes.size());
   }
-  if (withdrawn_[route] == ports) return;
+  if (withdrawn_[route] == ports) return false;
   withdrawn_[route] = ports;
   groups_.publish(live_groups());
   if (orders_route(route)) {
     current_set_->factory->set_withdrawn(tables_.routes[route].dest, std::move(ports));
   }
+  return true;
 }
 
 // Ofan's orders are per destination key, taken from the first route with that key

@@ -115,8 +115,9 @@ class SwitchRuntime {
   void set_port_rate(uint16_t port, double rate_bps);
   // Route `route` (an index into tables().routes) no longer offers `ports` (a routing protocol's
   // withdrawal after a failure further on, topo/minimal_reach.h; empty: offers them all again).
-  // Ports it does not have are ignored. The workers see the change at their next burst.
-  void set_withdrawn(uint32_t route, std::vector<topo::PortId> ports);
+  // Ports it does not have are ignored. The workers see the change at their next burst. Returns
+  // false if the route already offered exactly that (nothing changed).
+  bool set_withdrawn(uint32_t route, std::vector<topo::PortId> ports);
   // Switches every worker to another algorithm. Throws std::invalid_argument for a bad spec.
   void set_balancer(const conf::BalancerSpec& spec);
   std::string algorithm() const;
