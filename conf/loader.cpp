@@ -15,9 +15,9 @@
 namespace spraylab::conf {
 namespace {
 
-constexpr std::array<std::string_view, 9> kTopLevel = {"name",     "seed",        "topology",
-                                                       "links",    "buffer",      "load_balancer",
-                                                       "workload", "measurement", "events"};
+constexpr std::array<std::string_view, 10> kTopLevel = {
+    "name",          "seed",     "topology",    "links",  "buffer",
+    "load_balancer", "workload", "measurement", "events", "reproduce"};
 
 void read_workload(const Map& map, WorkloadSpec& workload) {
   const VariantTable& types = workload_types();
@@ -89,6 +89,9 @@ Experiment read_experiment(const Value& document) {
   if (const Value* events = top.find("events")) {
     read_events(events->as_map(), experiment.measurement.duration_ns, experiment.events);
   }
+  // A reproduction's runs, figures and checks (docs/reproduce.md) are read by `spraylab
+  // reproduce`, not by the experiment: here it only has to be a map.
+  if (const Value* reproduce = top.find("reproduce")) reproduce->as_map();
   return experiment;
 }
 
