@@ -662,7 +662,9 @@ int run(int argc, char** argv) {
   const uint64_t idle_sleep_ns = gen::idle_sleep_ns(cli);
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
-  const uint64_t start_tsc = start_tsc_of(cli);
+  // With --start-file the engines and their metrics come first (a fabric's Prometheus scrapes a
+  // waiting generator too), and the start moves to the file's time once it is there.
+  uint64_t start_tsc = cli.start_file.empty() ? start_tsc_of(cli) : rte_rdtsc();
   const PortLinks links(ports.list);
   Engines engines = make_engines(plan, ports.pool, start_tsc, carrier_gated_tx(links));
   fmt::print(stderr,
@@ -674,6 +676,10 @@ int run(int argc, char** argv) {
   std::unique_ptr<monitoring::Exposer> exposer;
   if (metrics_at) {
     exposer = start_metrics(*metrics_at, cli, gen_source(plan, engines, lcores));
+  }
+  if (!cli.start_file.empty()) {
+    start_tsc = start_tsc_of(cli);
+    for (auto& engine : engines.list) engine->move_start(start_tsc);
   }
   if (cli.hold) read_stdin_commands();
 

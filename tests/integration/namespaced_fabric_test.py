@@ -28,6 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "monitoring"))  # prom_server
+from prom_server import Prometheus, dashboard_queries, finite  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
 
 ALGORITHM = "ofan"
@@ -61,9 +63,27 @@ def fabric_processes(prefix):
     return sorted(found)
 
 
+def mgmt_bridge(name):
+    """The fabric's management bridge, as fabric/namespaced_plan.cpp names it (FNV-1a of the name)."""
+    h = 2166136261
+    for c in name.encode():
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return f"slb{h:08x}"
+
+
+def mgmt_links(name):
+    """Interfaces of the host's namespace that belong to the fabric's management network."""
+    bridge = mgmt_bridge(name)
+    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    found = re.findall(r"^\d+: ([^:@ ]+)", out, re.M)
+    return sorted(i for i in found if i == bridge or i.startswith(f"slv{bridge[5:]}-"))
+
+
 def leftovers(name, folder):
     prefix = f"sl-{name}-"
     return {
+        "links": mgmt_links(name),
+        "targets": [f for f in [f"/run/spraylab/targets/{name}.json"] if os.path.exists(f)],
         "namespaces": [n for n in namespaces() if n.startswith(prefix)],
         "processes": fabric_processes(prefix),
         "sockets": sorted(glob.glob(os.path.join(folder, "sock", "*"))),
@@ -74,6 +94,46 @@ def leftovers(name, folder):
 
 def nothing_left(found):
     return not any(found.values())
+
+
+def prometheus_scrapes_the_fabric(args, name, folder, procs):
+    """A real Prometheus finds every process through the fabric's discovery file and scrapes it
+    over the management network; every query of the fabric dashboard returns data."""
+    with open(os.path.join(folder, "prometheus-targets.json")) as f:
+        targets = json.load(f)
+    check(sorted(t["labels"]["node"] for t in targets) == sorted(p["node"] for p in procs),
+          "one discovery target per process")
+    check(all(set(t["labels"]) == {"fabric", "node", "role"} for t in targets), targets[:2])
+    with open(f"/run/spraylab/targets/{name}.json") as f:
+        check(json.load(f) == targets, "the shared discovery file differs from the fabric's")
+    d = tempfile.mkdtemp(prefix="spraylab-nsfabric-prom-")
+    prom = None
+    try:
+        cfg = ("global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+               "scrape_configs:\n  - job_name: spraylab-fabric\n    file_sd_configs:\n"
+               f"      - files: ['{folder}/prometheus-targets.json']\n        refresh_interval: 1s\n")
+        prom = Prometheus(d, cfg)
+        # Every process scraped, then long enough for the dashboard's 10 s rate windows.
+        deadline = time.time() + 90
+        while True:
+            res = prom.query(f'count(up{{fabric="{name}"}} == 1)')
+            up = int(float(res[0]["value"][1])) if res else 0
+            if up == len(procs):
+                break
+            check(time.time() < deadline, f"{up} of {len(procs)} processes scraped after 90 s")
+            time.sleep(1)
+        time.sleep(12)
+        empty = []
+        queries = dashboard_queries(args.source, "spraylab-fabric.json", {"fabric": name})
+        for title, expr in queries:
+            if not finite(prom.query(expr)):
+                empty.append(f"{title}: {expr}")
+        check(not empty, "fabric dashboard queries without data:\n" + "\n".join(empty))
+        return f"{len(procs)} targets, {len(queries)} queries"
+    finally:
+        if prom:
+            prom.stop()
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_demo_up_run_kill_down(args):
@@ -101,6 +161,8 @@ def test_demo_up_run_kill_down(args):
         running = leftovers(name, folder)
         check(len(running["processes"]) == 28, f"28 processes running: {running['processes']}")
         check(len(running["namespaces"]) == 28, "28 namespaces")
+
+        figures["scraped"] = prometheus_scrapes_the_fabric(args, name, folder, procs)
 
         st = spraylab(args, "fabric", "status", name, "--dir", folder, "--cpu", "10", timeout=120)
         check(st.returncode == 0, "fabric status: a process is not running")
@@ -148,17 +210,28 @@ def test_up_killed_midway_then_down(args):
     demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
     ns_before = namespaces()
     check(nothing_left(leftovers(name, folder)), "the fabric's leftovers exist before it started")
+    up_log = tempfile.NamedTemporaryFile(prefix="spraylab-nsfabric-up-", suffix=".log", delete=False)
     up = subprocess.Popen([os.path.join(args.build, "fabric", "spraylab"), "fabric", "up", demo, "--name", name,
-                           "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           "--dir", folder], stdout=up_log, stderr=subprocess.STDOUT)
     try:
         # Until some processes run (the first level's switches), then the launcher dies.
         deadline = time.time() + 120
         while time.time() < deadline and len(fabric_processes(f"sl-{name}-")) < 4 and up.poll() is None:
             time.sleep(0.05)
         running = len(fabric_processes(f"sl-{name}-"))
+        exited = up.poll()
         up.kill()
         up.wait()
-        check(running >= 4, f"fabric up started {running} processes before it was killed")
+        if running < 4:
+            # Why: fabric up's own words and the last lines of every process log.
+            with open(up_log.name) as f:
+                said = f.read()[-3000:]
+            logs = ""
+            for log in sorted(glob.glob(os.path.join(folder, "logs", "*.log"))):
+                with open(log, errors="replace") as f:
+                    logs += f"--- {os.path.basename(log)}\n{''.join(f.readlines()[-8:])}"
+            check(False, f"fabric up started {running} processes before it was killed "
+                         f"(it had exited: {exited})\nfabric up said:\n{said}\nlogs:\n{logs[-6000:]}")
         mid = leftovers(name, folder)
         print(f"after kill -9 of fabric up: {len(mid['processes'])} processes, {len(mid['namespaces'])} namespaces",
               flush=True)
@@ -175,6 +248,7 @@ def test_up_killed_midway_then_down(args):
             except ProcessLookupError:
                 pass
         shutil.rmtree(folder, ignore_errors=True)
+        os.unlink(up_log.name)
     check(down.returncode == 0, "fabric down failed")
     check(nothing_left(after), f"fabric down left {after}")
     check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
