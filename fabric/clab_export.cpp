@@ -65,7 +65,7 @@ std::string dockerfile() {
 FROM debian:12
 COPY . /src
 RUN /src/scripts/setup.sh --packages-only \
- && meson setup /build /src --buildtype=release -Dtests=false \
+ && meson setup /build /src --buildtype=release -Dtests=disabled -Dbenchmarks=disabled \
  && ninja -C /build switch/spraylab-switch trafficgen/spraylab-gen switch/xdp/spraylab_xdp.o \
  && install -D /build/switch/spraylab-switch {} \
  && install -D /build/trafficgen/spraylab-gen {} \
