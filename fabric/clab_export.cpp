@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 constexpr const char* kRunInNode = "/spraylab/run";
 constexpr const char* kSwitchInNode = "/usr/local/bin/spraylab-switch";
 constexpr const char* kGenInNode = "/usr/local/bin/spraylab-gen";
-constexpr const char* kXdpInNode = "/usr/local/lib/spraylab/spraylab_xdp.o";
+constexpr const char* kXdpInNode = "/usr/local/lib/spraylab/spraylab_xdp_gen.o";
 
 // One argument as a POSIX shell word (containerlab splits `cmd` like a shell).
 std::string shell_word(const std::string& arg) {
@@ -66,10 +66,10 @@ FROM debian:12
 COPY . /src
 RUN /src/scripts/setup.sh --packages-only \
  && meson setup /build /src --buildtype=release -Dtests=disabled -Dbenchmarks=disabled \
- && ninja -C /build switch/spraylab-switch trafficgen/spraylab-gen switch/xdp/spraylab_xdp.o \
+ && ninja -C /build switch/spraylab-switch trafficgen/spraylab-gen switch/xdp/spraylab_xdp_gen.o \
  && install -D /build/switch/spraylab-switch {} \
  && install -D /build/trafficgen/spraylab-gen {} \
- && install -D -m 0644 /build/switch/xdp/spraylab_xdp.o {} \
+ && install -D -m 0644 /build/switch/xdp/spraylab_xdp_gen.o {} \
  && rm -rf /build /src
 WORKDIR {}
 )",

@@ -459,17 +459,49 @@ FabricState require_state(const std::string& dir) {
   return *st;
 }
 
-// Prometheus's file-based service discovery of the fabric (docs/monitoring.md).
-std::string discovery_path(const std::string& dir) {
-  return fs::path(dir) / "prometheus-targets.json";
-}
-
 void run_or_throw(const std::vector<std::string>& argv) {
   if (run_command(argv, true) != 0) {
     std::string line;
     for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
     throw std::runtime_error(fmt::format("`{}` failed", line));
   }
+}
+
+// The XDP program of veth ports (switch/xdp/meson.build, spraylab_xdp_gen.o: spraylab-gen's UDP
+// port): installed beside the programs' lib folder, or in the build tree. SPRAYLAB_XDP_PROG
+// overrides.
+std::string xdp_program_path() {
+  if (const char* env = std::getenv("SPRAYLAB_XDP_PROG")) return env;
+  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  for (const fs::path& candidate :
+       {self.parent_path() / "switch" / "xdp" / "spraylab_xdp_gen.o",
+        self.parent_path() / "lib" / "spraylab" / "spraylab_xdp_gen.o",
+        self.parent_path() / "lib" / "x86_64-linux-gnu" / "spraylab" / "spraylab_xdp_gen.o"}) {
+    if (fs::exists(candidate)) return candidate;
+  }
+  throw std::runtime_error(fmt::format(
+      "cannot find spraylab_xdp_gen.o in the build tree or beside {} (set SPRAYLAB_XDP_PROG)",
+      self.string()));
+}
+
+// --links veth: one veth pair per link, each end created in its process's namespace with the
+// name the plan gave it (eth1, eth2, ... in port order, as containerlab names them).
+void add_veth_links(const FabricState& st, const topo::Topology& t) {
+  std::map<std::string, std::string> netns;
+  for (const Process& p : st.processes) netns[p.node] = p.netns;
+  for (const NodeLink& l : node_links(t)) {
+    const std::string& a = netns.at(l.a.node);
+    const std::string& b = netns.at(l.b.node);
+    run_or_throw({"ip", "link", "add", l.a.iface, "netns", a, "type", "veth", "peer", "name",
+                  l.b.iface, "netns", b});
+    run_or_throw({"ip", "-n", a, "link", "set", l.a.iface, "up"});
+    run_or_throw({"ip", "-n", b, "link", "set", l.b.iface, "up"});
+  }
+}
+
+// Prometheus's file-based service discovery of the fabric (docs/monitoring.md).
+std::string discovery_path(const std::string& dir) {
+  return fs::path(dir) / "prometheus-targets.json";
 }
 
 // The management network (namespaced_plan.h): the bridge, and per process a veth whose mgmt0
@@ -533,9 +565,9 @@ std::string default_dir_of(const std::string& name, const std::string& dir) {
 }
 
 int up(const UpOptions& o) {
-  if (o.links != "memif") {
+  if (o.links != "memif" && o.links != "veth") {
     throw std::invalid_argument(
-        fmt::format("--links {}: only memif so far (veth and vhost: issue 15)", o.links));
+        fmt::format("--links {}: memif or veth (vhost-user: not yet, issue 15)", o.links));
   }
   if (geteuid() != 0) throw std::invalid_argument("fabric up needs root (ip netns add)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -568,6 +600,7 @@ int up(const UpOptions& o) {
   w.experiment = st.experiment;
   w.switch_bin = program_path("spraylab-switch");
   w.gen_bin = program_path("spraylab-gen");
+  if (o.links == "veth") w.xdp_prog = xdp_program_path();
   w.idle_sleep = o.idle_sleep;
   w.link_timeout_s = o.link_timeout_s;
   w.run_timeout_s = o.run_timeout_s;
@@ -581,6 +614,7 @@ int up(const UpOptions& o) {
       throw std::runtime_error(fmt::format("cannot create network namespace {}", p.netns));
     }
   }
+  if (st.links == "veth") add_veth_links(st, t);
   add_mgmt_net(st);
   save_state(st);
   write_discovery_file(st);
@@ -596,9 +630,10 @@ int up(const UpOptions& o) {
     links += p.ports;
   }
   fmt::print(
-      "fabric {}: {} switches, {} generators ({} hosts), {} memif links, {} per link{} in "
+      "fabric {}: {} switches, {} generators ({} hosts), {} {} links, {} per link{} in "
       "{:.1f} s ({})\n",
-      st.name, switches, gens, t.hosts().size(), links / 2, conf::format_rate(st.rate_bps),
+      st.name, switches, gens, t.hosts().size(), links / 2, st.links,
+      conf::format_rate(st.rate_bps),
       st.time_scale > 1 ? fmt::format(" (time x{:g})", st.time_scale) : "", took,
       ok ? "every link up" : "NOT every link up");
   fmt::print("{:<12} {:<6} {:>7}  {:<22} metrics\n", "node", "role", "pid", "namespace");

@@ -39,7 +39,11 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
         ->capture_default_str();
   };
   add_fabric_options(up_cmd, *up);
-  up_cmd->add_option("--links", up->links, "Link kind: memif (veth and vhost: not yet)")
+  up_cmd
+      ->add_option("--links", up->links,
+                   "Link kind: memif (sockets in the fabric's folder) or veth (pairs between the "
+                   "namespaces, net_af_xdp with the switch's XDP program; payloads above 1400 B "
+                   "are cut to 1400)")
       ->capture_default_str();
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "

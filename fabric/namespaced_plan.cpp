@@ -24,6 +24,9 @@ namespace fs = std::filesystem;
 constexpr int kSwitchMemoryMb = 512;
 constexpr int kGenMemoryMb = 256;
 constexpr uint32_t kSwitchMbufs = 4096;
+// net_af_xdp fills each rx queue's fill ring from the port's pool when the queue is set up: 2048
+// mbufs a port in DPDK 22.11 (ETH_AF_XDP_DFLT_NUM_DESCS), on top of what the switch itself holds.
+constexpr uint32_t kAfXdpFillMbufs = 2048;
 // veth links: the largest payload whose frame fits a 1500-byte MTU and an af_xdp chunk.
 constexpr uint32_t kVethPayloadBytes = 1400;
 constexpr int kSwitchMetricsPort = 9561;
@@ -188,7 +191,8 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
     for (const std::string& a :
          {std::string("--"), std::string("--config"), w.experiment, std::string("--switch"), n.name,
           std::string("--idle-sleep"), w.idle_sleep, std::string("--mbufs"),
-          fmt::to_string(kSwitchMbufs), std::string("--metrics-address"), switch_metrics}) {
+          fmt::to_string(kSwitchMbufs + (veth ? kAfXdpFillMbufs * p.ports : 0)),
+          std::string("--metrics-address"), switch_metrics}) {
       p.argv.push_back(a);
     }
     out.push_back(std::move(p));

@@ -202,6 +202,43 @@ def test_demo_up_run_kill_down(args):
     return " ".join(f"{k}={v}" for k, v in figures.items())
 
 
+def test_veth_up_run_down(args):
+    """--links veth: a veth pair per link between the namespaces, net_af_xdp ports with the XDP
+    program for spraylab-gen's port; the permutation completes, and down leaves nothing."""
+    name = f"v{os.getpid()}"
+    folder = tempfile.mkdtemp(prefix="spraylab-nsfabric-")
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    ns_before = namespaces()
+    check(nothing_left(leftovers(name, folder)), "the fabric's leftovers exist before it started")
+    try:
+        up = spraylab(args, "fabric", "up", demo, "--name", name, "--dir", folder, "--algorithm",
+                      ALGORITHM, "--rate", RATE, "--links", "veth", "--link-timeout", "120",
+                      timeout=400)
+        check(up.returncode == 0, "fabric up --links veth failed")
+        check("48 veth links" in up.stdout and "every link up" in up.stdout, up.stdout[:300])
+        check("workload.payload 4096 -> 1400" in up.stderr, "the payload cut is not said")
+        with open(os.path.join(folder, "state.json")) as f:
+            procs = json.load(f)["processes"]
+        ifaces = subprocess.run(["ip", "-n", procs[0]["netns"], "-o", "link", "show"],
+                                capture_output=True, text=True).stdout
+        check(re.search(r": eth1@", ifaces) and "xdp" in ifaces, f"no veth with XDP: {ifaces}")
+        run = spraylab(args, "fabric", "start", name, "--dir", folder, "--timeout", "400", timeout=500)
+        summary = json.loads(run.stdout.strip().splitlines()[-1])
+        check(summary["messages_done"] == 16 and summary["completed"], f"every message completes: {summary}")
+    finally:
+        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+        after = leftovers(name, folder)
+        print(f"after: {after}", flush=True)
+        ns_after = namespaces()
+        for n in after["namespaces"]:
+            subprocess.run(["ip", "netns", "del", n])
+        shutil.rmtree(folder, ignore_errors=True)
+    check(down.returncode == 0, "fabric down failed")
+    check(nothing_left(after), f"fabric down left {after}")
+    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+    return f"cct_us={summary['cct_us']} max_queue={summary['max_queue_packets']}"
+
+
 def test_up_killed_midway_then_down(args):
     """`fabric up` itself killed with SIGKILL while it starts the processes: `fabric down` finds
     every process by its namespace and removes everything."""
@@ -264,6 +301,7 @@ def main():
         print("SKIP: no working `ip netns` (iproute2)")
         return 77
     return run_cases(args, [("demo_up_run_kill_down", test_demo_up_run_kill_down, ()),
+                            ("veth_up_run_down", test_veth_up_run_down, ()),
                             ("up_killed_midway_then_down", test_up_killed_midway_then_down, ())])
 
 
