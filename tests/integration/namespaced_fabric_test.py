@@ -96,6 +96,28 @@ def nothing_left(found):
     return not any(found.values())
 
 
+def take_down(args, name, folder, ns_before):
+    """`fabric down`, then what is left (removed by hand too, so a failure leaves nothing behind);
+    checks that down worked and nothing was left."""
+    try:
+        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+    finally:
+        after = leftovers(name, folder)
+        print(f"after: {after}", flush=True)
+        ns_after = namespaces()
+        for n in after["namespaces"]:
+            subprocess.run(["ip", "netns", "del", n])
+        for pid in after["processes"]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+    check(down.returncode == 0, "fabric down failed")
+    check(nothing_left(after), f"fabric down left {after}")
+    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+
+
 def prometheus_scrapes_the_fabric(args, name, folder, procs):
     """A real Prometheus finds every process through the fabric's discovery file and scrapes it
     over the management network; every query of the fabric dashboard returns data."""
@@ -183,22 +205,7 @@ def test_demo_up_run_kill_down(args):
         os.kill(victim["pid"], signal.SIGKILL)
         figures["killed"] = victim["node"]
     finally:
-        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
-        after = leftovers(name, folder)
-        print(f"after: {after}", flush=True)
-        ns_after = namespaces()
-        if not nothing_left(after):  # leave nothing behind even when the launcher failed
-            for n in after["namespaces"]:
-                subprocess.run(["ip", "netns", "del", n])
-            for pid in after["processes"]:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        shutil.rmtree(folder, ignore_errors=True)
-    check(down.returncode == 0, "fabric down failed")
-    check(nothing_left(after), f"fabric down left {after}")
-    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+        take_down(args, name, folder, ns_before)
     return " ".join(f"{k}={v}" for k, v in figures.items())
 
 
@@ -226,16 +233,7 @@ def test_veth_up_run_down(args):
         summary = json.loads(run.stdout.strip().splitlines()[-1])
         check(summary["messages_done"] == 16 and summary["completed"], f"every message completes: {summary}")
     finally:
-        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
-        after = leftovers(name, folder)
-        print(f"after: {after}", flush=True)
-        ns_after = namespaces()
-        for n in after["namespaces"]:
-            subprocess.run(["ip", "netns", "del", n])
-        shutil.rmtree(folder, ignore_errors=True)
-    check(down.returncode == 0, "fabric down failed")
-    check(nothing_left(after), f"fabric down left {after}")
-    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+        take_down(args, name, folder, ns_before)
     return f"cct_us={summary['cct_us']} max_queue={summary['max_queue_packets']}"
 
 
@@ -273,22 +271,10 @@ def test_up_killed_midway_then_down(args):
         print(f"after kill -9 of fabric up: {len(mid['processes'])} processes, {len(mid['namespaces'])} namespaces",
               flush=True)
     finally:
-        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
-        after = leftovers(name, folder)
-        print(f"after: {after}", flush=True)
-        ns_after = namespaces()
-        for n in after["namespaces"]:
-            subprocess.run(["ip", "netns", "del", n])
-        for pid in after["processes"]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        shutil.rmtree(folder, ignore_errors=True)
-        os.unlink(up_log.name)
-    check(down.returncode == 0, "fabric down failed")
-    check(nothing_left(after), f"fabric down left {after}")
-    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+        try:
+            take_down(args, name, folder, ns_before)
+        finally:
+            os.unlink(up_log.name)
     return f"{running} processes running when fabric up was killed; none left"
 
 
