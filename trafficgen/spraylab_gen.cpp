@@ -33,6 +33,7 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "net/carrier_watch.h"
+#include "net/eal_main.h"
 #include "net/idle_sleep.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
@@ -645,16 +646,7 @@ void write_stats(const std::string& path, nlohmann::ordered_json stats, const Ge
 // ---- run ----------------------------------------------------------------------------------------
 
 int run(int argc, char** argv) {
-  const int eal = rte_eal_init(argc, argv);
-  if (eal < 0) {
-    fmt::print(stderr, "spraylab-gen: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
-    return 2;
-  }
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  argc -= eal;
-  argv += eal;
-  argv[0] = const_cast<char*>("spraylab-gen");
+  if (!net::start_eal(argc, argv, "spraylab-gen", on_signal)) return 2;
   gen::GenCli cli;
   if (const std::optional<int> rc = gen::parse_gen_cli(argc, argv, &cli)) {
     rte_eal_cleanup();
