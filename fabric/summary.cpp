@@ -134,8 +134,9 @@ void summarize_delivered(const FabricResult& r, VariantSummary& s) {
   if (r.delivered.size() > 1) s.utilisation_window_ns = r.delivered[1].t_ns - r.delivered[0].t_ns;
   std::vector<double> middle;
   for (const UtilisationWindow& w : utilisation_windows(r)) {
-    // Integer bounds: 10% and 90% of the run, so the choice of windows is exact.
-    if (w.t_ns * 10 >= r.clock_ns && w.t_ns * 10 <= r.clock_ns * 9) middle.push_back(w.utilisation);
+    // The middle half of the run: past the ramp-up (a round trip of propagation) and before the
+    // tail of the last packets and their ACKs. Integer bounds, so the choice of windows is exact.
+    if (w.t_ns * 4 >= r.clock_ns && w.t_ns * 4 <= r.clock_ns * 3) middle.push_back(w.utilisation);
   }
   s.delivered_steady = percentile(middle, 0.5);
 }

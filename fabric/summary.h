@@ -73,7 +73,7 @@ struct VariantSummary {
   uint64_t active_ports = 0;
   // What the paper plots (Ofan Figure 1): wire bytes delivered into the hosts over their line
   // rate, for the whole run (first packet to last ACK) and the median window of the middle of the
-  // run (windows ending between 10% and 90% of it).
+  // run (windows ending between 25% and 75% of it).
   std::optional<double> delivered_mean;
   std::optional<double> delivered_steady;
   uint64_t utilisation_window_ns = 0;
