@@ -101,7 +101,7 @@ void expect_edge_bound(const std::vector<Point>& points, const char* name) {
   }
 }
 
-TEST(QueueGrowth, OfanIsFlatAndRandomSprayingGrowsLikeTheSquareRootOfM) {
+TEST(QueueGrowth, OfanAndPofanAreFlatAndRandomSprayingGrowsLikeTheSquareRootOfM) {
   const std::vector<Point> ofan = sweep("algorithm: ofan", "flow", 1);
   const std::vector<Point> rps = sweep("algorithm: rps", "flow", 1);
   const double ofan_slope = slope(ofan);
@@ -111,9 +111,13 @@ TEST(QueueGrowth, OfanIsFlatAndRandomSprayingGrowsLikeTheSquareRootOfM) {
   EXPECT_LT(rps_slope, 0.65) << "rps:" << table(rps);
   // Ofan appendix F.4: an edge uplink never holds more than w + 1 packets, whatever m.
   expect_edge_bound(ofan, "ofan");
+  // pOfan (appendix H): per-pipe pointers keep the same shape and the same edge bound.
+  const std::vector<Point> pofan = sweep("algorithm: pofan", "flow", 1);
+  EXPECT_LT(slope(pofan), 0.15) << "pofan:" << table(pofan);
+  expect_edge_bound(pofan, "pofan");
 }
 
-TEST(QueueGrowth, DrbOverDigitEcmpIsBoundedAndBalancesItsUplinks) {
+TEST(QueueGrowth, DrbOverDigitEcmpIsBoundedWhereRandomEntropiesAreNot) {
   // entropy_range 4 = w^2: the four up-paths between pods, one per value under `hash: digit`.
   const std::vector<Point> drb = sweep("algorithm: ecmp, hash: digit", "drb", 1);
   EXPECT_LT(slope(drb), 0.15) << "drb:" << table(drb);
@@ -128,7 +132,7 @@ TEST(QueueGrowth, DrbOverDigitEcmpIsBoundedAndBalancesItsUplinks) {
 
 TEST(QueueGrowth, EveryPortHasALayerAndTheLayersCoverTheFabric) {
   const FabricResult r =
-      testing::run_virtual(experiment(queue_growth("algorithm: ofan", 16, "flow", 1)));
+      testing::run_virtual(experiment(queue_growth("algorithm: ofan", 256, "flow", 1)));
   const VariantSummary s = summarize(r, "v", "a", "virtual");
   std::vector<std::string> layers;
   uint64_t ports = 0;
