@@ -110,6 +110,8 @@ struct WorkloadSpec {
   std::vector<std::vector<double>> matrix;
   // incast
   uint32_t fan_in = 8;
+  // uniform, switch-permutation, bipartite: messages per sender
+  uint32_t messages = 1;
   // fsdp
   std::string model = "llama3-405b";
   uint32_t layers = 0;  // 0 = the preset's

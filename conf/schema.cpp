@@ -459,6 +459,8 @@ const Fields<WorkloadSpec>& workload_fields() {
                    "all-to-all-v: the Zipf exponent s"),
         skew_matrix(),
         integer_key("fan_in", &WorkloadSpec::fan_in, 1, kMax32, "incast: senders per receiver"),
+        integer_key("messages", &WorkloadSpec::messages, 1, kMax32,
+                    "uniform, switch-permutation, bipartite: messages each host sends"),
         string_key("model", &WorkloadSpec::model, "fsdp: the model preset"),
         integer_key("layers", &WorkloadSpec::layers, 0, kMax32, "fsdp: layers; 0 = the preset's"),
         trace_file(),
