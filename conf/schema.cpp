@@ -501,6 +501,8 @@ const Fields<MeasurementSpec>& measurement_fields() {
                "period of the queue-depth time series"),
       time_key("duration", &MeasurementSpec::duration_ns, 0,
                "stop after this long; 0 = when the workload completes"),
+      time_key("warmup", &MeasurementSpec::warmup_ns, 0,
+               "virtual time: the accepted-throughput window starts after this long"),
       outputs(),
   };
   return fields;

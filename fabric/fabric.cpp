@@ -87,6 +87,8 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.generator = gen::results_json(f.plan(), engines, info);
   r.ports = port_summaries(f, run.samples, r.clock_ns);
   r.samples = std::move(run.samples);
+  r.warmup_at_ns = run.warmup_at_ns;
+  r.delivered_at_warmup = run.delivered_at_warmup;
   r.link_events = f.link_events_json();
   r.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -123,14 +123,17 @@ void summarize_ports(const FabricResult& r, VariantSummary& s) {
 }
 
 // Accepted throughput over the run's window: delivered payload bytes / (hosts x the host link
-// rate x clock_ns).
+// rate x the window), the window from measurement.warmup (or the start) to the end.
 void summarize_throughput(const FabricResult& r, VariantSummary& s) {
-  s.delivered_bytes = count(section(r.generator, "goodput"), "delivered_bytes");
+  const uint64_t delivered = count(section(r.generator, "goodput"), "delivered_bytes");
+  s.delivered_bytes = delivered - std::min(delivered, r.delivered_at_warmup);
+  s.window_start_ns = std::min(r.warmup_at_ns, r.clock_ns);
+  s.window_ns = r.clock_ns - s.window_start_ns;
   const ordered_json& settings = section(r.generator, "settings");
   const auto hosts = static_cast<double>(section(r.generator, "hosts").size());
   const double rate =
       settings.contains("link_rate_bps") ? settings["link_rate_bps"].get<double>() : 0;
-  const double capacity_bytes = hosts * rate / 8 * static_cast<double>(r.clock_ns) / 1e9;
+  const double capacity_bytes = hosts * rate / 8 * static_cast<double>(s.window_ns) / 1e9;
   if (capacity_bytes > 0) {
     s.accepted_throughput = static_cast<double>(s.delivered_bytes) / capacity_bytes;
   }
@@ -275,7 +278,8 @@ ordered_json to_json(const VariantSummary& s) {
                      {"duplicates", s.duplicates},
                      {"max_distance", s.max_reorder_distance}};
   j["throughput"] = {{"delivered_bytes", s.delivered_bytes},
-                     {"window_ns", s.clock_ns},
+                     {"window_start_ns", s.window_start_ns},
+                     {"window_ns", s.window_ns},
                      {"accepted", or_null(s.accepted_throughput)}};
   j["hops"] = {{"max", or_null(s.hops_max)},
                {"mean", or_null(s.hops_mean)},

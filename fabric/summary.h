@@ -79,7 +79,9 @@ struct VariantSummary {
 
   // Accepted throughput (the MRLS paper's "throughput", §5.2): payload bytes delivered in the run's
   // window [0, clock_ns] over what every host's link could carry in it.
-  uint64_t delivered_bytes = 0;
+  uint64_t delivered_bytes = 0;  // in the window
+  uint64_t window_start_ns = 0;  // measurement.warmup (virtual time), else 0
+  uint64_t window_ns = 0;
   std::optional<double> accepted_throughput;
 
   // Path lengths of the data packets received, in switch-to-switch hops (the MRLS paper's k;

@@ -288,6 +288,11 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   const uint64_t unique_before = r.reorder.unique();
   r.reorder.on_packet(h.sequence);
   const bool duplicate = r.reorder.unique() == unique_before;
+  if (!duplicate) {
+    // Every packet carries a full payload but the message's last, which has what is left.
+    const uint64_t offset = uint64_t{h.sequence} * plan_.payload_bytes;
+    delivered_bytes_ += std::min<uint64_t>(plan_.payload_bytes, r.bytes - offset);
+  }
   while (r.cum < r.packets && r.reorder.seen(r.cum)) ++r.cum;
   if (ce) {
     count(GenCounter::kRxCe);

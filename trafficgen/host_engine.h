@@ -197,6 +197,9 @@ class HostEngine {
   // every switch decrements the TTL once, the last leaf included). The MRLS paper's hop count is
   // the switch-to-switch links, index - 1.
   const std::array<uint64_t, kSentTtl + 1>& path_switches() const { return path_switches_; }
+  // Payload bytes of data packets received for the first time, so far (the fabric reads it at
+  // its warm-up time: the accepted-throughput window of summary.json).
+  uint64_t delivered_bytes() const { return delivered_bytes_; }
   // cc dctcp: each flow's window (index: SendState::flow); empty with cc none.
   const std::vector<DctcpWindow>& windows() const { return windows_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
@@ -305,6 +308,7 @@ class HostEngine {
   LatencyHistogram one_way_;
   LatencyHistogram rtt_;
   std::array<uint64_t, kSentTtl + 1> path_switches_{};
+  uint64_t delivered_bytes_ = 0;
   uint64_t busy_cycles_ = 0;
   BurstIo rx_, tx_;
   bool tsc_clock_ = true;
