@@ -410,7 +410,7 @@ int run(int argc, char** argv) {
   ro.socket = static_cast<int>(rte_socket_id());
   ro.routing = &plan->routing;
   auto rt = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
-  control::SwitchControl ctl(*rt, ports, pool);
+  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep));
   ctl.register_telemetry();
   ctl.poll_links();
   std::vector<uint16_t> rxq;

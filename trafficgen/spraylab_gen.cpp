@@ -391,7 +391,7 @@ class EngineLcores {
 // does: net/carrier_watch.h), read on a control thread of its own, never on an engine's lcore.
 class PortLinks {
  public:
-  explicit PortLinks(const std::vector<net::PortState>& ports)
+  PortLinks(const std::vector<net::PortState>& ports, std::chrono::microseconds carrier_period)
       : ports_(ports), carrier_index_(RTE_MAX_ETHPORTS, -1) {
     std::vector<std::string> ifaces;
     for (const auto& p : ports_) {
@@ -399,7 +399,9 @@ class PortLinks {
       carrier_index_[p.port_id] = static_cast<int>(ifaces.size());
       ifaces.push_back(p.iface);
     }
-    if (!ifaces.empty()) carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces));
+    if (!ifaces.empty()) {
+      carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period);
+    }
   }
   const std::vector<net::PortState>& ports() const { return ports_; }
   bool watches_carrier() const { return carrier_ != nullptr; }
@@ -662,8 +664,10 @@ int run(int argc, char** argv) {
   const uint64_t idle_sleep_ns = gen::idle_sleep_ns(cli);
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
-  const uint64_t start_tsc = start_tsc_of(cli);
-  const PortLinks links(ports.list);
+  // With --start-file the engines and their metrics come first (a fabric's Prometheus scrapes a
+  // waiting generator too), and the start moves to the file's time once it is there.
+  uint64_t start_tsc = cli.start_file.empty() ? start_tsc_of(cli) : rte_rdtsc();
+  const PortLinks links(ports.list, net::carrier_period(idle_sleep_ns));
   Engines engines = make_engines(plan, ports.pool, start_tsc, carrier_gated_tx(links));
   fmt::print(stderr,
              "spraylab-gen: {} hosts, {} messages here, {} engine(s), rate {}, entropy {}\n",
@@ -674,6 +678,10 @@ int run(int argc, char** argv) {
   std::unique_ptr<monitoring::Exposer> exposer;
   if (metrics_at) {
     exposer = start_metrics(*metrics_at, cli, gen_source(plan, engines, lcores));
+  }
+  if (!cli.start_file.empty()) {
+    start_tsc = start_tsc_of(cli);
+    for (auto& engine : engines.list) engine->move_start(start_tsc);
   }
   if (cli.hold) read_stdin_commands();
 
