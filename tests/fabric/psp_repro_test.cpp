@@ -15,8 +15,8 @@ namespace {
 // 64 hosts on a 2-level Clos of 8 leaves with 8 uplinks each (8 spines), 100 Gb/s, 800 KB
 // buffers, a random permutation at full load (4 MB messages), measured over its first 100 µs
 // (every host still sending): each receiver gets one sender, so every queue beyond the hosts'
-// own links is the balancers' doing. PSP's and banded JSQ's threshold is one state period of line rate (59
-// packets of 4 KB at 20 µs; docs/algorithms.md, psp).
+// own links is the balancers' doing. PSP's and banded JSQ's threshold is one state period of line
+// rate (59 packets of 4 KB at 20 µs; docs/algorithms.md, psp).
 std::string clos_64(const std::string& algorithm, uint64_t seed) {
   return "seed: " + std::to_string(seed) + R"(
 topology: {generator: leaf-spine, leaves: 8, spines: 8, hosts_per_leaf: 8}
