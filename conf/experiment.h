@@ -111,6 +111,8 @@ struct WorkloadSpec {
   std::vector<std::vector<double>> matrix;
   // incast
   uint32_t fan_in = 8;
+  // uniform, switch-permutation, bipartite: messages per sender
+  uint32_t messages = 1;
   // fsdp
   std::string model = "llama3-405b";
   uint32_t layers = 0;  // 0 = the preset's
@@ -129,6 +131,9 @@ struct WorkloadSpec {
 struct MeasurementSpec {
   uint64_t queue_sample_ns = 1000;  // queue-depth time series period
   uint64_t duration_ns = 0;         // 0 = until the workload completes
+  // Virtual time: summary.json's throughput window starts at the first queue sample at or after
+  // this (the fabric's fill left out); 0 = from the start.
+  uint64_t warmup_ns = 0;
   std::vector<std::string> outputs = {"summary", "queues"};
 };
 

@@ -462,6 +462,8 @@ const Fields<WorkloadSpec>& workload_fields() {
                    "all-to-all-v: the Zipf exponent s"),
         skew_matrix(),
         integer_key("fan_in", &WorkloadSpec::fan_in, 1, kMax32, "incast: senders per receiver"),
+        integer_key("messages", &WorkloadSpec::messages, 1, kMax32,
+                    "uniform, switch-permutation, bipartite: messages each host sends"),
         string_key("model", &WorkloadSpec::model, "fsdp: the model preset"),
         integer_key("layers", &WorkloadSpec::layers, 0, kMax32, "fsdp: layers; 0 = the preset's"),
         trace_file(),
@@ -502,6 +504,8 @@ const Fields<MeasurementSpec>& measurement_fields() {
                "period of the queue-depth time series"),
       time_key("duration", &MeasurementSpec::duration_ns, 0,
                "stop after this long; 0 = when the workload completes"),
+      time_key("warmup", &MeasurementSpec::warmup_ns, 0,
+               "virtual time: the accepted-throughput window starts after this long"),
       outputs(),
   };
   return fields;

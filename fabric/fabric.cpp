@@ -93,6 +93,8 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
     sample_delivered(f, r.clock_ns, &r.delivered);
   }
   r.host_capacity_bps = host_capacity_bps(f);
+  r.warmup_at_ns = run.warmup_at_ns;
+  r.delivered_at_warmup = run.delivered_at_warmup;
   r.link_events = f.link_events_json();
   r.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -123,6 +123,10 @@ struct FabricResult {
   // What switches delivered to hosts, sampled with the queues, and those ports' summed line rate.
   std::vector<DeliverySample> delivered;
   double host_capacity_bps = 0;
+  // measurement.warmup (virtual time): the throughput window's start and the payload bytes
+  // delivered before it; 0 and 0 without a warm-up (the window is the whole run).
+  uint64_t warmup_at_ns = 0;
+  uint64_t delivered_at_warmup = 0;
   // The experiment's link events as they happened (Fabric::link_events_json); empty without.
   nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };

@@ -251,6 +251,10 @@ FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>&
   FigureData data;
   data.figure = &figure;
   for (const VariantResult& r : results) {
+    if (!figure.runs.empty() &&
+        std::find(figure.runs.begin(), figure.runs.end(), r.run->name) == figure.runs.end()) {
+      continue;  // the figure draws only the runs it names
+    }
     FigureSeries& series = series_named(data.series, series_name(*r.run, r.variant, figure));
     if (!figure.source.empty()) {
       read_source(figure, r, series, data.problems);

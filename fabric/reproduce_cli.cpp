@@ -70,7 +70,9 @@ int list_reproductions() {
       if (entry.path().extension() == ".yaml") files.push_back(entry.path());
     }
   }
-  std::sort(files.begin(), files.end());
+  // By name (the stem): "psp" before "psp-asymmetry", whose file sorts first ('-' < '.').
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& x, const fs::path& y) { return x.stem() < y.stem(); });
   for (const fs::path& file : files) {
     const std::string text = conf::read_experiment_text(file.string());
     const conf::Experiment e = conf::load_experiment_string(text, file.string());
@@ -160,7 +162,10 @@ int reproduce(const ReproduceArgs& args) {
       options.out_dir = p.dir;
       options.max_wall_seconds = args.timeout_seconds;
       options.command_line = args.command_line;
-      rc = std::max(rc, run_variants(p.variants, options));
+      // run_variants says 1 for any variant that did not complete; a reproduction measured over
+      // measurement.duration stops every variant there on purpose (stopped_by checked below).
+      const int run_rc = run_variants(p.variants, options);
+      if (run_rc > 1) rc = std::max(rc, run_rc);
       done += p.variants.size();
     }
   }
@@ -170,6 +175,15 @@ int reproduce(const ReproduceArgs& args) {
     for (const Variant& v : p.variants) {
       const std::string dir = (fs::path(p.dir) / v.name).string();
       results.push_back({&p.run, v, dir, read_summary((fs::path(dir) / "summary.json").string())});
+      // Completed, or stopped by its own measurement.duration: what the experiment asked for.
+      // Stopped by --timeout or stalled: the numbers are not the experiment's, exit 1.
+      const std::string stopped = results.back().summary.value("stopped_by", "");
+      const bool by_design = stopped == "completed" ||
+                             (stopped == "duration" && v.experiment.measurement.duration_ns > 0);
+      if (!by_design) {
+        fmt::print(stderr, "{}/{}: stopped by {}: incomplete\n", p.run.name, v.name, stopped);
+        rc = std::max(rc, 1);
+      }
     }
   }
   std::vector<FigureData> figures;

@@ -92,9 +92,9 @@ Mark read_mark(const Value& value) {
 
 Figure read_figure(const Value& value) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 13> kKeys = {
+  static constexpr std::array<std::string_view, 14> kKeys = {
       "name",     "title",    "x",   "source", "y",     "x_label", "y_label",
-      "x_divide", "y_divide", "log", "fit",    "marks", "series"};
+      "x_divide", "y_divide", "log", "fit",    "marks", "series",  "runs"};
   map.allow_only(kKeys);
   Figure f;
   f.name = map.require("name", "the figure's file name").as_string();
@@ -125,6 +125,9 @@ Figure read_figure(const Value& value) {
   }
   if (const Value* v = map.find("marks")) {
     for (const Value& m : v->as_list()) f.marks.push_back(read_mark(m));
+  }
+  if (const Value* v = map.find("runs")) {
+    for (const Value& r : v->as_list()) f.runs.push_back(r.as_string());
   }
   return f;
 }
@@ -240,6 +243,13 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
   if (const Value* v = map.find("figures")) {
     for (const Value& f : v->as_list()) {
       r.figures.push_back(read_figure(f));
+      for (const std::string& name : r.figures.back().runs) {
+        if (std::none_of(r.runs.begin(), r.runs.end(),
+                         [&name](const ReproRun& run) { return run.name == name; })) {
+          f.fail(fmt::format("figure '{}' names run '{}', which is not one of runs[]",
+                             r.figures.back().name, name));
+        }
+      }
       for (size_t i = 0; i + 1 < r.figures.size(); ++i) {
         if (r.figures[i].name == r.figures.back().name) {
           f.fail(fmt::format("two figures are named '{}'", r.figures.back().name));

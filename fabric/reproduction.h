@@ -43,6 +43,7 @@ struct Figure {
   bool log_y = false;
   bool fit_loglog = false;
   std::vector<Mark> marks;
+  std::vector<std::string> runs;  // optional: only these runs' variants (default: every run's)
   bool by_variant() const { return x == "variant"; }
 };
 

@@ -141,12 +141,58 @@ void summarize_delivered(const FabricResult& r, VariantSummary& s) {
   s.delivered_steady = percentile(middle, 0.5);
 }
 
+// Accepted throughput over the run's window: delivered payload bytes / (hosts x the host link
+// rate x the window), the window from measurement.warmup (or the start) to the end.
+void summarize_throughput(const FabricResult& r, VariantSummary& s) {
+  const uint64_t delivered = count(section(r.generator, "goodput"), "delivered_bytes");
+  s.delivered_bytes = delivered - std::min(delivered, r.delivered_at_warmup);
+  s.window_start_ns = std::min(r.warmup_at_ns, r.clock_ns);
+  s.window_ns = r.clock_ns - s.window_start_ns;
+  const ordered_json& settings = section(r.generator, "settings");
+  const auto hosts = static_cast<double>(section(r.generator, "hosts").size());
+  const double rate =
+      settings.contains("link_rate_bps") ? settings["link_rate_bps"].get<double>() : 0;
+  const double capacity_bytes = hosts * rate / 8 * static_cast<double>(s.window_ns) / 1e9;
+  if (capacity_bytes > 0) {
+    s.accepted_throughput = static_cast<double>(s.delivered_bytes) / capacity_bytes;
+  }
+}
+
+// The generator counts switches crossed (path_switches); a hop here is a switch-to-switch link,
+// one fewer.
+void summarize_hops(const ordered_json& generator, VariantSummary& s) {
+  const ordered_json& histogram = section(section(generator, "path_switches"), "histogram");
+  if (!histogram.is_array()) return;
+  uint64_t packets = 0, weighted = 0;
+  for (size_t i = 1; i < histogram.size(); ++i) {
+    const auto n = histogram[i].get<uint64_t>();
+    s.hops_histogram.push_back(n);
+    packets += n;
+    weighted += n * (i - 1);
+  }
+  if (packets == 0) return;
+  s.hops_max = s.hops_histogram.size() - 1;
+  s.hops_mean = static_cast<double>(weighted) / static_cast<double>(packets);
+  // Nearest rank: the smallest k with at least 99% of the packets at k hops or fewer.
+  const auto rank = static_cast<uint64_t>(std::ceil(0.99 * static_cast<double>(packets) - 1e-9));
+  uint64_t seen = 0;
+  for (size_t k = 0; k < s.hops_histogram.size(); ++k) {
+    seen += s.hops_histogram[k];
+    if (seen >= rank) {
+      s.hops_p99 = k;
+      break;
+    }
+  }
+}
+
 ordered_json to_json(const QueueStats& q) {
   return {{"max_bytes", q.max_bytes},
           {"max_packets", q.max_packets},
           {"p99_bytes", q.p99_bytes},
           {"p99_packets", q.p99_packets},
-          {"ports", q.ports}};
+          {"ports", q.ports},
+          {"mean_bytes", q.mean_bytes},
+          {"mean_packets", q.mean_packets}};
 }
 
 }  // namespace
@@ -202,6 +248,8 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
     s.out_of_order_fraction =
         static_cast<double>(s.out_of_order) / static_cast<double>(s.received_packets);
   }
+  summarize_throughput(result, s);
+  summarize_hops(result.generator, s);
   if (result.generator.contains("congestion_control")) {
     s.congestion_control = result.generator["congestion_control"];
   }
@@ -236,16 +284,8 @@ ordered_json to_json(const VariantSummary& s) {
   for (const auto& [level, stats] : s.queue_by_level)
     by_level[std::to_string(level)] = to_json(stats);
   queue["by_level"] = std::move(by_level);
-  // Keys added after by_level, so the earlier keys keep their place in the file.
-  queue["mean_bytes"] = s.queue.mean_bytes;
-  queue["mean_packets"] = s.queue.mean_packets;
   ordered_json by_layer = ordered_json::object();
-  for (const auto& [layer, stats] : s.queue_by_layer) {
-    ordered_json l = to_json(stats);
-    l["mean_bytes"] = stats.mean_bytes;
-    l["mean_packets"] = stats.mean_packets;
-    by_layer[layer] = std::move(l);
-  }
+  for (const auto& [layer, stats] : s.queue_by_layer) by_layer[layer] = to_json(stats);
   queue["by_layer"] = std::move(by_layer);
   j["queue"] = std::move(queue);
   ordered_json hottest = ordered_json::array();
@@ -277,6 +317,14 @@ ordered_json to_json(const VariantSummary& s) {
                      {"out_of_order_fraction", or_null(s.out_of_order_fraction)},
                      {"duplicates", s.duplicates},
                      {"max_distance", s.max_reorder_distance}};
+  j["throughput"] = {{"delivered_bytes", s.delivered_bytes},
+                     {"window_start_ns", s.window_start_ns},
+                     {"window_ns", s.window_ns},
+                     {"accepted", or_null(s.accepted_throughput)}};
+  j["hops"] = {{"max", or_null(s.hops_max)},
+               {"mean", or_null(s.hops_mean)},
+               {"p99", or_null(s.hops_p99)},
+               {"histogram", s.hops_histogram}};
   if (s.congestion_control) j["congestion_control"] = *s.congestion_control;
   // Only with events, so that results without them stay as they were.
   if (!s.link_events.empty()) j["link_events"] = s.link_events;

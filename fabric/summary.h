@@ -91,6 +91,20 @@ struct VariantSummary {
   uint64_t max_reorder_distance = 0;
   std::optional<double> out_of_order_fraction;
 
+  // Accepted throughput (the MRLS paper's "throughput", §5.2): payload bytes delivered in the run's
+  // window [0, clock_ns] over what every host's link could carry in it.
+  uint64_t delivered_bytes = 0;  // in the window
+  uint64_t window_start_ns = 0;  // measurement.warmup (virtual time), else 0
+  uint64_t window_ns = 0;
+  std::optional<double> accepted_throughput;
+
+  // Path lengths of the data packets received, in switch-to-switch hops (the MRLS paper's k;
+  // a packet between two hosts of one leaf has 0): histogram[k] packets, the max, mean and p99.
+  std::vector<uint64_t> hops_histogram;
+  std::optional<uint64_t> hops_max;
+  std::optional<double> hops_mean;
+  std::optional<uint64_t> hops_p99;
+
   // cc dctcp: the generator's congestion_control section as it is (cwnd and α statistics).
   std::optional<nlohmann::ordered_json> congestion_control;
   // The run's link events (FabricResult::link_events); summary.json has them only when there are.

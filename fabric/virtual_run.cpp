@@ -61,6 +61,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   const auto sampler = static_cast<uint32_t>(nodes.size());  // the queue sampler's node number
   const uint32_t link_events = sampler + 1;  // link events' node number; the tag is the event
   const uint64_t period = f.experiment().measurement.queue_sample_ns;
+  const uint64_t warmup = f.experiment().measurement.warmup_ns;
   const uint64_t start = f.start_ns();
   const uint64_t deadline = limit_ns == UINT64_MAX ? UINT64_MAX : start + limit_ns;
 
@@ -86,6 +87,11 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     if (e.node == sampler) {
       sample_queues(f, now - start, &out.samples);
       sample_delivered(f, now - start, &out.delivered);
+      if (warmup > 0 && out.warmup_at_ns == 0 && now - start >= warmup) {
+        out.warmup_at_ns = now - start;
+        for (const gen::HostEngine* h : f.engines())
+          out.delivered_at_warmup += h->delivered_bytes();
+      }
       // Only the sampler left: the fabric is idle for good.
       if (!q.empty()) q.push(now + period, sampler, 0);
       continue;

@@ -20,6 +20,10 @@ struct RunOutcome {
   uint64_t stalled_ns = 0;  // in-process: FabricResult::stalled_ns
   std::vector<QueueSample> samples;
   std::vector<DeliverySample> delivered;
+  // measurement.warmup: when the throughput window opened (ns after the start; 0 = at the start)
+  // and the payload bytes the hosts had received by then.
+  uint64_t warmup_at_ns = 0;
+  uint64_t delivered_at_warmup = 0;
 };
 
 // Runs `f` (built for Mode::kVirtual) until its workload completes or a limit. `limit_ns`: how

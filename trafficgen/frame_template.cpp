@@ -34,7 +34,7 @@ FrameTemplate make_frame_template(const std::array<uint8_t, 6>& dst_mac,
   ip[0] = 0x45;
   ip[1] = ecn;
   put32(ip + 4, 0x00004000);  // id 0, don't fragment
-  ip[8] = 64;
+  ip[8] = kSentTtl;
   ip[9] = 17;  // UDP
   put32(ip + 12, src_ip);
   put32(ip + 16, dst_ip);

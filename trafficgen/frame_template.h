@@ -16,6 +16,10 @@
 
 namespace spraylab::gen {
 
+// The IPv4 TTL of every frame a host sends; the receiver reads the path's length in switches off
+// what is left of it (HostEngine::path_switches).
+inline constexpr uint8_t kSentTtl = 64;
+
 struct FrameTemplate {
   static constexpr uint32_t kBytes = 14 + 20 + 8;  // Ethernet, IPv4, UDP
   // The headers with IPv4 total length, UDP length and UDP source port 0 (filled per frame). No
@@ -25,7 +29,7 @@ struct FrameTemplate {
 };
 
 // The template for frames from (src_mac, src_ip) to (dst_mac, dst_ip) on UDP port `dst_port`,
-// IPv4 ECN field `ecn`, TTL 64, don't fragment.
+// IPv4 ECN field `ecn`, TTL kSentTtl, don't fragment.
 FrameTemplate make_frame_template(const std::array<uint8_t, 6>& dst_mac,
                                   const std::array<uint8_t, 6>& src_mac, uint32_t src_ip,
                                   uint32_t dst_ip, uint16_t dst_port, uint8_t ecn);

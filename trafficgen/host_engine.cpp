@@ -275,7 +275,7 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   }
   count(GenCounter::kRxBytes, rte_pktmbuf_pkt_len(m));
   if (h.flags & kData) {
-    on_data(slot, h, (data[fi.ip_offset + 1] & 0x03) == kCe, now);
+    on_data(slot, h, (data[fi.ip_offset + 1] & 0x03) == kCe, fi.ttl, now);
   } else if (h.flags & kAck) {
     on_ack(slot, h, now);
   } else {
@@ -283,7 +283,8 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   }
 }
 
-void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint64_t now) {
+void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl,
+                         uint64_t now) {
   const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
   if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
     count(GenCounter::kRxMalformed);
@@ -291,12 +292,20 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   }
   RecvState& r = recvs_[ri];
   count(GenCounter::kRxData);
+  // The path's length in switches: what the TTL lost on the way (a TTL above what was sent is
+  // not ours to explain; it counts as 0 switches).
+  ++path_switches_[ttl <= kSentTtl ? kSentTtl - ttl : 0];
   const uint64_t now_ns = ns_of(now);
   if (h.send_ts_ns <= now_ns) one_way_.record(now_ns - h.send_ts_ns);
   if (r.first_rx_tsc == 0) r.first_rx_tsc = now;
   const uint64_t unique_before = r.reorder.unique();
   r.reorder.on_packet(h.sequence);
   const bool duplicate = r.reorder.unique() == unique_before;
+  if (!duplicate) {
+    // Every packet carries a full payload but the message's last, which has what is left.
+    const uint64_t offset = uint64_t{h.sequence} * plan_.payload_bytes;
+    delivered_bytes_ += std::min<uint64_t>(plan_.payload_bytes, r.bytes - offset);
+  }
   while (r.cum < r.packets && r.reorder.seen(r.cum)) ++r.cum;
   if (ce) {
     count(GenCounter::kRxCe);

@@ -198,6 +198,13 @@ class HostEngine {
   const std::array<uint64_t, kGenCounters>& counters() const { return counters_; }
   const LatencyHistogram& one_way() const { return one_way_; }
   const LatencyHistogram& rtt() const { return rtt_; }
+  // Data packets received, by the switches they crossed (index: kSentTtl - the arriving TTL;
+  // every switch decrements the TTL once, the last leaf included). The MRLS paper's hop count is
+  // the switch-to-switch links, index - 1.
+  const std::array<uint64_t, kSentTtl + 1>& path_switches() const { return path_switches_; }
+  // Payload bytes of data packets received for the first time, so far (the fabric reads it at
+  // its warm-up time: the accepted-throughput window of summary.json).
+  uint64_t delivered_bytes() const { return delivered_bytes_; }
   // cc dctcp: each flow's window (index: SendState::flow); empty with cc none.
   const std::vector<DctcpWindow>& windows() const { return windows_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
@@ -223,7 +230,7 @@ class HostEngine {
   void add_ack_queues();
   void receive(PortSlot& p, rte_mbuf* m, uint64_t now);
   void build_header_templates();
-  void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint64_t now);
+  void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl, uint64_t now);
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
   struct TxTurn;
   void send(HostState& h, uint64_t now);
@@ -305,6 +312,8 @@ class HostEngine {
   std::array<uint64_t, kGenCounters> counters_{};
   LatencyHistogram one_way_;
   LatencyHistogram rtt_;
+  std::array<uint64_t, kSentTtl + 1> path_switches_{};
+  uint64_t delivered_bytes_ = 0;
   uint64_t busy_cycles_ = 0;
   BurstIo rx_, tx_;
   bool tsc_clock_ = true;

@@ -104,10 +104,10 @@ namespace {
 // The schedule of every rank (with --payload's packet size) and the sender's and receiver's
 // settings, checked.
 void plan_workload(const conf::Experiment& exp, const GenOptions& o, uint32_t ranks,
-                   RunPlan* plan) {
+                   const std::vector<uint32_t>& leaf_of_rank, RunPlan* plan) {
   conf::WorkloadSpec spec = exp.workload;
   if (o.payload_bytes != 0) spec.payload_bytes = o.payload_bytes;
-  plan->schedule = make_workload(spec, ranks, exp.seed);
+  plan->schedule = make_workload(spec, ranks, exp.seed, leaf_of_rank);
   plan->payload_bytes = spec.payload_bytes;
   plan->ack_every = o.ack_every;
   plan->entropy = o.entropy;
@@ -198,7 +198,9 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
   const topo::AddressPlan addresses(routing);
   const auto ranks = static_cast<uint32_t>(t.hosts().size());
   if (ranks < 2) throw PlanError("the topology has fewer than two hosts");
-  plan_workload(exp, o, ranks, &plan);
+  std::vector<uint32_t> leaf_of_rank(ranks);
+  for (uint32_t r = 0; r < ranks; ++r) leaf_of_rank[r] = addresses.leaf_of_host(t.hosts()[r]);
+  plan_workload(exp, o, ranks, leaf_of_rank, &plan);
   plan.ranks = rank_addresses(t, addresses, o.back_to_back);
   plan_local_hosts(t, o, &plan);
   plan_paths(t, routing, addresses, o, &plan);

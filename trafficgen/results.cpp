@@ -160,6 +160,21 @@ ReorderFigures reorder_figures(const std::vector<const HostEngine*>& engines, ui
   return f;
 }
 
+// Payload bytes received once each: every unique packet is a full payload but a message's last,
+// which carries what is left of the message.
+uint64_t delivered_bytes(const RunPlan& plan, const std::vector<const HostEngine*>& engines) {
+  uint64_t bytes = 0;
+  for (const HostEngine* e : engines) {
+    for (const RecvState& r : e->recvs()) {
+      if (r.packets == 0) continue;
+      bytes += r.reorder.unique() * uint64_t{plan.payload_bytes};
+      const uint64_t last = r.bytes - uint64_t{r.packets - 1} * plan.payload_bytes;
+      if (r.reorder.seen(r.packets - 1)) bytes -= plan.payload_bytes - last;
+    }
+  }
+  return bytes;
+}
+
 LossFigures loss_figures(const std::array<uint64_t, kGenCounters>& counters, uint64_t missing) {
   const auto counter = [&](GenCounter c) { return counters[static_cast<size_t>(c)]; };
   LossFigures l;
@@ -307,6 +322,16 @@ nlohmann::ordered_json reordering_json(const ReorderFigures& r) {
           {"distance_histogram_log2", h}};
 }
 
+// Data packets by the switches they crossed: index i counts packets that crossed i switches,
+// up to the longest path seen.
+nlohmann::ordered_json path_switches_json(const std::array<uint64_t, kSentTtl + 1>& counts) {
+  size_t end = counts.size();
+  while (end > 0 && counts[end - 1] == 0) --end;
+  nlohmann::ordered_json h = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < end; ++i) h.push_back(counts[i]);
+  return {{"histogram", h}};
+}
+
 }  // namespace
 
 RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>& engines) {
@@ -320,6 +345,7 @@ RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>
     f.rtt.merge(e->rtt());
   }
   f.goodput = goodput_figures(f.messages);
+  f.goodput.delivered_bytes = delivered_bytes(plan, engines);
   uint64_t missing = 0;
   f.reordering = reorder_figures(engines, &missing);
   for (size_t c = 0; c < kGenCounters; ++c) {
@@ -327,6 +353,9 @@ RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>
   }
   f.loss = loss_figures(f.counters, missing);
   for (const HostEngine* e : engines) f.busy_cycles += e->busy_cycles();
+  for (const HostEngine* e : engines) {
+    for (size_t i = 0; i < f.path_switches.size(); ++i) f.path_switches[i] += e->path_switches()[i];
+  }
   f.congestion = congestion_figures(plan, engines);
   return f;
 }
@@ -343,7 +372,8 @@ nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, con
   j["goodput"] = {{"acked_bytes", f.goodput.acked_bytes},
                   {"first_tx_ns", f.goodput.first_tx_ns},
                   {"last_ack_ns", f.goodput.last_ack_ns},
-                  {"bps", f.goodput.bps}};
+                  {"bps", f.goodput.bps},
+                  {"delivered_bytes", f.goodput.delivered_bytes}};
   j["loss"] = {{"injected_data_drops", f.loss.injected_data_drops},
                {"injected_ack_drops", f.loss.injected_ack_drops},
                {"retransmits", f.loss.retransmits},
@@ -351,6 +381,7 @@ nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, con
                {"retransmit_fraction", f.loss.retransmit_fraction},
                {"missing_at_end", f.loss.missing_at_end}};
   j["reordering"] = reordering_json(f.reordering);
+  j["path_switches"] = path_switches_json(f.path_switches);
   if (f.congestion.enabled) {
     const CongestionFigures& c = f.congestion;
     j["congestion_control"] = {

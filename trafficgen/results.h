@@ -59,6 +59,9 @@ struct GoodputFigures {
   uint64_t acked_bytes = 0;  // of completed messages
   uint64_t first_tx_ns = 0, last_ack_ns = 0;
   double bps = 0;  // acked bytes over first transmission .. last ACK
+  // Payload bytes that reached their receivers, each packet once (duplicates not counted),
+  // complete messages or not: what a run stopped by its duration delivered in its window.
+  uint64_t delivered_bytes = 0;
 };
 
 struct LossFigures {
@@ -93,6 +96,8 @@ struct RunFigures {
   LossFigures loss;
   ReorderFigures reordering;
   CongestionFigures congestion;
+  // Data packets received by the switches on their path (HostEngine::path_switches), summed.
+  std::array<uint64_t, kSentTtl + 1> path_switches{};
   std::array<uint64_t, kGenCounters> counters{};  // summed over engines
   uint64_t busy_cycles = 0;
 };

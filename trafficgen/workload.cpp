@@ -5,12 +5,15 @@
 
 #include "trafficgen/workloads/all_to_all.h"
 #include "trafficgen/workloads/all_to_all_v.h"
+#include "trafficgen/workloads/bipartite.h"
 #include "trafficgen/workloads/fsdp.h"
 #include "trafficgen/workloads/incast.h"
 #include "trafficgen/workloads/iterations.h"
 #include "trafficgen/workloads/permutation.h"
 #include "trafficgen/workloads/ring_all_reduce.h"
+#include "trafficgen/workloads/switch_permutation.h"
 #include "trafficgen/workloads/trace.h"
+#include "trafficgen/workloads/uniform.h"
 
 namespace spraylab::gen {
 namespace {
@@ -29,7 +32,8 @@ Schedule all_to_all_v_of(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t s
   throw std::logic_error("all-to-all-v: a skew without a case");
 }
 
-Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed) {
+Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed,
+                  const std::vector<uint32_t>& leaf_of_rank) {
   switch (w.type) {
     case WorkloadType::kPermutation:
       return permutation(ranks, w.message_bytes, seed);
@@ -45,14 +49,26 @@ Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed) {
       return fsdp_step(model_preset(w.model), ranks, w.layers);
     case WorkloadType::kTrace:
       return load_trace(w.trace_file, ranks);
+    case WorkloadType::kUniform:
+      return uniform(ranks, w.messages, w.message_bytes, seed);
+    case WorkloadType::kSwitchPermutation:
+      if (leaf_of_rank.size() != ranks) {
+        throw WorkloadError("switch-permutation: needs the topology's leaves");
+      }
+      return switch_permutation(leaf_of_rank, w.messages, w.message_bytes, seed);
+    case WorkloadType::kBipartite:
+      if (leaf_of_rank.size() != ranks)
+        throw WorkloadError("bipartite: needs the topology's leaves");
+      return bipartite(leaf_of_rank, w.messages, w.message_bytes, seed);
   }
   throw std::logic_error("a workload type without a case");  // the enum is exhaustive
 }
 
 }  // namespace
 
-Schedule make_workload(const conf::WorkloadSpec& spec, uint32_t ranks, uint64_t seed) {
-  Schedule s = repeat(make_one(spec, ranks, seed), spec.iterations);
+Schedule make_workload(const conf::WorkloadSpec& spec, uint32_t ranks, uint64_t seed,
+                       const std::vector<uint32_t>& leaf_of_rank) {
+  Schedule s = repeat(make_one(spec, ranks, seed, leaf_of_rank), spec.iterations);
   validate(s);
   return s;
 }

@@ -127,7 +127,8 @@ TEST(ConfigErrors, UnknownAlgorithmInAnOverrideHasItsPath) {
 TEST(ConfigErrors, UnknownWorkloadTypeListsTheTypes) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload:\n  type: broadcast\n"),
             "test.yaml:3:9: workload.type: expected one of permutation, all-to-all, all-to-all-v, "
-            "all-reduce, incast, fsdp, trace, found broadcast");
+            "all-reduce, incast, fsdp, trace, uniform, switch-permutation, bipartite, found "
+            "broadcast");
 }
 
 TEST(ConfigErrors, UnknownEntropyModeListsTheModes) {

@@ -1,13 +1,17 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "trafficgen/workload.h"
 #include "trafficgen/workloads/all_to_all.h"
 #include "trafficgen/workloads/all_to_all_v.h"
+#include "trafficgen/workloads/bipartite.h"
 #include "trafficgen/workloads/incast.h"
 #include "trafficgen/workloads/iterations.h"
 #include "trafficgen/workloads/permutation.h"
+#include "trafficgen/workloads/switch_permutation.h"
+#include "trafficgen/workloads/uniform.h"
 
 namespace spraylab::gen {
 namespace {
@@ -158,6 +162,73 @@ TEST(Factory, BuildsEachTypeFromTheSpecAndRepeatsIt) {
   }
   w.type = WorkloadType::kPermutation;
   EXPECT_EQ(make_workload(w, 6, 1).messages[0].dst, make_workload(w, 6, 1).messages[0].dst);
+}
+
+// Six leaves of three hosts: rank r on leaf 10 + r / 3 (leaf ids are any numbers).
+std::vector<uint32_t> six_leaves() {
+  std::vector<uint32_t> leaf(18);
+  for (uint32_t r = 0; r < 18; ++r) leaf[r] = 10 + r / 3;
+  return leaf;
+}
+
+TEST(Uniform, EveryRankSendsItsMessagesToOthersSpreadOverAll) {
+  const Schedule s = uniform(8, 200, 4096, 5);
+  ASSERT_EQ(s.messages.size(), 8u * 200);
+  std::vector<uint32_t> received(8, 0);
+  for (const Message& m : s.messages) {
+    EXPECT_NE(m.src, m.dst);
+    ++received[m.dst];
+  }
+  for (uint32_t n : received) EXPECT_GT(n, 100u);  // 200 expected each
+  EXPECT_TRUE(dependencies_are_local(s));
+}
+
+TEST(SwitchPermutation, EachLeafSendsToOneOtherLeafHostByHost) {
+  const std::vector<uint32_t> leaf = six_leaves();
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Schedule s = switch_permutation(leaf, 2, 4096, seed);
+    ASSERT_EQ(s.messages.size(), 36u);
+    std::vector<uint32_t> to_leaf(6, UINT32_MAX), received(18, 0);
+    for (const Message& m : s.messages) {
+      const uint32_t a = leaf[m.src] - 10, b = leaf[m.dst] - 10;
+      EXPECT_NE(a, b);
+      if (to_leaf[a] == UINT32_MAX) to_leaf[a] = b;
+      EXPECT_EQ(to_leaf[a], b) << "leaf " << a << " sends to two leaves, seed " << seed;
+      EXPECT_EQ(m.src % 3, m.dst % 3);  // the j-th host to the j-th host
+      ++received[m.dst];
+    }
+    for (uint32_t n : received) EXPECT_EQ(n, 2u);
+  }
+}
+
+TEST(Bipartite, MessagesCrossBetweenTwoHalvesOfTheLeaves) {
+  const std::vector<uint32_t> leaf = six_leaves();
+  const Schedule s = bipartite(leaf, 50, 4096, 3);
+  ASSERT_EQ(s.messages.size(), 18u * 50);
+  // Two-colour the leaves by the messages: every message joins leaves of different colours.
+  std::vector<int> colour(6, -1);
+  colour[leaf[s.messages[0].src] - 10] = 0;
+  for (int pass = 0; pass < 6; ++pass) {
+    for (const Message& m : s.messages) {
+      const uint32_t a = leaf[m.src] - 10, b = leaf[m.dst] - 10;
+      if (colour[a] >= 0 && colour[b] < 0) colour[b] = 1 - colour[a];
+      if (colour[b] >= 0 && colour[a] < 0) colour[a] = 1 - colour[b];
+    }
+  }
+  for (const Message& m : s.messages) {
+    EXPECT_NE(colour[leaf[m.src] - 10], colour[leaf[m.dst] - 10]);
+  }
+  EXPECT_EQ(std::count(colour.begin(), colour.end(), 0), 3);
+}
+
+TEST(Factory, LeafWorkloadsNeedTheLeaves) {
+  conf::WorkloadSpec w;
+  w.message_bytes = 4096;
+  for (WorkloadType type : {WorkloadType::kSwitchPermutation, WorkloadType::kBipartite}) {
+    w.type = type;
+    EXPECT_THROW(make_workload(w, 18, 1), WorkloadError);
+    EXPECT_EQ(make_workload(w, 18, 1, six_leaves()).messages.size(), 18u);
+  }
 }
 
 // Unknown types are the loader's error (tests/conf/errors_test.cpp).

@@ -18,6 +18,9 @@ enum class WorkloadType : uint8_t {
   kIncast,
   kFsdp,
   kTrace,
+  kUniform,
+  kSwitchPermutation,
+  kBipartite,
 };
 
 struct WorkloadTypeInfo {
@@ -28,7 +31,7 @@ struct WorkloadTypeInfo {
   std::string_view summary;
 };
 
-inline constexpr std::array<WorkloadTypeInfo, 7> kWorkloadTypes{{
+inline constexpr std::array<WorkloadTypeInfo, 10> kWorkloadTypes{{
     {WorkloadType::kPermutation, "permutation", "", "", "every host sends to one other host"},
     {WorkloadType::kAllToAll, "all-to-all", "", "", "every host sends to every other host"},
     {WorkloadType::kAllToAllV, "all-to-all-v", "skew zipf_s matrix", "",
@@ -37,6 +40,12 @@ inline constexpr std::array<WorkloadTypeInfo, 7> kWorkloadTypes{{
     {WorkloadType::kIncast, "incast", "fan_in", "", "fan_in senders to each receiver"},
     {WorkloadType::kFsdp, "fsdp", "model layers", "", "one FSDP training step of a model preset"},
     {WorkloadType::kTrace, "trace", "trace_file", "trace_file", "a message trace replayed"},
+    {WorkloadType::kUniform, "uniform", "messages", "",
+     "each message to a uniformly random other host"},
+    {WorkloadType::kSwitchPermutation, "switch-permutation", "messages", "",
+     "the hosts of leaf i send to the hosts of leaf π(i), π a random permutation of the leaves"},
+    {WorkloadType::kBipartite, "bipartite", "messages", "",
+     "each message to a uniformly random host of the other half of the leaves"},
 }};
 
 constexpr bool table_in_enum_order() {
