@@ -99,6 +99,9 @@ struct WorkloadSpec {
   uint32_t payload_bytes = 4096;
   uint32_t iterations = 1;
   double load = 1.0;  // fraction of line rate
+  // `load: feasible`: the highest load the topology carries with its failed links, perfectly
+  // balanced (topo/feasible_load.h); `load` is then unused.
+  bool load_feasible = false;
   gen::EntropyMode entropy = gen::EntropyMode::kFlow;
   // The entropy values hosts draw from, and REPS's ring size and freezing (entropy_mode.h).
   uint32_t entropy_range = gen::EntropyParams{}.range;
