@@ -40,11 +40,25 @@ struct BalancerSpec {
   bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
 };
 
-// Where a balancer applies. Precedence: per switch, then per layer, then the default.
+// `load_balancer.upgrade`: incremental deployment (the Ofan paper's §6.4). A share of the edge
+// and aggregation switches (levels 0 and 1) runs `balancer`; which ones, `strategy` says
+// (topo/upgrade.h resolves it on the topology, with the experiment seed).
+enum class UpgradeStrategy : uint8_t { kEdge, kAggregation, kRandom, kPods };
+inline constexpr std::array<std::string_view, 4> kUpgradeStrategyNames = {"edge", "aggregation",
+                                                                          "random", "pods"};
+struct UpgradeSpec {
+  BalancerSpec balancer;
+  UpgradeStrategy strategy = UpgradeStrategy::kEdge;
+  double fraction = 0.5;  // of the edge and aggregation switches together
+};
+
+// Where a balancer applies. Precedence: per switch, then the upgrade, then per layer, then the
+// default.
 struct BalancerPlan {
   BalancerSpec fallback;                           // `load_balancer:` top-level keys
   std::map<uint32_t, BalancerSpec> per_layer;      // `load_balancer.layers.<level>`
   std::map<std::string, BalancerSpec> per_switch;  // `load_balancer.switches.<name>`
+  std::optional<UpgradeSpec> upgrade;              // `load_balancer.upgrade`
   const BalancerSpec& for_switch(const std::string& name, uint32_t level) const;
 };
 

@@ -611,6 +611,9 @@ std::vector<KeyDoc> documented_keys() {
                   "per switch level: algorithm and parameters, inheriting the top level's"});
   keys.push_back({"load_balancer.switches", "map of switch name to balancer", "none",
                   "per switch: algorithm and parameters, inheriting the top level's"});
+  keys.push_back({"load_balancer.upgrade", "balancer with strategy, fraction", "none",
+                  "incremental deployment: a share of the edge and aggregation switches runs "
+                  "this balancer"});
   add_docs(keys, "workload.", workload_fields());
   add_docs(keys, "measurement.", measurement_fields());
   add_docs(keys, "events.", events_fields());

@@ -94,5 +94,97 @@ TEST(OfanConditions, WithDctcpOfansCctStaysWithinOnePercentWhileArAndRepsGrow) {
   }
 }
 
+// The host pacing rate the fabric chose, as a fraction of the line rate.
+double paced_load(const FabricResult& r) {
+  const auto& s = r.generator["settings"];
+  return s["rate_bps"].get<double>() / s["link_rate_bps"].get<double>();
+}
+
+// Random link failures (§6.2): a k = 8 fat tree (128 hosts), four random switch-to-switch links
+// down from the start, hosts paced at the feasible rate, a 1 MB permutation.
+std::string failures_fabric(const Variant& v, uint32_t failures, const char* load) {
+  return fmt::format(R"(seed: 1
+topology: {{generator: fat-tree, k: 8, levels: 3}}
+links: {{rate: 800Gbps, delay: 500ns}}
+buffer: {{bytes: 800KB}}
+load_balancer: {{{}}}
+workload: {{type: permutation, message_size: 1MB, payload: 4096, entropy: {}, load: {}}}
+measurement: {{queue_sample: 10us}}
+events: {{random_link_failures: {}}}
+)",
+                     v.balancer, v.entropy, load, failures);
+}
+
+TEST(OfanConditions, FeasibleLoadIsOneWithoutFailuresAndHalfWhenAnEdgeLosesOneOfTwoUplinks) {
+  // k = 4: an edge switch has two uplinks; seed 1's two random failures take one from edge1 and
+  // one from edge3, so their hosts' traffic to other edges shares one uplink: ρmax = 1/2.
+  std::string yaml = failures_fabric(kOfan, 2, "feasible");
+  yaml.replace(yaml.find("k: 8"), 4, "k: 4");
+  const FabricResult failed = testing::run_virtual(experiment(yaml));
+  ASSERT_TRUE(failed.completed);
+  EXPECT_DOUBLE_EQ(paced_load(failed), 0.5);
+  ASSERT_EQ(failed.link_events.size(), 2u);
+  EXPECT_EQ(failed.link_events[0]["link"], "edge1-agg1");
+  EXPECT_EQ(failed.link_events[1]["link"], "edge3-agg2");
+  yaml.replace(yaml.find("random_link_failures: 2"), 23, "random_link_failures: 0");
+  EXPECT_DOUBLE_EQ(paced_load(testing::run_virtual(experiment(yaml))), 1.0);
+}
+
+TEST(OfanConditions, UnderRandomFailuresEveryMessageCompletesAndOfanBeatsArAndReps) {
+  double cct[4] = {};
+  const Variant variants[4] = {kOfan, kFourOfan, kAr, kReps};
+  for (int i = 0; i < 4; ++i) {
+    const FabricResult r =
+        testing::run_virtual(experiment(failures_fabric(variants[i], 4, "feasible")));
+    ASSERT_TRUE(r.completed) << variants[i].name;
+    EXPECT_EQ(r.generator["loss"]["missing_at_end"].get<uint64_t>(), 0u);
+    EXPECT_EQ(r.generator["loss"]["timeouts"].get<uint64_t>(), 0u) << variants[i].name;
+    EXPECT_DOUBLE_EQ(paced_load(r), 0.75);  // seed 1's four failures
+    cct[i] = cct_ns(r);
+    std::printf(
+        "%-6s CCT %.1f us under 4 failures at load %.2f (inflation over the paced bound "
+        "%+.1f%%)\n",
+        variants[i].name, cct[i] / 1e3, paced_load(r),
+        100 * r.generator["collectives"][0]["inflation"].get<double>());
+    if (i < 2) {  // Ofan and 4Ofan: within 3 % of the bound at the feasible rate
+      EXPECT_LT(r.generator["collectives"][0]["inflation"].get<double>(), 0.03);
+    }
+  }
+  EXPECT_LT(cct[0], cct[2]);  // Ofan below AR
+  EXPECT_LT(cct[0], cct[3]);  // and REPS
+  EXPECT_LT(cct[1], cct[2]);  // 4Ofan too
+  EXPECT_LT(cct[1], cct[3]);
+}
+
+// Incremental deployment (§6.4): half the edge and aggregation switches on 4Ofan, the rest AR.
+std::string deployment_fabric(const std::string& balancer) {
+  return fmt::format(R"(seed: 1
+topology: {{generator: fat-tree, k: 8, levels: 3}}
+links: {{rate: 800Gbps, delay: 500ns}}
+buffer: {{bytes: 800KB}}
+load_balancer: {{{}}}
+workload: {{type: permutation, message_size: 1MB, payload: 4096, entropy: packet}}
+measurement: {{queue_sample: 10us}}
+)",
+                     balancer);
+}
+
+TEST(OfanConditions, AHalfUpgradedFabricLiesBetweenAllArAndAll4Ofan) {
+  const double all_ar =
+      cct_ns(testing::run_virtual(experiment(deployment_fabric("algorithm: ar"))));
+  const double all_4ofan = cct_ns(
+      testing::run_virtual(experiment(deployment_fabric("algorithm: pofan, pipe: 'ports:4'"))));
+  std::printf("all AR %.1f us, all 4Ofan %.1f us\n", all_ar / 1e3, all_4ofan / 1e3);
+  ASSERT_LT(all_4ofan, all_ar);
+  for (const char* strategy : {"edge", "aggregation", "random", "pods"}) {
+    const FabricResult r = testing::run_virtual(experiment(deployment_fabric(fmt::format(
+        "algorithm: ar, upgrade: {{strategy: {}, algorithm: pofan, pipe: 'ports:4'}}", strategy))));
+    ASSERT_TRUE(r.completed) << strategy;
+    std::printf("half upgraded, %-11s %.1f us\n", strategy, cct_ns(r) / 1e3);
+    EXPECT_GT(cct_ns(r), all_4ofan) << strategy;
+    EXPECT_LT(cct_ns(r), all_ar) << strategy;
+  }
+}
+
 }  // namespace
 }  // namespace spraylab::fabric
