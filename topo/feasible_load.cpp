@@ -54,7 +54,8 @@ double feasible_load(const Routing& routing, const std::vector<bool>& edge_down,
     if (load[e] > 0 && edge_rate[e] > 0)
       peak = std::max(peak, load[e] * host_rate_bps / edge_rate[e]);
   }
-  return peak > 1 ? 1 / peak : 1.0;
+  // The shares are sums of fractions: a balanced link comes to 1 within rounding, not over it.
+  return peak > 1 + 1e-9 ? 1 / peak : 1.0;
 }
 
 }  // namespace spraylab::topo
