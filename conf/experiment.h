@@ -38,6 +38,7 @@ struct BalancerSpec {
   // polarized: added to a deroute's occupancy, in packets (scaled by the frame for bytes)
   double deroute_penalty = lb::kDefaultDeroutePenalty;
   bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
+  lb::EcmpHash ecmp_hash = lb::EcmpHash::kMix;  // ecmp: `hash`, mix or digit
 };
 
 // `load_balancer.upgrade`: incremental deployment (the Ofan paper's §6.4). A share of the edge

@@ -118,6 +118,10 @@ BalancerSpec load_balancer_string(const std::string& yaml, const std::string& so
 }
 
 Experiment load_experiment_file(const std::string& path) {
+  return load_experiment_string(read_experiment_text(path), path);
+}
+
+std::string read_experiment_text(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     throw ConfigError(path, 0, 0, "", "expected an experiment file, found a directory");
@@ -129,7 +133,7 @@ Experiment load_experiment_file(const std::string& path) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return load_experiment_string(text.str(), path);
+  return text.str();
 }
 
 }  // namespace spraylab::conf

@@ -408,6 +408,9 @@ const Fields<BalancerSpec>& balancer_fields() {
                    "under queue_unit: bytes)"),
         bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
                  "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
+        enum_key("hash", &BalancerSpec::ecmp_hash, lb::kEcmpHashNames,
+                 "ecmp: mix (a salted hash of the 5-tuple) or digit (the entropy's base-w digit "
+                 "of the switch's level: host-chosen paths, for DRB)"),
     };
     set_default(f, "state_update", kStateUpdateDefault);
     set_default(f, "bands", kBandsDefault);

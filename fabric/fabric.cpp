@@ -87,6 +87,12 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.generator = gen::results_json(f.plan(), engines, info);
   r.ports = port_summaries(f, run.samples, r.clock_ns);
   r.samples = std::move(run.samples);
+  r.delivered = std::move(run.delivered);
+  // The last window ends with the run, between two sample times.
+  if (r.delivered.empty() || r.delivered.back().t_ns < r.clock_ns) {
+    sample_delivered(f, r.clock_ns, &r.delivered);
+  }
+  r.host_capacity_bps = host_capacity_bps(f);
   r.link_events = f.link_events_json();
   r.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -74,12 +74,22 @@ struct QueueSample {
   uint32_t bytes = 0;
 };
 
+// Wire bytes (frames plus preamble and inter-frame gap) every switch had sent to hosts by `t_ns`,
+// taken with each queue sample: the delivered-throughput series behind utilisation.csv.
+struct DeliverySample {
+  uint64_t t_ns = 0;
+  uint64_t wire_bytes = 0;
+};
+
 // One switch egress port over the whole run.
 struct PortSummary {
   std::string switch_name;
   uint16_t port = 0;
   std::string peer;
-  uint32_t level = 0;        // the switch's level (0 = leaf)
+  uint32_t level = 0;  // the switch's level (0 = leaf)
+  // The paper's layer (Ofan §3.3): the switch's role and the way the port sends, edge_up, agg_up,
+  // core_down, agg_down, edge_down (3 levels); leaf_up, spine_down, leaf_down (2 levels).
+  std::string layer;
   uint64_t max_packets = 0;  // exact maxima, from the data path
   uint64_t max_bytes = 0;
   uint64_t p99_bytes = 0;  // over the samples
@@ -110,6 +120,9 @@ struct FabricResult {
   nlohmann::ordered_json generator;
   std::vector<PortSummary> ports;    // every switch egress port
   std::vector<QueueSample> samples;  // time series of every port in `ports`
+  // What switches delivered to hosts, sampled with the queues, and those ports' summed line rate.
+  std::vector<DeliverySample> delivered;
+  double host_capacity_bps = 0;
   // The experiment's link events as they happened (Fabric::link_events_json); empty without.
   nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };

@@ -155,6 +155,7 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
     }
     if (now >= next_sample && now >= start) {
       sample_queues(f, now - start, &out.samples);
+      sample_delivered(f, now - start, &out.delivered);
       next_sample = now + period;
     }
     const uint64_t wall = watch.wall_ns();

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +28,7 @@
 
 #include "conf/loader.h"
 #include "conf/units.h"
-#include "fabric/variants.h"
+#include "fabric/namespaced_plan.h"
 #include "topo/build.h"
 
 namespace spraylab::fabric::ns {
@@ -40,14 +39,6 @@ namespace {
 
 constexpr const char* kRunDir = "/run/spraylab";
 constexpr const char* kDpdkRunDir = "/var/run/dpdk";
-// EAL memory per process, in ordinary (--no-huge) memory: only what a process touches is
-// resident. A switch's rte_lpm alone reserves 64 MB (its first level), so 20 switches would take
-// 1.3 GB of the 2 GB of hugepages scripts/setup.sh reserves; anonymous memory costs what is used.
-constexpr int kSwitchMemoryMb = 512;
-constexpr int kGenMemoryMb = 256;
-constexpr uint32_t kSwitchMbufs = 4096;
-constexpr const char* kSwitchMetrics = "127.0.0.1:9561";
-constexpr const char* kGenMetrics = "127.0.0.1:9562";
 // The line spraylab-gen prints when its links are up and warmed and it waits for the start.
 constexpr const char* kGenReady = "spraylab-gen: waiting for ";
 
@@ -60,17 +51,6 @@ double since(std::chrono::steady_clock::time_point t) {
 }
 
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
-
-// A name that is safe in a namespace, a file prefix and a path.
-std::string safe_name(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  }
-  return out;
-}
-
-std::string ns_prefix(const std::string& fabric) { return "sl-" + fabric + "-"; }
 
 // In a forked child: replaces it with `argv` (no shell); exits 127 if that fails.
 [[noreturn]] void exec_argv(const std::vector<std::string>& argv) {
@@ -182,163 +162,6 @@ std::string program_path(const std::string& program) {
   throw std::runtime_error(
       fmt::format("cannot find {} next to {} or in the build tree (set SPRAYLAB_BIN_DIR)", program,
                   self.string()));
-}
-
-std::string lcores_arg() {
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  // One lcore, free to run on every CPU: the scheduler spreads the processes.
-  return cpus > 1 ? fmt::format("0@(0-{})", cpus - 1) : "0@0";
-}
-
-std::vector<std::string> eal_args(const std::string& prefix, int memory_mb) {
-  return {
-      "--lcores",      lcores_arg(), "--no-pci",    "--no-huge",    "-m", fmt::to_string(memory_mb),
-      "--file-prefix", prefix,       "--log-level", "lib.eal:error"};
-}
-
-std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
-  // bsize=8192: a frame of up to 8 KB in one descriptor (22.11's memif mangles frames chained
-  // over several: the demo's 4 KB payloads looped as phantom frames at 2 KB). rsize=9: 512
-  // descriptors each way, 8 MB of shared memory a link.
-  return fmt::format("net_memif{},role={},id=0,socket={},socket-abstract=no,bsize=8192,rsize=9",
-                     index, server ? "server" : "client", socket);
-}
-
-// The experiment as the fabric runs it: the algorithm and the rate applied, time constants
-// stretched like the in-process fabric's (docs/fabric.md, "Rates"), so buffers and
-// bandwidth-delay products keep their size in packets. Returns the YAML and sets *rate, *scale.
-std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scale) {
-  std::ifstream in(o.experiment);
-  if (!in) conf::load_experiment_file(o.experiment);  // throws the loader's message
-  std::ostringstream text;
-  text << in.rdbuf();
-  const conf::Experiment exp = conf::load_experiment_file(o.experiment);
-  double fastest = exp.links.rate_bps;
-  for (const auto& l : exp.topology.links) {
-    if (l.rate_bps || l.delay_ns) {
-      throw std::invalid_argument(
-          "fabric up: per-link rates or delays of an explicit topology are not supported yet "
-          "(issue 15)");
-    }
-  }
-  VariantRequest request;
-  if (!o.algorithm.empty()) request.algorithms = {o.algorithm};
-  *rate_bps = fastest;
-  *scale = 1;
-  if (o.rate != "file") {
-    const std::string text_rate = o.rate.empty() ? conf::format_rate(kNamespacedRateBps) : o.rate;
-    const std::optional<double> bps = conf::parse_rate_bps(text_rate);
-    if (!bps || *bps <= 0) {
-      throw std::invalid_argument(
-          fmt::format("--rate {}: expected a rate such as 100Mbps, or 'file'", text_rate));
-    }
-    const double k = fastest / *bps;
-    if (k > 1) {
-      *rate_bps = *bps;
-      *scale = k;
-      auto stretched = [k](uint64_t ns) { return conf::format_time(static_cast<double>(ns) * k); };
-      request.sets.push_back({"links.rate", {conf::format_rate(*bps)}});
-      request.sets.push_back({"links.delay", {conf::format_time(exp.links.delay_ns * k)}});
-      request.sets.push_back(
-          {"workload.retransmit_timeout", {stretched(exp.workload.retransmit_timeout_ns)}});
-      request.sets.push_back(
-          {"measurement.queue_sample", {stretched(exp.measurement.queue_sample_ns)}});
-      if (exp.measurement.duration_ns > 0) {
-        request.sets.push_back({"measurement.duration", {stretched(exp.measurement.duration_ns)}});
-      }
-    }
-  }
-  const std::vector<Variant> variants = expand_variants(text.str(), o.experiment, request);
-  return variants.at(0).yaml;
-}
-
-// Every process of the fabric: a spraylab-switch per switch, a spraylab-gen per leaf's hosts.
-// memif: the end nearer the core listens (role=server; a leaf for its hosts), so processes
-// start level by level from the core down and every client finds its server's socket file.
-std::vector<Process> plan_processes(const FabricState& st, const topo::Topology& t,
-                                    const UpOptions& o) {
-  const std::string sock = fs::path(st.dir) / "sock";
-  const std::string sw_bin = program_path("spraylab-switch");
-  const std::string gen_bin = program_path("spraylab-gen");
-  uint8_t top = 0;
-  for (topo::NodeId s : t.switches()) top = std::max(top, t.node(s).level);
-  auto socket_of = [&](topo::NodeId server, topo::PortId port) {
-    return fmt::format("{}/{}-p{}.sock", sock, t.node(server).name, port);
-  };
-  std::vector<Process> out;
-  for (topo::NodeId s : t.switches()) {
-    const topo::Node& n = t.node(s);
-    Process p;
-    p.node = n.name;
-    p.role = "switch";
-    p.wave = top - n.level;
-    p.netns = ns_prefix(st.name) + safe_name(n.name);
-    p.prefix = p.netns;
-    p.log = fs::path(st.dir) / "logs" / (n.name + ".log");
-    p.metrics = kSwitchMetrics;
-    p.ports = static_cast<uint32_t>(t.degree(s));
-    p.argv = {sw_bin};
-    for (const auto& a : eal_args(p.prefix, kSwitchMemoryMb)) p.argv.push_back(a);
-    for (topo::PortId port = 0; port < t.degree(s); ++port) {
-      const topo::PortRef peer = t.peer(s, port);
-      const topo::Node& pn = t.node(peer.node);
-      bool server = true;
-      if (pn.kind == topo::NodeKind::kSwitch) {
-        if (pn.level == n.level) {
-          throw std::invalid_argument(fmt::format(
-              "fabric up: {} and {} are switches of one level; links between them are not "
-              "supported yet (issue 15)",
-              n.name, pn.name));
-        }
-        server = n.level > pn.level;
-      }
-      const std::string path = server ? socket_of(s, port) : socket_of(peer.node, peer.port);
-      if (server) p.serves.push_back(path);
-      p.argv.push_back("--vdev");
-      p.argv.push_back(memif_vdev(port, server, path));
-    }
-    for (const std::string& a : {std::string("--"), std::string("--config"), st.experiment,
-                                 std::string("--switch"), n.name, std::string("--idle-sleep"),
-                                 o.idle_sleep, std::string("--mbufs"), fmt::to_string(kSwitchMbufs),
-                                 std::string("--metrics-address"), std::string(kSwitchMetrics)}) {
-      p.argv.push_back(a);
-    }
-    out.push_back(std::move(p));
-  }
-  for (topo::NodeId leaf : t.leaves()) {
-    const topo::Node& n = t.node(leaf);
-    Process p;
-    p.node = "g-" + n.name;
-    p.role = "gen";
-    p.wave = top + 1;
-    p.netns = ns_prefix(st.name) + safe_name(p.node);
-    p.prefix = p.netns;
-    p.log = fs::path(st.dir) / "logs" / (p.node + ".log");
-    p.results = fs::path(st.dir) / "results" / (p.node + ".json");
-    p.metrics = kGenMetrics;
-    p.argv = {gen_bin};
-    for (const auto& a : eal_args(p.prefix, kGenMemoryMb)) p.argv.push_back(a);
-    for (topo::PortId port = 0; port < t.degree(leaf); ++port) {
-      const topo::PortRef peer = t.peer(leaf, port);
-      if (t.node(peer.node).kind != topo::NodeKind::kHost) continue;
-      p.argv.push_back("--vdev");
-      p.argv.push_back(memif_vdev(p.ports++, false, socket_of(leaf, port)));
-      p.hosts.push_back(t.node(peer.node).name);
-    }
-    std::string hosts;
-    for (const auto& h : p.hosts) hosts += (hosts.empty() ? "" : ",") + h;
-    for (const std::string& a :
-         {std::string("--"), std::string("--config"), st.experiment, std::string("--hosts"), hosts,
-          std::string("--start-file"), (fs::path(st.dir) / "start").string(),
-          std::string("--results"), p.results, std::string("--idle-sleep"), o.idle_sleep,
-          std::string("--link-wait"), fmt::to_string(o.link_timeout_s), std::string("--timeout"),
-          fmt::to_string(o.run_timeout_s), std::string("--metrics-address"),
-          std::string(kGenMetrics)}) {
-      p.argv.push_back(a);
-    }
-    out.push_back(std::move(p));
-  }
-  return out;
 }
 
 json to_json(const FabricState& st) {
@@ -636,6 +459,103 @@ FabricState require_state(const std::string& dir) {
   return *st;
 }
 
+void run_or_throw(const std::vector<std::string>& argv) {
+  if (run_command(argv, true) != 0) {
+    std::string line;
+    for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
+    throw std::runtime_error(fmt::format("`{}` failed", line));
+  }
+}
+
+// The XDP program of veth ports (switch/xdp/meson.build, spraylab_xdp_gen.o: spraylab-gen's UDP
+// port): installed beside the programs' lib folder, or in the build tree. SPRAYLAB_XDP_PROG
+// overrides.
+std::string xdp_program_path() {
+  if (const char* env = std::getenv("SPRAYLAB_XDP_PROG")) return env;
+  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  for (const fs::path& candidate :
+       {self.parent_path() / "switch" / "xdp" / "spraylab_xdp_gen.o",
+        self.parent_path() / "lib" / "spraylab" / "spraylab_xdp_gen.o",
+        self.parent_path() / "lib" / "x86_64-linux-gnu" / "spraylab" / "spraylab_xdp_gen.o"}) {
+    if (fs::exists(candidate)) return candidate;
+  }
+  throw std::runtime_error(fmt::format(
+      "cannot find spraylab_xdp_gen.o in the build tree or beside {} (set SPRAYLAB_XDP_PROG)",
+      self.string()));
+}
+
+// --links veth: one veth pair per link, each end created in its process's namespace with the
+// name the plan gave it (eth1, eth2, ... in port order, as containerlab names them).
+void add_veth_links(const FabricState& st, const topo::Topology& t) {
+  std::map<std::string, std::string> netns;
+  for (const Process& p : st.processes) netns[p.node] = p.netns;
+  for (const NodeLink& l : node_links(t)) {
+    const std::string& a = netns.at(l.a.node);
+    const std::string& b = netns.at(l.b.node);
+    run_or_throw({"ip", "link", "add", l.a.iface, "netns", a, "type", "veth", "peer", "name",
+                  l.b.iface, "netns", b});
+    run_or_throw({"ip", "-n", a, "link", "set", l.a.iface, "up"});
+    run_or_throw({"ip", "-n", b, "link", "set", l.b.iface, "up"});
+  }
+}
+
+// Prometheus's file-based service discovery of the fabric (docs/monitoring.md).
+std::string discovery_path(const std::string& dir) {
+  return fs::path(dir) / "prometheus-targets.json";
+}
+
+// The management network (namespaced_plan.h): the bridge, and per process a veth whose mgmt0
+// end, in the process's namespace, has the process's address; each process's metrics address
+// becomes that address.
+void add_mgmt_net(FabricState& st) {
+  const MgmtNet m = mgmt_net(st.name);
+  if (st.processes.size() > kMgmtMaxProcesses) {
+    throw std::invalid_argument(
+        fmt::format("a fabric of {} processes: the management network "
+                    "holds {}",
+                    st.processes.size(), kMgmtMaxProcesses));
+  }
+  if (command_output({"ip", "-o", "-4", "addr", "show"}).find(" " + m.prefix) !=
+      std::string::npos) {
+    throw std::runtime_error(fmt::format(
+        "the management network {}0/24 of fabric {} is in use on this machine (another fabric "
+        "whose name hashes to it?): give --name another name",
+        m.prefix, st.name));
+  }
+  run_or_throw({"ip", "link", "add", m.bridge, "type", "bridge"});
+  run_or_throw({"ip", "addr", "add", m.prefix + "1/24", "dev", m.bridge});
+  run_or_throw({"ip", "link", "set", m.bridge, "up"});
+  for (size_t i = 0; i < st.processes.size(); ++i) {
+    Process& p = st.processes[i];
+    const std::string address = fmt::format("{}{}", m.prefix, i + 2);
+    run_or_throw({"ip", "link", "add", m.host_veth(i), "type", "veth", "peer", "name", "mgmt0",
+                  "netns", p.netns});
+    run_or_throw({"ip", "link", "set", m.host_veth(i), "master", m.bridge, "up"});
+    run_or_throw({"ip", "-n", p.netns, "addr", "add", address + "/24", "dev", "mgmt0"});
+    run_or_throw({"ip", "-n", p.netns, "link", "set", "mgmt0", "up"});
+    p.metrics = address + p.metrics.substr(p.metrics.rfind(':'));
+  }
+}
+
+// Where the shipped Prometheus config looks for every fabric's targets.
+constexpr const char* kTargetsDir = "/run/spraylab/targets";
+std::string shared_discovery_path(const std::string& fabric) {
+  return fs::path(kTargetsDir) / (fabric + ".json");
+}
+
+// One target per process, labelled with the fabric, the node and its role: in the fabric's
+// folder, and where monitoring/prometheus/prometheus.yml finds every fabric's.
+void write_discovery_file(const FabricState& st) {
+  json targets = json::array();
+  for (const Process& p : st.processes) {
+    targets.push_back({{"targets", {p.metrics}},
+                       {"labels", {{"fabric", st.name}, {"node", p.node}, {"role", p.role}}}});
+  }
+  std::ofstream(discovery_path(st.dir)) << targets.dump(2) << "\n";
+  fs::create_directories(kTargetsDir);
+  std::ofstream(shared_discovery_path(st.name)) << targets.dump(2) << "\n";
+}
+
 }  // namespace
 
 std::string default_dir(const std::string& name) { return fs::path(kRunDir) / safe_name(name); }
@@ -645,9 +565,9 @@ std::string default_dir_of(const std::string& name, const std::string& dir) {
 }
 
 int up(const UpOptions& o) {
-  if (o.links != "memif") {
+  if (o.links != "memif" && o.links != "veth") {
     throw std::invalid_argument(
-        fmt::format("--links {}: only memif so far (veth and vhost: issue 15)", o.links));
+        fmt::format("--links {}: memif or veth (vhost-user: not yet, issue 15)", o.links));
   }
   if (geteuid() != 0) throw std::invalid_argument("fabric up needs root (ip netns add)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -674,7 +594,18 @@ int up(const UpOptions& o) {
   std::ofstream(st.experiment) << yaml;
   const conf::Experiment fabric_exp = conf::load_experiment_file(st.experiment);
   const topo::Topology t = topo::build(fabric_exp.topology, fabric_exp.links);
-  st.processes = plan_processes(st, t, o);
+  Wiring w;
+  w.links = o.links;
+  w.dir = st.dir;
+  w.experiment = st.experiment;
+  w.switch_bin = program_path("spraylab-switch");
+  w.gen_bin = program_path("spraylab-gen");
+  if (o.links == "veth") w.xdp_prog = xdp_program_path();
+  w.idle_sleep = o.idle_sleep;
+  w.link_timeout_s = o.link_timeout_s;
+  w.run_timeout_s = o.run_timeout_s;
+  w.metrics_host = "0.0.0.0";  // reached over the management network (add_mgmt_net)
+  st.processes = plan_processes(st.name, t, w);
   save_state(st);  // from here `down` finds whatever exists
 
   for (const Process& p : st.processes) {
@@ -683,6 +614,10 @@ int up(const UpOptions& o) {
       throw std::runtime_error(fmt::format("cannot create network namespace {}", p.netns));
     }
   }
+  if (st.links == "veth") add_veth_links(st, t);
+  add_mgmt_net(st);
+  save_state(st);
+  write_discovery_file(st);
   int waves = 0;
   for (const Process& p : st.processes) waves = std::max(waves, p.wave + 1);
   for (int w = 0; w < waves; ++w) start_wave(st, w, "w");
@@ -695,20 +630,21 @@ int up(const UpOptions& o) {
     links += p.ports;
   }
   fmt::print(
-      "fabric {}: {} switches, {} generators ({} hosts), {} memif links, {} per link{} in "
+      "fabric {}: {} switches, {} generators ({} hosts), {} {} links, {} per link{} in "
       "{:.1f} s ({})\n",
-      st.name, switches, gens, t.hosts().size(), links / 2, conf::format_rate(st.rate_bps),
+      st.name, switches, gens, t.hosts().size(), links / 2, st.links,
+      conf::format_rate(st.rate_bps),
       st.time_scale > 1 ? fmt::format(" (time x{:g})", st.time_scale) : "", took,
       ok ? "every link up" : "NOT every link up");
   fmt::print("{:<12} {:<6} {:>7}  {:<22} metrics\n", "node", "role", "pid", "namespace");
   for (const Process& p : st.processes) {
-    fmt::print("{:<12} {:<6} {:>7}  {:<22} ip netns exec {} curl -s http://{}/metrics\n", p.node,
-               p.role, p.pid, p.netns, p.netns, p.metrics);
+    fmt::print("{:<12} {:<6} {:>7}  {:<22} curl -s http://{}/metrics\n", p.node, p.role, p.pid,
+               p.netns, p.metrics);
   }
   fmt::print(
-      "state {}; logs {}/logs; `spraylab fabric start` runs the workload, "
-      "`spraylab fabric down {}` removes it all\n",
-      state_path(st.dir), st.dir, st.name);
+      "state {}; logs {}/logs; Prometheus targets {}; `spraylab fabric start` runs the "
+      "workload, `spraylab fabric down {}` removes it all\n",
+      state_path(st.dir), st.dir, discovery_path(st.dir), st.name);
   return ok ? 0 : 1;
 }
 
@@ -910,8 +846,12 @@ int down(const std::string& name, const std::string& dir_arg) {
     }
   }
   while (any_alive() && since(t0) < 8) sleep_ms(20);
-  for (const std::string& n : namespaces) run_command({"ip", "netns", "del", n}, true);
   std::error_code ec;
+  for (const std::string& n : namespaces) run_command({"ip", "netns", "del", n}, true);
+  // The processes' mgmt0 ends went with their namespaces, and the host's ends with them.
+  run_command({"ip", "link", "del", mgmt_net(fabric).bridge}, true);
+  fs::remove(discovery_path(dir), ec);
+  fs::remove(shared_discovery_path(fabric), ec);
   for (const auto& e : fs::directory_iterator(kDpdkRunDir, ec)) {
     if (e.path().filename().string().starts_with(ns_prefix(fabric)))
       prefixes.insert(e.path().filename().string());

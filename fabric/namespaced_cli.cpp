@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "fabric/clab_export.h"
 #include "fabric/namespaced.h"
 
 namespace spraylab::fabric {
@@ -18,30 +19,35 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   auto* up_cmd = fabric->add_subcommand("up",
                                         "Start the fabric of an experiment and wait until "
                                         "every link is up (needs root)");
-  up_cmd->add_option("experiment", up->experiment, "Experiment YAML file")->required();
-  up_cmd->add_option("--links", up->links, "Link kind: memif (veth and vhost: not yet)")
+  // What `up` and `export` share: the fabric as the processes run it.
+  auto add_fabric_options = [](CLI::App* cmd, ns::UpOptions& o) {
+    cmd->add_option("experiment", o.experiment, "Experiment YAML file")->required();
+    cmd->add_option("--rate", o.rate,
+                    "Every link's rate (default 100Mbps, what this machine sustains with every "
+                    "process on 2 CPUs); time constants stretch alike; 'file': the file's");
+    cmd->add_option("--name", o.name, "The fabric's name (default: the experiment's)");
+    cmd->add_option("--algorithm", o.algorithm,
+                    "Load balancer of every switch (default: the file's)");
+    cmd->add_option("--idle-sleep", o.idle_sleep,
+                    "Every process's longest sleep when its polls come back empty")
+        ->capture_default_str();
+    cmd->add_option("--link-timeout", o.link_timeout_s,
+                    "Seconds for every process to report its links up")
+        ->capture_default_str();
+    cmd->add_option("--run-timeout", o.run_timeout_s,
+                    "Each generator gives up a run after this many seconds")
+        ->capture_default_str();
+  };
+  add_fabric_options(up_cmd, *up);
+  up_cmd
+      ->add_option("--links", up->links,
+                   "Link kind: memif (sockets in the fabric's folder) or veth (pairs between the "
+                   "namespaces, net_af_xdp with the switch's XDP program; payloads above 1400 B "
+                   "are cut to 1400)")
       ->capture_default_str();
-  up_cmd->add_option("--rate", up->rate,
-                     "Every link's rate (default 100Mbps, what this machine sustains with every "
-                     "process on 2 CPUs); time constants stretch alike; 'file': the file's");
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "
                      "/run/spraylab/<name>)");
-  up_cmd->add_option("--name", up->name, "The fabric's name (default: the experiment's)");
-  up_cmd->add_option("--algorithm", up->algorithm,
-                     "Load balancer of every switch (default: the file's)");
-  up_cmd
-      ->add_option("--idle-sleep", up->idle_sleep,
-                   "Every process's longest sleep when its polls come back empty")
-      ->capture_default_str();
-  up_cmd
-      ->add_option("--link-timeout", up->link_timeout_s,
-                   "Seconds for every process to report its links up")
-      ->capture_default_str();
-  up_cmd
-      ->add_option("--run-timeout", up->run_timeout_s,
-                   "Each generator gives up a run after this many seconds")
-      ->capture_default_str();
   up_cmd->final_callback([up, exit_code] { *exit_code = ns::up(*up); });
 
   struct Target {
@@ -72,6 +78,18 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   go_cmd->final_callback([go, exit_code] {
     *exit_code = ns::start(ns::default_dir_of(go->name, go->dir), go->timeout, go->again);
   });
+
+  auto ex = std::make_shared<ns::ExportOptions>();
+  ex->fabric.links = "veth";
+  auto* ex_cmd = fabric->add_subcommand(
+      "export",
+      "Write the fabric as a containerlab topology (one linux node per switch and per leaf's "
+      "hosts, veth links, the namespaced fabric's command lines), its node image's Dockerfile "
+      "and a Prometheus discovery file (docs/fabric.md)");
+  add_fabric_options(ex_cmd, ex->fabric);
+  ex_cmd->add_option("--containerlab", ex->out_dir, "The folder to write")->required();
+  ex_cmd->add_option("--image", ex->image, "The node image")->capture_default_str();
+  ex_cmd->final_callback([ex, exit_code] { *exit_code = ns::export_containerlab(*ex); });
 
   auto dn = std::make_shared<Target>();
   auto* dn_cmd = fabric->add_subcommand(

@@ -44,13 +44,6 @@ std::string terminal(const Terminal& t, int width, int height) {
   return fmt::format("set terminal {}\n", fmt::format(fmt::runtime(t.setting), width, height));
 }
 
-// A gnuplot single-quoted string: only ' needs escaping, as ''.
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string queue_file(const PlotVariant& v) { return "data/" + v.name + ".queue.dat"; }
 std::string cct_file(const PlotVariant& v) { return "data/" + v.name + ".cct.dat"; }
 std::string size_file(const std::string& series) { return "data/" + series + ".size.dat"; }
@@ -118,8 +111,9 @@ std::string plot_list(const std::vector<PlotVariant>& variants) {
   std::string list;
   for (const PlotVariant& v : variants) {
     if (v.message_cct_ns.empty()) continue;
-    list += fmt::format("{}{} using 1:2 with steps lw 2 title {}",
-                        list.empty() ? "" : ", \\\n     ", quoted(cct_file(v)), quoted(v.name));
+    list +=
+        fmt::format("{}{} using 1:2 with steps lw 2 title {}", list.empty() ? "" : ", \\\n     ",
+                    gnuplot_quoted(cct_file(v)), gnuplot_quoted(v.name));
   }
   return list;
 }
@@ -140,8 +134,8 @@ std::string queue_plot(const Terminal& t, const std::vector<PlotVariant>& varian
       "set yrange [0:*]\nunset key\n",
       t.extension, rows, columns);
   for (const PlotVariant* v : shown) {
-    s += fmt::format("set title {}\nplot {} using 1:2 with steps lw 1.5\n", quoted(v->name),
-                     quoted(queue_file(*v)));
+    s += fmt::format("set title {}\nplot {} using 1:2 with steps lw 1.5\n", gnuplot_quoted(v->name),
+                     gnuplot_quoted(queue_file(*v)));
   }
   return s + "unset multiplot\nunset output\nset key outside right top\n";
 }
@@ -165,8 +159,8 @@ std::string max_queue_plot(const Terminal& t, const std::vector<PlotVariant>& va
     std::string lines;
     for (const SizeSeries& line : size_series(variants)) {
       lines += fmt::format("{}{} using 1:2:xtic(3) with linespoints lw 2 pt 7 title {}",
-                           lines.empty() ? "" : ", \\\n     ", quoted(size_file(line.name)),
-                           quoted(line.name));
+                           lines.empty() ? "" : ", \\\n     ", gnuplot_quoted(size_file(line.name)),
+                           gnuplot_quoted(line.name));
     }
     // Ticks at the swept sizes, labelled as the sweep wrote them.
     return s +
@@ -182,20 +176,32 @@ std::string max_queue_plot(const Terminal& t, const std::vector<PlotVariant>& va
          fmt::format(
              "plot {0} using 2:xtic(1) notitle, {0} using 0:2:(sprintf('%.1f', $2)) with labels "
              "offset 0,0.8 notitle\n",
-             quoted(kBarsFile)) +
+             gnuplot_quoted(kBarsFile)) +
          "set xtics norotate\nset offsets 0, 0, 0, 0\nset style data points\nunset output\n";
 }
 
-// Runs `gnuplot plots.gp` in `dir` (the script reads its data relative to it), output to
-// dir/gnuplot.log; returns gnuplot's exit code, or -1 when it could not run.
-int run_gnuplot(const std::string& gnuplot, const std::string& dir) {
+}  // namespace
+
+std::string gnuplot_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::pair<std::string, std::string>> gnuplot_terminals(int width, int height) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Terminal& t : kTerminals) out.emplace_back(t.extension, terminal(t, width, height));
+  return out;
+}
+
+int run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::string& script) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   const std::string log = (fs::path(dir) / "gnuplot.log").string();
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<std::string> args = {gnuplot, "-e", "cd " + quoted(dir),
-                                   (fs::path(dir) / "plots.gp").string()};
+  std::vector<std::string> args = {gnuplot, "-e", "cd " + gnuplot_quoted(dir),
+                                   (fs::path(dir) / script).string()};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -209,8 +215,6 @@ int run_gnuplot(const std::string& gnuplot, const std::string& dir) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
-
-}  // namespace
 
 std::vector<std::pair<uint64_t, uint64_t>> deepest_queue_over_time(const FabricResult& result) {
   std::map<uint64_t, uint64_t> deepest;
@@ -284,7 +288,7 @@ PlotOutcome draw_plots(const std::string& dir, const std::vector<PlotVariant>& v
       fs::remove(fs::path(dir) / fmt::format("{}.{}", name, t.extension), ignored);
     }
   }
-  const int rc = run_gnuplot(gnuplot, fs::absolute(dir).string());
+  const int rc = run_gnuplot(gnuplot, fs::absolute(dir).string(), "plots.gp");
   if (rc != 0) {
     outcome.message = fmt::format("gnuplot failed (exit {}); see {}/gnuplot.log", rc, dir);
     return outcome;

@@ -50,4 +50,13 @@ std::string gnuplot_script(const std::vector<PlotVariant>& variants);
 // gnuplot's path, or empty when it is not installed.
 std::string find_gnuplot();
 
+// Shared with the reproductions' figures (fabric/figures.cpp), so every plot looks alike.
+// A gnuplot single-quoted string: only ' needs escaping, as ''.
+std::string gnuplot_quoted(const std::string& text);
+// (image extension, "set terminal ..." line) for PNG and SVG at width x height pixels.
+std::vector<std::pair<std::string, std::string>> gnuplot_terminals(int width, int height);
+// Runs `gnuplot SCRIPT` in `dir` (the script reads its data relative to it), output to
+// dir/gnuplot.log; returns gnuplot's exit code, or -1 when it could not run.
+int run_gnuplot(const std::string& gnuplot, const std::string& dir, const std::string& script);
+
 }  // namespace spraylab::fabric

@@ -18,8 +18,57 @@ void sample_queues(const Fabric& f, uint64_t t_ns, std::vector<QueueSample>* out
   }
 }
 
+void sample_delivered(const Fabric& f, uint64_t t_ns, std::vector<DeliverySample>* out) {
+  uint64_t wire = 0;
+  for (const auto& sw : f.switches()) {
+    const dataplane::SwitchRuntime& rt = sw->runtime();
+    const dataplane::SwitchTables& t = rt.tables();
+    for (uint16_t p = 0; p < rt.ports(); ++p) {
+      if (!t.ports[p].to_host) continue;
+      wire += rt.sum(p, &dataplane::PortCounters::tx_bytes) +
+              rt.sum(p, &dataplane::PortCounters::tx_packets) * net::kWireOverhead;
+    }
+  }
+  out->push_back(DeliverySample{t_ns, wire});
+}
+
+double host_capacity_bps(const Fabric& f) {
+  double bps = 0;
+  for (const auto& sw : f.switches()) {
+    for (const dataplane::PortInfo& p : sw->runtime().tables().ports)
+      bps += p.to_host ? p.rate_bps : 0;
+  }
+  return bps;
+}
+
+std::string layer_name(uint32_t level, uint32_t top, bool to_host, uint32_t peer_level) {
+  // A leaf-spine (or MRLS) fabric has leaves and spines; a 3-level fat tree edge, aggregation and
+  // core switches; deeper trees number their middle levels.
+  std::string role;
+  if (top <= 1) {
+    role = level == 0 ? "leaf" : "spine";
+  } else if (level == 0) {
+    role = "edge";
+  } else if (level == top) {
+    role = "core";
+  } else {
+    role = top == 2 ? "agg" : "agg" + std::to_string(level);
+  }
+  if (to_host || peer_level < level) return role + "_down";
+  return role + (peer_level > level ? "_up" : "_across");
+}
+
 std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<QueueSample>& samples,
                                         uint64_t run_ns) {
+  // Every switch's level by its routing index (PortInfo::peer_switch), and the top level.
+  std::vector<uint32_t> level_of;
+  uint32_t top = 0;
+  for (const auto& sw : f.switches()) {
+    const dataplane::SwitchTables& t = sw->runtime().tables();
+    if (t.sw >= level_of.size()) level_of.resize(t.sw + 1, 0);
+    level_of[t.sw] = t.level;
+    top = std::max(top, t.level);
+  }
   std::vector<PortSummary> out;
   for (const auto& sw : f.switches()) {
     dataplane::SwitchRuntime& rt = sw->runtime();
@@ -30,6 +79,9 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
       s.port = p;
       s.peer = t.ports[p].peer;
       s.level = t.level;
+      const uint32_t peer = t.ports[p].peer_switch;
+      s.layer = layer_name(t.level, top, t.ports[p].to_host,
+                           peer < level_of.size() ? level_of[peer] : t.level);
       const auto [max_packets, max_bytes] = rt.take_max_depth(p);
       s.max_packets = max_packets;
       s.max_bytes = max_bytes;

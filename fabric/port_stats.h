@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fabric/fabric.h"
@@ -12,6 +13,15 @@ namespace spraylab::fabric {
 
 // Appends the depth of every switch egress port (in FabricResult::ports order) at `t_ns`.
 void sample_queues(const Fabric& f, uint64_t t_ns, std::vector<QueueSample>* out);
+
+// Appends the wire bytes switches have sent to hosts by `t_ns` (FabricResult::delivered).
+void sample_delivered(const Fabric& f, uint64_t t_ns, std::vector<DeliverySample>* out);
+// The summed line rate of every switch port that faces a host (FabricResult::host_capacity_bps).
+double host_capacity_bps(const Fabric& f);
+
+// The layer of a port of a switch at `level` in a fabric whose top level is `top`, sending to a
+// host (`to_host`) or to a switch at `peer_level` (PortSummary::layer).
+std::string layer_name(uint32_t level, uint32_t top, bool to_host, uint32_t peer_level);
 
 // Every switch egress port. `run_ns`: the run's length on the fabric clock (utilisation's
 // denominator). Takes the data path's maxima (SwitchRuntime::take_max_depth).

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "fabric/summary.h"
 #include "fabric/table.h"
 
 namespace spraylab::fabric {
@@ -27,6 +28,14 @@ std::string queues_csv(const FabricResult& result) {
                                            s.port_index, port_text.size()));
     }
     out += fmt::format("{},{},{},{}\n", s.t_ns, port_text[s.port_index], s.packets, s.bytes);
+  }
+  return out;
+}
+
+std::string utilisation_csv(const FabricResult& result) {
+  std::string out = "t_us,utilisation\n";
+  for (const UtilisationWindow& w : utilisation_windows(result)) {
+    out += fmt::format("{},{:.6f}\n", static_cast<double>(w.t_ns) / 1000.0, w.utilisation);
   }
   return out;
 }

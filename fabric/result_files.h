@@ -12,6 +12,9 @@ namespace spraylab::fabric {
 // t_ns,switch,port,peer,packets,bytes: one line per sample, in the fabric's sample order.
 std::string queues_csv(const FabricResult& result);
 
+// t_us,utilisation: Ofan Figure 1's series, one line per sample window (utilisation_windows).
+std::string utilisation_csv(const FabricResult& result);
+
 // The JSON as files are written here: two-space indent, a final newline.
 std::string json_text(const nlohmann::ordered_json& j);
 

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "conf/loader.h"
 #include "conf/units.h"
@@ -34,15 +32,6 @@ struct RunArgs {
   bool dry_run = false;
   std::string command_line;
 };
-
-// The file's text; a file that cannot be read gets the loader's own message.
-std::string read_experiment(const std::string& path) {
-  std::ifstream in(path);
-  if (!in || std::filesystem::is_directory(path)) conf::load_experiment_file(path);  // throws
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void print_variants(const std::vector<Variant>& variants) {
   for (const Variant& v : variants) {
@@ -123,7 +112,7 @@ int run(const RunArgs& args) {
     throw std::invalid_argument("--lcores is for --mode inprocess; virtual time runs on one");
   }
   const std::vector<Variant> variants =
-      expand_variants(read_experiment(args.file), args.file, request);
+      expand_variants(conf::read_experiment_text(args.file), args.file, request);
   check_out_dir(variants, options);  // a folder it may not replace is refused before any run
   if (args.dry_run) {
     print_variants(variants);

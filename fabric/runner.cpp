@@ -66,7 +66,10 @@ void write_variant(const std::string& dir, const Variant& v, const FabricResult&
   write_file((base / "summary.json").string(), json_text(to_json(s)));
   write_file((base / "generator.json").string(), json_text(r.generator));
   write_file((base / "run.json").string(), json_text(run_json(v, r, options, started_at)));
-  if (wants(v.experiment, "queues")) write_file((base / "queues.csv").string(), queues_csv(r));
+  if (wants(v.experiment, "queues")) {
+    write_file((base / "queues.csv").string(), queues_csv(r));
+    write_file((base / "utilisation.csv").string(), utilisation_csv(r));
+  }
 }
 
 PlotVariant plot_variant(const Variant& v, const FabricResult& r, const VariantSummary& s) {

@@ -9,6 +9,7 @@
 #include "fabric/algorithms_cli.h"
 #include "fabric/demo.h"
 #include "fabric/namespaced_cli.h"
+#include "fabric/reproduce_cli.h"
 #include "fabric/run_cli.h"
 #include "fabric/topo_cli.h"
 #include "topo/generators.h"
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   spraylab::fabric::add_algorithms_command(app);
   int rc = 0;
   spraylab::fabric::add_run_command(app, &rc, command_line(argc, argv));
+  spraylab::fabric::add_reproduce_command(app, &rc, command_line(argc, argv));
   spraylab::fabric::add_fabric_command(app, &rc);
   app.add_subcommand("demo",
                      "Compare a 432-host fat tree and an MRLS (topologies only; "

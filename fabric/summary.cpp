@@ -79,6 +79,13 @@ QueueStats queue_stats(const FabricResult& r, Pred in_set) {
     bytes.push_back(sample.bytes);
     packets.push_back(sample.packets);
   }
+  if (!bytes.empty()) {
+    const auto n = static_cast<double>(bytes.size());
+    q.mean_bytes =
+        static_cast<double>(std::accumulate(bytes.begin(), bytes.end(), uint64_t{0})) / n;
+    q.mean_packets =
+        static_cast<double>(std::accumulate(packets.begin(), packets.end(), uint64_t{0})) / n;
+  }
   q.p99_bytes = percentile(bytes, 0.99).value_or(0);
   q.p99_packets = percentile(packets, 0.99).value_or(0);
   return q;
@@ -89,6 +96,10 @@ void summarize_ports(const FabricResult& r, VariantSummary& s) {
   for (const PortSummary& p : r.ports) s.queue_by_level[p.level];
   for (auto& [level, stats] : s.queue_by_level) {
     stats = queue_stats(r, [level = level](const PortSummary& p) { return p.level == level; });
+  }
+  for (const PortSummary& p : r.ports) s.queue_by_layer[p.layer];
+  for (auto& [layer, stats] : s.queue_by_layer) {
+    stats = queue_stats(r, [&layer = layer](const PortSummary& p) { return p.layer == layer; });
   }
   double utilisation_sum = 0, utilisation_max = 0;
   for (const PortSummary& p : r.ports) {
@@ -115,6 +126,21 @@ void summarize_ports(const FabricResult& r, VariantSummary& s) {
   }
 }
 
+// Ofan Figure 1's utilisation: the run's mean and the steady state's median window.
+void summarize_delivered(const FabricResult& r, VariantSummary& s) {
+  if (r.delivered.empty() || !(r.host_capacity_bps > 0) || r.clock_ns == 0) return;
+  s.delivered_mean = 8.0 * static_cast<double>(r.delivered.back().wire_bytes) /
+                     (r.host_capacity_bps * static_cast<double>(r.clock_ns) * 1e-9);
+  if (r.delivered.size() > 1) s.utilisation_window_ns = r.delivered[1].t_ns - r.delivered[0].t_ns;
+  std::vector<double> middle;
+  for (const UtilisationWindow& w : utilisation_windows(r)) {
+    // The middle half of the run: past the ramp-up (a round trip of propagation) and before the
+    // tail of the last packets and their ACKs. Integer bounds, so the choice of windows is exact.
+    if (w.t_ns * 4 >= r.clock_ns && w.t_ns * 4 <= r.clock_ns * 3) middle.push_back(w.utilisation);
+  }
+  s.delivered_steady = percentile(middle, 0.5);
+}
+
 ordered_json to_json(const QueueStats& q) {
   return {{"max_bytes", q.max_bytes},
           {"max_packets", q.max_packets},
@@ -124,6 +150,20 @@ ordered_json to_json(const QueueStats& q) {
 }
 
 }  // namespace
+
+std::vector<UtilisationWindow> utilisation_windows(const FabricResult& r) {
+  std::vector<UtilisationWindow> out;
+  if (!(r.host_capacity_bps > 0)) return out;
+  for (size_t i = 1; i < r.delivered.size(); ++i) {
+    const DeliverySample& a = r.delivered[i - 1];
+    const DeliverySample& b = r.delivered[i];
+    if (b.t_ns <= a.t_ns) continue;
+    const double bits = 8.0 * static_cast<double>(b.wire_bytes - a.wire_bytes);
+    out.push_back(
+        {b.t_ns, bits / (r.host_capacity_bps * static_cast<double>(b.t_ns - a.t_ns) * 1e-9)});
+  }
+  return out;
+}
 
 std::vector<uint64_t> message_ccts(const ordered_json& generator) {
   std::vector<uint64_t> cct;
@@ -147,6 +187,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
   summarize_collectives(result.generator, s);
   summarize_messages(result.generator, s);
   summarize_ports(result, s);
+  summarize_delivered(result, s);
 
   const ordered_json& loss = section(result.generator, "loss");
   s.retransmits = count(loss, "retransmits");
@@ -195,6 +236,17 @@ ordered_json to_json(const VariantSummary& s) {
   for (const auto& [level, stats] : s.queue_by_level)
     by_level[std::to_string(level)] = to_json(stats);
   queue["by_level"] = std::move(by_level);
+  // Keys added after by_level, so the earlier keys keep their place in the file.
+  queue["mean_bytes"] = s.queue.mean_bytes;
+  queue["mean_packets"] = s.queue.mean_packets;
+  ordered_json by_layer = ordered_json::object();
+  for (const auto& [layer, stats] : s.queue_by_layer) {
+    ordered_json l = to_json(stats);
+    l["mean_bytes"] = stats.mean_bytes;
+    l["mean_packets"] = stats.mean_packets;
+    by_layer[layer] = std::move(l);
+  }
+  queue["by_layer"] = std::move(by_layer);
   j["queue"] = std::move(queue);
   ordered_json hottest = ordered_json::array();
   for (const PortSummary& p : s.hottest_ports) {
@@ -211,7 +263,10 @@ ordered_json to_json(const VariantSummary& s) {
   j["hottest_ports"] = std::move(hottest);
   j["utilisation"] = {{"mean", or_null(s.utilisation_mean)},
                       {"max", or_null(s.utilisation_max)},
-                      {"active_ports", s.active_ports}};
+                      {"active_ports", s.active_ports},
+                      {"delivered_mean", or_null(s.delivered_mean)},
+                      {"delivered_steady", or_null(s.delivered_steady)},
+                      {"window_ns", s.utilisation_window_ns}};
   j["loss"] = {{"switch_drops", s.switch_drops},
                {"ecn_marks", s.ecn_marks},
                {"retransmits", s.retransmits},

@@ -25,6 +25,16 @@ struct QueueStats {
   uint64_t p99_bytes = 0;
   uint64_t p99_packets = 0;
   uint64_t ports = 0;
+  // The mean over every sample of every port in the set (queue and queue.by_layer only).
+  double mean_bytes = 0;
+  double mean_packets = 0;
+};
+
+// One window of the delivered-throughput series: wire bytes switches sent to hosts between two
+// samples over the hosts' line rate for that time (utilisation.csv).
+struct UtilisationWindow {
+  uint64_t t_ns = 0;  // the window's end
+  double utilisation = 0;
 };
 
 struct VariantSummary {
@@ -53,13 +63,20 @@ struct VariantSummary {
   std::optional<double> message_inflation_p50;
   std::optional<double> message_inflation_p99;
 
-  QueueStats queue;                               // every switch egress port
-  std::map<uint32_t, QueueStats> queue_by_level;  // 0 = leaves
+  QueueStats queue;                                  // every switch egress port
+  std::map<uint32_t, QueueStats> queue_by_level;     // 0 = leaves
+  std::map<std::string, QueueStats> queue_by_layer;  // PortSummary::layer
 
   // Over switch egress ports that sent at least one packet.
   std::optional<double> utilisation_mean;
   std::optional<double> utilisation_max;
   uint64_t active_ports = 0;
+  // What the paper plots (Ofan Figure 1): wire bytes delivered into the hosts over their line
+  // rate, for the whole run (first packet to last ACK) and the median window of the middle of the
+  // run (windows ending between 25% and 75% of it).
+  std::optional<double> delivered_mean;
+  std::optional<double> delivered_steady;
+  uint64_t utilisation_window_ns = 0;
   std::vector<PortSummary> hottest_ports;  // the few deepest maxima, deepest first
 
   uint64_t switch_drops = 0;
@@ -97,6 +114,9 @@ std::optional<T> percentile(std::vector<T>& values, double p) {
                    values.end());
   return values[index];
 }
+
+// The delivered-throughput windows of `result` (FabricResult::delivered), one per sample period.
+std::vector<UtilisationWindow> utilisation_windows(const FabricResult& result);
 
 // Completion times of the completed messages, in ns, sorted (the CCT distribution's data).
 std::vector<uint64_t> message_ccts(const nlohmann::ordered_json& generator);

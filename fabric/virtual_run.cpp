@@ -85,6 +85,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     now = e.time;
     if (e.node == sampler) {
       sample_queues(f, now - start, &out.samples);
+      sample_delivered(f, now - start, &out.delivered);
       // Only the sampler left: the fabric is idle for good.
       if (!q.empty()) q.push(now + period, sampler, 0);
       continue;

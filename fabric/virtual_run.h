@@ -19,6 +19,7 @@ struct RunOutcome {
   uint64_t events = 0;
   uint64_t stalled_ns = 0;  // in-process: FabricResult::stalled_ns
   std::vector<QueueSample> samples;
+  std::vector<DeliverySample> delivered;
 };
 
 // Runs `f` (built for Mode::kVirtual) until its workload completes or a limit. `limit_ns`: how

@@ -8,7 +8,9 @@
 #include <rte_lcore.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+
 #include <unistd.h>
+#include <algorithm>
 
 #include <stdexcept>
 #include <thread>
@@ -28,6 +30,12 @@ bool carrier_up(const std::string& iface) {
   }
   close(fd);
   return up;
+}
+
+std::chrono::microseconds carrier_period(uint64_t idle_sleep_ns) {
+  const auto sleep = std::chrono::microseconds(idle_sleep_ns / 1000);
+  return std::clamp<std::chrono::microseconds>(sleep, CarrierWatch::kDefaultPeriod,
+                                               std::chrono::milliseconds(100));
 }
 
 CarrierWatch::CarrierWatch(std::vector<std::string> ifaces, std::chrono::microseconds period)

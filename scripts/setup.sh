@@ -2,7 +2,10 @@
 # spraylab setup: installs every Debian 12 package the project needs and reserves hugepages.
 # Idempotent: run it as often as you like; it only does what is missing.
 # Without root it changes nothing and says exactly what it could not do.
+# --packages-only: the packages, no hugepages (a container image build: docs/fabric.md).
 set -euo pipefail
+PACKAGES_ONLY=0
+[[ ${1:-} == --packages-only ]] && PACKAGES_ONLY=1
 
 PACKAGES=(
   # build
@@ -27,6 +30,8 @@ PACKAGES=(
   tshark
   # monitoring: a Prometheus server and promtool (the prometheus-scrape test, docs/monitoring.md)
   prometheus
+  # fabric-export test: containerlab's topology file checked against its JSON schema
+  python3-yaml python3-jsonschema
 )
 HUGEPAGES=${SPRAYLAB_HUGEPAGES:-1024}
 
@@ -58,6 +63,10 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ((PACKAGES_ONLY)); then
+  echo "setup: ok (packages only)"
+  exit 0
 fi
 
 # Hugepages: DPDK's memory. 1024 x 2 MiB = 2 GiB, enough for a switch, a generator and a fabric.

@@ -147,7 +147,7 @@ int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
 }  // namespace
 
 SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::PortState> ports,
-                             rte_mempool* pool)
+                             rte_mempool* pool, std::chrono::microseconds carrier_period)
     : rt_(rt),
       ports_(std::move(ports)),
       pool_(pool),
@@ -164,7 +164,9 @@ SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::Port
     carrier_index_[p] = static_cast<int>(ifaces.size());
     ifaces.push_back(ports_[p].iface);
   }
-  if (!ifaces.empty()) carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces));
+  if (!ifaces.empty()) {
+    carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period);
+  }
 }
 
 void SwitchControl::poll_links() {

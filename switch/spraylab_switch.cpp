@@ -26,6 +26,7 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
+#include "net/eal_main.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
 #include "net/ports.h"
@@ -359,17 +360,7 @@ void forward(spraylab::dataplane::SwitchRuntime& rt,
 }
 
 int run(int argc, char** argv) {
-  const int eal = rte_eal_init(argc, argv);
-  if (eal < 0) {
-    fmt::print(stderr, "spraylab-switch: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
-    return 2;
-  }
-  // From here a signal stops the switch cleanly, even during start-up.
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  argc -= eal;
-  argv += eal;
-  argv[0] = const_cast<char*>("spraylab-switch");  // CLI11 reads argv[0] as the program name
+  if (!spraylab::net::start_eal(argc, argv, "spraylab-switch", on_signal)) return 2;
 
   Options o;
   if (const std::optional<int> status = parse_options(argc, argv, o)) {
@@ -410,7 +401,7 @@ int run(int argc, char** argv) {
   ro.socket = static_cast<int>(rte_socket_id());
   ro.routing = &plan->routing;
   auto rt = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
-  control::SwitchControl ctl(*rt, ports, pool);
+  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep));
   ctl.register_telemetry();
   ctl.poll_links();
   std::vector<uint16_t> rxq;

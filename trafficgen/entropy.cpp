@@ -88,9 +88,17 @@ PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed, const EntropyParams& p
       range_(params.range),
       rng_(seed),
       fixed_(random_entropy(rng_, range_)),
-      reps_(rng_.next(), params) {}
+      reps_(rng_.next(), params) {
+  // Drawn after the other modes' values, so their sequences are unchanged by DRB.
+  if (mode_ == EntropyMode::kDrb) rotation_ = rng_.below(range_);
+}
 
 uint16_t PathEntropy::next_varying() {
+  if (mode_ == EntropyMode::kDrb) {
+    const auto value = static_cast<uint16_t>(kEntropyMin + rotation_);
+    rotation_ = rotation_ + 1 == range_ ? 0 : rotation_ + 1;
+    return value;
+  }
   return mode_ == EntropyMode::kPacket ? random_entropy(rng_, range_) : reps_.next();
 }
 

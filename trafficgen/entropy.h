@@ -5,6 +5,12 @@
 //   reps   — REPS, recycled entropy packet spraying: reuse the values whose ACKs came back
 //            without an ECN echo (their paths were not congested), explore when there are none,
 //            freeze on the kept values after a timeout.
+//   drb    — DRB (Ofan §3.4), destination-based rotation at the host: each flow (one per source
+//            host and destination) cycles through the entropy_range values from a random start,
+//            one per data packet. Its ACKs echo the data packet's entropy, so they rotate too, on
+//            their own pointer: the data and ACK size classes of DRB. Over ECMP switches with
+//            `hash: digit` and entropy_range = the number of up-paths, each turn visits every
+//            path once (docs/algorithms.md, "Host side: DRB").
 // One object per flow (connection). Feedback carries its time in ns: no clocks inside, so the same
 // code runs on the TSC and in virtual time, and tests can step time by hand.
 #pragma once
@@ -98,6 +104,7 @@ class PathEntropy {
   Rng rng_;
   uint16_t fixed_;
   RepsEntropy reps_;
+  uint32_t rotation_ = 0;  // drb: the next value, in [0, range_)
 };
 
 }  // namespace spraylab::gen

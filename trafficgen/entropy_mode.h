@@ -13,7 +13,8 @@ namespace spraylab::gen {
 #define SPRAYLAB_ENTROPY_MODES(X)                                                    \
   X(kFlow, "flow", "one fixed UDP source port per flow: ECMP")                       \
   X(kPacket, "packet", "a fresh random source port per packet: host-based spraying") \
-  X(kReps, "reps", "REPS: recycle the entropies whose ACKs came back unmarked")
+  X(kReps, "reps", "REPS: recycle the entropies whose ACKs came back unmarked")      \
+  X(kDrb, "drb", "DRB: rotate each destination's packets over the entropy_range values")
 
 enum class EntropyMode : uint8_t {
 #define SPRAYLAB_ENUM(id, name, doc) id,
@@ -21,13 +22,13 @@ enum class EntropyMode : uint8_t {
 #undef SPRAYLAB_ENUM
 };
 
-inline constexpr std::array<std::string_view, 3> kEntropyModeNames = {
+inline constexpr std::array<std::string_view, 4> kEntropyModeNames = {
 #define SPRAYLAB_NAME(id, name, doc) name,
     SPRAYLAB_ENTROPY_MODES(SPRAYLAB_NAME)
 #undef SPRAYLAB_NAME
 };
 
-inline constexpr std::array<std::string_view, 3> kEntropyModeDocs = {
+inline constexpr std::array<std::string_view, 4> kEntropyModeDocs = {
 #define SPRAYLAB_DOC(id, name, doc) doc,
     SPRAYLAB_ENTROPY_MODES(SPRAYLAB_DOC)
 #undef SPRAYLAB_DOC

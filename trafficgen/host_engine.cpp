@@ -175,6 +175,19 @@ HostEngine::~HostEngine() {
   rte_pktmbuf_free_bulk(mbuf_cache_.data(), mbuf_cache_count_);
 }
 
+void HostEngine::move_start(uint64_t start_tsc) {
+  // Only the messages made ready by the constructor wait yet; their ready times are the old
+  // start plus their own start_ns.
+  const uint64_t old_start = pace_base_tsc_;
+  pace_base_tsc_ = start_tsc;
+  earliest_start_ = UINT64_MAX;
+  for (uint32_t i : waiting_start_) {
+    SendState& st = sends_[i];
+    st.ready_tsc = st.ready_tsc - old_start + start_tsc;
+    earliest_start_ = std::min(earliest_start_, st.ready_tsc);
+  }
+}
+
 void HostEngine::make_ready(SendState& s, uint64_t now) {
   const uint64_t delay = plan_.schedule.messages[s.id].start_ns * tsc_hz_ / 1'000'000'000;
   s.ready_tsc = std::max(s.ready_tsc, now) + delay;

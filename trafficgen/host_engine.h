@@ -162,6 +162,11 @@ class HostEngine {
   HostEngine(const HostEngine&) = delete;
   HostEngine& operator=(const HostEngine&) = delete;
 
+  // Before the first poll(): the run starts at `start_tsc` instead of the setup's start_tsc
+  // (every first message, and the pacer, move by the difference). spraylab-gen builds its engines
+  // and serves their metrics before a --start-file names the start (docs/generator.md).
+  void move_start(uint64_t start_tsc);
+
   // One turn of the loop at TSC `now`. Returns true if it did any work.
   bool poll(uint64_t now);
   // The earliest TSC at which poll() has work besides receiving: a paced host with an ACK or

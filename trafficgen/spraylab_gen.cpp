@@ -33,6 +33,7 @@
 #include "monitoring/eal_thread.h"
 #include "monitoring/exposer.h"
 #include "net/carrier_watch.h"
+#include "net/eal_main.h"
 #include "net/idle_sleep.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
@@ -391,7 +392,7 @@ class EngineLcores {
 // does: net/carrier_watch.h), read on a control thread of its own, never on an engine's lcore.
 class PortLinks {
  public:
-  explicit PortLinks(const std::vector<net::PortState>& ports)
+  PortLinks(const std::vector<net::PortState>& ports, std::chrono::microseconds carrier_period)
       : ports_(ports), carrier_index_(RTE_MAX_ETHPORTS, -1) {
     std::vector<std::string> ifaces;
     for (const auto& p : ports_) {
@@ -399,7 +400,9 @@ class PortLinks {
       carrier_index_[p.port_id] = static_cast<int>(ifaces.size());
       ifaces.push_back(p.iface);
     }
-    if (!ifaces.empty()) carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces));
+    if (!ifaces.empty()) {
+      carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period);
+    }
   }
   const std::vector<net::PortState>& ports() const { return ports_; }
   bool watches_carrier() const { return carrier_ != nullptr; }
@@ -643,16 +646,7 @@ void write_stats(const std::string& path, nlohmann::ordered_json stats, const Ge
 // ---- run ----------------------------------------------------------------------------------------
 
 int run(int argc, char** argv) {
-  const int eal = rte_eal_init(argc, argv);
-  if (eal < 0) {
-    fmt::print(stderr, "spraylab-gen: EAL initialisation failed: {}\n", rte_strerror(rte_errno));
-    return 2;
-  }
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  argc -= eal;
-  argv += eal;
-  argv[0] = const_cast<char*>("spraylab-gen");
+  if (!net::start_eal(argc, argv, "spraylab-gen", on_signal)) return 2;
   gen::GenCli cli;
   if (const std::optional<int> rc = gen::parse_gen_cli(argc, argv, &cli)) {
     rte_eal_cleanup();
@@ -662,8 +656,10 @@ int run(int argc, char** argv) {
   const uint64_t idle_sleep_ns = gen::idle_sleep_ns(cli);
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
-  const uint64_t start_tsc = start_tsc_of(cli);
-  const PortLinks links(ports.list);
+  // With --start-file the engines and their metrics come first (a fabric's Prometheus scrapes a
+  // waiting generator too), and the start moves to the file's time once it is there.
+  uint64_t start_tsc = cli.start_file.empty() ? start_tsc_of(cli) : rte_rdtsc();
+  const PortLinks links(ports.list, net::carrier_period(idle_sleep_ns));
   Engines engines = make_engines(plan, ports.pool, start_tsc, carrier_gated_tx(links));
   fmt::print(stderr,
              "spraylab-gen: {} hosts, {} messages here, {} engine(s), rate {}, entropy {}\n",
@@ -674,6 +670,10 @@ int run(int argc, char** argv) {
   std::unique_ptr<monitoring::Exposer> exposer;
   if (metrics_at) {
     exposer = start_metrics(*metrics_at, cli, gen_source(plan, engines, lcores));
+  }
+  if (!cli.start_file.empty()) {
+    start_tsc = start_tsc_of(cli);
+    for (auto& engine : engines.list) engine->move_start(start_tsc);
   }
   if (cli.hold) read_stdin_commands();
 

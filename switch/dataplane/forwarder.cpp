@@ -156,6 +156,7 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
                                                           : t.leaf_prefixes[b.src_leaf[i]].rank)
                    : 0;
   p.hash = b.hashes ? net::flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
+  p.entropy = f.src_port;
   p.bytes = f.frame_len;
 }
 

@@ -60,7 +60,12 @@ struct AlgorithmInfo {
 inline constexpr std::string_view kQueueKeys = "state_update queue_unit";
 
 inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
-    {Algorithm::kEcmp, "ecmp", {.flow_hash = true}, "", {}, "hash of the flow entropy modulo w"},
+    {Algorithm::kEcmp,
+     "ecmp",
+     {.flow_hash = true},
+     "hash",
+     {},
+     "hash of the flow entropy modulo w"},
     {Algorithm::kRps, "rps", {}, "", {}, "uniform random port per packet"},
     {Algorithm::kRr,
      "rr",
@@ -142,6 +147,13 @@ inline constexpr std::array<std::string_view, 2> kQueueUnitNames = {"packets", "
 constexpr std::string_view to_string(QueueUnit u) {
   return kQueueUnitNames[static_cast<size_t>(u)];
 }
+
+// How ECMP maps a packet to a port (`hash`): `mix`, a salted hash of the flow's 5-tuple (the
+// default: what switches do); `digit`, the entropy (UDP source port - 49152) read as a number in
+// base w, a switch at level L taking digit L: so a host that rotates its entropy over w^levels
+// values visits every up-path once per turn (DRB over ECMP switches, docs/algorithms.md).
+enum class EcmpHash : uint8_t { kMix, kDigit };
+inline constexpr std::array<std::string_view, 2> kEcmpHashNames = {"mix", "digit"};
 
 // Polarized's default deroute penalty, in packets (CAMINOS' MRLS runs: 80 phits, 5 packets of 16;
 // under `queue_unit: bytes` the factory scales it by the data frame).

@@ -38,6 +38,7 @@ struct Packet {
   uint32_t src_leaf = 0;  // Polarized: source leaf, as topo::Routing::leaf_rank()
   uint32_t dst_leaf = 0;  // Polarized: destination leaf, as topo::Routing::leaf_rank()
   uint32_t hash = 0;      // flow hash / entropy (the UDP source port is part of it)
+  uint16_t entropy = 0;   // the UDP source port: the host's path entropy (ECMP `hash: digit`)
   uint32_t bytes = 0;     // frame length; under `ack_size` it is ACK class
 };
 

@@ -39,4 +39,30 @@ class Ecmp final : public Balancer {
   uint32_t salt_;
 };
 
+// ECMP `hash: digit`: the host names the path. The entropy e (UDP source port - kEntropyBase, the
+// generator's gen::kEntropyMin) is read as a number in base w (the candidates): a switch at level
+// L takes digit L, (e / w^L) mod w. In a fat tree, whose switches all have w = k/2 up-ports, the
+// w^levels values 0 .. w^levels - 1 name the up-paths one each, so a host rotating over them
+// (`workload.entropy: drb`, entropy_range = w^levels) sends one packet on each path per turn.
+class EcmpDigit final : public Balancer {
+ public:
+  static constexpr uint16_t kEntropyBase = 0xC000;
+  explicit EcmpDigit(uint32_t level) : level_(level) {}
+  void choose(std::span<const Packet> burst, const BurstContext&, PortId* out) override {
+    for (size_t i = 0; i < burst.size(); ++i) {
+      const Packet& p = burst[i];
+      if (p.num_candidates == 0) {
+        out[i] = kNoPort;
+        continue;
+      }
+      uint32_t e = static_cast<uint16_t>(p.entropy - kEntropyBase);
+      for (uint32_t l = 0; l < level_ && e > 0; ++l) e /= p.num_candidates;
+      out[i] = p.candidates[e % p.num_candidates];
+    }
+  }
+
+ private:
+  uint32_t level_;
+};
+
 }  // namespace spraylab::lb

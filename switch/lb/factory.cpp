@@ -63,6 +63,7 @@ std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
   };
   switch (spec_.algorithm) {
     case Algorithm::kEcmp:
+      if (spec_.ecmp_hash == EcmpHash::kDigit) return std::make_unique<EcmpDigit>(ctx_.level);
       return std::make_unique<Ecmp>(static_cast<uint32_t>(ctx_.seed));
     case Algorithm::kRps:
       return std::make_unique<Rps>();

@@ -37,6 +37,7 @@ struct SwitchContext {
   // empty: the threshold's floor. psp, jsq, polarized: the nominal data frame (the experiment's
   // payload plus headers), which turns packets into bytes under `queue_unit: bytes`.
   std::vector<double> port_rate_bps;
+  uint32_t level = 0;  // the switch's level (0 = leaf): ECMP's digit under `hash: digit`
   uint32_t frame_bytes = 1514;
 };
 

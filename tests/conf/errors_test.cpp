@@ -132,7 +132,7 @@ TEST(ConfigErrors, UnknownWorkloadTypeListsTheTypes) {
 
 TEST(ConfigErrors, UnknownEntropyModeListsTheModes) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {entropy: rep}\n"),
-            "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, found rep; "
+            "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, drb, found rep; "
             "did you mean 'reps'?");
 }
 
@@ -178,9 +178,10 @@ TEST(ConfigErrors, ParameterOfAnotherGeneratorSaysWhatTheChosenOneTakes) {
 }
 
 TEST(ConfigErrors, AlgorithmWithoutParametersSaysSo) {
-  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nload_balancer: {k: 2}\n"),
-              HasSubstr("load_balancer.k: 'k' is not a parameter of algorithm 'ecmp'; ecmp takes "
-                        "no parameters"));
+  EXPECT_THAT(
+      load_error("topology: {generator: fat-tree, k: 4}\nload_balancer: {algorithm: rps, k: 2}\n"),
+      HasSubstr("load_balancer.k: 'k' is not a parameter of algorithm 'rps'; rps takes no "
+                "parameters"));
 }
 
 TEST(ConfigErrors, ParameterOfAnotherWorkloadTypeIsRejected) {

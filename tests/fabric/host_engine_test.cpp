@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -24,59 +25,98 @@ constexpr char kTrace[] =
     "0,0,1,64000,\n"
     "1000,0,2,64000,\n";
 
+// h0 of a three-host leaf running kTrace: the plan, a pool, and an engine setup whose tx
+// records the message id of every data frame and whose clock is the test's (one tick per ns).
+class EngineRig {
+ public:
+  explicit EngineRig(const std::string& tag)
+      : trace_(testing::TempDir() + "/spraylab_host_engine_" + tag + "_" +
+               std::to_string(getpid()) + ".csv") {
+    std::ofstream(trace_) << kTrace;
+    const conf::Experiment exp = conf::load_experiment_string(
+        "topology: {generator: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}\n"
+        "workload: {type: trace, trace_file: " +
+            trace_ + ", payload: 64}\n",
+        "engine.yaml");
+    GenOptions o;
+    o.hosts = {"h0"};
+    o.retransmit_timeout_ns = 1'000'000'000;  // no retransmissions while the test runs
+    plan_ = make_run_plan(exp, o);
+    pool_ = rte_pktmbuf_pool_create(("engine_" + tag).c_str(), 4096, 0, 0,
+                                    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+    setup.plan = &plan_;
+    setup.hosts = {0};
+    setup.pool = pool_;
+    setup.tsc_hz = 1'000'000'000;
+    setup.tsc_clock = false;
+    setup.rx = [](uint16_t, rte_mbuf**, uint16_t) -> uint16_t { return 0; };
+    setup.tx = [this](uint16_t, rte_mbuf** m, uint16_t n) {
+      for (uint16_t i = 0; i < n; ++i) {
+        TestbedHeader h;
+        const auto* p = rte_pktmbuf_mtod(m[i], const uint8_t*);
+        if (decode(p + 42, rte_pktmbuf_data_len(m[i]) - 42u, &h) && (h.flags & kData)) {
+          sent.push_back(h.message_id);
+        }
+      }
+      rte_pktmbuf_free_bulk(m, n);
+      return n;
+    };
+  }
+  ~EngineRig() {
+    rte_mempool_free(pool_);
+    std::remove(trace_.c_str());
+  }
+  bool ok() const { return pool_ != nullptr; }
+
+  EngineSetup setup;
+  std::vector<uint32_t> sent;  // message id of every data frame, in order
+
+ private:
+  std::string trace_;
+  RunPlan plan_;
+  rte_mempool* pool_ = nullptr;
+};
+
 // Round robin per packet across a host's active messages, and one rule for where it stands:
 // a message that becomes active while another is sending goes next, whether the first sent its
 // packets one by one or as a run (host_engine.cpp, next_run()).
 TEST(HostEngine, AMessageStartingWhileAnotherSendsGoesNextThenTheyAlternate) {
-  const std::string trace =
-      testing::TempDir() + "/spraylab_host_engine_test_" + std::to_string(getpid()) + ".csv";
-  std::ofstream(trace) << kTrace;
-  const conf::Experiment exp = conf::load_experiment_string(
-      "topology: {generator: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}\n"
-      "workload: {type: trace, trace_file: " +
-          trace + ", payload: 64}\n",
-      "engine.yaml");
-  GenOptions o;
-  o.hosts = {"h0"};
-  o.retransmit_timeout_ns = 1'000'000'000;  // no retransmissions while the test runs
-  const RunPlan plan = make_run_plan(exp, o);
-  rte_mempool* pool =
-      rte_pktmbuf_pool_create("engine_test", 4096, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-  ASSERT_NE(pool, nullptr);
-
-  std::vector<uint32_t> sent;  // message id of every data frame, in order
-  EngineSetup s;
-  s.plan = &plan;
-  s.hosts = {0};
-  s.pool = pool;
-  s.tsc_hz = 1'000'000'000;  // one tick per ns
-  s.tsc_clock = false;
-  s.rx = [](uint16_t, rte_mbuf**, uint16_t) -> uint16_t { return 0; };
-  s.tx = [&sent](uint16_t, rte_mbuf** m, uint16_t n) {
-    for (uint16_t i = 0; i < n; ++i) {
-      TestbedHeader h;
-      const auto* p = rte_pktmbuf_mtod(m[i], const uint8_t*);
-      if (decode(p + 42, rte_pktmbuf_data_len(m[i]) - 42u, &h) && (h.flags & kData)) {
-        sent.push_back(h.message_id);
-      }
-    }
-    rte_pktmbuf_free_bulk(m, n);
-    return n;
-  };
-  {
-    HostEngine engine(s);
-    engine.poll(0);  // message 0 starts and sends a turn's worth, alone
-    const size_t alone = sent.size();
-    ASSERT_GT(alone, 1u);
-    for (size_t i = 0; i < alone; ++i) ASSERT_EQ(sent[i], 0u) << "frame " << i;
-    engine.poll(2000);  // message 1 has started: it goes first, then they alternate
-    ASSERT_GT(sent.size(), alone + 4);
-    for (size_t i = alone; i < sent.size(); ++i) {
-      EXPECT_EQ(sent[i], (i - alone) % 2 == 0 ? 1u : 0u) << "frame " << i;
-    }
+  EngineRig rig("alternate");
+  ASSERT_TRUE(rig.ok());
+  HostEngine engine(rig.setup);
+  std::vector<uint32_t>& sent = rig.sent;
+  engine.poll(0);  // message 0 starts and sends a turn's worth, alone
+  const size_t alone = sent.size();
+  ASSERT_GT(alone, 1u);
+  for (size_t i = 0; i < alone; ++i) ASSERT_EQ(sent[i], 0u) << "frame " << i;
+  engine.poll(2000);  // message 1 has started: it goes first, then they alternate
+  ASSERT_GT(sent.size(), alone + 4);
+  for (size_t i = alone; i < sent.size(); ++i) {
+    EXPECT_EQ(sent[i], (i - alone) % 2 == 0 ? 1u : 0u) << "frame " << i;
   }
-  rte_mempool_free(pool);
-  std::remove(trace.c_str());
+}
+
+// spraylab-gen --start-file: the engines exist (and serve metrics) before the start is known;
+// move_start() shifts the first messages and the pacer to it.
+TEST(HostEngine, MovedStartSendsNothingBeforeItAndTheSameAfter) {
+  EngineRig rig("move");
+  ASSERT_TRUE(rig.ok());
+  rig.setup.start_tsc = 100;
+  HostEngine engine(rig.setup);
+  std::vector<uint32_t>& sent = rig.sent;
+  engine.move_start(50'000);
+  EXPECT_EQ(engine.next_wake(100), 50'000u);  // message 0's start, not the setup's
+  EXPECT_FALSE(engine.poll(49'999));
+  EXPECT_TRUE(sent.empty());
+  engine.poll(50'000);  // message 0 alone, as at t = 0 of the other test
+  ASSERT_GT(sent.size(), 1u);
+  for (uint32_t id : sent) EXPECT_EQ(id, 0u);
+  const size_t alone = sent.size();
+  engine.poll(50'999);  // message 1 starts 1 us after the moved start, not before
+  for (size_t i = alone; i < sent.size(); ++i) EXPECT_EQ(sent[i], 0u);
+  engine.poll(52'000);
+  ASSERT_GT(sent.size(), alone + 2);
+  EXPECT_NE(std::find(sent.begin() + alone, sent.end(), 1u), sent.end());
 }
 
 }  // namespace

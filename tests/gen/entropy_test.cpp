@@ -182,5 +182,36 @@ TEST(PathEntropy, ModeNamesRoundTrip) {
   EXPECT_EQ(entropy_mode_from_name("ecmp"), std::nullopt);
 }
 
+TEST(DrbEntropy, EachTurnVisitsEveryValueOnceInOrder) {
+  // DRB (Ofan §3.4): a per-destination pointer rotates over the entropy values; with `hash: digit`
+  // switches each value is one path, so a turn of `range` packets puts one on every path.
+  const EntropyParams params{.range = 36};
+  PathEntropy drb(EntropyMode::kDrb, 7, params);
+  const uint16_t first = drb.next();
+  ASSERT_TRUE(random_value(first, params.range));
+  for (int turn = 0; turn < 3; ++turn) {
+    std::set<uint16_t> seen;
+    for (uint32_t i = 0; i < params.range; ++i) {
+      const uint16_t e = i == 0 && turn == 0 ? first : drb.next();
+      EXPECT_TRUE(random_value(e, params.range)) << e;
+      seen.insert(e);
+    }
+    EXPECT_EQ(seen.size(), params.range) << "turn " << turn;
+  }
+}
+
+TEST(DrbEntropy, FlowsStartAtTheirOwnPointerAndIgnoreFeedback) {
+  const EntropyParams params{.range = 4};
+  std::set<uint16_t> starts;
+  for (uint64_t seed = 1; seed <= 32; ++seed)
+    starts.insert(PathEntropy(EntropyMode::kDrb, seed, params).next());
+  EXPECT_EQ(starts.size(), 4u) << "random first pointers, so flows do not start in lock step";
+  PathEntropy drb(EntropyMode::kDrb, 3, params);
+  const uint16_t a = drb.next();
+  drb.on_ack(a, true, 0);
+  drb.on_timeout(kMs);
+  EXPECT_EQ(drb.next(), kEntropyMin + (a - kEntropyMin + 1) % 4) << "feedback does not move it";
+}
+
 }  // namespace
 }  // namespace spraylab::gen

@@ -28,6 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "monitoring"))  # prom_server
+from prom_server import Prometheus, dashboard_queries, finite  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
 
 ALGORITHM = "ofan"
@@ -61,9 +63,27 @@ def fabric_processes(prefix):
     return sorted(found)
 
 
+def mgmt_bridge(name):
+    """The fabric's management bridge, as fabric/namespaced_plan.cpp names it (FNV-1a of the name)."""
+    h = 2166136261
+    for c in name.encode():
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return f"slb{h:08x}"
+
+
+def mgmt_links(name):
+    """Interfaces of the host's namespace that belong to the fabric's management network."""
+    bridge = mgmt_bridge(name)
+    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    found = re.findall(r"^\d+: ([^:@ ]+)", out, re.M)
+    return sorted(i for i in found if i == bridge or i.startswith(f"slv{bridge[5:]}-"))
+
+
 def leftovers(name, folder):
     prefix = f"sl-{name}-"
     return {
+        "links": mgmt_links(name),
+        "targets": [f for f in [f"/run/spraylab/targets/{name}.json"] if os.path.exists(f)],
         "namespaces": [n for n in namespaces() if n.startswith(prefix)],
         "processes": fabric_processes(prefix),
         "sockets": sorted(glob.glob(os.path.join(folder, "sock", "*"))),
@@ -74,6 +94,68 @@ def leftovers(name, folder):
 
 def nothing_left(found):
     return not any(found.values())
+
+
+def take_down(args, name, folder, ns_before):
+    """`fabric down`, then what is left (removed by hand too, so a failure leaves nothing behind);
+    checks that down worked and nothing was left."""
+    try:
+        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+    finally:
+        after = leftovers(name, folder)
+        print(f"after: {after}", flush=True)
+        ns_after = namespaces()
+        for n in after["namespaces"]:
+            subprocess.run(["ip", "netns", "del", n])
+        for pid in after["processes"]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+    check(down.returncode == 0, "fabric down failed")
+    check(nothing_left(after), f"fabric down left {after}")
+    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+
+
+def prometheus_scrapes_the_fabric(args, name, folder, procs):
+    """A real Prometheus finds every process through the fabric's discovery file and scrapes it
+    over the management network; every query of the fabric dashboard returns data."""
+    with open(os.path.join(folder, "prometheus-targets.json")) as f:
+        targets = json.load(f)
+    check(sorted(t["labels"]["node"] for t in targets) == sorted(p["node"] for p in procs),
+          "one discovery target per process")
+    check(all(set(t["labels"]) == {"fabric", "node", "role"} for t in targets), targets[:2])
+    with open(f"/run/spraylab/targets/{name}.json") as f:
+        check(json.load(f) == targets, "the shared discovery file differs from the fabric's")
+    d = tempfile.mkdtemp(prefix="spraylab-nsfabric-prom-")
+    prom = None
+    try:
+        cfg = ("global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+               "scrape_configs:\n  - job_name: spraylab-fabric\n    file_sd_configs:\n"
+               f"      - files: ['{folder}/prometheus-targets.json']\n        refresh_interval: 1s\n")
+        prom = Prometheus(d, cfg)
+        # Every process scraped, then long enough for the dashboard's 10 s rate windows.
+        deadline = time.time() + 90
+        while True:
+            res = prom.query(f'count(up{{fabric="{name}"}} == 1)')
+            up = int(float(res[0]["value"][1])) if res else 0
+            if up == len(procs):
+                break
+            check(time.time() < deadline, f"{up} of {len(procs)} processes scraped after 90 s")
+            time.sleep(1)
+        time.sleep(12)
+        empty = []
+        queries = dashboard_queries(args.source, "spraylab-fabric.json", {"fabric": name})
+        for title, expr in queries:
+            if not finite(prom.query(expr)):
+                empty.append(f"{title}: {expr}")
+        check(not empty, "fabric dashboard queries without data:\n" + "\n".join(empty))
+        return f"{len(procs)} targets, {len(queries)} queries"
+    finally:
+        if prom:
+            prom.stop()
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_demo_up_run_kill_down(args):
@@ -102,6 +184,8 @@ def test_demo_up_run_kill_down(args):
         check(len(running["processes"]) == 28, f"28 processes running: {running['processes']}")
         check(len(running["namespaces"]) == 28, "28 namespaces")
 
+        figures["scraped"] = prometheus_scrapes_the_fabric(args, name, folder, procs)
+
         st = spraylab(args, "fabric", "status", name, "--dir", folder, "--cpu", "10", timeout=120)
         check(st.returncode == 0, "fabric status: a process is not running")
         m = re.search(r"total cpu ([0-9.]+)% of one core", st.stdout)
@@ -121,23 +205,36 @@ def test_demo_up_run_kill_down(args):
         os.kill(victim["pid"], signal.SIGKILL)
         figures["killed"] = victim["node"]
     finally:
-        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
-        after = leftovers(name, folder)
-        print(f"after: {after}", flush=True)
-        ns_after = namespaces()
-        if not nothing_left(after):  # leave nothing behind even when the launcher failed
-            for n in after["namespaces"]:
-                subprocess.run(["ip", "netns", "del", n])
-            for pid in after["processes"]:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        shutil.rmtree(folder, ignore_errors=True)
-    check(down.returncode == 0, "fabric down failed")
-    check(nothing_left(after), f"fabric down left {after}")
-    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+        take_down(args, name, folder, ns_before)
     return " ".join(f"{k}={v}" for k, v in figures.items())
+
+
+def test_veth_up_run_down(args):
+    """--links veth: a veth pair per link between the namespaces, net_af_xdp ports with the XDP
+    program for spraylab-gen's port; the permutation completes, and down leaves nothing."""
+    name = f"v{os.getpid()}"
+    folder = tempfile.mkdtemp(prefix="spraylab-nsfabric-")
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    ns_before = namespaces()
+    check(nothing_left(leftovers(name, folder)), "the fabric's leftovers exist before it started")
+    try:
+        up = spraylab(args, "fabric", "up", demo, "--name", name, "--dir", folder, "--algorithm",
+                      ALGORITHM, "--rate", RATE, "--links", "veth", "--link-timeout", "120",
+                      timeout=400)
+        check(up.returncode == 0, "fabric up --links veth failed")
+        check("48 veth links" in up.stdout and "every link up" in up.stdout, up.stdout[:300])
+        check("workload.payload 4096 -> 1400" in up.stderr, "the payload cut is not said")
+        with open(os.path.join(folder, "state.json")) as f:
+            procs = json.load(f)["processes"]
+        ifaces = subprocess.run(["ip", "-n", procs[0]["netns"], "-o", "link", "show"],
+                                capture_output=True, text=True).stdout
+        check(re.search(r": eth1@", ifaces) and "xdp" in ifaces, f"no veth with XDP: {ifaces}")
+        run = spraylab(args, "fabric", "start", name, "--dir", folder, "--timeout", "400", timeout=500)
+        summary = json.loads(run.stdout.strip().splitlines()[-1])
+        check(summary["messages_done"] == 16 and summary["completed"], f"every message completes: {summary}")
+    finally:
+        take_down(args, name, folder, ns_before)
+    return f"cct_us={summary['cct_us']} max_queue={summary['max_queue_packets']}"
 
 
 def test_up_killed_midway_then_down(args):
@@ -148,36 +245,36 @@ def test_up_killed_midway_then_down(args):
     demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
     ns_before = namespaces()
     check(nothing_left(leftovers(name, folder)), "the fabric's leftovers exist before it started")
+    up_log = tempfile.NamedTemporaryFile(prefix="spraylab-nsfabric-up-", suffix=".log", delete=False)
     up = subprocess.Popen([os.path.join(args.build, "fabric", "spraylab"), "fabric", "up", demo, "--name", name,
-                           "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           "--dir", folder], stdout=up_log, stderr=subprocess.STDOUT)
     try:
         # Until some processes run (the first level's switches), then the launcher dies.
         deadline = time.time() + 120
         while time.time() < deadline and len(fabric_processes(f"sl-{name}-")) < 4 and up.poll() is None:
             time.sleep(0.05)
         running = len(fabric_processes(f"sl-{name}-"))
+        exited = up.poll()
         up.kill()
         up.wait()
-        check(running >= 4, f"fabric up started {running} processes before it was killed")
+        if running < 4:
+            # Why: fabric up's own words and the last lines of every process log.
+            with open(up_log.name) as f:
+                said = f.read()[-3000:]
+            logs = ""
+            for log in sorted(glob.glob(os.path.join(folder, "logs", "*.log"))):
+                with open(log, errors="replace") as f:
+                    logs += f"--- {os.path.basename(log)}\n{''.join(f.readlines()[-8:])}"
+            check(False, f"fabric up started {running} processes before it was killed "
+                         f"(it had exited: {exited})\nfabric up said:\n{said}\nlogs:\n{logs[-6000:]}")
         mid = leftovers(name, folder)
         print(f"after kill -9 of fabric up: {len(mid['processes'])} processes, {len(mid['namespaces'])} namespaces",
               flush=True)
     finally:
-        down = spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
-        after = leftovers(name, folder)
-        print(f"after: {after}", flush=True)
-        ns_after = namespaces()
-        for n in after["namespaces"]:
-            subprocess.run(["ip", "netns", "del", n])
-        for pid in after["processes"]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        shutil.rmtree(folder, ignore_errors=True)
-    check(down.returncode == 0, "fabric down failed")
-    check(nothing_left(after), f"fabric down left {after}")
-    check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
+        try:
+            take_down(args, name, folder, ns_before)
+        finally:
+            os.unlink(up_log.name)
     return f"{running} processes running when fabric up was killed; none left"
 
 
@@ -190,6 +287,7 @@ def main():
         print("SKIP: no working `ip netns` (iproute2)")
         return 77
     return run_cases(args, [("demo_up_run_kill_down", test_demo_up_run_kill_down, ()),
+                            ("veth_up_run_down", test_veth_up_run_down, ()),
                             ("up_killed_midway_then_down", test_up_killed_midway_then_down, ())])
 
 

@@ -20,22 +20,18 @@ generator is released (DPDK 22.11's memif can crash a poller whose peer disconne
 then Prometheus stops.
 """
 import json
-import math
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
 from dpdk_procs import Proc, eal_args, ensure_hugepages, free_port  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
+from prom_server import Prometheus, dashboard_queries, finite, http_get, shipped_config  # noqa: E402
 
 EXPERIMENT = """\
 seed: 3
@@ -52,96 +48,6 @@ workload: {type: incast, fan_in: 2, message_size: 512KB, payload: 1024, retransm
 # The 20 ms timeout is above the full queue's 5 ms of delay: retransmissions follow drops.
 SWITCH_PORTS = 4  # leaf0: h0, h1, h2, spine0 (no peer: its link stays down)
 HOSTS = 3
-# Dashboard variables: every switch; Grafana's built-ins as a 1 s scrape interval gives them.
-BUILTINS = {"__rate_interval": "10s", "__interval": "2s", "__range": "5m"}
-
-
-
-def http_get(url, timeout=5):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return r.read().decode()
-
-
-class Prometheus:
-    def __init__(self, d, source, targets):
-        self.port = free_port()
-        # The shipped config with this run's ports in place of the default ones.
-        with open(os.path.join(source, "monitoring/prometheus/prometheus.yml")) as f:
-            cfg = f.read()
-        check(re.search(r"scrape_interval: 1s", cfg), "the shipped config does not scrape every second")
-        for default, target in targets.items():
-            check(f"'{default}'" in cfg, f"the shipped config does not scrape {default}")
-            cfg = cfg.replace(f"'{default}'", f"'{target}'")
-        self.config = os.path.join(d, "prometheus.yml")
-        with open(self.config, "w") as f:
-            f.write(cfg)
-        ok = subprocess.run(["promtool", "check", "config", self.config], capture_output=True, text=True)
-        check(ok.returncode == 0, f"promtool check config: {ok.stdout}{ok.stderr}")
-        self.log = open(os.path.join(d, "prometheus.log"), "w")
-        self.p = subprocess.Popen(["prometheus", f"--config.file={self.config}",
-                                   f"--storage.tsdb.path={d}/data", f"--web.listen-address=127.0.0.1:{self.port}",
-                                   "--log.level=warn"], stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while True:
-            try:
-                http_get(f"http://127.0.0.1:{self.port}/-/ready", timeout=1)
-                return
-            except OSError:
-                check(self.p.poll() is None, "prometheus exited")
-                check(time.time() < deadline, "prometheus not ready in 30 s")
-                time.sleep(0.2)
-
-    def query(self, expr):
-        url = f"http://127.0.0.1:{self.port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-        r = json.loads(http_get(url))
-        check(r["status"] == "success", f"{expr}: {r}")
-        return r["data"]["result"]
-
-    def value(self, expr):
-        """The value of a query with exactly one series."""
-        res = self.query(expr)
-        check(len(res) == 1, f"{expr}: {len(res)} series")
-        return float(res[0]["value"][1])
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                self.p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        self.log.close()
-
-
-def dashboard_queries(source):
-    """(title, expr) of every target of every panel, variables substituted."""
-    with open(os.path.join(source, "monitoring/grafana/spraylab.json")) as f:
-        dash = json.load(f)
-    values = dict(BUILTINS)
-    for v in dash["templating"]["list"]:
-        if v["type"] == "query":
-            values[v["name"]] = v.get("allValue") or ".*"
-    out = []
-
-    def walk(panels):
-        for p in panels:
-            for t in p.get("targets", []):
-                expr = t["expr"]
-                for name in sorted(values, key=len, reverse=True):
-                    expr = expr.replace("${" + name + "}", values[name]).replace("$" + name, values[name])
-                check("$" not in expr, f"unsubstituted variable in {expr}")
-                out.append((p["title"], expr))
-            walk(p.get("panels", []))
-
-    walk(dash["panels"])
-    return out
-
-
-def finite(series):
-    return [s for s in series if math.isfinite(float(s["value"][1]))]
-
-
 def test_dashboard_queries_return_data(args):
     ensure_hugepages()
     d = tempfile.mkdtemp(prefix="spraylab-prom-")
@@ -153,8 +59,8 @@ def test_dashboard_queries_return_data(args):
         f.write(EXPERIMENT)
     prom = switch = gen = None
     try:
-        prom = Prometheus(d, args.source, {"127.0.0.1:9561": f"127.0.0.1:{sw_port}",
-                                           "127.0.0.1:9562": f"127.0.0.1:{gen_port}"})
+        prom = Prometheus(d, shipped_config(args.source, {"127.0.0.1:9561": f"127.0.0.1:{sw_port}",
+                                                          "127.0.0.1:9562": f"127.0.0.1:{gen_port}"}))
         vdevs = lambda role, n: sum((["--vdev", f"net_memif{p},role={role},id=0,socket={d}/p{p}.sock,"
                                       "socket-abstract=no"] for p in range(n)), [])
         switch = Proc([f"{args.build}/switch/spraylab-switch", *eal_args("0@1", sw_prefix), *vdevs("server", SWITCH_PORTS),

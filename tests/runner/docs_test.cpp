@@ -27,6 +27,7 @@ VariantSummary full_summary() {
   FabricResult r;
   r.ports.resize(1);
   r.ports[0].max_bytes = 1;
+  r.ports[0].layer = "edge_up";
   return summarize(r, "v", "ofan", "virtual");
 }
 
@@ -36,7 +37,8 @@ void leaves(const nlohmann::ordered_json& j, const std::string& path,
   if (j.is_object()) {
     for (const auto& [key, value] : j.items()) {
       const bool level = path == "queue.by_level";
-      const std::string step = level ? "<level>" : key;
+      const bool layer = path == "queue.by_layer";
+      const std::string step = level ? "<level>" : layer ? "<layer>" : key;
       leaves(value, path.empty() ? step : path + "." + step, out);
     }
   } else if (j.is_array() && !j.empty() && j[0].is_object()) {
@@ -64,8 +66,13 @@ TEST(RunnerDocs, EverySummaryKeyIsDocumented) {
     // "queue.by_level.<level>.max_bytes" is documented as its section plus queue's own keys;
     // "hottest_ports[].switch" as the list and its item keys.
     const size_t level = key.find(".<level>.");
+    const size_t layer = key.find(".<layer>.");
     const size_t item = key.find("[].");
-    if (level != std::string::npos) {
+    if (layer != std::string::npos) {
+      // "queue.by_layer.<layer>.mean_bytes": its section, and queue's own keys (means included).
+      EXPECT_NE(text.find("`queue.by_layer.<layer>`"), std::string::npos);
+      EXPECT_NE(text.find(ticked("queue." + key.substr(layer + 9))), std::string::npos) << key;
+    } else if (level != std::string::npos) {
       EXPECT_NE(text.find("`queue.by_level.<level>`"), std::string::npos);
       EXPECT_NE(text.find(ticked("queue." + key.substr(level + 9))), std::string::npos) << key;
     } else if (item != std::string::npos) {

@@ -1,0 +1,77 @@
+// How an experiment becomes processes and links, for the namespaced fabric (`spraylab fabric up`,
+// fabric/namespaced.cpp) and for its containerlab export (fabric/clab_export.cpp), so both run
+// the same command lines: one spraylab-switch per switch, one spraylab-gen per leaf's hosts, and
+// every link either a memif socket in the fabric's folder or a veth pair whose ends are the
+// nodes' eth1, eth2, ... (containerlab's names), read by net_af_xdp with the switch's own XDP
+// program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabric/namespaced.h"
+#include "topo/topology.h"
+
+namespace spraylab::fabric::ns {
+
+// Where the processes find things, as they see them (the launcher's paths in a namespace, the
+// container's paths in an export).
+struct Wiring {
+  std::string links = "memif";             // memif | veth
+  std::string dir;                         // the fabric's folder: sock/, results/, start
+  std::string experiment;                  // the experiment file the processes read
+  std::string switch_bin;                  // spraylab-switch
+  std::string gen_bin;                     // spraylab-gen
+  std::string xdp_prog;                    // veth: the XDP program of the switch's net_af_xdp ports
+  std::string metrics_host = "127.0.0.1";  // where each process serves /metrics
+  std::string idle_sleep = "20ms";
+  double link_timeout_s = 60;
+  double run_timeout_s = 300;
+};
+
+// One end of a process-level link: a node (a switch, or "g-<leaf>") and its interface (veth).
+struct LinkEnd {
+  std::string node;
+  std::string iface;
+};
+struct NodeLink {
+  LinkEnd a;  // the end nearer the core (a leaf for its hosts)
+  LinkEnd b;
+};
+
+// A name that is safe in a namespace, a file prefix and a path.
+std::string safe_name(const std::string& s);
+// The prefix of every namespace and EAL file prefix of fabric `fabric`: "sl-<fabric>-".
+std::string ns_prefix(const std::string& fabric);
+// The generator process of a leaf's hosts.
+std::string gen_node(const std::string& leaf);
+// A veth end's name: the index-th link of a node is eth<index + 1>, as containerlab names them.
+std::string veth_name(uint32_t index);
+
+// The experiment as the fabric runs it: the algorithm and the rate applied, time constants
+// stretched like the in-process fabric's (docs/fabric.md, "Rates"). Returns the YAML and sets
+// *rate_bps and *scale.
+std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scale);
+
+// Every process of fabric `name` (a switch per switch, a generator per leaf's hosts), wired as
+// `w` says, in start order waves: servers of memif sockets before their clients.
+std::vector<Process> plan_processes(const std::string& name, const topo::Topology& t,
+                                    const Wiring& w);
+
+// The management network of a namespaced fabric: a bridge in the host's namespace and one
+// address per process on it (the process's mgmt0), so a Prometheus outside the namespaces reaches
+// every /metrics, as containerlab's management network does for containers. Named and numbered
+// from the fabric's name alone, so `fabric down` finds it after a crash of anything.
+struct MgmtNet {
+  std::string bridge;                         // "slb" and 8 hex digits
+  std::string prefix;                         // "10.A.B.": the bridge is .1, process i is .(i + 2)
+  std::string host_veth(size_t index) const;  // the host's end of process index's mgmt0
+};
+MgmtNet mgmt_net(const std::string& fabric);
+inline constexpr size_t kMgmtMaxProcesses = 250;
+
+// Every link between processes, each once: switch to switch, and a leaf to its generator.
+std::vector<NodeLink> node_links(const topo::Topology& t);
+
+}  // namespace spraylab::fabric::ns

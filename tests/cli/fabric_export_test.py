@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""`spraylab fabric export --containerlab DIR` (issue 15; docs/fabric.md, "containerlab").
+
+Cases:
+  the demo validates against containerlab's schema
+                                  the topology file of the demo (k = 4 fat tree) validates against
+                                  containerlab's published JSON schema (tests/cli/containerlab/,
+                                  source named there); a file with a key the schema does not know
+                                  fails the same validation, so the check can fail.
+  every link end is a port of its node's command line
+                                  20 switch nodes and 8 generator nodes; 48 links; each endpoint
+                                  ethN of a node is exactly one net_af_xdp port iface=ethN of that
+                                  node's command, and every such port is on exactly one link; the
+                                  commands read the bound experiment, which loads.
+  the discovery file names every node
+                                  prometheus-targets.json: one target per node with the labels
+                                  fabric, node and role.
+  a bad experiment is exit 2      a misspelt key: the loader's line and column, nothing written.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cases import case_parser, run_cases, check  # noqa: E402
+
+ARGS = case_parser(__doc__).parse_args()
+SPRAYLAB = os.path.abspath(os.path.join(ARGS.build, "fabric", "spraylab"))
+DEMO = os.path.join(ARGS.source, "conf", "examples", "demo.yaml")
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "containerlab",
+                      "clab.schema.json")
+
+
+def export(out, *extra):
+    return subprocess.run([SPRAYLAB, "fabric", "export", DEMO, "--containerlab", out,
+                           "--algorithm", "ofan", *extra], capture_output=True, text=True,
+                          timeout=120)
+
+
+def exported(t):
+    out = os.path.join(t, "clab")
+    r = export(out)
+    check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+    with open(os.path.join(out, "demo.clab.yml")) as f:
+        return out, yaml.safe_load(f)
+
+
+def validates_against_the_schema(_args):
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft7Validator(schema)
+    with tempfile.TemporaryDirectory() as t:
+        _, topo = exported(t)
+        errors = [e.message for e in validator.iter_errors(topo)]
+        check(not errors, errors[:5])
+        bad = dict(topo, topolgy=topo["topology"])  # a misspelt key
+        check(any(validator.iter_errors(bad)), "the schema accepted an unknown top-level key")
+        return f"{len(topo['topology']['nodes'])} nodes valid"
+
+
+def link_ends_are_ports(_args):
+    with tempfile.TemporaryDirectory() as t:
+        out, topo = exported(t)
+        nodes, links = topo["topology"]["nodes"], topo["topology"]["links"]
+        roles = [n["labels"]["spraylab.role"] for n in nodes.values()]
+        check(roles.count("switch") == 20 and roles.count("gen") == 8, roles)
+        check(len(links) == 48, f"{len(links)} links")
+        ports = {name: re.findall(r"net_af_xdp\d+,iface=(eth\d+),", n["cmd"])
+                 for name, n in nodes.items()}
+        ends = {}
+        for link in links:
+            for end in link["endpoints"]:
+                node, iface = end.split(":")
+                check(iface in ports[node], f"{end}: {node}'s command has no port on {iface}")
+                ends.setdefault(node, []).append(iface)
+        for name, ifaces in ports.items():
+            check(sorted(ifaces) == sorted(ends.get(name, [])),
+                  f"{name}: ports {ifaces}, link ends {ends.get(name)}")
+            check(len(set(ifaces)) == len(ifaces), f"{name}: an interface twice")
+            check("--config /spraylab/run/experiment.yaml" in nodes[name]["cmd"], name)
+        bound = os.path.join(out, "run", "experiment.yaml")
+        with open(bound) as f:
+            payload = yaml.safe_load(f)["workload"]["payload"]
+        check(payload == 1400, f"payload {payload}: an af_xdp frame on a 1500-byte MTU needs <= 1400")
+        r = subprocess.run([SPRAYLAB, "run", bound, "-n"], capture_output=True, text=True,
+                           cwd=t, timeout=60)
+        check(r.returncode == 0 and r.stdout.startswith("ofan"), r.stdout + r.stderr)
+        return f"{sum(len(p) for p in ports.values())} ports on {len(links)} links"
+
+
+def discovery_file_names_every_node(_args):
+    with tempfile.TemporaryDirectory() as t:
+        out, topo = exported(t)
+        with open(os.path.join(out, "prometheus-targets.json")) as f:
+            targets = json.load(f)
+        names = sorted(g["labels"]["node"] for g in targets)
+        check(names == sorted(topo["topology"]["nodes"]), names)
+        for g in targets:
+            check(set(g["labels"]) == {"fabric", "node", "role"}, g)
+            check(g["targets"] == [f"clab-demo-{g['labels']['node']}:" +
+                                   ("9561" if g["labels"]["role"] == "switch" else "9562")], g)
+        return f"{len(targets)} targets"
+
+
+def bad_experiment_is_exit_2(_args):
+    with tempfile.TemporaryDirectory() as t:
+        with open(DEMO) as f:
+            text = f.read()
+        bad = os.path.join(t, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write(text.replace("message_size:", "mesage_size:"))
+        out = os.path.join(t, "clab")
+        r = subprocess.run([SPRAYLAB, "fabric", "export", bad, "--containerlab", out],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and "bad.yaml:" in r.stderr and "mesage_size" in r.stderr,
+              f"exit {r.returncode}: {r.stderr}")
+        check(not os.path.exists(out), "files written for a bad experiment")
+
+
+CASES = [
+    ("the demo validates against containerlab's schema", validates_against_the_schema, ()),
+    ("every link end is a port of its node's command line", link_ends_are_ports, ()),
+    ("the discovery file names every node", discovery_file_names_every_node, ()),
+    ("a bad experiment is exit 2", bad_experiment_is_exit_2, ()),
+]
+sys.exit(run_cases(ARGS, CASES))
