@@ -15,7 +15,7 @@ BalancerSpec read_balancer(const Map& map, const Map* parent, lb::Algorithm inhe
   const VariantTable& table = balancer_algorithms();
   if (parent != nullptr) {
     for (const Map::Entry& entry : map.entries()) {
-      if (entry.key == "layers" || entry.key == "switches") {
+      if (entry.key == "layers" || entry.key == "switches" || entry.key == "upgrade") {
         entry.key_node.fail(fmt::format(
             "overrides do not nest; expected '{}' directly under load_balancer", entry.key));
       }
@@ -70,7 +70,7 @@ BalancerSpec read_single_balancer(const Map& map) {
 }
 
 void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPlan& plan) {
-  constexpr std::array<std::string_view, 2> kOverrides = {"layers", "switches"};
+  constexpr std::array<std::string_view, 3> kOverrides = {"layers", "switches", "upgrade"};
   plan.fallback = read_balancer(map, nullptr, BalancerSpec{}.algorithm, kOverrides);
 
   if (const Value* layers_value = map.find("layers")) {
@@ -91,6 +91,19 @@ void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPl
       plan.per_switch[entry.key] =
           read_balancer(Map(entry.value), &map, plan.fallback.algorithm, {});
     }
+  }
+  if (const Value* upgrade_value = map.find("upgrade")) {
+    // A balancer as an override is, with two keys of its own.
+    constexpr std::array<std::string_view, 2> kUpgradeKeys = {"strategy", "fraction"};
+    const Map upgrade(*upgrade_value);
+    UpgradeSpec u;
+    u.strategy = upgrade.require("strategy", "edge, aggregation, random or pods")
+                     .as_enum<UpgradeStrategy>(kUpgradeStrategyNames);
+    if (const Value* f = upgrade.find("fraction")) {
+      u.fraction = f->as_number(0, 1);
+    }
+    u.balancer = read_balancer(upgrade, &map, plan.fallback.algorithm, kUpgradeKeys);
+    plan.upgrade = u;
   }
 }
 

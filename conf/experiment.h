@@ -41,11 +41,25 @@ struct BalancerSpec {
   lb::EcmpHash ecmp_hash = lb::EcmpHash::kMix;  // ecmp: `hash`, mix or digit
 };
 
-// Where a balancer applies. Precedence: per switch, then per layer, then the default.
+// `load_balancer.upgrade`: incremental deployment (the Ofan paper's §6.4). A share of the edge
+// and aggregation switches (levels 0 and 1) runs `balancer`; which ones, `strategy` says
+// (topo/upgrade.h resolves it on the topology, with the experiment seed).
+enum class UpgradeStrategy : uint8_t { kEdge, kAggregation, kRandom, kPods };
+inline constexpr std::array<std::string_view, 4> kUpgradeStrategyNames = {"edge", "aggregation",
+                                                                          "random", "pods"};
+struct UpgradeSpec {
+  BalancerSpec balancer;
+  UpgradeStrategy strategy = UpgradeStrategy::kEdge;
+  double fraction = 0.5;  // of the edge and aggregation switches together
+};
+
+// Where a balancer applies. Precedence: per switch, then the upgrade, then per layer, then the
+// default.
 struct BalancerPlan {
   BalancerSpec fallback;                           // `load_balancer:` top-level keys
   std::map<uint32_t, BalancerSpec> per_layer;      // `load_balancer.layers.<level>`
   std::map<std::string, BalancerSpec> per_switch;  // `load_balancer.switches.<name>`
+  std::optional<UpgradeSpec> upgrade;              // `load_balancer.upgrade`
   const BalancerSpec& for_switch(const std::string& name, uint32_t level) const;
 };
 
@@ -100,6 +114,9 @@ struct WorkloadSpec {
   uint32_t payload_bytes = 4096;
   uint32_t iterations = 1;
   double load = 1.0;  // fraction of line rate
+  // `load: feasible`: the highest load the topology carries with its failed links, perfectly
+  // balanced (topo/feasible_load.h); `load` is then unused.
+  bool load_feasible = false;
   gen::EntropyMode entropy = gen::EntropyMode::kFlow;
   // The entropy values hosts draw from, and REPS's ring size and freezing (entropy_mode.h).
   uint32_t entropy_range = gen::EntropyParams{}.range;

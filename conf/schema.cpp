@@ -147,12 +147,18 @@ Field<WorkloadSpec> initial_window() {
 }
 
 Field<WorkloadSpec> load() {
-  return {"load", "number in (0, 1]", "offered load as a fraction of the line rate",
+  return {"load", "number in (0, 1] | feasible",
+          "offered load as a fraction of the line rate; feasible: the highest the links carry "
+          "after the link events, perfectly balanced",
           [](const Value& v, WorkloadSpec& w) {
+            w.load_feasible = v.node().IsScalar() && v.node().Scalar() == "feasible";
+            if (w.load_feasible) return;
             w.load = v.as_number(0, 1);
             if (w.load == 0) v.expected("a number in (0, 1]");
           },
-          [](const WorkloadSpec& w) { return fmt::format("{}", w.load); }};
+          [](const WorkloadSpec& w) {
+            return w.load_feasible ? std::string("feasible") : fmt::format("{}", w.load);
+          }};
 }
 
 Field<MeasurementSpec> outputs() {
@@ -612,6 +618,9 @@ std::vector<KeyDoc> documented_keys() {
                   "per switch level: algorithm and parameters, inheriting the top level's"});
   keys.push_back({"load_balancer.switches", "map of switch name to balancer", "none",
                   "per switch: algorithm and parameters, inheriting the top level's"});
+  keys.push_back({"load_balancer.upgrade", "balancer with strategy, fraction", "none",
+                  "incremental deployment: a share of the edge and aggregation switches runs "
+                  "this balancer"});
   add_docs(keys, "workload.", workload_fields());
   add_docs(keys, "measurement.", measurement_fields());
   add_docs(keys, "events.", events_fields());

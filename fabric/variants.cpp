@@ -119,7 +119,7 @@ std::vector<std::string> choose_algorithm(YAML::Node& root, const std::string& a
     std::vector<std::string> keys;
     for (const auto& entry : balancer) keys.push_back(entry.first.as<std::string>());
     for (const std::string& key : keys) {
-      if (key == "layers" || key == "switches") continue;
+      if (key == "layers" || key == "switches" || key == "upgrade") continue;
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
       balancer.remove(key);
       dropped.push_back(fmt::format("{}: load_balancer.{} dropped (not a parameter of {})",

@@ -8,6 +8,9 @@
 
 #include "conf/units.h"
 #include "topo/build.h"
+#include "topo/feasible_load.h"
+#include "topo/link_events.h"
+#include "topo/minimal_reach.h"
 #include "topo/routing.h"
 #include "trafficgen/packet.h"
 #include "trafficgen/workload.h"
@@ -83,10 +86,64 @@ double parse_send_rate(const std::string& text, double link_rate_bps) {
   return *bps;
 }
 
+namespace {
+
+// `workload.load: feasible`: ρmax of the workload's traffic matrix on the topology as the link
+// events leave it (every down, up and rate change applied, whenever it happens: the paper's
+// failures are there from the start), topo/feasible_load.h.
+double feasible_fraction(const conf::Experiment& exp, const topo::Topology& t) {
+  const topo::Routing routing(t);
+  const topo::SwitchGraph& g = routing.graph();
+  std::vector<bool> down(g.edges(), false);
+  std::vector<double> rate(g.edges(), 0.0);
+  for (uint32_t s = 0; s < g.size(); ++s) {
+    const topo::Node& node = t.node(g.node_of(s));
+    for (uint32_t e = g.begin(s); e < g.end(s); ++e)
+      rate[e] = t.links()[node.links[g.port(e)]].rate_bps;
+  }
+  for (const topo::PlannedLinkEvent& ev : topo::plan_link_events(exp, t)) {
+    for (const topo::PortRef& end : ev.ends) {
+      const uint32_t sw = g.index_of(end.node);
+      const uint32_t e = topo::edge_of_port(g, sw, end.port);
+      if (ev.action == conf::LinkAction::kRate) {
+        rate[e] = ev.rate_bps;
+      } else {
+        down[e] = ev.action == conf::LinkAction::kDown;
+      }
+    }
+  }
+  // Each host sends at the line rate, split over its messages by their bytes (all collectives
+  // together); a host link carries what its host sends or receives.
+  const gen::Schedule schedule =
+      make_workload(exp.workload, static_cast<uint32_t>(t.hosts().size()), exp.seed);
+  std::vector<double> sent(t.hosts().size(), 0.0), received(t.hosts().size(), 0.0);
+  for (const gen::Message& m : schedule.messages) sent[m.src] += static_cast<double>(m.bytes);
+  std::vector<uint32_t> leaf_of(t.hosts().size());
+  for (size_t h = 0; h < t.hosts().size(); ++h) {
+    const topo::Node& host = t.node(t.hosts()[h]);
+    const topo::Link& l = t.links()[host.links[0]];
+    const topo::NodeId leaf = l.a.node == t.hosts()[h] ? l.b.node : l.a.node;
+    leaf_of[h] = routing.leaf_rank(g.index_of(leaf));
+  }
+  std::vector<topo::LeafDemand> demand;
+  for (const gen::Message& m : schedule.messages) {
+    const double share = static_cast<double>(m.bytes) / sent[m.src];
+    received[m.dst] += share;
+    demand.push_back({leaf_of[m.src], leaf_of[m.dst], share});
+  }
+  double host_peak = 1;
+  for (double r : received) host_peak = std::max(host_peak, r);
+  return topo::feasible_load(routing, down, rate, topo::slowest_host_link(t).rate_bps, demand,
+                             host_peak);
+}
+
+}  // namespace
+
 GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t) {
   GenOptions go;
   for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
-  go.rate_bps = exp.workload.load * topo::slowest_host_link(t).rate_bps;
+  const double load = exp.workload.load_feasible ? feasible_fraction(exp, t) : exp.workload.load;
+  go.rate_bps = load * topo::slowest_host_link(t).rate_bps;
   go.ack_every = exp.workload.ack_every;
   go.entropy = exp.workload.entropy;
   go.entropy_params = {exp.workload.entropy_range, exp.workload.reps_buffer,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "switch/lb/rng.h"
+#include "topo/upgrade.h"
 
 namespace spraylab::dataplane {
 namespace {
@@ -60,6 +61,12 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
   t.is_leaf = r.is_leaf(t.sw);
   t.leaf_rank = r.leaf_rank(t.sw);
   t.balancer = e.balancer.for_switch(switch_name, t.level);
+  // Incremental deployment: an upgraded switch runs the upgrade's balancer unless it has its own
+  // entry in load_balancer.switches.
+  if (e.balancer.upgrade && !e.balancer.per_switch.count(switch_name) &&
+      topo::upgraded_switches(*e.balancer.upgrade, topo, e.seed)[node]) {
+    t.balancer = e.balancer.upgrade->balancer;
+  }
   t.buffer_bytes = e.buffer.bytes;
   t.ecn_threshold_bytes = e.buffer.ecn_threshold;
   t.seed = lb::switch_seed(e.seed, t.sw);  // this switch's own stream (rng.h)
