@@ -10,6 +10,7 @@
 #include "conf/units.h"
 #include "fabric/namespaced_plan.h"
 #include "fabric/result_files.h"
+#include "fabric/source_tree.h"
 #include "topo/build.h"
 
 namespace spraylab::fabric::ns {
@@ -46,14 +47,8 @@ std::string command(const std::vector<std::string>& argv) {
 
 // The top folder of this repository (the one with scripts/setup.sh), for the build command.
 std::string source_dir() {
-  std::error_code error;
-  for (fs::path dir = fs::read_symlink("/proc/self/exe", error).parent_path();
-       !error && !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-    if (fs::exists(dir / "scripts" / "setup.sh") && fs::exists(dir / "meson.build")) {
-      return dir.string();
-    }
-  }
-  return "<the spraylab repository>";
+  const auto tree = ancestor_of_binary_with("scripts/setup.sh");
+  return tree ? tree->string() : "<the spraylab repository>";
 }
 
 std::string dockerfile() {
@@ -103,7 +98,11 @@ int export_containerlab(const ExportOptions& o) {
   w.idle_sleep = o.fabric.idle_sleep;
   w.link_timeout_s = o.fabric.link_timeout_s;
   w.run_timeout_s = o.fabric.run_timeout_s;
-  const std::vector<Process> processes = plan_processes(name, t, w);
+  std::vector<Process> processes = plan_processes(name, t, w);
+  // containerlab names a node's container clab-<lab>-<node> on its management network.
+  for (Process& p : processes) {
+    p.metrics = fmt::format("clab-{}-{}{}", name, p.node, p.metrics.substr(p.metrics.rfind(':')));
+  }
 
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
@@ -120,7 +119,6 @@ int export_containerlab(const ExportOptions& o) {
       << "/dev/hugepages:/dev/hugepages" << fmt::format("run:{}", kRunInNode) << YAML::EndSeq
       << YAML::EndMap << YAML::EndMap;
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginMap;
-  nlohmann::ordered_json targets = nlohmann::ordered_json::array();
   for (const Process& p : processes) {
     out << YAML::Key << p.node << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "kind" << YAML::Value << "linux";
@@ -129,10 +127,6 @@ int export_containerlab(const ExportOptions& o) {
         << YAML::Value << p.role << YAML::Key << "spraylab.fabric" << YAML::Value << name
         << YAML::EndMap;
     out << YAML::EndMap;
-    // containerlab names a node's container clab-<lab>-<node> on its management network.
-    const std::string port = p.metrics.substr(p.metrics.rfind(':') + 1);
-    targets.push_back({{"targets", {fmt::format("clab-{}-{}:{}", name, p.node, port)}},
-                       {"labels", {{"fabric", name}, {"node", p.node}, {"role", p.role}}}});
   }
   out << YAML::EndMap;
   out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
@@ -153,7 +147,8 @@ int export_containerlab(const ExportOptions& o) {
                          conf::format_rate(rate_bps), out.c_str()));
   write_file((dir / "run" / "experiment.yaml").string(), yaml);
   write_file((dir / "Dockerfile").string(), dockerfile());
-  write_file((dir / "prometheus-targets.json").string(), targets.dump(2) + "\n");
+  write_file((dir / "prometheus-targets.json").string(),
+             discovery_targets(name, processes).dump(2) + "\n");
   const std::string repo = source_dir();
   write_file(
       (dir / "README.md").string(),

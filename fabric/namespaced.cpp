@@ -329,6 +329,25 @@ bool ready(const Process& p) {
 }
 
 // Starts the processes of one wave and waits until each serves its socket files.
+// Polls until `done()`, while `p` runs and for at most 60 s from `t0`; `what` names what it
+// waits for in the error ("no socket X", "ports not started").
+template <class Done>
+void wait_in_start_up(Process& p, std::chrono::steady_clock::time_point t0, const std::string& what,
+                      Done done) {
+  while (!done()) {
+    reap(p.pid);
+    if (!alive(p.pid)) {
+      throw std::runtime_error(fmt::format("{} ({}) exited during start-up; its log {}:\n{}",
+                                           p.node, p.role, p.log, log_tail(p.log)));
+    }
+    if (since(t0) > 60) {
+      throw std::runtime_error(
+          fmt::format("{}: {} after 60 s; its log {}:\n{}", p.node, what, p.log, log_tail(p.log)));
+    }
+    sleep_ms(5);
+  }
+}
+
 void start_wave(FabricState& st, int wave, const std::string& log_mode) {
   std::vector<Process*> started;
   for (Process& p : st.processes) {
@@ -343,33 +362,12 @@ void start_wave(FabricState& st, int wave, const std::string& log_mode) {
     // The socket file appears at bind(), a moment before listen(): a client that dials then is
     // refused, and DPDK 22.11's memif client gives up at once. A switch that has started its
     // ports (its "N ports" line) listens on every server socket.
-    const std::string started_line = fmt::format("spraylab-switch {}: {} ports", p->node, p->ports);
     for (const std::string& s : p->serves) {
-      while (!fs::exists(s)) {
-        reap(p->pid);
-        if (!alive(p->pid)) {
-          throw std::runtime_error(fmt::format("{} ({}) exited during start-up; its log {}:\n{}",
-                                               p->node, p->role, p->log, log_tail(p->log)));
-        }
-        if (since(t0) > 60) {
-          throw std::runtime_error(fmt::format("{}: no socket {} after 60 s; its log {}:\n{}",
-                                               p->node, s, p->log, log_tail(p->log)));
-        }
-        sleep_ms(5);
-      }
+      wait_in_start_up(*p, t0, "no socket " + s, [&s] { return fs::exists(s); });
     }
-    while (p->role == "switch" && !log_has(p->log, started_line)) {
-      reap(p->pid);
-      if (!alive(p->pid)) {
-        throw std::runtime_error(fmt::format("{} ({}) exited during start-up; its log {}:\n{}",
-                                             p->node, p->role, p->log, log_tail(p->log)));
-      }
-      if (since(t0) > 60) {
-        throw std::runtime_error(fmt::format("{}: ports not started after 60 s; its log {}:\n{}",
-                                             p->node, p->log, log_tail(p->log)));
-      }
-      sleep_ms(5);
-    }
+    if (p->role != "switch") continue;
+    const std::string started_line = fmt::format("spraylab-switch {}: {} ports", p->node, p->ports);
+    wait_in_start_up(*p, t0, "ports not started", [&] { return log_has(p->log, started_line); });
   }
 }
 
@@ -546,11 +544,7 @@ std::string shared_discovery_path(const std::string& fabric) {
 // One target per process, labelled with the fabric, the node and its role: in the fabric's
 // folder, and where monitoring/prometheus/prometheus.yml finds every fabric's.
 void write_discovery_file(const FabricState& st) {
-  json targets = json::array();
-  for (const Process& p : st.processes) {
-    targets.push_back({{"targets", {p.metrics}},
-                       {"labels", {{"fabric", st.name}, {"node", p.node}, {"role", p.role}}}});
-  }
+  const json targets = discovery_targets(st.name, st.processes);
   std::ofstream(discovery_path(st.dir)) << targets.dump(2) << "\n";
   fs::create_directories(kTargetsDir);
   std::ofstream(shared_discovery_path(st.name)) << targets.dump(2) << "\n";

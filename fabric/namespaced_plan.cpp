@@ -252,4 +252,14 @@ std::vector<NodeLink> node_links(const topo::Topology& t) {
   return out;
 }
 
+nlohmann::ordered_json discovery_targets(const std::string& fabric,
+                                         const std::vector<Process>& processes) {
+  nlohmann::ordered_json targets = nlohmann::ordered_json::array();
+  for (const Process& p : processes) {
+    targets.push_back({{"targets", {p.metrics}},
+                       {"labels", {{"fabric", fabric}, {"node", p.node}, {"role", p.role}}}});
+  }
+  return targets;
+}
+
 }  // namespace spraylab::fabric::ns

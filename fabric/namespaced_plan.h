@@ -6,6 +6,8 @@
 // program.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -70,6 +72,11 @@ struct MgmtNet {
 };
 MgmtNet mgmt_net(const std::string& fabric);
 inline constexpr size_t kMgmtMaxProcesses = 250;
+
+// Prometheus file-based service discovery of fabric `fabric`: one target group per process, at
+// its metrics address, labelled fabric, node and role (docs/monitoring.md).
+nlohmann::ordered_json discovery_targets(const std::string& fabric,
+                                         const std::vector<Process>& processes);
 
 // Every link between processes, each once: switch to switch, and a leaf to its generator.
 std::vector<NodeLink> node_links(const topo::Topology& t);

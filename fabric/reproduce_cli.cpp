@@ -14,6 +14,7 @@
 #include "fabric/figures.h"
 #include "fabric/result_files.h"
 #include "fabric/runner.h"
+#include "fabric/source_tree.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -39,14 +40,7 @@ struct ReproduceArgs {
 // (build/fabric/spraylab → conf/experiments two folders up).
 fs::path experiments_dir() {
   if (fs::is_directory(kExperimentsDir)) return kExperimentsDir;
-  std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path()) {
-      if (fs::is_directory(dir / kExperimentsDir)) return dir / kExperimentsDir;
-    }
-  }
+  if (const auto tree = ancestor_of_binary_with(kExperimentsDir)) return *tree / kExperimentsDir;
   return kExperimentsDir;
 }
 
