@@ -8,10 +8,11 @@
 namespace spraylab::dataplane {
 
 EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
-                         const RingMemory& memory)
-    : ring_(nullptr), depth_(depth) {
+                         bool single_producer, const RingMemory& memory)
+    : ring_(nullptr), single_(single_producer), depth_(depth) {
+  const unsigned flags = RING_F_SC_DEQ | (single_producer ? RING_F_SP_ENQ : 0);
   if (!memory) {
-    ring_ = rte_ring_create(ring_name.c_str(), slots, socket, RING_F_SC_DEQ);
+    ring_ = rte_ring_create(ring_name.c_str(), slots, socket, flags);
     if (ring_ == nullptr) {
       throw std::runtime_error(
           fmt::format("cannot create egress queue {}: {}", ring_name, rte_strerror(rte_errno)));
@@ -25,7 +26,7 @@ EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socke
   }
   auto* r = static_cast<rte_ring*>(memory(static_cast<size_t>(bytes)));
   const std::string name = ring_name.substr(0, RTE_RING_NAMESIZE - 1);
-  if (rte_ring_init(r, name.c_str(), slots, RING_F_SC_DEQ) != 0) {
+  if (rte_ring_init(r, name.c_str(), slots, flags) != 0) {
     throw std::runtime_error(fmt::format("cannot initialise egress queue {}", ring_name));
   }
   ring_ = r;
@@ -34,6 +35,8 @@ EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socke
 
 EgressQueue::EgressQueue(EgressQueue&& other) noexcept
     : ring_(std::exchange(other.ring_, nullptr)),
+      owns_ring_(other.owns_ring_),
+      single_(other.single_),
       shaper_(other.shaper_),
       held_(other.held_),
       held_count_(std::exchange(other.held_count_, 0)),
@@ -55,7 +58,8 @@ std::pair<uint32_t, uint32_t> EgressQueue::take_max() {
 }
 
 EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
-                           uint64_t buffer_bytes, int socket, const RingMemory& memory)
+                           uint64_t buffer_bytes, int socket, uint32_t workers,
+                           const RingMemory& memory)
     : ports_(ports),
       packets_(new std::atomic<uint32_t>[ports]()),
       bytes_(new std::atomic<uint32_t>[ports]()),
@@ -67,7 +71,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
     queues_.emplace_back(
         fmt::format("eq_{}_{}", switch_name, p), slots, socket,
         EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &max_packets_[p], &max_bytes_[p]},
-        memory);
+        workers == 1, memory);
     capacity_packets_.push_back(rte_ring_get_capacity(queues_[p].ring()));
     capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));
   }

@@ -49,9 +49,12 @@ class EgressQueue {
   };
 
   // A ring of `slots` (a power of two) named `ring_name` (process-global for a memzone ring), on
-  // `memory` if given. Throws std::runtime_error if DPDK cannot create it.
+  // `memory` if given. `single_producer`: one worker enqueues and drains (virtual time, the
+  // in-process fabric, a one-worker switch), so the depth and the ring need no atomic
+  // read-modify-write: the same numbers, without the locked instructions that were a tenth of
+  // a large virtual-time run. Throws std::runtime_error if DPDK cannot create it.
   EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
-              const RingMemory& memory = {});
+              bool single_producer, const RingMemory& memory = {});
   ~EgressQueue();  // frees the frames still queued
   EgressQueue(EgressQueue&& other) noexcept;
   EgressQueue(const EgressQueue&) = delete;
@@ -89,9 +92,27 @@ class EgressQueue {
  private:
   uint16_t refill();
   void note_max(uint32_t packets, uint32_t bytes);
+  // depth += n or depth -= n; returns the new depth. Readers on other threads (metrics, other
+  // workers' balancers) see whole values either way: relaxed loads and stores of an atomic.
+  uint32_t add(std::atomic<uint32_t>* depth, uint32_t n) const {
+    if (single_) {
+      const uint32_t v = depth->load(std::memory_order_relaxed) + n;
+      depth->store(v, std::memory_order_relaxed);
+      return v;
+    }
+    return depth->fetch_add(n, std::memory_order_relaxed) + n;
+  }
+  void sub(std::atomic<uint32_t>* depth, uint32_t n) const {
+    if (single_) {
+      depth->store(depth->load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
+    } else {
+      depth->fetch_sub(n, std::memory_order_relaxed);
+    }
+  }
 
   rte_ring* ring_;
   bool owns_ring_ = true;  // rte_ring_create's (freed with it), else on RingMemory
+  bool single_ = false;    // one worker: plain loads and stores, a single-producer ring
   Shaper shaper_;
   std::array<rte_mbuf*, net::kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
   uint16_t held_count_ = 0;
@@ -102,10 +123,11 @@ class EgressQueue {
 class EgressQueues {
  public:
   // `ports` queues, rings named after `switch_name`, of `slots` slots (a power of two) each (on
-  // `memory` if given), and a buffer of `buffer_bytes` (the capacity a byte-unit balancer sees).
-  // No shaping until set_shaper().
+  // `memory` if given), and a buffer of `buffer_bytes` (the capacity a byte-unit balancer sees);
+  // `workers` enqueue on them (EgressQueue: one is the single-producer case). No shaping until
+  // set_shaper().
   EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
-               uint64_t buffer_bytes, int socket, const RingMemory& memory = {});
+               uint64_t buffer_bytes, int socket, uint32_t workers, const RingMemory& memory = {});
 
   EgressQueue& operator[](uint16_t p) { return queues_[p]; }
   const EgressQueue& operator[](uint16_t p) const { return queues_[p]; }
@@ -127,15 +149,17 @@ inline uint16_t EgressQueue::enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes
   // addition before the owner's subtraction.) The price: packets the ring then refuses count in
   // the depth for the moment until they are taken back, which only a ring smaller than the buffer
   // (--queue-packets) ever does.
-  uint32_t np = depth_.packets->fetch_add(n, std::memory_order_relaxed) + n;
-  uint32_t nb = depth_.bytes->fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  const auto queued = static_cast<uint16_t>(
-      rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void**>(pkts), n, nullptr));
+  uint32_t np = add(depth_.packets, n);
+  uint32_t nb = add(depth_.bytes, bytes);
+  auto** objs = reinterpret_cast<void**>(pkts);
+  const auto queued =
+      static_cast<uint16_t>(single_ ? rte_ring_sp_enqueue_burst(ring_, objs, n, nullptr)
+                                    : rte_ring_mp_enqueue_burst(ring_, objs, n, nullptr));
   if (queued < n) {  // more packets than ring slots: take back what did not go in
     uint32_t refused = 0;
     for (uint16_t i = queued; i < n; ++i) refused += rte_pktmbuf_pkt_len(pkts[i]);
-    depth_.packets->fetch_sub(n - queued, std::memory_order_relaxed);
-    depth_.bytes->fetch_sub(refused, std::memory_order_relaxed);
+    sub(depth_.packets, n - queued);
+    sub(depth_.bytes, refused);
     np -= n - queued;
     nb -= refused;
   }
@@ -163,8 +187,8 @@ uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
   }
   for (uint16_t i = sent; i < held_count_; ++i) held_[i - sent] = held_[i];
   held_count_ = static_cast<uint16_t>(held_count_ - sent);
-  depth_.packets->fetch_sub(sent, std::memory_order_relaxed);
-  depth_.bytes->fetch_sub(bytes, std::memory_order_relaxed);
+  sub(depth_.packets, sent);
+  sub(depth_.bytes, bytes);
   return sent;
 }
 
@@ -180,8 +204,8 @@ void EgressQueue::discard(Drop&& drop) {
       bytes += rte_pktmbuf_pkt_len(m[i]);
       drop(m[i]);
     }
-    depth_.packets->fetch_sub(n, std::memory_order_relaxed);
-    depth_.bytes->fetch_sub(bytes, std::memory_order_relaxed);
+    sub(depth_.packets, n);
+    sub(depth_.bytes, bytes);
     n = static_cast<uint16_t>(
         rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(m), net::kBurst, nullptr));
   } while (n > 0);

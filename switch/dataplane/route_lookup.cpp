@@ -37,18 +37,21 @@ uint32_t prefix_mask(uint8_t len) { return len == 0 ? 0 : ~uint32_t{0} << (32 - 
 
 }  // namespace
 
-SharedRoutes::SharedRoutes(const std::string& name, std::vector<topo::Prefix> prefixes,
-                           int socket) {
+std::vector<topo::Prefix> SharedRoutes::canonical(std::vector<topo::Prefix> prefixes) {
+  for (topo::Prefix& p : prefixes) p.addr &= prefix_mask(p.len);
   std::sort(prefixes.begin(), prefixes.end(), [](const topo::Prefix& a, const topo::Prefix& b) {
     return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
   });
-  for (const topo::Prefix& p : prefixes) {
-    const topo::Prefix canonical{p.addr & prefix_mask(p.len), p.len};
-    if (prefixes_.empty() || prefixes_.back().addr != canonical.addr ||
-        prefixes_.back().len != canonical.len) {
-      prefixes_.push_back(canonical);
-    }
-  }
+  prefixes.erase(std::unique(prefixes.begin(), prefixes.end(),
+                             [](const topo::Prefix& a, const topo::Prefix& b) {
+                               return a.addr == b.addr && a.len == b.len;
+                             }),
+                 prefixes.end());
+  return prefixes;
+}
+
+SharedRoutes::SharedRoutes(const std::string& name, std::vector<topo::Prefix> prefixes, int socket)
+    : prefixes_(canonical(std::move(prefixes))) {
   lpm_ = make_lpm(name, prefixes_, socket);
 }
 

@@ -27,6 +27,8 @@ class SharedRoutes {
 
   const std::vector<topo::Prefix>& prefixes() const { return prefixes_; }
   const rte_lpm* lpm() const { return lpm_; }
+  // `prefixes` as the table holds them: masked to their length, sorted, duplicates merged.
+  static std::vector<topo::Prefix> canonical(std::vector<topo::Prefix> prefixes);
 
  private:
   std::vector<topo::Prefix> prefixes_;

@@ -36,7 +36,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     : tables_(std::move(tables)),
       opts_(opts),
       egress_(tables_.name, ports(), egress_slots(tables_, opts_), tables_.buffer_bytes,
-              opts_.socket, opts_.ring_memory),
+              opts_.socket, opts_.workers, opts_.ring_memory),
       port_up_(new std::atomic<bool>[kMaxPorts]()),
       rate_request_(new std::atomic<uint64_t>[kMaxPorts]()),
       groups_(nullptr, opts.workers),
