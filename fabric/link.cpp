@@ -27,31 +27,25 @@ int arrival_field() {
 
 Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots,
            const dataplane::RingMemory& memory)
-    : field_(arrival_field()),
+    : field_(static_cast<uint16_t>(arrival_field())),
       ns_per_byte_(8e9 / rate_bps),
       delay_ns_(delay_ns),
       rate_bps_(rate_bps) {
   if (!(rate_bps > 0)) throw std::invalid_argument(fmt::format("link {}: rate must be > 0", name));
   uint32_t count = 64;
   while (count < slots + 1) count <<= 1;  // a ring holds count - 1
-  // rte_ring_init on memory of our own, not rte_ring_create: a fat tree of 432 hosts has 2592
-  // link directions, and rte_ring_create takes one of the 2560 memzones EAL has for each. The
-  // fabric's RingArena touches a page only when a frame does (rte_zmalloc clears it all).
-  const ssize_t bytes = rte_ring_get_memsize(count);
-  if (bytes <= 0)
-    throw std::runtime_error(fmt::format("link {}: no ring of {} slots", name, count));
+  // On the fabric's RingArena (a fat tree of 432 hosts has 2592 link directions), which touches
+  // a page only when a frame does; alone, on EAL's heap.
+  const size_t bytes = size_t{count} * sizeof(rte_mbuf*);
   if (memory) {
-    ring_ = static_cast<rte_ring*>(memory(static_cast<size_t>(bytes)));
-    owns_ring_ = false;
+    slots_ = static_cast<rte_mbuf**>(memory(bytes));
+    owns_slots_ = false;
   } else {
-    ring_ = static_cast<rte_ring*>(rte_zmalloc("fabric_link", bytes, 64));
-    if (ring_ == nullptr) throw std::runtime_error(fmt::format("link {}: out of memory", name));
+    slots_ = static_cast<rte_mbuf**>(rte_malloc("fabric_link", bytes, 64));
+    if (slots_ == nullptr) throw std::runtime_error(fmt::format("link {}: out of memory", name));
   }
-  const std::string ring_name = name.substr(0, RTE_RING_NAMESIZE - 1);
-  if (rte_ring_init(ring_, ring_name.c_str(), count, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
-    if (owns_ring_) rte_free(ring_);
-    throw std::runtime_error(fmt::format("link {}: cannot initialise its ring", name));
-  }
+  mask_ = cmask_ = count - 1;
+  cslots_ = slots_;
 }
 
 void Link::purge() {
@@ -60,7 +54,7 @@ void Link::purge() {
   for (uint16_t i = head_pos_; i < head_count_; ++i, ++lost) rte_pktmbuf_free(head_[i]);
   head_pos_ = head_count_ = 0;
   rte_mbuf* m = nullptr;
-  while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) {
+  while (dequeue(&m, 1) == 1) {
     rte_pktmbuf_free(m);
     ++lost;
   }
@@ -68,6 +62,7 @@ void Link::purge() {
 }
 
 void Link::take_rate() {
+  control_.fetch_and(static_cast<uint8_t>(~kRate), std::memory_order_acq_rel);
   const double rate = std::bit_cast<double>(rate_request_.exchange(0, std::memory_order_acquire));
   if (!(rate > 0)) return;
   rate_bps_ = rate;
@@ -84,8 +79,8 @@ uint16_t Link::drop_sent(rte_mbuf** pkts, uint16_t n) {
 Link::~Link() {
   for (uint16_t i = head_pos_; i < head_count_; ++i) rte_pktmbuf_free(head_[i]);
   rte_mbuf* m = nullptr;
-  while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-  if (owns_ring_) rte_free(ring_);
+  while (dequeue(&m, 1) == 1) rte_pktmbuf_free(m);
+  if (owns_slots_) rte_free(slots_);
 }
 
 }  // namespace spraylab::fabric
