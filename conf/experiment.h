@@ -122,6 +122,8 @@ struct WorkloadSpec {
   uint32_t entropy_range = gen::EntropyParams{}.range;
   uint32_t reps_buffer = gen::EntropyParams{}.reps_buffer;
   bool reps_freezing = gen::EntropyParams{}.reps_freezing;
+  // all-to-all
+  gen::AllToAllOrder order = gen::AllToAllOrder::kRank;
   // all-to-all-v
   gen::Skew skew = gen::Skew::kZipf;
   double zipf_s = 1.0;

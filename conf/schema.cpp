@@ -462,6 +462,9 @@ const Fields<WorkloadSpec>& workload_fields() {
         bool_key("reps_freezing", &WorkloadSpec::reps_freezing,
                  "entropy reps: a retransmission timeout freezes the connection on its kept "
                  "entropies for 10 ms"),
+        enum_key("order", &WorkloadSpec::order, gen::kAllToAllOrderNames,
+                 "all-to-all: each host's send order, ranks 0..n-1 at every host or htsim's "
+                 "shifted ring (every round a permutation)"),
         enum_key("skew", &WorkloadSpec::skew, gen::kSkewNames,
                  "all-to-all-v: message sizes drawn from a Zipf law, or given as a matrix"),
         number_key("zipf_s", &WorkloadSpec::zipf_s, 0, std::numeric_limits<double>::infinity(),
