@@ -408,6 +408,9 @@ const Fields<BalancerSpec>& balancer_fields() {
                    "under queue_unit: bytes)"),
         bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
                  "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
+        enum_key("consolidate", &BalancerSpec::consolidate, lb::kConsolidateNames,
+                 "ofan pofan: what an aggregation switch keys traffic leaving its pod by: the "
+                 "destination pod (one pointer per pod) or the destination edge switch"),
         enum_key("hash", &BalancerSpec::ecmp_hash, lb::kEcmpHashNames,
                  "ecmp: mix (a salted hash of the 5-tuple) or digit (the entropy's base-w digit "
                  "of the switch's level: host-chosen paths, for DRB)"),
