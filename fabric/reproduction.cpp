@@ -306,8 +306,14 @@ std::string series_name(const ReproRun& run, const Variant& variant, const Figur
       run.label.empty()
           ? variant.algorithm
           : (run.algorithms.size() > 1 ? run.label + "/" + variant.algorithm : run.label);
+  // A key swept with one value in this run names no series: every variant of the run has it (a
+  // one-value sweep only gives line figures their common x).
+  const auto single = [&run](const std::string& key) {
+    return std::any_of(run.sweeps.begin(), run.sweeps.end(),
+                       [&key](const Sweep& s) { return s.key == key && s.values.size() == 1; });
+  };
   for (const NamePart& part : variant.name_parts) {
-    if (part.key.empty() || part.key == figure.x) continue;
+    if (part.key.empty() || part.key == figure.x || single(part.key)) continue;
     name += "-" + part.text;
   }
   return name;

@@ -92,7 +92,7 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
 std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small);
 
 // The series a variant of `run` belongs to in `figure`: the run's label (or the algorithm) and
-// any swept value that is not the figure's x.
+// any swept value that is not the figure's x (nor of a key the run sweeps over one value).
 std::string series_name(const ReproRun& run, const Variant& variant, const Figure& figure);
 
 }  // namespace spraylab::fabric

@@ -174,6 +174,18 @@ TEST(Figures, AValueMissingFromASummaryIsReportedNotInvented) {
   EXPECT_THAT(q.problems[0], HasSubstr("no number at queue.max_packets"));
 }
 
+TEST(Figures, AOneValueSweepNamesNoSeriesInABarChart) {
+  // A run swept over one value (every series then shares a line figure's x) keeps the plain
+  // series name in a by-variant figure; a real sweep still names its values.
+  ReproRun one{"r", "AR", {"ar"}, {{"workload.message_size", {"2MB"}}}, {}};
+  ReproRun two{"r", "AR", {"ar"}, {{"workload.message_size", {"1MB", "2MB"}}}, {}};
+  const VariantResult v = result(one, "ar", "2MB", 1);
+  Figure bars;
+  bars.x = "variant";
+  EXPECT_EQ(series_name(one, v.variant, bars), "AR");
+  EXPECT_EQ(series_name(two, v.variant, bars), "AR-message_size=2MB");
+}
+
 TEST(Figures, RelativeToDrawsThePercentageAboveABound) {
   const Reproduction r = read(R"(reproduce:
   title: t
