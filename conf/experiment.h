@@ -38,7 +38,8 @@ struct BalancerSpec {
   // polarized: added to a deroute's occupancy, in packets (scaled by the frame for bytes)
   double deroute_penalty = lb::kDefaultDeroutePenalty;
   bool atomic_per_packet = false;  // ofan: per-packet atomics (benchmark baseline only)
-  lb::EcmpHash ecmp_hash = lb::EcmpHash::kMix;  // ecmp: `hash`, mix or digit
+  lb::EcmpHash ecmp_hash = lb::EcmpHash::kMix;          // ecmp: `hash`, mix or digit
+  lb::Consolidate consolidate = lb::Consolidate::kPod;  // ofan, pofan: aggregation switches' key
 };
 
 // `load_balancer.upgrade`: incremental deployment (the Ofan paper's §6.4). A share of the edge
@@ -122,6 +123,8 @@ struct WorkloadSpec {
   uint32_t entropy_range = gen::EntropyParams{}.range;
   uint32_t reps_buffer = gen::EntropyParams{}.reps_buffer;
   bool reps_freezing = gen::EntropyParams{}.reps_freezing;
+  // all-to-all
+  gen::AllToAllOrder order = gen::AllToAllOrder::kRank;
   // all-to-all-v
   gen::Skew skew = gen::Skew::kZipf;
   double zipf_s = 1.0;

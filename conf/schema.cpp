@@ -408,6 +408,9 @@ const Fields<BalancerSpec>& balancer_fields() {
                    "under queue_unit: bytes)"),
         bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
                  "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
+        enum_key("consolidate", &BalancerSpec::consolidate, lb::kConsolidateNames,
+                 "ofan pofan: what an aggregation switch keys traffic leaving its pod by: the "
+                 "destination pod (one pointer per pod) or the destination edge switch"),
         enum_key("hash", &BalancerSpec::ecmp_hash, lb::kEcmpHashNames,
                  "ecmp: mix (a salted hash of the 5-tuple) or digit (the entropy's base-w digit "
                  "of the switch's level: host-chosen paths, for DRB)"),
@@ -462,6 +465,9 @@ const Fields<WorkloadSpec>& workload_fields() {
         bool_key("reps_freezing", &WorkloadSpec::reps_freezing,
                  "entropy reps: a retransmission timeout freezes the connection on its kept "
                  "entropies for 10 ms"),
+        enum_key("order", &WorkloadSpec::order, gen::kAllToAllOrderNames,
+                 "all-to-all: each host's send order, ranks 0..n-1 at every host or htsim's "
+                 "shifted ring (every round a permutation)"),
         enum_key("skew", &WorkloadSpec::skew, gen::kSkewNames,
                  "all-to-all-v: message sizes drawn from a Zipf law, or given as a matrix"),
         number_key("zipf_s", &WorkloadSpec::zipf_s, 0, std::numeric_limits<double>::infinity(),

@@ -94,6 +94,7 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   }
   r.host_capacity_bps = host_capacity_bps(f);
   r.warmup_at_ns = run.warmup_at_ns;
+  r.queue_sample_halvings = run.queue_sample_halvings;
   r.delivered_at_warmup = run.delivered_at_warmup;
   r.link_events = f.link_events_json();
   r.wall_seconds =

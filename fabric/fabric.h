@@ -61,6 +61,12 @@ struct FabricOptions {
   // and bandwidth-delay products keep their size in packets. FabricResult::time_scale is k.
   // 0: the experiment's own rates. Virtual time always runs the experiment as written.
   double inprocess_rate_bps = kInProcessRateBps;
+  // Virtual time: the most queue samples a run keeps (24 B each; 2^24 is 400 MB). A run that never
+  // completes — a host cut off by failed links retransmits for ever — would otherwise add one
+  // sample per switch port per measurement.queue_sample until its duration: 52 KB per µs on 432
+  // hosts, 9 GB after some 170 ms. Past the limit every other sampling time is dropped and the
+  // period doubles (FabricResult::queue_sample_halvings), so the series stays evenly spaced.
+  size_t max_queue_samples = size_t{1} << 24;
   // Called about every `progress_period_ns` of wall time from the thread that called run_fabric.
   std::function<void(const Progress&)> progress;
   uint64_t progress_period_ns = 200'000'000;
@@ -127,6 +133,9 @@ struct FabricResult {
   // delivered before it; 0 and 0 without a warm-up (the window is the whole run).
   uint64_t warmup_at_ns = 0;
   uint64_t delivered_at_warmup = 0;
+  // Times the queue and delivery samples were thinned to every other sampling time because the
+  // run reached FabricOptions::max_queue_samples: the period is queue_sample · 2^this.
+  uint32_t queue_sample_halvings = 0;
   // The experiment's link events as they happened (Fabric::link_events_json); empty without.
   nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
 };

@@ -74,6 +74,25 @@ void read_source(const Figure& figure, const VariantResult& r, FigureSeries& ser
   }
 }
 
+// The value a figure draws for a summary's y: y / y_divide, or with relative_to the percentage
+// of that above its reference (nullopt, and a problem, when the reference is missing).
+std::optional<double> plotted_y(const Figure& figure, const VariantResult& r, double y,
+                                std::vector<std::string>& problems) {
+  if (figure.relative_to.empty()) return y / figure.y_divide;
+  double reference = 0;
+  if (figure.relative_to_value) {
+    reference = *figure.relative_to_value;
+  } else if (const std::optional<double> v = json_number(r.summary, figure.relative_to)) {
+    reference = *v / figure.y_divide;
+  }
+  if (!(reference > 0)) {
+    problems.push_back(fmt::format("{}/{}: summary.json has no reference > 0 at {}", r.run->name,
+                                   r.variant.name, figure.relative_to));
+    return std::nullopt;
+  }
+  return 100 * (y / figure.y_divide / reference - 1);
+}
+
 const FigureSeries* find_series(const FigureData& data, const std::string& name) {
   for (const FigureSeries& s : data.series) {
     if (s.name == name) return &s;
@@ -260,15 +279,16 @@ FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>&
       read_source(figure, r, series, data.problems);
       continue;
     }
-    const std::optional<double> y = json_number(r.summary, figure.y);
-    if (!y) {
+    const std::optional<double> raw = json_number(r.summary, figure.y);
+    if (!raw) {
       data.problems.push_back(fmt::format("{}/{}: summary.json has no number at {}", r.run->name,
                                           r.variant.name, figure.y));
       continue;
     }
+    const std::optional<double> y = plotted_y(figure, r, *raw, data.problems);
+    if (!y) continue;
     if (figure.by_variant()) {
-      series.points.push_back(
-          {static_cast<double>(data.series.size() - 1), *y / figure.y_divide, series.name});
+      series.points.push_back({static_cast<double>(data.series.size() - 1), *y, series.name});
       continue;
     }
     const auto setting = std::find_if(r.variant.settings.begin(), r.variant.settings.end(),
@@ -280,7 +300,7 @@ FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>&
                                           r.run->name, r.variant.name, figure.x));
       continue;
     }
-    series.points.push_back({*x / figure.x_divide, *y / figure.y_divide, setting->value});
+    series.points.push_back({*x / figure.x_divide, *y, setting->value});
   }
   std::erase_if(data.series, [](const FigureSeries& s) { return s.points.empty(); });
   for (FigureSeries& s : data.series) {
@@ -438,7 +458,10 @@ std::string report_markdown(const Reproduction& reproduction, const std::string&
         md += "\n";
       }
     }
-    md += fmt::format("\n{} ({}).\n", f.y_label, f.y);
+    md += f.relative_to.empty()
+              ? fmt::format("\n{} ({}).\n", f.y_label, f.y)
+              : fmt::format("\n{} ({}, % above {}).\n", f.y_label, f.y,
+                            f.relative_to_value ? number(*f.relative_to_value) : f.relative_to);
     for (const Mark& m : f.marks) {
       md += fmt::format("Paper: {}{}{} = {}.\n", m.label,
                         m.series.empty() ? "" : fmt::format(" ({})", m.series),

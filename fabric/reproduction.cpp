@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <limits>
 
 #include "conf/yaml_value.h"
@@ -16,6 +17,7 @@ using conf::Map;
 using conf::Value;
 
 constexpr double kAny = std::numeric_limits<double>::max();
+constexpr std::string_view kBoundPath = "cct.bound_ns";  // relative_to: bound
 
 // A YAML value as --sweep/--set would take it: scalars as written, maps and lists in flow style.
 std::string yaml_text(const YAML::Node& node) {
@@ -92,9 +94,9 @@ Mark read_mark(const Value& value) {
 
 Figure read_figure(const Value& value) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 14> kKeys = {
-      "name",     "title",    "x",   "source", "y",     "x_label", "y_label",
-      "x_divide", "y_divide", "log", "fit",    "marks", "series",  "runs"};
+  static constexpr std::array<std::string_view, 15> kKeys = {
+      "name",     "title", "x",   "source", "y",      "x_label", "y_label",    "x_divide",
+      "y_divide", "log",   "fit", "marks",  "series", "runs",    "relative_to"};
   map.allow_only(kKeys);
   Figure f;
   f.name = map.require("name", "the figure's file name").as_string();
@@ -112,6 +114,19 @@ Figure read_figure(const Value& value) {
   f.y_label = map.find("y_label") ? map.find("y_label")->as_string() : f.y;
   if (const Value* v = map.find("x_divide")) f.x_divide = v->as_number(1e-300, kAny);
   if (const Value* v = map.find("y_divide")) f.y_divide = v->as_number(1e-300, kAny);
+  if (const Value* v = map.find("relative_to")) {
+    if (!f.source.empty()) v->fail("relative_to reads a summary; a figure with source has none");
+    const std::string text = v->as_string();
+    char* end = nullptr;
+    const double constant = std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == '\0') {
+      if (!(constant > 0)) v->fail("a constant reference must be > 0");
+      f.relative_to_value = constant;
+    } else if (text.empty() || text.find(' ') != std::string::npos) {
+      v->expected("bound, a dotted path into summary.json, or a number");
+    }
+    f.relative_to = text == "bound" ? std::string(kBoundPath) : text;
+  }
   if (const Value* v = map.find("log")) {
     static constexpr std::array<std::string_view, 4> kLog = {"none", "x", "y", "xy"};
     const std::string log = v->as_choice(kLog);
@@ -291,8 +306,14 @@ std::string series_name(const ReproRun& run, const Variant& variant, const Figur
       run.label.empty()
           ? variant.algorithm
           : (run.algorithms.size() > 1 ? run.label + "/" + variant.algorithm : run.label);
+  // A key swept with one value in this run names no series: every variant of the run has it (a
+  // one-value sweep only gives line figures their common x).
+  const auto single = [&run](const std::string& key) {
+    return std::any_of(run.sweeps.begin(), run.sweeps.end(),
+                       [&key](const Sweep& s) { return s.key == key && s.values.size() == 1; });
+  };
   for (const NamePart& part : variant.name_parts) {
-    if (part.key.empty() || part.key == figure.x) continue;
+    if (part.key.empty() || part.key == figure.x || single(part.key)) continue;
     name += "-" + part.text;
   }
   return name;

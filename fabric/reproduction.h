@@ -39,6 +39,11 @@ struct Figure {
   std::string y_label;
   double x_divide = 1;
   double y_divide = 1;
+  // relative_to: y is drawn as the percentage above a reference, 100 · (y / ref − 1): the
+  // number at this dotted path of the same summary ("bound" is cct.bound_ns, the variant's CCT
+  // lower bound), or a constant in the plotted unit (after y_divide). Empty: y as it is.
+  std::string relative_to;
+  std::optional<double> relative_to_value;
   bool log_x = false;
   bool log_y = false;
   bool fit_loglog = false;
@@ -87,7 +92,7 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
 std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small);
 
 // The series a variant of `run` belongs to in `figure`: the run's label (or the algorithm) and
-// any swept value that is not the figure's x.
+// any swept value that is not the figure's x (nor of a key the run sweeps over one value).
 std::string series_name(const ReproRun& run, const Variant& variant, const Figure& figure);
 
 }  // namespace spraylab::fabric

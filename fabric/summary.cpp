@@ -234,6 +234,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
   summarize_messages(result.generator, s);
   summarize_ports(result, s);
   summarize_delivered(result, s);
+  s.queue_sample_halvings = result.queue_sample_halvings;
 
   const ordered_json& loss = section(result.generator, "loss");
   s.retransmits = count(loss, "retransmits");
@@ -287,6 +288,8 @@ ordered_json to_json(const VariantSummary& s) {
   ordered_json by_layer = ordered_json::object();
   for (const auto& [layer, stats] : s.queue_by_layer) by_layer[layer] = to_json(stats);
   queue["by_layer"] = std::move(by_layer);
+  // A run that reached FabricOptions::max_queue_samples sampled every queue_sample · 2^this.
+  if (s.queue_sample_halvings > 0) queue["sample_halvings"] = s.queue_sample_halvings;
   j["queue"] = std::move(queue);
   ordered_json hottest = ordered_json::array();
   for (const PortSummary& p : s.hottest_ports) {

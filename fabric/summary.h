@@ -77,6 +77,8 @@ struct VariantSummary {
   std::optional<double> delivered_mean;
   std::optional<double> delivered_steady;
   uint64_t utilisation_window_ns = 0;
+  // FabricResult::queue_sample_halvings: in summary.json (queue.sample_halvings) only when > 0.
+  uint32_t queue_sample_halvings = 0;
   std::vector<PortSummary> hottest_ports;  // the few deepest maxima, deepest first
 
   uint64_t switch_drops = 0;

@@ -52,6 +52,17 @@ void prefetch_next(const EventQueue& q, const std::vector<Node*>& nodes, uint32_
   if (later != nullptr && later->node < sampler) nodes[later->node]->prefetch(later->tag, false);
 }
 
+// Keeps the samples taken at even multiples of `every` (the current sampling period, from the
+// start): half of them, still evenly spaced, at twice the period.
+void thin_samples(RunOutcome& out, uint64_t every) {
+  const auto odd = [every](uint64_t t_ns) { return t_ns / every % 2 == 1; };
+  std::erase_if(out.samples, [&odd](const QueueSample& s) { return odd(s.t_ns); });
+  std::erase_if(out.delivered, [&odd](const DeliverySample& s) { return odd(s.t_ns); });
+  out.samples.shrink_to_fit();
+  out.delivered.shrink_to_fit();
+  ++out.queue_sample_halvings;
+}
+
 }  // namespace
 
 RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) {
@@ -64,6 +75,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   const uint64_t warmup = f.experiment().measurement.warmup_ns;
   const uint64_t start = f.start_ns();
   const uint64_t deadline = limit_ns == UINT64_MAX ? UINT64_MAX : start + limit_ns;
+  uint64_t sample_every = period;  // doubled by thin_samples()
 
   FinishedEngines engines(f);
   RunWatch watch(f, opts);
@@ -85,8 +97,14 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     }
     now = e.time;
     if (e.node == sampler) {
-      sample_queues(f, now - start, &out.samples);
-      sample_delivered(f, now - start, &out.delivered);
+      if ((now - start) % sample_every == 0) {  // every time until a long run has been thinned
+        sample_queues(f, now - start, &out.samples);
+        sample_delivered(f, now - start, &out.delivered);
+        if (out.samples.size() >= opts.max_queue_samples) {
+          thin_samples(out, sample_every);
+          sample_every *= 2;
+        }
+      }
       if (warmup > 0 && out.warmup_at_ns == 0 && now - start >= warmup) {
         out.warmup_at_ns = now - start;
         for (const gen::HostEngine* h : f.engines())

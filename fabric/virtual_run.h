@@ -24,6 +24,7 @@ struct RunOutcome {
   // and the payload bytes the hosts had received by then.
   uint64_t warmup_at_ns = 0;
   uint64_t delivered_at_warmup = 0;
+  uint32_t queue_sample_halvings = 0;  // FabricResult::queue_sample_halvings
 };
 
 // Runs `f` (built for Mode::kVirtual) until its workload completes or a limit. `limit_ns`: how

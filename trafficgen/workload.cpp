@@ -38,7 +38,7 @@ Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed,
     case WorkloadType::kPermutation:
       return permutation(ranks, w.message_bytes, seed);
     case WorkloadType::kAllToAll:
-      return all_to_all(ranks, w.message_bytes);
+      return all_to_all(ranks, w.message_bytes, w.order, seed);
     case WorkloadType::kAllToAllV:
       return all_to_all_v_of(w, ranks, seed);
     case WorkloadType::kAllReduce:

@@ -86,8 +86,10 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
     if (!p.to_host) fabric.push_back(p.id);
   }
   // Ofan §4.1: an aggregation switch of a 3-level fat tree keys traffic leaving its pod by the
-  // destination pod, so those leaves collapse into one /16 per pod.
-  const bool pod_keys = plan.has_pods() && t.level == 1;
+  // destination pod, so those leaves collapse into one /16 per pod (`consolidate: leaf` keeps one
+  // route and key per destination leaf instead).
+  const bool pod_keys =
+      plan.has_pods() && t.level == 1 && t.balancer.consolidate == lb::Consolidate::kPod;
   const uint32_t my_pod = topo.node(node).pod;
   std::map<uint32_t, bool> pods_done;
   for (uint32_t leaf : r.leaves()) {

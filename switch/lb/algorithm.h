@@ -102,10 +102,15 @@ inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
     {Algorithm::kOfan,
      "ofan",
      {},
-     "ack_size atomic_per_packet",
+     "ack_size atomic_per_packet consolidate",
      {},
      "shared per-destination rotation, combined per burst"},
-    {Algorithm::kPofan, "pofan", {}, "ack_size pipe", {}, "per-pipe per-destination rotation"},
+    {Algorithm::kPofan,
+     "pofan",
+     {},
+     "ack_size pipe consolidate",
+     {},
+     "per-pipe per-destination rotation"},
     {Algorithm::kPolarized,
      "polarized",
      {.queue_depths = true, .source_leaf = true, .every_fabric_port = true},
@@ -154,6 +159,13 @@ constexpr std::string_view to_string(QueueUnit u) {
 // values visits every up-path once per turn (DRB over ECMP switches, docs/algorithms.md).
 enum class EcmpHash : uint8_t { kMix, kDigit };
 inline constexpr std::array<std::string_view, 2> kEcmpHashNames = {"mix", "digit"};
+
+// What an Ofan or pOfan aggregation switch keys traffic leaving its pod by (`consolidate`):
+// `pod`, the destination pod, one pointer shared by every leaf of that pod (Ofan §4.1, the
+// default); `leaf`, the destination edge switch, as edge switches key: Ofan without the
+// aggregation switches' consolidation (the Ofan paper's Figure 6 split of the gap to DRB).
+enum class Consolidate : uint8_t { kPod, kLeaf };
+inline constexpr std::array<std::string_view, 2> kConsolidateNames = {"pod", "leaf"};
 
 // Polarized's default deroute penalty, in packets (CAMINOS' MRLS runs: 80 phits, 5 packets of 16;
 // under `queue_unit: bytes` the factory scales it by the data frame).

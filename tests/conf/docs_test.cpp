@@ -124,6 +124,8 @@ TEST(Docs, EveryEntropyModeSkewAndQueueUnitIsListed) {
   expect_listed("workload.entropy", gen::kEntropyModeNames);
   expect_listed("workload.skew", gen::kSkewNames);
   expect_listed("load_balancer.queue_unit", lb::kQueueUnitNames);
+  expect_listed("workload.order", gen::kAllToAllOrderNames);
+  expect_listed("load_balancer.consolidate", lb::kConsolidateNames);
 }
 
 TEST(Docs, TheCompleteExampleLoads) {

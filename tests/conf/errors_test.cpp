@@ -169,7 +169,7 @@ load_balancer:
   bands: 4
 )"),
             "test.yaml:4:3: load_balancer.bands: 'bands' is not a parameter of algorithm 'ofan'; "
-            "ofan takes ack_size, atomic_per_packet");
+            "ofan takes ack_size, atomic_per_packet, consolidate");
 }
 
 TEST(ConfigErrors, ParameterOfAnotherGeneratorSaysWhatTheChosenOneTakes) {

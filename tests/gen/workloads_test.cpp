@@ -59,6 +59,32 @@ TEST(AllToAll, EveryOrderedPairOnceForRanksTimesRanksMinusOneMessages) {
   EXPECT_EQ(pairs.size(), s.messages.size());
 }
 
+TEST(AllToAll, ShiftedOrderMakesEveryRoundAPermutation) {
+  // htsim's all-to-all: the j-th message of every host goes to a distinct destination, so a
+  // round has no incast; the rank order sends every host's j-th message to nearly one place.
+  const uint32_t n = 12;
+  const Schedule s = all_to_all(n, 1000, AllToAllOrder::kShifted, 7);
+  ASSERT_EQ(s.messages.size(), n * (n - 1));
+  std::set<std::pair<Rank, Rank>> pairs;
+  for (const Message& m : s.messages) pairs.insert({m.src, m.dst});
+  EXPECT_EQ(pairs.size(), s.messages.size());
+  for (uint32_t j = 0; j + 1 < n; ++j) {
+    std::set<Rank> round;
+    for (Rank src = 0; src < n; ++src) round.insert(s.messages[src * (n - 1) + j].dst);
+    EXPECT_EQ(round.size(), n) << "round " << j;
+  }
+  const Schedule ranked = all_to_all(n, 1000);
+  std::set<Rank> first;
+  for (Rank src = 0; src < n; ++src) first.insert(ranked.messages[src * (n - 1)].dst);
+  EXPECT_EQ(first.size(), 2u);  // everyone to rank 0, and rank 0 to rank 1
+  const auto destinations = [](const Schedule& x) {
+    std::vector<Rank> d;
+    for (const Message& m : x.messages) d.push_back(m.dst);
+    return d;
+  };
+  EXPECT_NE(destinations(all_to_all(n, 1000, AllToAllOrder::kShifted, 8)), destinations(s));
+}
+
 TEST(AllToAllV, ZipfPreservesTheUniformTotalAndEachSendersShare) {
   const ByteMatrix m = zipf_matrix(16, 100'003, 1.2, 9);
   const Schedule s = all_to_all_v(m);

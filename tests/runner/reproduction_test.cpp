@@ -174,5 +174,50 @@ TEST(Figures, AValueMissingFromASummaryIsReportedNotInvented) {
   EXPECT_THAT(q.problems[0], HasSubstr("no number at queue.max_packets"));
 }
 
+TEST(Figures, AOneValueSweepNamesNoSeriesInABarChart) {
+  // A run swept over one value (every series then shares a line figure's x) keeps the plain
+  // series name in a by-variant figure; a real sweep still names its values.
+  ReproRun one{"r", "AR", {"ar"}, {{"workload.message_size", {"2MB"}}}, {}};
+  ReproRun two{"r", "AR", {"ar"}, {{"workload.message_size", {"1MB", "2MB"}}}, {}};
+  const VariantResult v = result(one, "ar", "2MB", 1);
+  Figure bars;
+  bars.x = "variant";
+  EXPECT_EQ(series_name(one, v.variant, bars), "AR");
+  EXPECT_EQ(series_name(two, v.variant, bars), "AR-message_size=2MB");
+}
+
+TEST(Figures, RelativeToDrawsThePercentageAboveABound) {
+  const Reproduction r = read(R"(reproduce:
+  title: t
+  runs: [{name: sw, algorithms: [ofan]}]
+  figures:
+    - {name: b, x: workload.message_size, y: cct.collective_ns, relative_to: bound}
+    - {name: c, x: workload.message_size, y: cct.collective_ns, y_divide: 1000,
+       relative_to: 16}
+    - {name: d, x: workload.message_size, y: cct.collective_ns, relative_to: cct.nowhere}
+)");
+  EXPECT_EQ(r.figures[0].relative_to, "cct.bound_ns");
+  EXPECT_FALSE(r.figures[0].relative_to_value.has_value());
+  EXPECT_EQ(*r.figures[1].relative_to_value, 16);
+  VariantResult v = result(r.runs[0], "ofan", "1MB", 10);
+  v.summary["cct"] = {{"collective_ns", 20000}, {"bound_ns", 16000}};
+  const FigureData b = gather_figure(r.figures[0], {v});
+  ASSERT_EQ(b.series.size(), 1u);
+  EXPECT_NEAR(b.series[0].points[0].y, 25, 1e-9);         // 20 us over a 16 us bound: +25 %
+  const FigureData c = gather_figure(r.figures[1], {v});  // the constant is in µs, as plotted
+  EXPECT_NEAR(c.series[0].points[0].y, 25, 1e-9);
+  const FigureData d = gather_figure(r.figures[2], {v});  // no reference: named, not invented
+  EXPECT_TRUE(d.series.empty());
+  ASSERT_EQ(d.problems.size(), 1u);
+  EXPECT_THAT(d.problems[0], HasSubstr("no reference > 0 at cct.nowhere"));
+  EXPECT_THAT(report_markdown(r, "cmd", {b}, {}, false), HasSubstr("% above cct.bound_ns"));
+  EXPECT_THAT(error_of("reproduce: {title: t, runs: [{name: a}], figures: [{name: f, x: variant, "
+                       "y: q, relative_to: -3}]}\n"),
+              HasSubstr("> 0"));
+  EXPECT_THAT(error_of("reproduce: {title: t, runs: [{name: a}], figures: [{name: f, x: k, "
+                       "source: u.csv, y: q, relative_to: bound}]}\n"),
+              HasSubstr("with source has none"));
+}
+
 }  // namespace
 }  // namespace spraylab::fabric

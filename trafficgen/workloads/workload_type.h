@@ -33,7 +33,7 @@ struct WorkloadTypeInfo {
 
 inline constexpr std::array<WorkloadTypeInfo, 10> kWorkloadTypes{{
     {WorkloadType::kPermutation, "permutation", "", "", "every host sends to one other host"},
-    {WorkloadType::kAllToAll, "all-to-all", "", "", "every host sends to every other host"},
+    {WorkloadType::kAllToAll, "all-to-all", "order", "", "every host sends to every other host"},
     {WorkloadType::kAllToAllV, "all-to-all-v", "skew zipf_s matrix", "",
      "all-to-all with skewed message sizes (MoE)"},
     {WorkloadType::kAllReduce, "all-reduce", "", "", "ring all-reduce"},
@@ -70,5 +70,14 @@ constexpr std::string_view to_string(WorkloadType t) {
 enum class Skew : uint8_t { kZipf, kMatrix };
 inline constexpr std::array<std::string_view, 2> kSkewNames = {"zipf", "matrix"};
 constexpr std::string_view to_string(Skew s) { return kSkewNames[static_cast<size_t>(s)]; }
+
+// all-to-all's send order (`workload.order`): every host to ranks 0, 1, ..., n-1 in rank order,
+// or htsim's shifted order (ranks on a ring in a random order, each sending to the next one,
+// the one after, ...: every round a permutation).
+enum class AllToAllOrder : uint8_t { kRank, kShifted };
+inline constexpr std::array<std::string_view, 2> kAllToAllOrderNames = {"rank", "shifted"};
+constexpr std::string_view to_string(AllToAllOrder o) {
+  return kAllToAllOrderNames[static_cast<size_t>(o)];
+}
 
 }  // namespace spraylab::gen
