@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
 #include <stdexcept>
 
@@ -9,8 +10,27 @@ namespace spraylab::dataplane {
 
 EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
                          bool single_producer, const RingMemory& memory)
-    : ring_(nullptr), single_(single_producer), depth_(depth) {
-  const unsigned flags = RING_F_SC_DEQ | (single_producer ? RING_F_SP_ENQ : 0);
+    : single_(single_producer), depth_(depth) {
+  if (single_) {
+    if (slots < 2 || (slots & (slots - 1)) != 0) {
+      throw std::runtime_error(
+          fmt::format("egress queue {}: {} slots is no ring size", ring_name, slots));
+    }
+    const size_t bytes = size_t{slots} * sizeof(rte_mbuf*);
+    if (memory) {
+      slots_ = static_cast<rte_mbuf**>(memory(bytes));
+      owns_ring_ = false;
+    } else {
+      slots_ = static_cast<rte_mbuf**>(rte_malloc_socket("egress_queue", bytes, 64, socket));
+      if (slots_ == nullptr) {
+        throw std::runtime_error(
+            fmt::format("cannot create egress queue {}: out of memory", ring_name));
+      }
+    }
+    mask_ = slots - 1;  // holds slots - 1, as an rte_ring of `slots` does
+    return;
+  }
+  const unsigned flags = RING_F_SC_DEQ;
   if (!memory) {
     ring_ = rte_ring_create(ring_name.c_str(), slots, socket, flags);
     if (ring_ == nullptr) {
@@ -35,6 +55,10 @@ EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socke
 
 EgressQueue::EgressQueue(EgressQueue&& other) noexcept
     : ring_(std::exchange(other.ring_, nullptr)),
+      slots_(std::exchange(other.slots_, nullptr)),
+      mask_(other.mask_),
+      head_(other.head_),
+      tail_(other.tail_),
       owns_ring_(other.owns_ring_),
       single_(other.single_),
       shaper_(other.shaper_),
@@ -44,10 +68,12 @@ EgressQueue::EgressQueue(EgressQueue&& other) noexcept
 
 EgressQueue::~EgressQueue() {
   for (uint16_t i = 0; i < held_count_; ++i) rte_pktmbuf_free(held_[i]);
-  if (ring_ == nullptr) return;
+  if (ring_ == nullptr && slots_ == nullptr) return;  // moved from
   rte_mbuf* m;
-  while (rte_ring_sc_dequeue(ring_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-  if (owns_ring_) rte_ring_free(ring_);
+  while (ring_dequeue(&m, 1) == 1) rte_pktmbuf_free(m);
+  if (!owns_ring_) return;
+  if (ring_ != nullptr) rte_ring_free(ring_);
+  if (slots_ != nullptr) rte_free(slots_);
 }
 
 std::pair<uint32_t, uint32_t> EgressQueue::take_max() {
@@ -72,7 +98,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
         fmt::format("eq_{}_{}", switch_name, p), slots, socket,
         EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &max_packets_[p], &max_bytes_[p]},
         workers == 1, memory);
-    capacity_packets_.push_back(rte_ring_get_capacity(queues_[p].ring()));
+    capacity_packets_.push_back(queues_[p].capacity());
     capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));
   }
 }

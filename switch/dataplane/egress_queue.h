@@ -31,11 +31,11 @@
 
 namespace spraylab::dataplane {
 
-// Memory for one ring of `bytes` (rte_ring_get_memsize), cache-line aligned, that outlives the
-// ring; throws when there is none. An empty function: each ring is rte_ring_create's, one EAL
-// memzone apiece (spraylab-switch's few ports). A fabric has tens of thousands of ports and EAL
-// only 2560 memzones, so it hands out memory of its own and the ring is rte_ring_init'ed there:
-// the same rte_ring, the same enqueue and dequeue.
+// Memory for one ring of `bytes`, cache-line aligned, that outlives the ring; throws when there
+// is none. An empty function: each ring is rte_ring_create's, one EAL memzone apiece (or, with
+// one worker, rte_malloc'ed slots: spraylab-switch's few ports). A fabric has tens of thousands
+// of ports and EAL only 2560 memzones, so it hands out memory of its own, for the slots of a
+// one-worker queue (or an rte_ring_init'ed ring).
 using RingMemory = std::function<void*(size_t bytes)>;
 
 class EgressQueue {
@@ -48,11 +48,14 @@ class EgressQueue {
     std::atomic<uint32_t>* max_bytes;
   };
 
-  // A ring of `slots` (a power of two) named `ring_name` (process-global for a memzone ring), on
-  // `memory` if given. `single_producer`: one worker enqueues and drains (virtual time, the
-  // in-process fabric, a one-worker switch), so the depth and the ring need no atomic
-  // read-modify-write: the same numbers, without the locked instructions that were a tenth of
-  // a large virtual-time run. Throws std::runtime_error if DPDK cannot create it.
+  // A ring of `slots` (a power of two; it holds slots - 1) named `ring_name` (process-global for
+  // a memzone ring), on `memory` if given. `single_producer`: one worker enqueues and drains
+  // (virtual time, the in-process fabric, a one-worker switch), so neither the depth nor the
+  // ring needs atomics: the depth is counted with plain loads and stores, and the ring is this
+  // queue's own array with its two indices here, not an rte_ring, whose head and tail words (two
+  // more cache lines, cold in a large fabric) and locked instructions were a fifth of a large
+  // virtual-time run. The same frames in the same order either way. Throws std::runtime_error if
+  // DPDK cannot create it.
   EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
               bool single_producer, const RingMemory& memory = {});
   ~EgressQueue();  // frees the frames still queued
@@ -87,7 +90,9 @@ class EgressQueue {
   // --- control plane ---
   // Maxima since the last call (then reset to the depth now): what a scrape reports.
   std::pair<uint32_t, uint32_t> take_max();
-  const rte_ring* ring() const { return ring_; }
+  uint32_t capacity() const { return single_ ? mask_ : rte_ring_get_capacity(ring_); }
+  // Frames in the ring (not those held): for tests, with the data path stopped.
+  uint32_t ring_count() const { return single_ ? tail_ - head_ : rte_ring_count(ring_); }
 
  private:
   uint16_t refill();
@@ -110,9 +115,17 @@ class EgressQueue {
     }
   }
 
-  rte_ring* ring_;
-  bool owns_ring_ = true;  // rte_ring_create's (freed with it), else on RingMemory
-  bool single_ = false;    // one worker: plain loads and stores, a single-producer ring
+  // Up to n frames into the ring, in order; how many went in.
+  uint16_t ring_enqueue(rte_mbuf** pkts, uint16_t n);
+  // Up to n frames out of the ring, oldest first.
+  uint16_t ring_dequeue(rte_mbuf** pkts, uint16_t n);
+
+  rte_ring* ring_ = nullptr;    // several workers: a multi-producer rte_ring
+  rte_mbuf** slots_ = nullptr;  // one worker: its own ring, frames [head_, tail_) (mod 2^32)
+  uint32_t mask_ = 0;
+  uint32_t head_ = 0, tail_ = 0;
+  bool owns_ring_ = true;  // rte_ring_create's or rte_malloc's (freed with it), else RingMemory
+  bool single_ = false;    // one worker: plain loads and stores, the queue's own ring
   Shaper shaper_;
   std::array<rte_mbuf*, net::kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
   uint16_t held_count_ = 0;
@@ -151,10 +164,7 @@ inline uint16_t EgressQueue::enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes
   // (--queue-packets) ever does.
   uint32_t np = add(depth_.packets, n);
   uint32_t nb = add(depth_.bytes, bytes);
-  auto** objs = reinterpret_cast<void**>(pkts);
-  const auto queued =
-      static_cast<uint16_t>(single_ ? rte_ring_sp_enqueue_burst(ring_, objs, n, nullptr)
-                                    : rte_ring_mp_enqueue_burst(ring_, objs, n, nullptr));
+  const uint16_t queued = ring_enqueue(pkts, n);
   if (queued < n) {  // more packets than ring slots: take back what did not go in
     uint32_t refused = 0;
     for (uint16_t i = queued; i < n; ++i) refused += rte_pktmbuf_pkt_len(pkts[i]);
@@ -206,14 +216,36 @@ void EgressQueue::discard(Drop&& drop) {
     }
     sub(depth_.packets, n);
     sub(depth_.bytes, bytes);
-    n = static_cast<uint16_t>(
-        rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(m), net::kBurst, nullptr));
+    n = ring_dequeue(m, net::kBurst);
   } while (n > 0);
 }
 
+inline uint16_t EgressQueue::ring_enqueue(rte_mbuf** pkts, uint16_t n) {
+  if (!single_) {
+    return static_cast<uint16_t>(
+        rte_ring_mp_enqueue_burst(ring_, reinterpret_cast<void**>(pkts), n, nullptr));
+  }
+  const uint32_t room = mask_ - (tail_ - head_);
+  if (n > room) n = static_cast<uint16_t>(room);
+  for (uint16_t i = 0; i < n; ++i) slots_[(tail_ + i) & mask_] = pkts[i];
+  tail_ += n;
+  return n;
+}
+
+inline uint16_t EgressQueue::ring_dequeue(rte_mbuf** pkts, uint16_t n) {
+  if (!single_) {
+    return static_cast<uint16_t>(
+        rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(pkts), n, nullptr));
+  }
+  const uint32_t avail = tail_ - head_;
+  if (n > avail) n = static_cast<uint16_t>(avail);
+  for (uint16_t i = 0; i < n; ++i) pkts[i] = slots_[(head_ + i) & mask_];
+  head_ += n;
+  return n;
+}
+
 inline uint16_t EgressQueue::refill() {
-  held_count_ = static_cast<uint16_t>(rte_ring_sc_dequeue_burst(
-      ring_, reinterpret_cast<void**>(held_.data()), net::kBurst, nullptr));
+  held_count_ = ring_dequeue(held_.data(), net::kBurst);
   return held_count_;
 }
 

@@ -104,7 +104,7 @@ TEST_F(PolarizedSpine, AFrameFromAnUnknownSourceIsACountedDrop) {
   EXPECT_EQ(rt_->sum_drops(0, DropReason::kUnknownSource), 2u);
   EXPECT_EQ(drops(DropReason::kUnknownSource), 2u);
   uint32_t queued = 0;
-  for (uint16_t p = 0; p < rt_->ports(); ++p) queued += rte_ring_count(rt_->egress(p).ring());
+  for (uint16_t p = 0; p < rt_->ports(); ++p) queued += rt_->egress(p).ring_count();
   EXPECT_EQ(queued, 1u) << "the frame from a known host is forwarded";
   for (size_t r = 0; r < kDropReasons; ++r) {
     if (r != static_cast<size_t>(DropReason::kUnknownSource)) {
@@ -128,15 +128,15 @@ TEST_F(PolarizedSpine, APortTakenDownIsNeverChosen) {
     }
   };
   send_all();
-  ASSERT_GT(rte_ring_count(rt_->egress(1).ring()), 0u) << "port 1 carries traffic when up";
+  ASSERT_GT(rt_->egress(1).ring_count(), 0u) << "port 1 carries traffic when up";
   drain();
   rt_->set_port_state(1, false);
   send_all();
-  EXPECT_EQ(rte_ring_count(rt_->egress(1).ring()), 0u);
+  EXPECT_EQ(rt_->egress(1).ring_count(), 0u);
   // Frames whose only allowed hop was port 1 have no live hop (a corner): dropped as port_down,
   // never queued on the dead port. The rest still leave.
   uint32_t queued = 0;
-  for (uint16_t p = 0; p < rt_->ports(); ++p) queued += rte_ring_count(rt_->egress(p).ring());
+  for (uint16_t p = 0; p < rt_->ports(); ++p) queued += rt_->egress(p).ring_count();
   EXPECT_GT(queued, 0u);
 }
 

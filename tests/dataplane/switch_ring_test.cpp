@@ -208,7 +208,7 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
     fw.process(frames.data(), net::kBurst, /*rx_port=*/2, 0, 0);
   }
 
-  const uint32_t queued = rte_ring_count(rt.egress(kToH3).ring());
+  const uint32_t queued = rt.egress(kToH3).ring_count();
   EXPECT_EQ(queued, 63u);
   EXPECT_EQ(rt.sum_drops(kToH3, DropReason::kQueueFull), 3u * net::kBurst - queued);
   EXPECT_EQ(rt.depth_packets_now(kToH3), queued);
