@@ -7,7 +7,8 @@ struct Ar::Bands {
   const uint32_t* key() const { return a.band_; }
   // Every candidate's band in one pass the compiler vectorises.
   void load(const CandidateDepths& set) {
-    gather_ports(set.ports, set.w, a.queues_.capacities(), nullptr, a.buffer_);
+    if (!a.buffer_of_.same(set.ports, set.w, a.queues_.capacities()))
+      gather_ports(set.ports, set.w, a.queues_.capacities(), nullptr, a.buffer_);
     for (uint32_t i = 0; i < set.w; ++i) a.band_[i] = ar_band(set.depth[i], a.buffer_[i]);
   }
   bool rose(const CandidateDepths& set, uint32_t c) {

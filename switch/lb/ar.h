@@ -35,6 +35,7 @@ class Ar final : public Balancer {
   LowestKey low_;
   alignas(64) uint32_t band_[kMaxCandidates];
   alignas(64) uint32_t buffer_[kMaxCandidates];  // each candidate's port buffer
+  SetPorts buffer_of_;                           // the ports buffer_ was loaded for
 };
 
 }  // namespace spraylab::lb

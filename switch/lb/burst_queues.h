@@ -50,6 +50,16 @@ class BurstQueues {
     any_pending_ = true;
     return unit;
   }
+  // What a choice of p adds to its depth (0 with a stale view or no port), without recording it
+  // in pending_: a loop that keeps its own copy of the depths records its choices with record()
+  // only before the burst loads another set, the one reader of pending_ within a burst.
+  uint32_t grow(PortId p, const Packet& pkt) const {
+    if (stale_.period_ns() != 0 || p == kNoPort) return 0;
+    return bytes_ ? pkt.bytes : 1;
+  }
+  void record(std::span<const Packet> burst, const PortId* out, size_t from, size_t to) {
+    for (size_t j = from; j < to; ++j) add(out[j], burst[j]);
+  }
   void end(std::span<const PortId> chosen) {
     if (!any_pending_) return;
     for (PortId p : chosen) {

@@ -185,6 +185,9 @@ struct KeyRegs {
     __m512i m = _mm512_set1_epi32(-1);
     for (uint32_t j = 0; j < 4; ++j)
       m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, v[j]);
+    return reduce_min(m);
+  }
+  static uint32_t reduce_min(__m512i m) {
     __m256i h = _mm256_min_epu32(_mm512_maskz_extracti64x4_epi64(0xf, m, 0),
                                  _mm512_maskz_extracti64x4_epi64(0xf, m, 1));
     __m128i q = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
@@ -202,6 +205,23 @@ struct KeyRegs {
   void equal(uint32_t x, CandidateMask& m) const {
     m.word[0] = equal(x);
     m.count = static_cast<uint32_t>(std::popcount(m.word[0]));
+  }
+  uint64_t less(uint32_t x) const {
+    const __m512i b = _mm512_set1_epi32(static_cast<int>(x));
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < 4; ++j)
+      bits |= static_cast<uint64_t>(_mm512_cmplt_epu32_mask(v[j], b)) << (16 * j);
+    return bits & valid;
+  }
+  // The smallest key above x (UINT32_MAX if none).
+  uint32_t min_above(uint32_t x) const {
+    const __m512i b = _mm512_set1_epi32(static_cast<int>(x));
+    __m512i m = _mm512_set1_epi32(-1);
+    for (uint32_t j = 0; j < 4; ++j) {
+      const auto lanes = static_cast<__mmask16>(valid >> (16 * j));
+      m = _mm512_mask_min_epu32(m, lanes & _mm512_cmpgt_epu32_mask(v[j], b), m, v[j]);
+    }
+    return reduce_min(m);
   }
   void set(uint32_t c, uint32_t k) {
     const __m512i kk = _mm512_set1_epi32(static_cast<int>(k));
@@ -259,7 +279,9 @@ struct LowestKey {
 template <typename Keys>
 size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* out,
                              BurstQueues& queues, CandidateDepths& set, LowestKey& low, Keys& keys,
-                             KeyRegs& regs, Rng& rng) {
+                             KeyRegs& kept_regs, Rng& kept_rng) {
+  KeyRegs regs = kept_regs;  // locals: in registers
+  Rng rng = kept_rng;
   uint64_t ties = low.ties.word[0];
   uint32_t count = low.ties.count;
   uint32_t best = low.best;
@@ -267,12 +289,13 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
   const PortId* ports = set.ports;
   const uint32_t w = set.w;
   const uint32_t* key = keys.key();
+  const size_t start = i;
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
     const uint32_t c = select_bit(ties, count == 1 ? 0 : rng.below(count));
     out[i] = ports[c];
-    if (const uint32_t grew = queues.add(out[i], p)) {
+    if (const uint32_t grew = queues.grow(out[i], p)) {
       set.depth[c] += grew;
       if (keys.rose(set, c)) {
         const uint32_t k = key[c];
@@ -289,6 +312,9 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
       }
     }
   }
+  if (i < burst.size()) queues.record(burst, out, start, i);  // another set may follow
+  kept_regs = regs;
+  kept_rng = rng;
   low.ties.word[0] = ties;
   low.ties.count = count;
   low.best = best;
@@ -365,6 +391,24 @@ inline uint32_t band_floor(uint64_t q, uint32_t n, uint64_t th) {
   for (uint32_t k = 0; k < n; ++k, edge += th) f += x >= edge;
   return f;
 }
+
+// Whether per-port values loaded for a set (its thresholds, its buffers) are still good: they
+// depend only on the ports and the capacity array, so a live view, which reloads the set every
+// burst, loads them again only when the route group's ports change.
+struct SetPorts {
+  PortId ports[kMaxCandidates];
+  uint32_t w = 0;
+  const uint32_t* capacity = nullptr;
+
+  // True when (ports, w, capacity) is what was kept; else keeps it and returns false.
+  bool same(const PortId* p, uint32_t n, const uint32_t* cap) {
+    if (n == w && cap == capacity && std::memcmp(ports, p, n * sizeof(PortId)) == 0) return true;
+    std::memcpy(ports, p, n * sizeof(PortId));
+    w = n;
+    capacity = cap;
+    return false;
+  }
+};
 
 // Th of each candidate as a double: out[i] = th.at(ports[i], capacity[ports[i]]), i < w (room past
 // w as in gather_ports).

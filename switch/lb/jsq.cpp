@@ -14,7 +14,8 @@ struct Jsq::Banded {
   Jsq& j;
   const uint32_t* key() const { return j.key_; }
   void load(const CandidateDepths& set) {
-    load_thresholds(j.threshold_, set.ports, set.w, j.queues_.capacities(), j.th_);
+    if (!j.th_of_.same(set.ports, set.w, j.queues_.capacities()))
+      load_thresholds(j.threshold_, set.ports, set.w, j.queues_.capacities(), j.th_);
     band_floors(set.depth, j.th_, set.w, j.bands_, j.key_);
     for (uint32_t i = 0; i < set.w; ++i)
       j.key_[i] = j.key_[i] < j.bands_ ? j.key_[i] : j.bands_ - 1;

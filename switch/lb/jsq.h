@@ -31,6 +31,7 @@ class Jsq final : public Balancer {
   LowestKey low_;
   alignas(64) uint32_t key_[kMaxCandidates];
   alignas(64) double th_[kMaxCandidates];  // Th of each candidate's port (banded)
+  SetPorts th_of_;                         // the ports th_ was loaded for
 };
 
 }  // namespace spraylab::lb

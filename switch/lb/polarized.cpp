@@ -191,8 +191,9 @@ bool Polarized::ties_from_lowest(const uint64_t* allowed, const uint64_t* derout
 
 // choose()'s loop for a switch of at most 64 fabric ports: every mask is one word, held in a
 // register for the burst (the same steps as the loop in choose()).
-void Polarized::choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* out) {
+void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, PortId* out) {
   const PolarizedTable& t = *table_;
+  Rng rng = kept_rng;  // a local: in registers
   uint64_t low = at_lowest_[0];
   uint32_t low_count = at_lowest_count_;
   const uint64_t* up = t.valid_words();
@@ -238,7 +239,8 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* 
     const auto count = static_cast<uint32_t>(std::popcount(ties));
     const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
     out[i] = t.port(f);
-    if (const uint32_t grew = queues_.add(out[i], p)) {
+    // The burst's own choices live in score_; nothing reads the queues again in this burst.
+    if (const uint32_t grew = queues_.grow(out[i], p)) {
       const uint64_t s = score_[f] + (static_cast<uint64_t>(grew) << 8);
       score_[f] = s;
       if ((low >> f) & 1) {
@@ -256,6 +258,7 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* 
       }
     }
   }
+  kept_rng = rng;
   at_lowest_[0] = low;
   at_lowest_count_ = low_count;
 }

@@ -21,13 +21,8 @@ const __m512i kLanes = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 
 void Psp::classify() {
   const uint32_t w = set_.w;
   // Th depends only on the ports (and their buffers): kept while the set's ports are.
-  if (th_w_ != w || th_capacity_ != queues_.capacities() ||
-      std::memcmp(th_ports_, set_.ports, w * sizeof(PortId)) != 0) {
+  if (!th_of_.same(set_.ports, w, queues_.capacities()))
     load_thresholds(threshold_, set_.ports, w, queues_.capacities(), th_);
-    std::memcpy(th_ports_, set_.ports, w * sizeof(PortId));
-    th_w_ = w;
-    th_capacity_ = queues_.capacities();
-  }
   weigh();
   total_ = 0;
   for (uint32_t c = 0; c <= top_; ++c) {
@@ -144,17 +139,23 @@ uint32_t Psp::draw(uint32_t r) const {
 void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.begin(queues_);
-  Rng rng = *ctx.rng;  // in registers (rps.h)
+  Rng rng = *ctx.rng;   // in registers (rps.h)
+  size_t recorded = 0;  // choices before this are in the queues' pending depths
   for (size_t i = 0; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.num_candidates == 0) {
       out[i] = kNoPort;
       continue;
     }
+    if (p.candidates != set_.ports || p.num_candidates != set_.w) {
+      // Another set may be loaded: it must see this burst's choices so far.
+      queues_.record(burst, out, recorded, i);
+      recorded = i;
+    }
     if (set_.load(p, queues_)) classify();
     const uint32_t c = total_ == 0 ? rng.below(set_.w) : draw(rng.below(total_));
     out[i] = set_.ports[c];
-    if (const uint32_t grew = queues_.add(out[i], p)) {
+    if (const uint32_t grew = queues_.grow(out[i], p)) {
       set_.depth[c] += grew;
       // Weights 0 and saturated_weight are never re-weighed (limit +inf); the others only when
       // the depth reaches the band's upper edge.

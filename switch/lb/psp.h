@@ -76,9 +76,7 @@ class Psp final : public Balancer {
   alignas(64) uint32_t weight_[kMaxCandidates];
   alignas(64) double th_[kMaxCandidates];     // Th of each candidate's port, as loaded
   alignas(64) double limit_[kMaxCandidates];  // limit(i), kept with weight_
-  PortId th_ports_[kMaxCandidates];           // the ports th_ was loaded for
-  uint32_t th_w_ = 0;
-  const uint32_t* th_capacity_ = nullptr;
+  SetPorts th_of_;                            // the ports th_ was loaded for
   // Draw order is class top_, top_ − 1, …, 1: lo_[k] is where the k-th of them starts in
   // [0, total_), lo_[k] = total_ for k ≥ top_ (up to kFastClasses).
   alignas(32) uint32_t lo_[kFastClasses + 1] = {};
