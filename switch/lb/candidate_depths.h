@@ -213,6 +213,16 @@ struct KeyRegs {
       bits |= static_cast<uint64_t>(_mm512_cmplt_epu32_mask(v[j], b)) << (16 * j);
     return bits & valid;
   }
+  uint32_t max() const {
+    __m512i m = _mm512_setzero_si512();
+    for (uint32_t j = 0; j < 4; ++j)
+      m = _mm512_mask_max_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, v[j]);
+    alignas(64) uint32_t lane[16];
+    _mm512_store_si512(lane, m);
+    uint32_t b = 0;
+    for (uint32_t x : lane) b = x > b ? x : b;
+    return b;
+  }
   // The smallest key above x (UINT32_MAX if none).
   uint32_t min_above(uint32_t x) const {
     const __m512i b = _mm512_set1_epi32(static_cast<int>(x));

@@ -23,6 +23,25 @@ void TopK::find_kth() {
   at_.build<Cmp::kEqual>(set_.depth, w, x);
 }
 
+#if defined(SPRAYLAB_LB_AVX512)
+// find_kth's search with the depths in registers.
+void TopK::find_kth_in_regs() {
+  const uint32_t top = regs_.max();
+  uint32_t x = 0;
+  for (int b = std::bit_width(top); b >= 0; --b) {
+    const uint64_t next = x | (uint64_t{1} << b);
+    if (next > top) continue;
+    if (std::popcount(regs_.less(static_cast<uint32_t>(next))) < static_cast<int>(k_now_))
+      x = static_cast<uint32_t>(next);
+  }
+  v_ = x;
+  below_.word[0] = regs_.less(x);
+  below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
+  at_.word[0] = regs_.equal(x);
+  at_.count = static_cast<uint32_t>(std::popcount(at_.word[0]));
+}
+#endif
+
 void TopK::raised(uint32_t c, uint32_t d) {
   const uint32_t now = set_.depth[c];
   if (d < v_) {
@@ -118,10 +137,16 @@ void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId
       if (k == 0) k = 1;
       if (k > set_.w) k = set_.w;
       k_now_ = k;
-      find_kth();
 #if defined(SPRAYLAB_LB_AVX512)
       in_regs_ = set_.w <= 64;
-      if (in_regs_) regs_.load(set_.depth, set_.w);
+      if (in_regs_) {
+        regs_.load(set_.depth, set_.w);
+        find_kth_in_regs();
+      } else {
+        find_kth();
+      }
+#else
+      find_kth();
 #endif
     }
 #if defined(SPRAYLAB_LB_AVX512)

@@ -24,6 +24,7 @@ class TopK final : public Balancer {
 
  private:
   void find_kth();                      // v_, below_ and at_ from set_.depth
+  void find_kth_in_regs();              // the same from regs_ (at most 64 candidates)
   void raised(uint32_t c, uint32_t d);  // candidate c's depth grew from d
   // The loop for a run of packets sharing a loaded set of at most 64 candidates; returns the first
   // packet after the run.
