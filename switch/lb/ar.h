@@ -28,10 +28,14 @@ class Ar final : public Balancer {
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
+  struct Bands;  // choose_lowest_key's keys
+
   BurstQueues queues_;
   CandidateDepths set_;
   LowestKey low_;
-  uint32_t band_[kMaxCandidates];
+  alignas(64) uint32_t band_[kMaxCandidates];
+  alignas(64) uint32_t buffer_[kMaxCandidates];  // each candidate's port buffer
+  SetPorts buffer_of_;                           // the ports buffer_ was loaded for
 };
 
 }  // namespace spraylab::lb

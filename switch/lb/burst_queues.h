@@ -9,6 +9,10 @@
 #pragma once
 
 #include <cstdint>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include <span>
 #include <vector>
 
@@ -28,7 +32,11 @@ class BurstQueues {
     snapshot_ = stale() ? ctx.now_ns / stale_.period_ns() : snapshot_ + 1;
   }
   uint32_t depth(PortId p) const { return view_.depth(p) + pending_[p]; }
+  // out[i] = depth(ports[i]) for i < w, by vector gathers where there are any; out has room for a
+  // multiple of 16 entries past w (kMaxCandidates), which may be overwritten.
+  void load(const PortId* ports, uint32_t w, uint32_t* out) const;
   uint32_t capacity(PortId p) const { return view_.capacity(p); }
+  const uint32_t* capacities() const { return view_.capacities(); }
   // A stale view: depths change only when the snapshot does, and the burst's own choices are
   // not counted (add returns 0).
   bool stale() const { return stale_.period_ns() != 0; }
@@ -39,12 +47,25 @@ class BurstQueues {
     if (stale_.period_ns() != 0 || p == kNoPort) return 0;
     const uint32_t unit = bytes_ ? pkt.bytes : 1;
     pending_[p] += unit;
+    any_pending_ = true;
     return unit;
   }
+  // What a choice of p adds to its depth (0 with a stale view or no port), without recording it
+  // in pending_: a loop that keeps its own copy of the depths records its choices with record()
+  // only before the burst loads another set, the one reader of pending_ within a burst.
+  uint32_t grow(PortId p, const Packet& pkt) const {
+    if (stale_.period_ns() != 0 || p == kNoPort) return 0;
+    return bytes_ ? pkt.bytes : 1;
+  }
+  void record(std::span<const Packet> burst, const PortId* out, size_t from, size_t to) {
+    for (size_t j = from; j < to; ++j) add(out[j], burst[j]);
+  }
   void end(std::span<const PortId> chosen) {
+    if (!any_pending_) return;
     for (PortId p : chosen) {
       if (p != kNoPort) pending_[p] = 0;
     }
+    any_pending_ = false;
   }
 
  private:
@@ -53,6 +74,35 @@ class BurstQueues {
   std::vector<uint32_t> pending_;
   uint64_t snapshot_ = UINT64_MAX;
   bool bytes_;
+  bool any_pending_ = false;  // some pending_ entry is not 0 (this burst made a live choice)
 };
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define SPRAYLAB_LB_AVX512 1
+#endif
+
+// out[i] = base[ports[i]] (+ extra[ports[i]] when extra is not null) for i < w. Sixteen ports per
+// vector gather; out has room for a multiple of 16 entries past w, which may be overwritten.
+inline void gather_ports(const PortId* ports, uint32_t w, const uint32_t* base,
+                         const uint32_t* extra, uint32_t* out) {
+#if defined(SPRAYLAB_LB_AVX512)
+  for (uint32_t i = 0; i < w; i += 16) {
+    const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
+    const __m512i idx = _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, ports + i));
+    __m512i d = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, base, 4);
+    if (extra != nullptr) {
+      d = _mm512_add_epi32(d,
+                           _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, extra, 4));
+    }
+    _mm512_storeu_si512(out + i, d);
+  }
+#else
+  for (uint32_t i = 0; i < w; ++i) out[i] = base[ports[i]] + (extra ? extra[ports[i]] : 0);
+#endif
+}
+
+inline void BurstQueues::load(const PortId* ports, uint32_t w, uint32_t* out) const {
+  gather_ports(ports, w, view_.raw(), any_pending_ ? pending_.data() : nullptr, out);
+}
 
 }  // namespace spraylab::lb

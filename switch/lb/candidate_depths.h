@@ -9,6 +9,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -18,6 +19,7 @@
 #endif
 
 #include "switch/lb/balancer.h"
+#include "switch/lb/band_thresholds.h"
 #include "switch/lb/burst_queues.h"
 #include "switch/lb/rng.h"
 
@@ -100,7 +102,7 @@ struct CandidateMask {
 struct CandidateDepths {
   const PortId* ports = nullptr;
   uint32_t w = 0;
-  uint32_t depth[kMaxCandidates];
+  alignas(64) uint32_t depth[kMaxCandidates];
 
   // At a burst's start, after BurstQueues::begin.
   void begin(const BurstQueues& q) {
@@ -122,8 +124,9 @@ struct CandidateDepths {
     }
     ports = p.candidates;
     w = p.num_candidates < kMaxCandidates ? p.num_candidates : kMaxCandidates;
-    for (uint32_t i = 0; i < w; ++i) depth[i] = q.depth(ports[i]);
-    std::memcpy(copy_, ports, w * sizeof(PortId));
+    q.load(ports, w, depth);
+    // Only a stale view keeps a set beyond its burst (begin() drops it otherwise).
+    if (q.stale()) std::memcpy(copy_, ports, w * sizeof(PortId));
     checked_ = true;
     return true;
   }
@@ -134,59 +137,257 @@ struct CandidateDepths {
   bool checked_ = false;
 };
 
+// The smallest of key[0..w), w > 0.
+inline uint32_t min_key(const uint32_t* key, uint32_t w) {
+#if defined(__AVX512F__)
+  __m512i m = _mm512_set1_epi32(-1);
+  for (uint32_t i = 0; i < w; i += 16) {
+    const auto lanes = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
+    m = _mm512_mask_min_epu32(m, lanes, m, _mm512_loadu_si512(key + i));
+  }
+  // Sixteen lanes to one by hand: GCC 12's _mm512_reduce_min_epu32 trips -Wmaybe-uninitialized.
+  __m256i h = _mm256_min_epu32(_mm512_maskz_extracti64x4_epi64(0xf, m, 0),
+                               _mm512_maskz_extracti64x4_epi64(0xf, m, 1));
+  __m128i q = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0x4e));
+  q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(q));
+#else
+  uint32_t b = UINT32_MAX;
+  for (uint32_t i = 0; i < w; ++i) b = key[i] < b ? key[i] : b;
+  return b;
+#endif
+}
+
+// Where LowestKey reads the keys: an array of any length.
+struct KeyArray {
+  const uint32_t* key;
+  uint32_t w;
+  uint32_t min() const { return min_key(key, w); }
+  void equal(uint32_t v, CandidateMask& m) const { m.build<Cmp::kEqual>(key, w, v); }
+  void set(uint32_t, uint32_t) {}  // the array itself holds the new key
+};
+
+#if defined(SPRAYLAB_LB_AVX512)
+// Or up to 64 keys held in four vector registers for the burst: a key that rises is written into
+// its lane, so finding the ties again never loads a vector that a scalar store has just touched
+// (a load the store cannot be forwarded to waits until the store reaches the cache).
+struct KeyRegs {
+  __m512i v[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                  _mm512_setzero_si512()};
+  uint64_t valid = 0;
+
+  void load(const uint32_t* key, uint32_t w) {
+    for (uint32_t j = 0; j < 4; ++j) v[j] = _mm512_loadu_si512(key + 16 * j);
+    valid = low_bits(w);
+  }
+  uint32_t min() const {
+    __m512i m = _mm512_set1_epi32(-1);
+    for (uint32_t j = 0; j < 4; ++j)
+      m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, v[j]);
+    return reduce_min(m);
+  }
+  static uint32_t reduce_min(__m512i m) {
+    __m256i h = _mm256_min_epu32(_mm512_maskz_extracti64x4_epi64(0xf, m, 0),
+                                 _mm512_maskz_extracti64x4_epi64(0xf, m, 1));
+    __m128i q = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0x4e));
+    q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0xb1));
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(q));
+  }
+  uint64_t equal(uint32_t x) const {
+    const __m512i b = _mm512_set1_epi32(static_cast<int>(x));
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < 4; ++j)
+      bits |= static_cast<uint64_t>(_mm512_cmpeq_epu32_mask(v[j], b)) << (16 * j);
+    return bits & valid;
+  }
+  void equal(uint32_t x, CandidateMask& m) const {
+    m.word[0] = equal(x);
+    m.count = static_cast<uint32_t>(std::popcount(m.word[0]));
+  }
+  uint64_t less(uint32_t x) const {
+    const __m512i b = _mm512_set1_epi32(static_cast<int>(x));
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < 4; ++j)
+      bits |= static_cast<uint64_t>(_mm512_cmplt_epu32_mask(v[j], b)) << (16 * j);
+    return bits & valid;
+  }
+  uint32_t max() const {
+    __m512i m = _mm512_setzero_si512();
+    for (uint32_t j = 0; j < 4; ++j)
+      m = _mm512_mask_max_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, v[j]);
+    alignas(64) uint32_t lane[16];
+    _mm512_store_si512(lane, m);
+    uint32_t b = 0;
+    for (uint32_t x : lane) b = x > b ? x : b;
+    return b;
+  }
+  // The smallest key above x (UINT32_MAX if none).
+  uint32_t min_above(uint32_t x) const {
+    const __m512i b = _mm512_set1_epi32(static_cast<int>(x));
+    __m512i m = _mm512_set1_epi32(-1);
+    for (uint32_t j = 0; j < 4; ++j) {
+      const auto lanes = static_cast<__mmask16>(valid >> (16 * j));
+      m = _mm512_mask_min_epu32(m, lanes & _mm512_cmpgt_epu32_mask(v[j], b), m, v[j]);
+    }
+    return reduce_min(m);
+  }
+  void set(uint32_t c, uint32_t k) {
+    const __m512i kk = _mm512_set1_epi32(static_cast<int>(k));
+    const uint64_t one = uint64_t{1} << c;
+    for (uint32_t j = 0; j < 4; ++j)
+      v[j] = _mm512_mask_mov_epi32(v[j], static_cast<__mmask16>(one >> (16 * j)), kk);
+  }
+};
+#endif
+
 // The candidates with the smallest key and the pick among them: the r-th in candidate order,
 // r uniform (no draw when there is one). Keys only rise while a set is loaded (a depth grows), so a
 // candidate leaves the set when its key rises and the minimum is searched again only when the set
-// is empty.
+// is empty. Then every other key is above the old minimum, so when a tie rose by exactly one (exact
+// JSQ in packets: always; banded JSQ and AR: crossing one band edge) the new minimum is the old one
+// plus one and only the ties at it are looked for, without a search for the minimum.
 struct LowestKey {
   uint32_t best = 0;
   CandidateMask ties;
 
-  void build(const uint32_t* key, uint32_t w) {
-    uint32_t b = UINT32_MAX;
-    for (uint32_t i = 0; i < w; ++i) b = key[i] < b ? key[i] : b;
-    best = b;
-    ties.build<Cmp::kEqual>(key, w, b);
+  template <typename Keys>
+  void build(const Keys& keys) {
+    at(keys.min(), keys);
   }
   uint32_t pick(Rng& rng) const { return ties.select(ties.count == 1 ? 0 : rng.below(ties.count)); }
-  // Candidate c (one of the ties) now has a higher key.
-  void rose(uint32_t c, const uint32_t* key, uint32_t w) {
+  // Candidate c (one of the ties) now has the higher key k.
+  template <typename Keys>
+  void rose(uint32_t c, uint32_t k, const Keys& keys) {
     ties.clear(c);
-    if (ties.count == 0) build(key, w);
+    raised_min_ = k < raised_min_ ? k : raised_min_;
+    if (ties.count != 0) return;
+    if (raised_min_ == best + 1) {
+      at(best + 1, keys);
+    } else {
+      build(keys);
+    }
+  }
+
+  uint32_t raised_min_ = UINT32_MAX;  // the smallest key a tie rose to since the ties were found
+
+ private:
+  template <typename Keys>
+  void at(uint32_t b, const Keys& keys) {
+    best = b;
+    keys.equal(b, ties);
+    raised_min_ = UINT32_MAX;
   }
 };
 
+#if defined(SPRAYLAB_LB_AVX512)
+// choose_lowest_key's loop for a run of packets that share a loaded set of at most 64 candidates
+// (`regs` holds its keys unless the view is stale, when keys never change): the ties are one word
+// in a register, so a pick is a draw, a deposit and a count of trailing zeros, and removing the
+// chosen candidate is one instruction. Returns the first packet after the run.
+template <typename Keys>
+size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* out,
+                             BurstQueues& queues, CandidateDepths& set, LowestKey& low, Keys& keys,
+                             KeyRegs& kept_regs, Rng& kept_rng) {
+  KeyRegs regs = kept_regs;  // locals: in registers
+  Rng rng = kept_rng;
+  uint64_t ties = low.ties.word[0];
+  uint32_t count = low.ties.count;
+  uint32_t best = low.best;
+  uint32_t raised_min = low.raised_min_;
+  const PortId* ports = set.ports;
+  const uint32_t w = set.w;
+  const uint32_t* key = keys.key();
+  const size_t start = i;
+  for (; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.candidates != ports || p.num_candidates != w) break;
+    const uint32_t c = select_bit(ties, count == 1 ? 0 : rng.below(count));
+    out[i] = ports[c];
+    if (const uint32_t grew = queues.grow(out[i], p)) {
+      set.depth[c] += grew;
+      if (keys.rose(set, c)) {
+        const uint32_t k = key[c];
+        regs.set(c, k);
+        ties &= ~(uint64_t{1} << c);
+        --count;
+        raised_min = k < raised_min ? k : raised_min;
+        if (count == 0) {  // LowestKey::rose
+          best = raised_min == best + 1 ? best + 1 : regs.min();
+          ties = regs.equal(best);
+          count = static_cast<uint32_t>(std::popcount(ties));
+          raised_min = UINT32_MAX;
+        }
+      }
+    }
+  }
+  if (i < burst.size()) queues.record(burst, out, start, i);  // another set may follow
+  kept_regs = regs;
+  kept_rng = rng;
+  low.ties.word[0] = ties;
+  low.ties.count = count;
+  low.best = best;
+  low.raised_min_ = raised_min;
+  return i;
+}
+#endif
+
 // The per-burst loop JSQ (exact or banded) and AR share: for each packet, the key of every
-// candidate (`key_of(i)` from set.depth[i]), a lowest key uniformly among ties, and the chosen
-// port's key updated with the burst's own choice. `key` has room for kMaxCandidates.
-template <typename KeyOf>
+// candidate, a lowest key uniformly among ties, and the chosen port's key updated with the burst's
+// own choice. `keys` computes them: keys.key() is the key array (room for kMaxCandidates),
+// keys.load(set) fills it from set.depth, keys.rose(set, c) updates candidate c's key after its
+// depth grew and returns whether it changed.
+template <typename Keys>
 void choose_lowest_key(std::span<const Packet> burst, const BurstContext& ctx, PortId* out,
-                       BurstQueues& queues, CandidateDepths& set, uint32_t* key, LowestKey& low,
-                       KeyOf key_of) {
+                       BurstQueues& queues, CandidateDepths& set, LowestKey& kept, Keys& keys) {
   queues.begin(ctx);
   set.begin(queues);
-  Rng& rng = *ctx.rng;
-  for (size_t i = 0; i < burst.size(); ++i) {
+  // Local copies keep the generator and the ties in registers or on the stack: through pointers,
+  // every depth store (a uint32_t, like the tie count) would make the compiler reload them.
+  Rng rng = *ctx.rng;
+  LowestKey low = kept;
+  const uint32_t* key = keys.key();
+#if defined(SPRAYLAB_LB_AVX512)
+  KeyRegs regs;
+  bool in_regs = false;  // regs holds the loaded set's keys (loaded in this burst, w <= 64)
+#endif
+  for (size_t i = 0; i < burst.size();) {
     const Packet& p = burst[i];
     if (p.num_candidates == 0) {
-      out[i] = kNoPort;
+      out[i++] = kNoPort;
       continue;
     }
     if (set.load(p, queues)) {
-      for (uint32_t j = 0; j < set.w; ++j) key[j] = key_of(j);
-      low.build(key, set.w);
+      keys.load(set);
+#if defined(SPRAYLAB_LB_AVX512)
+      in_regs = set.w <= 64;
+      if (in_regs) {
+        regs.load(key, set.w);
+        low.build(regs);
+      } else {
+        low.build(KeyArray{key, set.w});
+      }
+#else
+      low.build(KeyArray{key, set.w});
+#endif
     }
+#if defined(SPRAYLAB_LB_AVX512)
+    if (set.w <= 64 && (in_regs || queues.stale())) {
+      i = choose_lowest_in_word(burst, i, out, queues, set, low, keys, regs, rng);
+      continue;
+    }
+#endif
     const uint32_t c = low.pick(rng);
     out[i] = set.ports[c];
     if (const uint32_t grew = queues.add(out[i], p)) {
       set.depth[c] += grew;
-      const uint32_t k = key_of(c);
-      if (k != key[c]) {
-        key[c] = k;
-        low.rose(c, key, set.w);
-      }
+      if (keys.rose(set, c)) low.rose(c, key[c], KeyArray{key, set.w});
     }
+    ++i;
   }
+  *ctx.rng = rng;
+  kept = low;
   queues.end({out, burst.size()});
 }
 
@@ -199,6 +400,65 @@ inline uint32_t band_floor(uint64_t q, uint32_t n, uint64_t th) {
   uint64_t edge = th;
   for (uint32_t k = 0; k < n; ++k, edge += th) f += x >= edge;
   return f;
+}
+
+// Whether per-port values loaded for a set (its thresholds, its buffers) are still good: they
+// depend only on the ports and the capacity array, so a live view, which reloads the set every
+// burst, loads them again only when the route group's ports change.
+struct SetPorts {
+  PortId ports[kMaxCandidates];
+  uint32_t w = 0;
+  const uint32_t* capacity = nullptr;
+
+  // True when (ports, w, capacity) is what was kept; else keeps it and returns false.
+  bool same(const PortId* p, uint32_t n, const uint32_t* cap) {
+    if (n == w && cap == capacity && std::memcmp(ports, p, n * sizeof(PortId)) == 0) return true;
+    std::memcpy(ports, p, n * sizeof(PortId));
+    w = n;
+    capacity = cap;
+    return false;
+  }
+};
+
+// Th of each candidate as a double: out[i] = th.at(ports[i], capacity[ports[i]]), i < w (room past
+// w as in gather_ports).
+inline void load_thresholds(const BandThresholds& th, const PortId* ports, uint32_t w,
+                            const uint32_t* capacity, double* out) {
+  if (!th.per_port && th.uniform != 0) {
+    for (uint32_t i = 0; i < w; ++i) out[i] = static_cast<double>(th.uniform);
+    return;
+  }
+  alignas(64) uint32_t t[kMaxCandidates];
+  gather_ports(ports, w, th.per_port ? th.per_port->data() : capacity, nullptr, t);
+  for (uint32_t i = 0; i < w; ++i) out[i] = t[i];
+}
+
+// band_floor of q[i] against th[i] for i < w, in one pass the compiler vectorises: floor(q·n / Th)
+// in double is exact (q·n < 2^42: a correctly rounded quotient reaches the integer above the true
+// one only for a numerator of 2^53 or more), capped at n; Th = 0 gives n (an infinite or undefined
+// quotient), as band_floor does.
+inline void band_floors(const uint32_t* q, const double* th, uint32_t w, uint32_t n, uint32_t* f) {
+  const double nd = n;
+  uint32_t i = 0;
+#if defined(SPRAYLAB_LB_AVX512)
+  // Eight lanes by hand: GCC does not vectorise the conversions and the division of the loop below.
+  const __m512d vn = _mm512_set1_pd(nd);
+  const __m256i vcap = _mm256_set1_epi32(static_cast<int>(n));
+  for (; i + 8 <= w; i += 8) {
+    const __m512d x =
+        _mm512_maskz_cvtepu32_pd(0xff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i)));
+    const __m512d y = _mm512_div_pd(_mm512_mul_pd(x, vn), _mm512_loadu_pd(th + i));
+    const __m512d fl =
+        _mm512_maskz_roundscale_pd(0xff, y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __mmask8 below = _mm512_cmp_pd_mask(fl, vn, _CMP_LT_OQ);  // false for NaN and infinity
+    const __m256i r = _mm256_mask_mov_epi32(vcap, below, _mm512_maskz_cvttpd_epu32(below, fl));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(f + i), r);
+  }
+#endif
+  for (; i < w; ++i) {
+    const double x = std::floor(static_cast<double>(q[i]) * nd / th[i]);
+    f[i] = x < nd ? static_cast<uint32_t>(x) : n;
+  }
 }
 
 }  // namespace spraylab::lb

@@ -2,16 +2,42 @@
 
 namespace spraylab::lb {
 
-uint32_t Jsq::key(uint32_t i) const {
-  if (bands_ == 0) return set_.depth[i];
-  const uint64_t th = threshold_.at(set_.ports[i], queues_.capacity(set_.ports[i]));
-  const uint32_t f = band_floor(set_.depth[i], bands_, th);
-  return f < bands_ ? f : bands_ - 1;  // PSP: band = min(n, floor(q·n/Th) + 1), here 0-based
-}
+struct Jsq::Exact {
+  Jsq& j;
+  const uint32_t* key() const { return j.set_.depth; }
+  void load(const CandidateDepths&) {}
+  bool rose(const CandidateDepths&, uint32_t) { return true; }  // the depth is the key
+};
+
+// PSP: band = min(n, floor(q·n/Th) + 1), here 0-based.
+struct Jsq::Banded {
+  Jsq& j;
+  const uint32_t* key() const { return j.key_; }
+  void load(const CandidateDepths& set) {
+    if (!j.th_of_.same(set.ports, set.w, j.queues_.capacities()))
+      load_thresholds(j.threshold_, set.ports, set.w, j.queues_.capacities(), j.th_);
+    band_floors(set.depth, j.th_, set.w, j.bands_, j.key_);
+    for (uint32_t i = 0; i < set.w; ++i)
+      j.key_[i] = j.key_[i] < j.bands_ ? j.key_[i] : j.bands_ - 1;
+  }
+  bool rose(const CandidateDepths& set, uint32_t c) {
+    uint32_t k;
+    band_floors(&set.depth[c], &j.th_[c], 1, j.bands_, &k);
+    k = k < j.bands_ ? k : j.bands_ - 1;
+    if (k == j.key_[c]) return false;
+    j.key_[c] = k;
+    return true;
+  }
+};
 
 void Jsq::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
-  choose_lowest_key(burst, ctx, out, queues_, set_, key_, low_,
-                    [this](uint32_t j) { return key(j); });
+  if (bands_ == 0) {
+    Exact keys{*this};
+    choose_lowest_key(burst, ctx, out, queues_, set_, low_, keys);
+  } else {
+    Banded keys{*this};
+    choose_lowest_key(burst, ctx, out, queues_, set_, low_, keys);
+  }
 }
 
 }  // namespace spraylab::lb

@@ -20,14 +20,18 @@ class Jsq final : public Balancer {
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
-  uint32_t key(uint32_t i) const;
+  // choose_lowest_key's keys: the depths themselves (exact), or their bands.
+  struct Exact;
+  struct Banded;
 
   uint32_t bands_;
   BandThresholds threshold_;
   BurstQueues queues_;
   CandidateDepths set_;
   LowestKey low_;
-  uint32_t key_[kMaxCandidates];
+  alignas(64) uint32_t key_[kMaxCandidates];
+  alignas(64) double th_[kMaxCandidates];  // Th of each candidate's port (banded)
+  SetPorts th_of_;                         // the ports th_ was loaded for
 };
 
 }  // namespace spraylab::lb

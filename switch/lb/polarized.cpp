@@ -126,12 +126,159 @@ void Polarized::lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_
 #endif
 }
 
+void Polarized::find_lowest_at(uint64_t v, uint32_t words) {
+  lowest_ = v;
+  at_lowest_count_ = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    uint64_t m = 0;
+#if defined(__AVX512F__)
+    const __m512i vv = _mm512_set1_epi64(static_cast<long long>(v));
+    for (uint32_t b = 0; b < 8; ++b) {
+      m |= static_cast<uint64_t>(
+               _mm512_cmpeq_epu64_mask(_mm512_loadu_si512(score_ + 64 * w + 8 * b), vv))
+           << (8 * b);
+    }
+#else
+    for (uint32_t b = 0; b < 64; ++b) m |= static_cast<uint64_t>(score_[64 * w + b] == v) << b;
+#endif
+    at_lowest_[w] = m & table_->valid(w);
+    at_lowest_count_ += static_cast<uint32_t>(std::popcount(at_lowest_[w]));
+  }
+  raised_min_ = UINT64_MAX;
+}
+
+void Polarized::find_lowest(uint32_t words) {
+  uint64_t b = UINT64_MAX;
+#if defined(__AVX512F__)
+  __m512i m = _mm512_set1_epi64(-1);
+  for (uint32_t w = 0; w < words; ++w) {
+    for (uint32_t v = 0; v < 8; ++v) {
+      m = _mm512_mask_min_epu64(m, static_cast<__mmask8>(table_->valid(w) >> (8 * v)), m,
+                                _mm512_loadu_si512(score_ + 64 * w + 8 * v));
+    }
+  }
+  alignas(64) uint64_t lane[8];  // by hand: see lowest()
+  _mm512_store_si512(lane, m);
+  for (uint64_t x : lane) b = x < b ? x : b;
+#else
+  for (uint32_t f = 0; f < table_->ports(); ++f) b = score_[f] < b ? score_[f] : b;
+#endif
+  find_lowest_at(b, words);
+}
+
+// The lowest allowed score is the lowest over every port, lowest_, when an allowed port has it:
+// then the ties are the allowed ports at lowest_ (without the deroutes among them when the penalty
+// is positive, if a forward port is there too; all of them if every allowed port is a deroute,
+// whose common penalty changes no order). Otherwise the search decides.
+bool Polarized::ties_from_lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
+                                 CandidateMask& ties) const {
+  uint64_t any = 0, any_forward_low = 0, any_forward = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    any |= allowed[w] & at_lowest_[w];
+    any_forward_low |= allowed[w] & ~deroute[w] & at_lowest_[w];
+    any_forward |= allowed[w] & ~deroute[w];
+  }
+  if (any == 0) return false;
+  const bool all = penalty_ == 0 || any_forward == 0;
+  if (!all && any_forward_low == 0) return false;
+  ties.count = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    ties.word[w] = allowed[w] & at_lowest_[w] & (all ? ~uint64_t{0} : ~deroute[w]);
+    ties.count += static_cast<uint32_t>(std::popcount(ties.word[w]));
+  }
+  return true;
+}
+
+// choose()'s loop for a switch of at most 64 fabric ports: every mask is one word, held in a
+// register for the burst (the same steps as the loop in choose()).
+void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, PortId* out) {
+  const PolarizedTable& t = *table_;
+  Rng rng = kept_rng;  // a local: in registers
+  uint64_t low = at_lowest_[0];
+  uint32_t low_count = at_lowest_count_;
+  const uint64_t* up = t.valid_words();
+  const PortId* up_of = nullptr;
+  uint16_t up_count = 0;
+  for (size_t i = 0; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.src_leaf >= t.leaves() || p.dst_leaf >= t.leaves()) {
+      out[i] = kNoPort;
+      continue;
+    }
+    if (p.candidates != up_of || p.num_candidates != up_count) {
+      up = live(p);
+      up_of = p.candidates;
+      up_count = p.num_candidates;
+    }
+    const uint64_t to_s = *t.closer(p.src_leaf);
+    const uint64_t to_t = *t.closer(p.dst_leaf);
+    const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
+    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up[0];
+    const uint64_t allowed = (~to_s & to_t & up[0]) | deroute;
+    uint64_t ties;
+    if (std::popcount(allowed) <= 1) {
+      ties = allowed;
+    } else {
+      // ties_from_lowest
+      const uint64_t forward = allowed & ~deroute;
+      const uint64_t at = allowed & low;
+      if (at != 0 && (penalty_ == 0 || forward == 0)) {
+        ties = at;
+      } else if ((forward & low) != 0) {
+        ties = forward & low;
+      } else {
+        CandidateMask m;
+        lowest(&allowed, &deroute, 1, m);
+        ties = m.word[0];
+      }
+    }
+    if (ties == 0) {
+      out[i] = kNoPort;
+      continue;
+    }
+    const auto count = static_cast<uint32_t>(std::popcount(ties));
+    const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
+    out[i] = t.port(f);
+    // The burst's own choices live in score_; nothing reads the queues again in this burst.
+    if (const uint32_t grew = queues_.grow(out[i], p)) {
+      const uint64_t s = score_[f] + (static_cast<uint64_t>(grew) << 8);
+      score_[f] = s;
+      if ((low >> f) & 1) {
+        low &= ~(uint64_t{1} << f);
+        raised_min_ = s < raised_min_ ? s : raised_min_;
+        if (--low_count == 0) {
+          if (raised_min_ == lowest_ + 256) {
+            find_lowest_at(lowest_ + 256, 1);
+          } else {
+            find_lowest(1);
+          }
+          low = at_lowest_[0];
+          low_count = at_lowest_count_;
+        }
+      }
+    }
+  }
+  kept_rng = rng;
+  at_lowest_[0] = low;
+  at_lowest_count_ = low_count;
+}
+
 void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   const PolarizedTable& t = *table_;
   queues_.begin(ctx);
   // Every fabric port's score once per burst; the burst's own choices are added as they are made.
-  for (uint32_t f = 0; f < t.ports(); ++f)
-    score_[f] = static_cast<uint64_t>(queues_.depth(t.port(f))) << 8;
+  alignas(64) uint32_t depth[kMaxCandidates];
+  queues_.load(t.port_ids(), t.ports(), depth);
+  for (uint32_t f = 0; f < t.ports(); ++f) score_[f] = static_cast<uint64_t>(depth[f]) << 8;
+  const uint32_t words = t.words();
+  find_lowest(words);
+  Rng rng = *ctx.rng;  // in registers (rps.h)
+  if (words == 1) {
+    choose_in_word(burst, rng, out);
+    *ctx.rng = rng;
+    queues_.end({out, burst.size()});
+    return;
+  }
   CandidateMask ties;
   for (size_t i = 0; i < burst.size(); ++i) {
     const Packet& p = burst[i];
@@ -145,20 +292,44 @@ void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, P
     const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
     // Away from s and toward t: Forward. Away from both: Expansion. Toward both: Contraction.
     uint64_t allowed[kMaskWords], deroute[kMaskWords];
-    for (uint32_t w = 0; w < t.words(); ++w) {
+    uint32_t count = 0;
+    for (uint32_t w = 0; w < words; ++w) {
       deroute[w] = (expanding ? ~to_s[w] & ~to_t[w] : to_s[w] & to_t[w]) & up[w];
       allowed[w] = (~to_s[w] & to_t[w] & up[w]) | deroute[w];
+      count += static_cast<uint32_t>(std::popcount(allowed[w]));
     }
     // The lowest score, then one draw among the ports that have it (in fabric-port order).
-    lowest(allowed, deroute, t.words(), ties);
+    if (count <= 1) {  // one allowed port is its own lowest (none: no port)
+      ties.count = count;
+      for (uint32_t w = 0; w < words; ++w) ties.word[w] = allowed[w];
+    } else if (!ties_from_lowest(allowed, deroute, words, ties)) {
+      lowest(allowed, deroute, words, ties);
+    }
     if (ties.count == 0) {
       out[i] = kNoPort;
       continue;
     }
-    const uint32_t f = ties.select(ties.count == 1 ? 0 : ctx.rng->below(ties.count));
+    const uint32_t f = ties.select(ties.count == 1 ? 0 : rng.below(ties.count));
     out[i] = t.port(f);
-    if (const uint32_t grew = queues_.add(out[i], p)) score_[f] += static_cast<uint64_t>(grew) << 8;
+    if (const uint32_t grew = queues_.add(out[i], p)) {
+      const uint64_t s = score_[f] + (static_cast<uint64_t>(grew) << 8);
+      score_[f] = s;
+      if ((at_lowest_[f / 64] >> (f % 64)) & 1) {
+        at_lowest_[f / 64] &= ~(uint64_t{1} << (f % 64));
+        raised_min_ = s < raised_min_ ? s : raised_min_;
+        if (--at_lowest_count_ == 0) {
+          // Scores are multiples of 256 and the others were above lowest_: a port that rose by
+          // one packet is the new lowest without a search.
+          if (raised_min_ == lowest_ + 256) {
+            find_lowest_at(lowest_ + 256, words);
+          } else {
+            find_lowest(words);
+          }
+        }
+      }
+    }
   }
+  *ctx.rng = rng;
   queues_.end({out, burst.size()});
 }
 

@@ -49,6 +49,7 @@ class PolarizedTable {
   uint8_t distance(uint32_t leaf) const { return distance_[leaf]; }
   uint64_t valid(uint32_t word) const { return valid_[word]; }
   const uint64_t* valid_words() const { return valid_.data(); }
+  const PortId* port_ids() const { return port_.data(); }
 
  private:
   uint32_t words_ = 0;
@@ -73,8 +74,22 @@ class Polarized final : public Balancer {
   void lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
               CandidateMask& ties) const;
 
+  // The ties from the lowest score over every fabric port when they answer the packet (see
+  // polarized.cpp); false when the full search is needed.
+  bool ties_from_lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
+                        CandidateMask& ties) const;
+  void find_lowest(uint32_t words);  // lowest_ and at_lowest_ from score_
+  void choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* out);
+  void find_lowest_at(uint64_t v, uint32_t words);
+
   std::shared_ptr<const PolarizedTable> table_;
   uint64_t penalty_;  // fixed point, 8 fractional bits
+  // The lowest score over every fabric port and the ports at it, kept as scores rise: a packet
+  // whose allowed ports include one of them needs no search.
+  uint64_t lowest_ = 0;
+  uint64_t at_lowest_[kMaskWords] = {};
+  uint32_t at_lowest_count_ = 0;
+  uint64_t raised_min_ = UINT64_MAX;  // the lowest score a port at lowest_ rose to since
   BurstQueues queues_;
   const PortId* live_of_ = nullptr;  // the candidate array live_ was built from
   uint16_t live_count_ = 0;

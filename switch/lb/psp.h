@@ -9,6 +9,7 @@
 // 0 excludes the port). If every candidate weighs 0 the choice is uniform.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -35,21 +36,31 @@ class Psp final : public Balancer {
         queues_(std::move(queues)),
         top_(bands > saturated_weight ? bands : saturated_weight),
         count_(top_ + 1, 0),
-        members_(static_cast<size_t>(top_ + 1) * kMaxCandidates),
+        members_(static_cast<size_t>(top_ + 1) * kMaxCandidates + 32),
         reciprocal_(top_ + 1, 0) {
     for (uint32_t w = 1; w <= top_; ++w) reciprocal_[w] = (1ull << 32) / w + 1;
   }
+  // Classes beyond this many draw by a loop over the classes instead of one vector compare.
+  static constexpr uint32_t kFastClasses = 8;
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
-  // Candidate i's weight from its depth (inline: called per candidate per burst).
+  // Candidate i's weight from its depth (inline: called per chosen packet).
   uint32_t weight(uint32_t i) const {
-    const uint64_t th = threshold_.at(set_.ports[i], queues_.capacity(set_.ports[i]));
-    return psp_weight(set_.depth[i], n_, th, saturated_);
+    return psp_weight(set_.depth[i], n_, static_cast<uint64_t>(th_[i]), saturated_);
   }
-  void classify();                         // every candidate into its weight class
+  void classify();  // every candidate into its weight class
+  void spans();     // lo_ from count_
+  void weigh();     // weight_ and limit_ from depths and th_
+  // q·n at or beyond this moves candidate i out of its band (+inf: it cannot change weight).
+  double limit(uint32_t i) const {
+    const uint32_t w = weight_[i];
+    if (w == 0 || w == saturated_) return HUGE_VAL;  // choose() never re-weighs these
+    return static_cast<double>(n_ - w + 1) * th_[i];
+  }
   void move(uint32_t i, uint32_t weight);  // candidate i changes class
-  uint32_t draw(Rng& rng) const;           // candidate index ∝ weight
+  // Candidate index ∝ weight, from r uniform in [0, total_).
+  [[gnu::always_inline]] inline uint32_t draw(uint32_t r) const;
   uint16_t* members(uint32_t weight) {
     return &members_[static_cast<size_t>(weight) * kMaxCandidates];
   }
@@ -62,9 +73,13 @@ class Psp final : public Balancer {
   uint32_t saturated_;
   BurstQueues queues_;
   CandidateDepths set_;
-  uint32_t weight_[kMaxCandidates];
-  double th_[kMaxCandidates];         // Th of each candidate's port (classify's scratch)
-  uint16_t pos_[kMaxCandidates];      // candidate i's place in members(weight_[i])
+  alignas(64) uint32_t weight_[kMaxCandidates];
+  alignas(64) double th_[kMaxCandidates];     // Th of each candidate's port, as loaded
+  alignas(64) double limit_[kMaxCandidates];  // limit(i), kept with weight_
+  SetPorts th_of_;                            // the ports th_ was loaded for
+  // Draw order is class top_, top_ − 1, …, 1: lo_[k] is where the k-th of them starts in
+  // [0, total_), lo_[k] = total_ for k ≥ top_ (up to kFastClasses).
+  alignas(32) uint32_t lo_[kFastClasses + 1] = {};
   uint32_t top_;                      // the largest weight: n, or saturated_weight if larger
   uint32_t total_ = 0;                // Σ weight × members
   std::vector<uint32_t> count_;       // members per weight 0..n

@@ -1,6 +1,7 @@
 #include "switch/lb/queue_view.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace spraylab::lb {
 
@@ -11,9 +12,9 @@ StaleQueueView::StaleQueueView(size_t ports, uint64_t period_ns)
 
 void StaleQueueView::refresh(const QueueView& live, uint64_t epoch) {
   const size_t n = std::min(ports_, live.size());
-  for (size_t p = 0; p < n; ++p) {
-    snapshot_[p].store(live.depth(static_cast<topo::PortId>(p)), std::memory_order_relaxed);
-  }
+  // A word copy (vector moves) rather than one relaxed load and store per port: with AR's 100 ns
+  // period the switch takes a snapshot every burst.
+  std::memcpy(static_cast<void*>(snapshot_.get()), live.raw(), n * sizeof(uint32_t));
   live_capacity_ = live.capacities();
   epoch_ = epoch;
   valid_ = true;

@@ -13,6 +13,9 @@
 
 namespace spraylab::lb {
 
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+              std::atomic<uint32_t>::is_always_lock_free);
+
 class QueueView {
  public:
   QueueView() = default;
@@ -26,6 +29,9 @@ class QueueView {
   uint32_t capacity(topo::PortId p) const { return capacity_[p]; }
   const uint32_t* capacities() const { return capacity_; }
   size_t size() const { return ports_; }
+  // The depths as plain words, for vector gathers (an aligned 32-bit load is what a relaxed load
+  // is on x86, and std::atomic<uint32_t> has uint32_t's size and alignment).
+  const uint32_t* raw() const { return reinterpret_cast<const uint32_t*>(depth_); }
 
  private:
   const std::atomic<uint32_t>* depth_ = nullptr;

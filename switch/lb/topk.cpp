@@ -23,6 +23,25 @@ void TopK::find_kth() {
   at_.build<Cmp::kEqual>(set_.depth, w, x);
 }
 
+#if defined(SPRAYLAB_LB_AVX512)
+// find_kth's search with the depths in registers.
+void TopK::find_kth_in_regs() {
+  const uint32_t top = regs_.max();
+  uint32_t x = 0;
+  for (int b = std::bit_width(top); b >= 0; --b) {
+    const uint64_t next = x | (uint64_t{1} << b);
+    if (next > top) continue;
+    if (std::popcount(regs_.less(static_cast<uint32_t>(next))) < static_cast<int>(k_now_))
+      x = static_cast<uint32_t>(next);
+  }
+  v_ = x;
+  below_.word[0] = regs_.less(x);
+  below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
+  at_.word[0] = regs_.equal(x);
+  at_.count = static_cast<uint32_t>(std::popcount(at_.word[0]));
+}
+#endif
+
 void TopK::raised(uint32_t c, uint32_t d) {
   const uint32_t now = set_.depth[c];
   if (d < v_) {
@@ -38,14 +57,79 @@ void TopK::raised(uint32_t c, uint32_t d) {
   if (below_.count + at_.count < k_now_) find_kth();
 }
 
+#if defined(SPRAYLAB_LB_AVX512)
+// raised() and the draw with both masks in registers. When fewer than k remain at or below v after
+// a rise, exactly k − 1 do (one left), so the new k-th smallest depth is the smallest above v, and
+// every candidate at or below v is now below it: one masked minimum instead of find_kth's search.
+size_t TopK::choose_in_word(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
+  Rng rng = kept_rng;
+  // Locals (the keys too): through `this`, every depth store would make the compiler reload them
+  // and every key update would store four vectors.
+  KeyRegs regs = regs_;
+  uint64_t below = below_.word[0], at = at_.word[0];
+  uint32_t nb = below_.count, na = at_.count;
+  uint32_t v = v_;
+  const PortId* ports = set_.ports;
+  const uint32_t w = set_.w;
+  const size_t start = i;
+  for (; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.candidates != ports || p.num_candidates != w) break;
+    const uint32_t r = rng.below(k_now_);
+    const uint32_t c = r < nb ? select_bit(below, r) : select_bit(at, rng.below(na));
+    out[i] = ports[c];
+    if (const uint32_t grew = queues_.grow(out[i], p)) {
+      const uint32_t d = set_.depth[c];
+      const uint32_t now = d + grew;
+      set_.depth[c] = now;
+      regs.set(c, now);
+      const uint64_t bit = uint64_t{1} << c;
+      if (d < v) {
+        below &= ~bit;
+        --nb;
+        if (now < v) {
+          below |= bit;
+          ++nb;
+        } else if (now == v) {
+          at |= bit;
+          ++na;
+        }
+      } else {
+        at &= ~bit;
+        --na;
+      }
+      if (nb + na < k_now_) {
+        v = regs.min_above(v);
+        below |= at;
+        nb += na;
+        at = regs.equal(v);
+        na = static_cast<uint32_t>(std::popcount(at));
+      }
+    }
+  }
+  if (i < burst.size()) queues_.record(burst, out, start, i);  // another set may follow
+  kept_rng = rng;
+  regs_ = regs;
+  below_.word[0] = below;
+  at_.word[0] = at;
+  below_.count = nb;
+  at_.count = na;
+  v_ = v;
+  return i;
+}
+#endif
+
 void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.begin(queues_);
-  Rng& rng = *ctx.rng;
-  for (size_t i = 0; i < burst.size(); ++i) {
+  Rng rng = *ctx.rng;  // in registers (rps.h)
+#if defined(SPRAYLAB_LB_AVX512)
+  in_regs_ = false;
+#endif
+  for (size_t i = 0; i < burst.size();) {
     const Packet& p = burst[i];
     if (p.num_candidates == 0) {
-      out[i] = kNoPort;
+      out[i++] = kNoPort;
       continue;
     }
     if (set_.load(p, queues_)) {
@@ -53,8 +137,24 @@ void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId
       if (k == 0) k = 1;
       if (k > set_.w) k = set_.w;
       k_now_ = k;
+#if defined(SPRAYLAB_LB_AVX512)
+      in_regs_ = set_.w <= 64;
+      if (in_regs_) {
+        regs_.load(set_.depth, set_.w);
+        find_kth_in_regs();
+      } else {
+        find_kth();
+      }
+#else
       find_kth();
+#endif
     }
+#if defined(SPRAYLAB_LB_AVX512)
+    if (set_.w <= 64 && (in_regs_ || queues_.stale())) {
+      i = choose_in_word(burst, i, out, rng);
+      continue;
+    }
+#endif
     // Uniform over a uniformly random k-subset: a sure member with probability lo/k, else any
     // member of the tie group, all equally likely (members in candidate order).
     const uint32_t r = rng.below(k_now_);
@@ -65,7 +165,9 @@ void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId
       set_.depth[c] += grew;
       raised(c, d);
     }
+    ++i;
   }
+  *ctx.rng = rng;
   queues_.end({out, burst.size()});
 }
 

@@ -24,7 +24,11 @@ class TopK final : public Balancer {
 
  private:
   void find_kth();                      // v_, below_ and at_ from set_.depth
+  void find_kth_in_regs();              // the same from regs_ (at most 64 candidates)
   void raised(uint32_t c, uint32_t d);  // candidate c's depth grew from d
+  // The loop for a run of packets sharing a loaded set of at most 64 candidates; returns the first
+  // packet after the run.
+  size_t choose_in_word(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
 
   uint32_t k_;
   uint32_t k_now_ = 1;  // k for the loaded set
@@ -33,6 +37,10 @@ class TopK final : public Balancer {
   uint32_t v_ = 0;       // the k-th smallest depth
   CandidateMask below_;  // depth < v_
   CandidateMask at_;     // depth == v_
+#if defined(SPRAYLAB_LB_AVX512)
+  KeyRegs regs_;  // the depths of a set of at most 64 candidates loaded in this burst
+  bool in_regs_ = false;
+#endif
 };
 
 }  // namespace spraylab::lb
