@@ -45,15 +45,21 @@ std::string utc_now() {
 // Facts of this run that differ between two runs of one experiment: kept out of summary.json.
 ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions& options,
                       const std::string& started_at) {
-  return {{"variant", v.name},
-          {"mode", mode_name(r.mode)},
-          {"command", options.command_line},
-          {"started_at", started_at},
-          {"wall_seconds", r.wall_seconds},
-          {"clock_ns", r.clock_ns},
-          {"events", r.events},
-          {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
-          {"eal_lcores", options.eal_lcores}};
+  ordered_json j = {{"variant", v.name},
+                    {"mode", mode_name(r.mode)},
+                    {"command", options.command_line},
+                    {"started_at", started_at},
+                    {"wall_seconds", r.wall_seconds},
+                    {"clock_ns", r.clock_ns},
+                    {"events", r.events},
+                    {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
+                    {"eal_lcores", options.eal_lcores}};
+  if (r.mode == Mode::kNamespaced) {
+    // Wall-clock figures of processes, the experiment k times slower (docs/runner.md).
+    j["links"] = options.namespaced.links;
+    j["time_scale"] = r.time_scale;
+  }
+  return j;
 }
 
 void write_variant(const std::string& dir, const Variant& v, const FabricResult& r,
@@ -182,8 +188,10 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     const std::string label = fmt::format("[{}/{}] {}", i + 1, variants.size(), v.name);
     for (const std::string& note : v.notes) progress.print("note: " + note);
     const std::string started_at = utc_now();
-    const FabricResult result =
-        run_fabric(v.experiment, fabric_options(v, options, progress, label));
+    const FabricOptions fo = fabric_options(v, options, progress, label);
+    const FabricResult result = options.mode == Mode::kNamespaced
+                                    ? run_namespaced(v.yaml, options.namespaced, fo)
+                                    : run_fabric(v.experiment, fo);
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
     write_variant((dir / v.name).string(), v, result, s, options, started_at);
     progress.print(variant_line(label, s, result.wall_seconds));
