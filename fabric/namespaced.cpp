@@ -640,6 +640,7 @@ int up(const UpOptions& o) {
   w.gen_bin = program_path("spraylab-gen");
   if (o.links == "veth") w.xdp_prog = xdp_program_path();
   w.idle_sleep = o.idle_sleep;
+  w.shaper_slack_bytes = shaper_slack_bytes(fabric_exp);
   w.link_timeout_s = o.link_timeout_s;
   w.run_timeout_s = o.run_timeout_s;
   w.metrics_host = "0.0.0.0";  // reached over the management network (add_mgmt_net)
@@ -846,18 +847,53 @@ int start(const std::string& dir, double timeout_s, bool again) {
              "slower than the file), max queue {} packets\n",
              st.name, done, total, cct_us, static_cast<double>(bound) / 1e3,
              conf::format_rate(st.rate_bps), st.time_scale, max_queue);
-  if (again) {
-    for (const Process& p : st.processes) {
-      if (p.role == "gen") fs::remove(p.results);
-    }
-    int gen_wave = 0;
-    for (const Process& p : st.processes) {
-      if (p.role == "gen") gen_wave = p.wave;
-    }
-    start_wave(st, gen_wave, "a");
-    if (!wait_ready(st, "gen", 60)) return 1;
-  }
+  if (again && !restart_generators(st)) return 1;
   return completed ? 0 : 1;
+}
+
+bool restart_generators(FabricState& st) {
+  // The old ones may linger (answering their peers' retransmissions): they go first, as their
+  // memif connections and ports must be free for the new ones.
+  std::vector<int> old;
+  for (const Process& p : st.processes) {
+    if (p.role == "gen" && running(p)) {
+      kill(p.pid, SIGTERM);
+      old.push_back(p.pid);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto any_alive = [&old] {
+    for (int pid : old) {
+      reap(pid);
+      if (alive(pid)) return true;
+    }
+    return false;
+  };
+  while (any_alive() && since(t0) < 3) sleep_ms(20);
+  for (int pid : old) {
+    if (alive(pid)) kill(pid, SIGKILL);
+  }
+  while (any_alive() && since(t0) < 8) sleep_ms(20);
+  int gen_wave = 0;
+  for (const Process& p : st.processes) {
+    if (p.role != "gen") continue;
+    fs::remove(p.results);
+    gen_wave = p.wave;
+  }
+  start_wave(st, gen_wave, "a");
+  return wait_ready(st, "gen", 60);
+}
+
+void set_balancers(const FabricState& st, const std::string& load_balancer) {
+  for (const Process& p : st.processes) {
+    if (p.role != "switch") continue;
+    const std::optional<json> r = telemetry(p.prefix, "/spraylab/lb_set," + load_balancer);
+    if (!r || !r->is_object() || !r->contains("algorithm")) {
+      throw std::runtime_error(
+          fmt::format("switch {}: /spraylab/lb_set {} failed: {}", p.node, load_balancer,
+                      r && r->contains("error") ? (*r)["error"].get<std::string>() : "no answer"));
+    }
+  }
 }
 
 int down(const std::string& name, const std::string& dir_arg, bool verbose) {

@@ -125,5 +125,13 @@ std::optional<nlohmann::ordered_json> telemetry(const std::string& prefix,
 double release_generators(const FabricState& st, double delay_s);
 // SIGTERM to every generator still running: each stops and writes its results.
 void stop_generators(const FabricState& st);
+// A fresh set of generators, waiting for the next release (`fabric start --again`): the old ones
+// are stopped first (SIGTERM, SIGKILL after 3 s). `st` gets the new pids. False when one is not
+// ready within 60 s.
+bool restart_generators(FabricState& st);
+// Every switch's load balancer (telemetry /spraylab/lb_set, docs/switch.md): `load_balancer` is
+// the experiment's load_balancer section as a YAML flow map. Throws std::runtime_error naming a
+// switch that refused it.
+void set_balancers(const FabricState& st, const std::string& load_balancer);
 
 }  // namespace spraylab::fabric::ns

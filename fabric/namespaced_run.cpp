@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <yaml-cpp/yaml.h>
+
 #include "conf/loader.h"
 #include "fabric/generator_merge.h"
 #include "fabric/namespaced.h"
@@ -38,50 +40,6 @@ constexpr double kStopGraceS = 10;
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_stop_signal(int) { g_stop = 1; }
-
-// SIGINT and SIGTERM only set g_stop while a variant runs (and interrupt fabric up's waits), so
-// the fabric is always taken down; the earlier handlers come back after.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-    ns::set_interrupt_flag(&g_stop);
-  }
-  ~StopSignals() {
-    ns::set_interrupt_flag(nullptr);
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
-
-// `fabric down` when the variant ends, however it ends.
-class DownOnExit {
- public:
-  DownOnExit(std::string name, std::string dir) : name_(std::move(name)), dir_(std::move(dir)) {}
-  ~DownOnExit() {
-    try {
-      ns::down(name_, dir_, false);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "spraylab run: fabric down {} --dir {}: {}\n", name_, dir_, e.what());
-    }
-  }
-  DownOnExit(const DownOnExit&) = delete;
-  DownOnExit& operator=(const DownOnExit&) = delete;
-
- private:
-  std::string name_, dir_;
-};
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -214,38 +172,169 @@ void remove_run_files(const std::string& dir) {
   fs::remove(dir, ec);  // only if empty
 }
 
+// After fresh generators joined a running fabric: until every switch has every link up again
+// and has taken in what the generators sent while warming their links (2048 frames a port, which
+// the leaves drop), so that none of it lands in the next run's counters. At most 20 s.
+void settle(const ns::FabricState& st) {
+  Sessions sessions;
+  uint64_t last = UINT64_MAX;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+    if (g_stop) throw std::runtime_error("interrupted");
+    bool all_up = true;
+    uint64_t rx = 0;
+    for (const ns::Process& p : st.processes) {
+      if (p.role != "switch") continue;
+      const json ports = ask(sessions, &p, "/spraylab/ports");
+      for (uint16_t i = 0; i < p.ports; ++i) {
+        all_up = all_up && at_port(ports, "up", i) == 1;
+        rx += at_port(ports, "rx_packets", i);
+      }
+    }
+    if (all_up && rx == last) return;
+    last = rx;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+
+// The experiment without its load_balancer section (variants with the same one can share a
+// fabric), and that section as a YAML flow map (what /spraylab/lb_set takes).
+std::string without_balancer(const std::string& yaml) {
+  YAML::Node root = YAML::Load(yaml);
+  root.remove("load_balancer");
+  YAML::Emitter e;
+  e << root;
+  return e.c_str();
+}
+
+std::string balancer_flow(const std::string& yaml) {
+  const YAML::Node root = YAML::Load(yaml);
+  YAML::Emitter e;
+  e.SetMapFormat(YAML::Flow);
+  e.SetSeqFormat(YAML::Flow);
+  e << root["load_balancer"];
+  return e.c_str();
+}
+
 }  // namespace
 
-FabricResult run_namespaced(const std::string& yaml, const NamespacedOptions& o,
-                            const FabricOptions& opts) {
+// SIGINT and SIGTERM only set g_stop while a NamespacedRunner lives (and interrupt fabric up's
+// waits), so the fabric is always taken down; the earlier handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+    ns::set_interrupt_flag(&g_stop);
+  }
+  ~StopSignals() {
+    ns::set_interrupt_flag(nullptr);
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+NamespacedRunner::NamespacedRunner(NamespacedOptions o) : o_(std::move(o)) {
+  name_ = ns::safe_name(o_.name.empty() ? fmt::format("run{}", getpid()) : o_.name);
+  dir_ = o_.dir.empty() ? ns::default_dir(name_) : fs::absolute(o_.dir).string();
+  g_stop = 0;
+  signals_ = std::make_unique<StopSignals>();
+}
+
+NamespacedRunner::~NamespacedRunner() {
+  try {
+    finish();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "spraylab run: fabric down {} --dir {}: {}\n", name_, dir_, e.what());
+  }
+}
+
+void NamespacedRunner::down() {
+  if (!up_) return;
+  up_ = false;
+  ns::down(name_, dir_, false);
+}
+
+void NamespacedRunner::finish() {
+  const bool was_up = up_;
+  down();
+  if (was_up || !all_completed_) {
+    if (all_completed_) {
+      remove_run_files(dir_);
+    } else {
+      fmt::print(stderr, "spraylab run: the fabric's logs and results stay in {}\n", dir_);
+    }
+  }
+}
+
+FabricResult NamespacedRunner::run(const std::string& yaml, const FabricOptions& opts) {
+  try {
+    FabricResult r = run_once(yaml, opts);
+    if (!r.completed) {
+      all_completed_ = false;
+      down();  // frames may be left in it: the next variant gets a fresh fabric
+    }
+    return r;
+  } catch (...) {
+    all_completed_ = false;
+    down();
+    throw;
+  }
+}
+
+FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOptions& opts) {
   const auto wall0 = std::chrono::steady_clock::now();
   const auto wall_s = [&wall0] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   };
-  StopSignals signals;
-  ns::UpOptions up;
-  up.name = ns::safe_name(o.name.empty() ? fmt::format("run{}", getpid()) : o.name);
-  up.dir = o.dir.empty() ? ns::default_dir(up.name) : fs::absolute(o.dir).string();
-  up.links = o.links;
-  up.rate = o.rate;
-  up.idle_sleep = o.idle_sleep;
-  up.link_timeout_s = o.link_timeout_s;
-  up.run_timeout_s = opts.max_wall_seconds;  // each generator's own guard
-  up.verbose = false;
-  up.experiment = (fs::path(up.dir) / "variant.yaml").string();
-  fs::create_directories(up.dir);
-  std::ofstream(up.experiment) << yaml;
+  if (g_stop) throw std::runtime_error("interrupted");
+  const std::string key = without_balancer(yaml);
+  if (up_ && key == fabric_key_) {
+    // Only the balancer differs: set it on every switch, and fresh generators for the run.
+    ns::FabricState st = ns::read_state(dir_);
+    ns::set_balancers(st, balancer_flow(yaml));
+    if (!ns::restart_generators(st)) {
+      throw std::runtime_error(
+          fmt::format("fabric {}: the generators did not restart (logs in {}/logs)", name_, dir_));
+    }
+    settle(st);
+  } else {
+    down();
+    ns::UpOptions up;
+    up.name = name_;
+    up.dir = dir_;
+    up.links = o_.links;
+    up.rate = o_.rate;
+    up.idle_sleep = o_.idle_sleep;
+    up.link_timeout_s = o_.link_timeout_s;
+    up.run_timeout_s = opts.max_wall_seconds;  // each generator's own guard
+    up.verbose = false;
+    up.experiment = (fs::path(dir_) / "variant.yaml").string();
+    fs::create_directories(dir_);
+    std::ofstream(up.experiment) << yaml;
+    up_ = true;  // from here down() has something to take down
+    if (ns::up(up) != 0) {
+      throw std::runtime_error(
+          fmt::format("fabric {} did not come up (logs in {}/logs)", name_, dir_));
+    }
+    fabric_key_ = key;
+  }
 
   FabricResult r;
   r.mode = Mode::kNamespaced;
   bool completed = false;
   {
-    DownOnExit down(up.name, up.dir);
-    if (ns::up(up) != 0) {
-      throw std::runtime_error(
-          fmt::format("fabric {} did not come up (logs in {}/logs)", up.name, up.dir));
-    }
-    const ns::FabricState st = ns::read_state(up.dir);
+    const ns::FabricState st = ns::read_state(dir_);
     const conf::Experiment exp = conf::load_experiment_file(st.experiment);
     const topo::Topology t = topo::build(exp.topology, exp.links);
     r.time_scale = st.time_scale;
@@ -380,11 +469,6 @@ FabricResult run_namespaced(const std::string& yaml, const NamespacedOptions& o,
       sample(places, base, r.clock_ns, sessions, &r);
       r.samples.resize(r.samples.size() - places.size());  // a delivery sample only
     }
-  }  // fabric down
-  if (completed) {
-    remove_run_files(up.dir);
-  } else {
-    fmt::print(stderr, "spraylab run: the fabric's logs and results stay in {}\n", up.dir);
   }
   if (g_stop) throw std::runtime_error("interrupted");
   r.wall_seconds = wall_s();

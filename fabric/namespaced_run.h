@@ -12,6 +12,7 @@
 // down).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "fabric/fabric.h"
@@ -27,11 +28,37 @@ struct NamespacedOptions {
   double link_timeout_s = 120;  // for every process to report its links up
 };
 
-// Runs the experiment `yaml` (a variant's whole text, as its config.yaml) on a namespaced fabric.
-// Uses opts.max_wall_seconds (the run, not the fabric's start), opts.max_clock_ns (experiment
-// time: stretched by the time scale), opts.progress. Needs root. Throws std::runtime_error when
-// the fabric does not come up (its logs stay in its folder).
-FabricResult run_namespaced(const std::string& yaml, const NamespacedOptions& ns,
-                            const FabricOptions& opts);
+// Runs variants one after the other, each on a namespaced fabric. Consecutive variants that
+// differ in their load_balancer section only share one fabric: the next balancer is set on
+// every switch over telemetry (/spraylab/lb_set) and a fresh set of generators is started, which
+// takes seconds where a new fabric takes 15-25 s here. A variant that did not complete, or threw,
+// takes its fabric down; so does the destructor. While it lives, SIGINT and SIGTERM only set a
+// flag: the next wait throws std::runtime_error("interrupted") and the fabric goes down.
+class NamespacedRunner {
+ public:
+  explicit NamespacedRunner(NamespacedOptions o);
+  ~NamespacedRunner();
+  NamespacedRunner(const NamespacedRunner&) = delete;
+  NamespacedRunner& operator=(const NamespacedRunner&) = delete;
+
+  // Runs the experiment `yaml` (a variant's whole text, as its config.yaml). Uses
+  // opts.max_wall_seconds (the run, not the fabric's start), opts.max_clock_ns (experiment time:
+  // stretched by the time scale), opts.progress. Needs root. Throws std::runtime_error when the
+  // fabric does not come up (its logs stay in its folder).
+  FabricResult run(const std::string& yaml, const FabricOptions& opts);
+  // Takes the fabric down now (the destructor's work), and removes its folder's run files when
+  // every variant completed.
+  void finish();
+
+ private:
+  FabricResult run_once(const std::string& yaml, const FabricOptions& opts);
+  void down();
+  NamespacedOptions o_;
+  std::unique_ptr<class StopSignals> signals_;
+  std::string name_, dir_;
+  bool up_ = false;
+  std::string fabric_key_;  // the running fabric's experiment without its load_balancer
+  bool all_completed_ = true;
+};
 
 }  // namespace spraylab::fabric

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "fabric/plots.h"
 #include "fabric/progress_line.h"
@@ -180,6 +181,11 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   ProgressLine progress(stderr, ::isatty(STDERR_FILENO) != 0);
   const auto started = std::chrono::steady_clock::now();
 
+  // The namespaced fabric outlives a variant when the next differs in its balancer only.
+  std::unique_ptr<NamespacedRunner> namespaced;
+  if (options.mode == Mode::kNamespaced) {
+    namespaced = std::make_unique<NamespacedRunner>(options.namespaced);
+  }
   std::vector<VariantSummary> summaries;
   std::vector<PlotVariant> plots;
   bool want_plots = false;
@@ -189,9 +195,8 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     for (const std::string& note : v.notes) progress.print("note: " + note);
     const std::string started_at = utc_now();
     const FabricOptions fo = fabric_options(v, options, progress, label);
-    const FabricResult result = options.mode == Mode::kNamespaced
-                                    ? run_namespaced(v.yaml, options.namespaced, fo)
-                                    : run_fabric(v.experiment, fo);
+    const FabricResult result =
+        namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
     write_variant((dir / v.name).string(), v, result, s, options, started_at);
     progress.print(variant_line(label, s, result.wall_seconds));
@@ -199,6 +204,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     plots.push_back(plot_variant(v, result, s));
     summaries.push_back(std::move(s));
   }
+  if (namespaced) namespaced->finish();  // down before the table and plots
   write_comparison(dir.string(), variants[0].experiment.name, options.mode, summaries);
   if (want_plots) {
     progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));
