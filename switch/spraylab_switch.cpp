@@ -414,7 +414,8 @@ int run(int argc, char** argv) {
   ro.socket = static_cast<int>(rte_socket_id());
   ro.routing = &plan->routing;
   auto rt = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
-  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep));
+  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep),
+                             net::carrier_max_period(idle_sleep));
   ctl.register_telemetry();
   ctl.poll_links();
   std::vector<uint16_t> rxq;
