@@ -96,6 +96,7 @@ int export_containerlab(const ExportOptions& o) {
   w.xdp_prog = kXdpInNode;
   w.metrics_host = "0.0.0.0";  // scraped over containerlab's management network
   w.idle_sleep = o.fabric.idle_sleep;
+  w.shaper_slack_bytes = shaper_slack_bytes(exp);
   w.link_timeout_s = o.fabric.link_timeout_s;
   w.run_timeout_s = o.fabric.run_timeout_s;
   std::vector<Process> processes = plan_processes(name, t, w);

@@ -13,12 +13,23 @@
 
 namespace spraylab::fabric {
 
-const char* mode_name(Mode m) { return m == Mode::kVirtual ? "virtual" : "inprocess"; }
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kVirtual:
+      return "virtual";
+    case Mode::kInProcess:
+      return "inprocess";
+    case Mode::kNamespaced:
+      return "namespaced";
+  }
+  return "?";
+}
 
 Mode parse_mode(const std::string& text) {
   if (text == "virtual") return Mode::kVirtual;
   if (text == "inprocess") return Mode::kInProcess;
-  throw std::invalid_argument("mode '" + text + "': expected virtual or inprocess");
+  if (text == "namespaced") return Mode::kNamespaced;
+  throw std::invalid_argument("mode '" + text + "': expected virtual, inprocess or namespaced");
 }
 
 namespace {
@@ -56,6 +67,10 @@ double slow_down(conf::Experiment* e, double rate_bps) {
 FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) {
   if (!eal_initialised()) {
     throw std::runtime_error("run_fabric: EAL is not initialised (call fabric::init_eal first)");
+  }
+  if (opts.mode == Mode::kNamespaced) {
+    throw std::invalid_argument(
+        "run_fabric: the namespaced fabric runs in fabric/namespaced_run.h");
   }
   const auto wall_start = std::chrono::steady_clock::now();
   conf::Experiment e = exp;

@@ -7,8 +7,9 @@
 //   kVirtual    a counter advanced by an event loop (the next link arrival, shaper departure or
 //               host timer); single-threaded and deterministic: one seed, one result.
 //   kInProcess  the TSC; nodes spread over the EAL worker lcores, each polled in turn.
-// (Fabrics of one process per node in network namespaces are the runner's third mode; they run
-// spraylab-switch and spraylab-gen themselves and are not built here.)
+//   kNamespaced one spraylab-switch / spraylab-gen process per node in network namespaces
+//               (fabric/namespaced_run.h): the runner's third mode, not built here (run_fabric
+//               refuses it); it fills the same FabricResult.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +23,13 @@
 
 namespace spraylab::fabric {
 
-enum class Mode { kVirtual, kInProcess };
+enum class Mode { kVirtual, kInProcess, kNamespaced };
 
 // The in-process fabric's default link rate: what the nodes of a small fabric sustain on this
 // 2-CPU machine (docs/fabric.md).
 inline constexpr double kInProcessRateBps = 1e9;
 
-const char* mode_name(Mode m);             // "virtual", "inprocess"
+const char* mode_name(Mode m);             // "virtual", "inprocess", "namespaced"
 Mode parse_mode(const std::string& text);  // throws std::invalid_argument naming the choices
 
 struct Progress {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <glob.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -51,6 +52,14 @@ double since(std::chrono::steady_clock::time_point t) {
 }
 
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+const volatile std::sig_atomic_t* g_interrupt = nullptr;  // set_interrupt_flag
+
+// Throws when the caller's interrupt flag is set (Ctrl-C of `spraylab run`): the caller then
+// takes the fabric down.
+void throw_if_interrupted() {
+  if (g_interrupt != nullptr && *g_interrupt != 0) throw std::runtime_error("interrupted");
+}
 
 // In a forked child: replaces it with `argv` (no shell); exits 127 if that fails.
 [[noreturn]] void exec_argv(const std::vector<std::string>& argv) {
@@ -172,6 +181,7 @@ json to_json(const FabricState& st) {
   j["links"] = st.links;
   j["rate_bps"] = st.rate_bps;
   j["time_scale"] = st.time_scale;
+  j["nice"] = st.nice;
   j["processes"] = json::array();
   for (const Process& p : st.processes) {
     j["processes"].push_back({{"node", p.node},
@@ -199,6 +209,7 @@ FabricState from_json(const json& j) {
   st.links = j.at("links").get<std::string>();
   st.rate_bps = j.at("rate_bps").get<double>();
   st.time_scale = j.at("time_scale").get<double>();
+  st.nice = j.value("nice", 0);
   for (const auto& pj : j.at("processes")) {
     Process p;
     p.node = pj.at("node").get<std::string>();
@@ -236,11 +247,12 @@ std::optional<FabricState> load_state(const std::string& dir) {
 
 // Starts `p` in its namespace, detached (its own session; output to its log), and returns its
 // pid: `ip netns exec` enters the namespace and execs the program, so the pid is the program's.
-int spawn(const Process& p, const std::string& log_mode) {
+int spawn(const Process& p, const std::string& log_mode, int nice) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     setsid();
+    if (nice != 0) setpriority(PRIO_PROCESS, 0, nice);  // inherited across exec
     const int flags = O_WRONLY | O_CREAT | (log_mode == "a" ? O_APPEND : O_TRUNC);
     const int log = open(p.log.c_str(), flags, 0644);
     const int nul = open("/dev/null", O_RDONLY);
@@ -283,33 +295,13 @@ bool log_has(const std::string& path, const std::string& text) {
 
 // A DPDK telemetry command to the process with file prefix `prefix` (its UNIX socket in the
 // runtime folder, reachable from any namespace: it is a file). nullopt if it does not answer.
-std::optional<json> telemetry(const std::string& prefix, const std::string& command) {
-  const std::string path = fmt::format("{}/{}/dpdk_telemetry.v2", kDpdkRunDir, prefix);
-  const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) return std::nullopt;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-  timeval tv{1, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  std::optional<json> out;
-  std::string buf(1 << 16, '\0');
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      recv(fd, buf.data(), buf.size(), 0) > 0 &&
-      send(fd, command.data(), command.size(), 0) == static_cast<ssize_t>(command.size())) {
-    const ssize_t n = recv(fd, buf.data(), buf.size(), 0);
-    if (n > 0) {
-      const json reply = json::parse(buf.substr(0, static_cast<size_t>(n)), nullptr, false);
-      if (reply.is_object() && reply.contains(command)) out = reply[command];
-    }
-  }
-  close(fd);
-  return out;
+std::optional<json> telemetry_reply(const std::string& prefix, const std::string& command) {
+  return TelemetrySession(prefix).command(command);
 }
 
 // A switch's ports as its telemetry reports them (arrays indexed by port), or nullopt.
 std::optional<json> switch_ports(const Process& p) {
-  std::optional<json> j = telemetry(p.prefix, "/spraylab/ports");
+  std::optional<json> j = telemetry_reply(p.prefix, "/spraylab/ports");
   if (!j || !j->is_object() || !j->contains("up")) return std::nullopt;
   return j;
 }
@@ -335,6 +327,7 @@ template <class Done>
 void wait_in_start_up(Process& p, std::chrono::steady_clock::time_point t0, const std::string& what,
                       Done done) {
   while (!done()) {
+    throw_if_interrupted();
     reap(p.pid);
     if (!alive(p.pid)) {
       throw std::runtime_error(fmt::format("{} ({}) exited during start-up; its log {}:\n{}",
@@ -353,7 +346,7 @@ void start_wave(FabricState& st, int wave, const std::string& log_mode) {
   for (Process& p : st.processes) {
     if (p.wave != wave) continue;
     for (const std::string& s : p.serves) fs::remove(s);  // a killed server leaves its own
-    p.pid = spawn(p, log_mode);
+    p.pid = spawn(p, log_mode, st.nice);
     started.push_back(&p);
   }
   save_state(st);
@@ -380,6 +373,7 @@ bool wait_ready(FabricState& st, const std::string& role, double timeout_s) {
     if (role.empty() || p.role == role) pending.insert(p.node);
   }
   while (!pending.empty()) {
+    throw_if_interrupted();
     for (const Process& p : st.processes) {
       if (!pending.count(p.node)) continue;
       reap(p.pid);
@@ -558,6 +552,55 @@ std::string default_dir_of(const std::string& name, const std::string& dir) {
   return resolve_dir(name, dir);
 }
 
+TelemetrySession::TelemetrySession(std::string prefix) : prefix_(std::move(prefix)) {}
+
+TelemetrySession::~TelemetrySession() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool TelemetrySession::open_socket() {
+  const std::string path = fmt::format("{}/{}/dpdk_telemetry.v2", kDpdkRunDir, prefix_);
+  fd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  timeval tv{1, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char hello[1024];  // the process's greeting: version, pid, max_output_len
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      recv(fd_, hello, sizeof hello, 0) <= 0) {
+    close(fd_);
+    fd_ = -1;
+    return false;
+  }
+  return true;
+}
+
+std::optional<json> TelemetrySession::command(const std::string& command) {
+  // A connection the process closed (it restarted, or timed out) is opened again, once.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (fd_ < 0 && !open_socket()) return std::nullopt;
+    std::string buf(1 << 16, '\0');
+    ssize_t n = -1;
+    if (send(fd_, command.data(), command.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(command.size())) {
+      n = recv(fd_, buf.data(), buf.size(), 0);
+    }
+    if (n <= 0) {
+      close(fd_);
+      fd_ = -1;
+      continue;
+    }
+    const json reply = json::parse(buf.substr(0, static_cast<size_t>(n)), nullptr, false);
+    // The reply is keyed by the command without its parameters ("/spraylab/port,3").
+    const std::string key = command.substr(0, command.find(','));
+    if (reply.is_object() && reply.contains(key)) return reply[key];
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 int up(const UpOptions& o) {
   if (o.links != "memif" && o.links != "veth") {
     throw std::invalid_argument(
@@ -567,6 +610,7 @@ int up(const UpOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   FabricState st;
   st.links = o.links;
+  st.nice = o.nice;
   const std::string yaml = fabric_experiment(o, &st.rate_bps, &st.time_scale);
   const conf::Experiment exp = conf::load_experiment_file(o.experiment);
   st.name = safe_name(o.name.empty() ? exp.name : o.name);
@@ -596,6 +640,7 @@ int up(const UpOptions& o) {
   w.gen_bin = program_path("spraylab-gen");
   if (o.links == "veth") w.xdp_prog = xdp_program_path();
   w.idle_sleep = o.idle_sleep;
+  w.shaper_slack_bytes = shaper_slack_bytes(fabric_exp);
   w.link_timeout_s = o.link_timeout_s;
   w.run_timeout_s = o.run_timeout_s;
   w.metrics_host = "0.0.0.0";  // reached over the management network (add_mgmt_net)
@@ -623,13 +668,14 @@ int up(const UpOptions& o) {
     (p.role == "switch" ? switches : gens)++;
     links += p.ports;
   }
-  fmt::print(
-      "fabric {}: {} switches, {} generators ({} hosts), {} {} links, {} per link{} in "
-      "{:.1f} s ({})\n",
-      st.name, switches, gens, t.hosts().size(), links / 2, st.links,
-      conf::format_rate(st.rate_bps),
-      st.time_scale > 1 ? fmt::format(" (time x{:g})", st.time_scale) : "", took,
-      ok ? "every link up" : "NOT every link up");
+  fmt::print(o.verbose ? stdout : stderr,
+             "fabric {}: {} switches, {} generators ({} hosts), {} {} links, {} per link{} in "
+             "{:.1f} s ({})\n",
+             st.name, switches, gens, t.hosts().size(), links / 2, st.links,
+             conf::format_rate(st.rate_bps),
+             st.time_scale > 1 ? fmt::format(" (time x{:g})", st.time_scale) : "", took,
+             ok ? "every link up" : "NOT every link up");
+  if (!o.verbose) return ok ? 0 : 1;
   fmt::print("{:<12} {:<6} {:>7}  {:<22} metrics\n", "node", "role", "pid", "namespace");
   for (const Process& p : st.processes) {
     fmt::print("{:<12} {:<6} {:>7}  {:<22} curl -s http://{}/metrics\n", p.node, p.role, p.pid,
@@ -700,23 +746,47 @@ int status(const std::string& dir, double cpu_seconds) {
   return all_alive ? 0 : 1;
 }
 
-int start(const std::string& dir, double timeout_s, bool again) {
-  FabricState st = require_state(dir);
-  const std::string start_file = fs::path(st.dir) / "start";
+void set_interrupt_flag(const volatile std::sig_atomic_t* flag) { g_interrupt = flag; }
+
+FabricState read_state(const std::string& dir) { return require_state(dir); }
+
+bool running(const Process& p) {
+  reap(p.pid);
+  return alive(p.pid) && is_ours(p.pid, p.prefix);
+}
+
+std::optional<json> telemetry(const std::string& prefix, const std::string& command) {
+  return telemetry_reply(prefix, command);
+}
+
+double release_generators(const FabricState& st, double delay_s) {
   for (const Process& p : st.processes) {
     if (p.role == "gen" && !(alive(p.pid) && log_has(p.log, kGenReady))) {
       throw std::runtime_error(
           fmt::format("generator {} is not waiting for the start ({})", p.node, p.log));
     }
   }
-  // The switches' queue maxima restart here: what `start` reports is this run's.
+  // The switches' queue maxima restart here: what a run reports is its own.
   for (const Process& p : st.processes) {
     if (p.role == "switch") telemetry(p.prefix, "/spraylab/queue_max");
   }
-  {
-    std::ofstream(start_file + ".tmp") << fmt::format("{:.6f}\n", now_s() + 0.5);
-    fs::rename(start_file + ".tmp", start_file);
+  const std::string start_file = fs::path(st.dir) / "start";
+  const double at = now_s() + delay_s;
+  std::ofstream(start_file + ".tmp") << fmt::format("{:.6f}\n", at);
+  fs::rename(start_file + ".tmp", start_file);
+  return at;
+}
+
+void stop_generators(const FabricState& st) {
+  for (const Process& p : st.processes) {
+    if (p.role == "gen" && running(p)) kill(p.pid, SIGTERM);
   }
+}
+
+int start(const std::string& dir, double timeout_s, bool again) {
+  FabricState st = require_state(dir);
+  const std::string start_file = fs::path(st.dir) / "start";
+  release_generators(st, 0.5);
   const auto t0 = std::chrono::steady_clock::now();
   bool finished = false;
   while (!finished && since(t0) < timeout_s) {
@@ -777,21 +847,56 @@ int start(const std::string& dir, double timeout_s, bool again) {
              "slower than the file), max queue {} packets\n",
              st.name, done, total, cct_us, static_cast<double>(bound) / 1e3,
              conf::format_rate(st.rate_bps), st.time_scale, max_queue);
-  if (again) {
-    for (const Process& p : st.processes) {
-      if (p.role == "gen") fs::remove(p.results);
-    }
-    int gen_wave = 0;
-    for (const Process& p : st.processes) {
-      if (p.role == "gen") gen_wave = p.wave;
-    }
-    start_wave(st, gen_wave, "a");
-    if (!wait_ready(st, "gen", 60)) return 1;
-  }
+  if (again && !restart_generators(st)) return 1;
   return completed ? 0 : 1;
 }
 
-int down(const std::string& name, const std::string& dir_arg) {
+bool restart_generators(FabricState& st) {
+  // The old ones may linger (answering their peers' retransmissions): they go first, as their
+  // memif connections and ports must be free for the new ones.
+  std::vector<int> old;
+  for (const Process& p : st.processes) {
+    if (p.role == "gen" && running(p)) {
+      kill(p.pid, SIGTERM);
+      old.push_back(p.pid);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto any_alive = [&old] {
+    for (int pid : old) {
+      reap(pid);
+      if (alive(pid)) return true;
+    }
+    return false;
+  };
+  while (any_alive() && since(t0) < 3) sleep_ms(20);
+  for (int pid : old) {
+    if (alive(pid)) kill(pid, SIGKILL);
+  }
+  while (any_alive() && since(t0) < 8) sleep_ms(20);
+  int gen_wave = 0;
+  for (const Process& p : st.processes) {
+    if (p.role != "gen") continue;
+    fs::remove(p.results);
+    gen_wave = p.wave;
+  }
+  start_wave(st, gen_wave, "a");
+  return wait_ready(st, "gen", 60);
+}
+
+void set_balancers(const FabricState& st, const std::string& load_balancer) {
+  for (const Process& p : st.processes) {
+    if (p.role != "switch") continue;
+    const std::optional<json> r = telemetry(p.prefix, "/spraylab/lb_set," + load_balancer);
+    if (!r || !r->is_object() || !r->contains("algorithm")) {
+      throw std::runtime_error(
+          fmt::format("switch {}: /spraylab/lb_set {} failed: {}", p.node, load_balancer,
+                      r && r->contains("error") ? (*r)["error"].get<std::string>() : "no answer"));
+    }
+  }
+}
+
+int down(const std::string& name, const std::string& dir_arg, bool verbose) {
   std::string dir;
   try {
     dir = resolve_dir(name, dir_arg);
@@ -855,7 +960,8 @@ int down(const std::string& name, const std::string& dir_arg) {
   fs::remove(fs::path(dir) / "start", ec);
   fs::remove(state_path(dir), ec);
   const std::vector<std::string> left = namespaces_with_prefix(ns_prefix(fabric));
-  fmt::print("fabric {}: {} processes stopped ({} with SIGKILL), {} namespaces removed{}\n", fabric,
+  fmt::print(verbose ? stdout : stderr,
+             "fabric {}: {} processes stopped ({} with SIGKILL), {} namespaces removed{}\n", fabric,
              pids.size(), killed, namespaces.size(),
              left.empty() ? "" : fmt::format("; {} namespaces could not be removed", left.size()));
   return left.empty() && !any_alive() ? 0 : 1;

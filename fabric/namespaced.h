@@ -6,7 +6,10 @@
 // launcher, not a data path.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,17 +17,26 @@ namespace spraylab::fabric::ns {
 
 // The default link rate: what this 2-CPU machine sustains with 28 processes (docs/fabric.md).
 inline constexpr double kNamespacedRateBps = 100e6;
+inline constexpr int kNamespacedNice = -10;
 
 struct UpOptions {
-  std::string experiment;          // the experiment file
-  std::string links = "memif";     // only memif so far
-  std::string rate;                // every link's rate ("100Mbps"); "file": the file's; "": default
-  std::string dir;                 // the fabric's folder; "": /run/spraylab/<name>
-  std::string name;                // "": the experiment's name
-  std::string algorithm;           // "": the file's load_balancer.algorithm
+  std::string experiment;       // the experiment file
+  std::string links = "memif";  // only memif so far
+  std::string rate;             // every link's rate ("100Mbps"); "file": the file's; "": default
+  std::string dir;              // the fabric's folder; "": /run/spraylab/<name>
+  std::string name;             // "": the experiment's name
+  std::string algorithm;        // "": the file's load_balancer.algorithm
   std::string idle_sleep = "20ms";  // --idle-sleep of every process
-  double link_timeout_s = 60;      // for every process to report its links up
-  double run_timeout_s = 300;      // each generator's --timeout
+  // Every process's nice value. A process that sleeps whenever its polls come back empty wakes
+  // for every frame, and on a busy machine each wake-up waits behind the other runnable tasks:
+  // at -10 it goes first (as the in-process fabric's worker does), so a shaper slot is not
+  // missed because a compiler holds the CPU (docs/fabric.md).
+  int nice = kNamespacedNice;
+  double link_timeout_s = 60;  // for every process to report its links up
+  double run_timeout_s = 300;  // each generator's --timeout
+  // false: one line on stderr instead of the process table on stdout (`spraylab run`, whose
+  // stdout is the results table).
+  bool verbose = true;
 };
 
 // One process of the fabric, as planned and (pid) as started.
@@ -51,6 +63,7 @@ struct FabricState {
   std::string links;
   double rate_bps = 0;
   double time_scale = 1;
+  int nice = 0;              // of every process (UpOptions::nice)
   std::string spraylab_bin;  // the folder of spraylab-switch and spraylab-gen
   std::vector<Process> processes;
 };
@@ -71,7 +84,54 @@ int status(const std::string& dir, double cpu_seconds);
 // what they report. With `again`, starts a fresh set of generators afterwards for another run.
 int start(const std::string& dir, double timeout_s, bool again);
 // `fabric down`: every process, namespace, socket, runtime and hugepage file of fabric `name`,
-// whatever state it is in (also after a kill -9 of any part, or of `up` itself).
-int down(const std::string& name, const std::string& dir);
+// whatever state it is in (also after a kill -9 of any part, or of `up` itself). Its one line
+// goes to stdout, or to stderr when not `verbose`.
+int down(const std::string& name, const std::string& dir, bool verbose = true);
+
+// What `spraylab run --mode namespaced` (fabric/namespaced_run.cpp) drives a fabric with.
+//
+// While `*flag` is set (a signal handler's), up()'s waits throw std::runtime_error("interrupted")
+// instead of waiting on; null: never.
+void set_interrupt_flag(const volatile std::sig_atomic_t* flag);
+// The state `up` recorded in `dir`; throws std::invalid_argument when there is none.
+FabricState read_state(const std::string& dir);
+// True while `p` runs and is still the process started (reaps it once it has exited).
+bool running(const Process& p);
+// One connection to the DPDK telemetry socket of the process with EAL file prefix `prefix`, kept
+// for many commands: each new connection costs the process a thread (DPDK starts one per
+// client), which a busy machine feels when a run samples 20 switches every 50 ms.
+class TelemetrySession {
+ public:
+  explicit TelemetrySession(std::string prefix);
+  ~TelemetrySession();
+  TelemetrySession(const TelemetrySession&) = delete;
+  TelemetrySession& operator=(const TelemetrySession&) = delete;
+  // The reply's value, or nullopt when the process does not answer.
+  std::optional<nlohmann::ordered_json> command(const std::string& command);
+
+ private:
+  bool open_socket();
+  std::string prefix_;
+  int fd_ = -1;
+};
+
+// A DPDK telemetry command to the process with EAL file prefix `prefix`, its reply's value, or
+// nullopt when it does not answer.
+std::optional<nlohmann::ordered_json> telemetry(const std::string& prefix,
+                                                const std::string& command);
+// Resets every switch's queue maxima and lets every waiting generator start `delay_s` from now
+// (the start file). Returns that start as UNIX time in seconds. Throws std::runtime_error when a
+// generator is not waiting for the start.
+double release_generators(const FabricState& st, double delay_s);
+// SIGTERM to every generator still running: each stops and writes its results.
+void stop_generators(const FabricState& st);
+// A fresh set of generators, waiting for the next release (`fabric start --again`): the old ones
+// are stopped first (SIGTERM, SIGKILL after 3 s). `st` gets the new pids. False when one is not
+// ready within 60 s.
+bool restart_generators(FabricState& st);
+// Every switch's load balancer (telemetry /spraylab/lb_set, docs/switch.md): `load_balancer` is
+// the experiment's load_balancer section as a YAML flow map. Throws std::runtime_error naming a
+// switch that refused it.
+void set_balancers(const FabricState& st, const std::string& load_balancer);
 
 }  // namespace spraylab::fabric::ns

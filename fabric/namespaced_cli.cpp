@@ -45,6 +45,12 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
                    "namespaces, net_af_xdp with the switch's XDP program; payloads above 1400 B "
                    "are cut to 1400)")
       ->capture_default_str();
+  up_cmd
+      ->add_option("--nice", up->nice,
+                   "Every process's nice value: a process woken for a frame goes before the "
+                   "machine's other work")
+      ->check(CLI::Range(-20, 19))
+      ->capture_default_str();
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "
                      "/run/spraylab/<name>)");

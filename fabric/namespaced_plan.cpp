@@ -31,6 +31,9 @@ constexpr uint32_t kAfXdpFillMbufs = 2048;
 constexpr uint32_t kVethPayloadBytes = 1400;
 constexpr int kSwitchMetricsPort = 9561;
 constexpr int kGenMetricsPort = 9562;
+// A frame's bytes besides its payload, rounded up: Ethernet, IPv4, UDP and the testbed header
+// (82 B), FCS, preamble and inter-frame gap.
+constexpr uint64_t kFrameOverheadBytes = 128;
 
 std::string lcores_arg() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -85,6 +88,12 @@ MgmtNet mgmt_net(const std::string& fabric) {
 std::string MgmtNet::host_veth(size_t index) const {
   // An interface name has at most 15 characters: "slv", 6 hex digits of the bridge's, the index.
   return fmt::format("slv{}-{}", bridge.substr(5), index);
+}
+
+uint64_t shaper_slack_bytes(const conf::Experiment& exp) {
+  // Two of the workload's frames (payload, headers, FCS, preamble and gap), as the generator's
+  // pacer may catch up two frames after a late turn (trafficgen/host_engine.cpp).
+  return 2 * (uint64_t{exp.workload.payload_bytes} + kFrameOverheadBytes);
 }
 
 std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scale) {
@@ -194,6 +203,10 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
           fmt::to_string(kSwitchMbufs + (veth ? kAfXdpFillMbufs * p.ports : 0)),
           std::string("--metrics-address"), switch_metrics}) {
       p.argv.push_back(a);
+    }
+    if (w.shaper_slack_bytes > 0) {
+      p.argv.push_back("--shaper-slack");
+      p.argv.push_back(fmt::to_string(w.shaper_slack_bytes));
     }
     out.push_back(std::move(p));
   }

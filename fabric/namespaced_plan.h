@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/experiment.h"
 #include "fabric/namespaced.h"
 #include "topo/topology.h"
 
@@ -28,6 +29,8 @@ struct Wiring {
   std::string xdp_prog;                    // veth: the XDP program of the switch's net_af_xdp ports
   std::string metrics_host = "127.0.0.1";  // where each process serves /metrics
   std::string idle_sleep = "20ms";
+  // Every switch's --shaper-slack in bytes (0: the switch's default, a burst of MTU frames).
+  uint64_t shaper_slack_bytes = 0;
   double link_timeout_s = 60;
   double run_timeout_s = 300;
 };
@@ -55,6 +58,12 @@ std::string veth_name(uint32_t index);
 // stretched like the in-process fabric's (docs/fabric.md, "Rates"). Returns the YAML and sets
 // *rate_bps and *scale.
 std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scale);
+
+// Every switch's shaper slack in a namespaced fabric: two of the workload's frames. Its processes
+// sleep between polls, and a switch sends what its slack allows at once on waking: with the
+// switch's default (32 MTU frames) the bursts alone made queues of ~100 KB, deeper than what the
+// balancers make (docs/fabric.md).
+uint64_t shaper_slack_bytes(const conf::Experiment& exp);
 
 // Every process of fabric `name` (a switch per switch, a generator per leaf's hosts), wired as
 // `w` says, in start order waves: servers of memif sockets before their clients.

@@ -98,19 +98,21 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
       out.push_back(std::move(s));
     }
   }
-  // p99 of each port's samples.
-  const size_t ports = out.size();
-  std::vector<std::vector<uint32_t>> series(ports);
+  set_p99_bytes(samples, &out);
+  return out;
+}
+
+void set_p99_bytes(const std::vector<QueueSample>& samples, std::vector<PortSummary>* ports) {
+  std::vector<std::vector<uint32_t>> series(ports->size());
   for (const QueueSample& q : samples) series[q.port_index].push_back(q.bytes);
-  for (size_t i = 0; i < ports; ++i) {
+  for (size_t i = 0; i < ports->size(); ++i) {
     auto& v = series[i];
     if (v.empty()) continue;
     // Nearest rank: the smallest value with at least 99% of the samples at or below it.
     const size_t k = (v.size() * 99 + 99) / 100 - 1;
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-    out[i].p99_bytes = v[k];
+    (*ports)[i].p99_bytes = v[k];
   }
-  return out;
 }
 
 }  // namespace spraylab::fabric

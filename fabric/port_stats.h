@@ -28,4 +28,8 @@ std::string layer_name(uint32_t level, uint32_t top, bool to_host, uint32_t peer
 std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<QueueSample>& samples,
                                         uint64_t run_ns);
 
+// Each port's p99_bytes from `samples` (their port_index into `ports`): port_summaries() here,
+// the namespaced fabric's runner (fabric/namespaced_run.cpp) from its telemetry samples.
+void set_p99_bytes(const std::vector<QueueSample>& samples, std::vector<PortSummary>* ports);
+
 }  // namespace spraylab::fabric

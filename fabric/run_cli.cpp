@@ -1,6 +1,7 @@
 #include "fabric/run_cli.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "conf/loader.h"
 #include "conf/units.h"
 #include "fabric/eal.h"
+#include "fabric/namespaced.h"
 #include "fabric/runner.h"
 #include "fabric/variants.h"
 #include "switch/lb/algorithm.h"
@@ -28,7 +30,8 @@ struct RunArgs {
   uint32_t lcores = 0;
   std::string rate;  // --rate as given; empty: not given
   double timeout_seconds = 600;
-  std::string max_clock;  // --max-clock as given; empty: none
+  std::string max_clock;         // --max-clock as given; empty: none
+  NamespacedOptions namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
   bool dry_run = false;
   std::string command_line;
 };
@@ -101,7 +104,18 @@ int run(const RunArgs& args) {
   request.algorithms = args.algorithms;
   for (const std::string& s : args.sweeps) request.sweeps.push_back(parse_sweep(s, "--sweep"));
   for (const std::string& s : args.sets) request.sets.push_back(parse_sweep(s, "--set"));
-  if (options.mode == Mode::kInProcess) {
+  const bool namespaced_options = args.namespaced.links != "memif" ||
+                                  !args.namespaced.name.empty() || !args.namespaced.dir.empty();
+  if (namespaced_options && options.mode != Mode::kNamespaced) {
+    throw std::invalid_argument(
+        "--links, --fabric-name and --fabric-dir are for --mode namespaced");
+  }
+  if (options.mode == Mode::kNamespaced) {
+    // fabric up applies the rate (and stretches the time constants) to each variant it starts.
+    if (args.lcores > 0) throw std::invalid_argument("--lcores is for --mode inprocess");
+    options.namespaced = args.namespaced;
+    options.namespaced.rate = args.rate;
+  } else if (options.mode == Mode::kInProcess) {
     options.inprocess_rate_bps = apply_inprocess_rate(args, request);
   } else if (!args.rate.empty()) {
     throw std::invalid_argument(fmt::format(
@@ -117,6 +131,11 @@ int run(const RunArgs& args) {
   if (args.dry_run) {
     print_variants(variants);
     return 0;
+  }
+  if (options.mode == Mode::kNamespaced) {
+    // Every node is a process of its own; this one only starts, watches and collects them.
+    if (geteuid() != 0) throw std::invalid_argument("--mode namespaced needs root (ip netns add)");
+    return run_variants(variants, options);
   }
   EalOptions eal;
   eal.lcores = eal_lcores(options.mode, args.lcores);
@@ -141,8 +160,10 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
       ->required();
   cmd->add_option("--mode", args->mode,
                   "virtual: event-driven virtual time, deterministic, any link rate; inprocess: "
-                  "the DPDK fabric in wall-clock time on this machine's cores")
-      ->check(CLI::IsMember({"virtual", "inprocess"}))
+                  "the DPDK fabric in wall-clock time on this machine's cores; namespaced: one "
+                  "spraylab-switch / spraylab-gen process per node in network namespaces, "
+                  "brought up and down for each variant (needs root; docs/fabric.md)")
+      ->check(CLI::IsMember({"virtual", "inprocess", "namespaced"}))
       ->capture_default_str();
   cmd->add_option("--algorithms", args->algorithms,
                   fmt::format("Comma-separated load balancers, one variant each (default: the "
@@ -166,11 +187,23 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "inprocess: EAL lcores, the main one and N-1 workers polling the nodes "
                   "(default: 2, one worker; more only on otherwise idle CPUs, docs/fabric.md)")
       ->check(CLI::Range(1u, 128u));
-  cmd->add_option("--rate", args->rate,
-                  fmt::format("inprocess: every link's rate, as links.rate of each variant "
-                              "(default: {}, what this 2-CPU machine sustains; docs/fabric.md); "
-                              "'file': the experiment's rates",
-                              conf::format_rate(kInProcessRateBps)));
+  cmd->add_option(
+      "--rate", args->rate,
+      fmt::format("inprocess: every link's rate, as links.rate of each variant "
+                  "(default: {}, what this 2-CPU machine sustains; docs/fabric.md); "
+                  "namespaced: every link's rate (default {}); time constants "
+                  "stretch alike; 'file': the experiment's rates",
+                  conf::format_rate(kInProcessRateBps), conf::format_rate(ns::kNamespacedRateBps)));
+  cmd->add_option("--links", args->namespaced.links,
+                  "namespaced: memif (default) or veth (net_af_xdp; payloads above 1400 B are "
+                  "cut to 1400)")
+      ->check(CLI::IsMember({"memif", "veth"}));
+  cmd->add_option("--fabric-name", args->namespaced.name,
+                  "namespaced: the fabric's name, its namespaces' prefix (default run<pid>)");
+  cmd->add_option(
+      "--fabric-dir", args->namespaced.dir,
+      "namespaced: the fabric's folder: sockets, logs, the generators' results (default "
+      "/run/spraylab/<name>; removed after a variant that completed)");
   cmd->add_option("--timeout", args->timeout_seconds,
                   "Wall-clock limit per variant in seconds; a variant stopped by it is reported "
                   "as incomplete")

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "fabric/plots.h"
 #include "fabric/progress_line.h"
@@ -45,15 +46,21 @@ std::string utc_now() {
 // Facts of this run that differ between two runs of one experiment: kept out of summary.json.
 ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions& options,
                       const std::string& started_at) {
-  return {{"variant", v.name},
-          {"mode", mode_name(r.mode)},
-          {"command", options.command_line},
-          {"started_at", started_at},
-          {"wall_seconds", r.wall_seconds},
-          {"clock_ns", r.clock_ns},
-          {"events", r.events},
-          {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
-          {"eal_lcores", options.eal_lcores}};
+  ordered_json j = {{"variant", v.name},
+                    {"mode", mode_name(r.mode)},
+                    {"command", options.command_line},
+                    {"started_at", started_at},
+                    {"wall_seconds", r.wall_seconds},
+                    {"clock_ns", r.clock_ns},
+                    {"events", r.events},
+                    {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
+                    {"eal_lcores", options.eal_lcores}};
+  if (r.mode == Mode::kNamespaced) {
+    // Wall-clock figures of processes, the experiment k times slower (docs/runner.md).
+    j["links"] = options.namespaced.links;
+    j["time_scale"] = r.time_scale;
+  }
+  return j;
 }
 
 void write_variant(const std::string& dir, const Variant& v, const FabricResult& r,
@@ -174,6 +181,11 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   ProgressLine progress(stderr, ::isatty(STDERR_FILENO) != 0);
   const auto started = std::chrono::steady_clock::now();
 
+  // The namespaced fabric outlives a variant when the next differs in its balancer only.
+  std::unique_ptr<NamespacedRunner> namespaced;
+  if (options.mode == Mode::kNamespaced) {
+    namespaced = std::make_unique<NamespacedRunner>(options.namespaced);
+  }
   std::vector<VariantSummary> summaries;
   std::vector<PlotVariant> plots;
   bool want_plots = false;
@@ -182,8 +194,9 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     const std::string label = fmt::format("[{}/{}] {}", i + 1, variants.size(), v.name);
     for (const std::string& note : v.notes) progress.print("note: " + note);
     const std::string started_at = utc_now();
+    const FabricOptions fo = fabric_options(v, options, progress, label);
     const FabricResult result =
-        run_fabric(v.experiment, fabric_options(v, options, progress, label));
+        namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
     write_variant((dir / v.name).string(), v, result, s, options, started_at);
     progress.print(variant_line(label, s, result.wall_seconds));
@@ -191,6 +204,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     plots.push_back(plot_variant(v, result, s));
     summaries.push_back(std::move(s));
   }
+  if (namespaced) namespaced->finish();  // down before the table and plots
   write_comparison(dir.string(), variants[0].experiment.name, options.mode, summaries);
   if (want_plots) {
     progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));

@@ -1,8 +1,8 @@
 // `spraylab run`: every variant of an experiment on one fabric engine (fabric/fabric.h), one
 // results folder per variant, a comparison table and plots. Usage and files: docs/runner.md.
 //
-// The runner knows the engine only through run_fabric() and FabricResult, so the namespaced
-// fabric of one process per node (the third mode) slots in as another Mode.
+// The runner knows the engines only through run_fabric() and run_namespaced() (the namespaced
+// fabric of one process per node, fabric/namespaced_run.h), both of which give a FabricResult.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fabric/fabric.h"
+#include "fabric/namespaced_run.h"
 #include "fabric/variants.h"
 
 namespace spraylab::fabric {
@@ -27,7 +28,8 @@ struct RunOptions {
   // Per variant, on the fabric's clock (0: none); the experiment's measurement.duration, when
   // shorter, still applies.
   uint64_t max_clock_ns = 0;
-  std::string command_line;  // recorded in each run.json
+  std::string command_line;      // recorded in each run.json
+  NamespacedOptions namespaced;  // Mode::kNamespaced: the fabric's links, rate, name, folder
 };
 
 // The default results folder of an experiment, results/<name>.

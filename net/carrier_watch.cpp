@@ -38,8 +38,18 @@ std::chrono::microseconds carrier_period(uint64_t idle_sleep_ns) {
                                                std::chrono::milliseconds(100));
 }
 
-CarrierWatch::CarrierWatch(std::vector<std::string> ifaces, std::chrono::microseconds period)
-    : ifaces_(std::move(ifaces)), period_(period), up_(new std::atomic<bool>[ifaces_.size()]) {
+std::chrono::microseconds carrier_max_period(uint64_t idle_sleep_ns) {
+  if (idle_sleep_ns == 0) return std::chrono::microseconds(0);
+  return std::min<std::chrono::microseconds>(carrier_period(idle_sleep_ns) * 10,
+                                             std::chrono::milliseconds(250));
+}
+
+CarrierWatch::CarrierWatch(std::vector<std::string> ifaces, std::chrono::microseconds period,
+                           std::chrono::microseconds max_period)
+    : ifaces_(std::move(ifaces)),
+      period_(period),
+      max_period_(std::max(max_period, period)),
+      up_(new std::atomic<bool>[ifaces_.size()]) {
   read_all();
   const int rc =
       rte_ctrl_thread_create(&thread_, "carrier-watch", nullptr, &CarrierWatch::run, this);
@@ -56,17 +66,23 @@ CarrierWatch::~CarrierWatch() {
 
 void* CarrierWatch::run(void* self) {
   auto* w = static_cast<CarrierWatch*>(self);
+  std::chrono::microseconds period = w->period_;
   while (!w->stop_.load()) {
-    std::this_thread::sleep_for(w->period_);
-    w->read_all();
+    std::this_thread::sleep_for(period);
+    // Quiet carriers are read less and less often; a change brings the base period back.
+    period = w->read_all() ? w->period_ : std::min(period * 2, w->max_period_);
   }
   return nullptr;
 }
 
-void CarrierWatch::read_all() {
+bool CarrierWatch::read_all() {
+  bool changed = false;
   for (size_t i = 0; i < ifaces_.size(); ++i) {
-    up_[i].store(carrier_up(ifaces_[i]), std::memory_order_relaxed);
+    const bool up = carrier_up(ifaces_[i]);
+    changed = changed || up != up_[i].load(std::memory_order_relaxed);
+    up_[i].store(up, std::memory_order_relaxed);
   }
+  return changed;
 }
 
 }  // namespace spraylab::net

@@ -31,14 +31,21 @@ bool carrier_up(const std::string& iface);
 // and 28 processes of a fabric on two CPUs reading four interfaces every 1 ms spent 5% of a core
 // each on it (docs/fabric.md).
 std::chrono::microseconds carrier_period(uint64_t idle_sleep_ns);
+// How far the period may stretch while no carrier changes: not at all while busy-polling; with
+// --idle-sleep T up to 10 T (at most 250 ms). Each read takes the rtnl lock for four ethtool
+// calls; 28 processes of an idle veth fabric reading every 20 ms spent 20% of a core on it.
+std::chrono::microseconds carrier_max_period(uint64_t idle_sleep_ns);
 
 class CarrierWatch {
  public:
   static constexpr std::chrono::milliseconds kDefaultPeriod{1};
   // Reads every interface once, then every `period` on an EAL control thread (off the lcores'
-  // CPUs). Throws std::runtime_error if the thread cannot start.
+  // CPUs); while no carrier changes, each period twice the last up to `max_period` (0: always
+  // `period`), back to `period` at the first change. Throws std::runtime_error if the thread
+  // cannot start.
   explicit CarrierWatch(std::vector<std::string> ifaces,
-                        std::chrono::microseconds period = kDefaultPeriod);
+                        std::chrono::microseconds period = kDefaultPeriod,
+                        std::chrono::microseconds max_period = std::chrono::microseconds(0));
   ~CarrierWatch();
   CarrierWatch(const CarrierWatch&) = delete;
   CarrierWatch& operator=(const CarrierWatch&) = delete;
@@ -48,10 +55,11 @@ class CarrierWatch {
 
  private:
   static void* run(void* self);
-  void read_all();
+  bool read_all();  // true if a carrier changed
 
   std::vector<std::string> ifaces_;
   std::chrono::microseconds period_;
+  std::chrono::microseconds max_period_;
   std::unique_ptr<std::atomic<bool>[]> up_;
   std::atomic<bool> stop_{false};
   pthread_t thread_{};

@@ -147,7 +147,8 @@ int cmd_lb_set(const char*, const char* params, rte_tel_data* d) {
 }  // namespace
 
 SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::PortState> ports,
-                             rte_mempool* pool, std::chrono::microseconds carrier_period)
+                             rte_mempool* pool, std::chrono::microseconds carrier_period,
+                             std::chrono::microseconds carrier_max_period)
     : rt_(rt),
       ports_(std::move(ports)),
       pool_(pool),
@@ -165,7 +166,8 @@ SwitchControl::SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::Port
     ifaces.push_back(ports_[p].iface);
   }
   if (!ifaces.empty()) {
-    carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period);
+    carrier_ =
+        std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period, carrier_max_period);
   }
 }
 

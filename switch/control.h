@@ -22,7 +22,8 @@ class SwitchControl {
   // carrier_period: how often the kernel interfaces' carriers are read (net::carrier_period).
   SwitchControl(dataplane::SwitchRuntime& rt, std::vector<net::PortState> ports,
                 rte_mempool* pool = nullptr,
-                std::chrono::microseconds carrier_period = net::CarrierWatch::kDefaultPeriod);
+                std::chrono::microseconds carrier_period = net::CarrierWatch::kDefaultPeriod,
+                std::chrono::microseconds carrier_max_period = std::chrono::microseconds(0));
 
   // Polls link status; a port is up when its link is up and no command took it down.
   // Cheap enough to call every 100 µs, so a failure leaves the candidate sets within 1 ms. The

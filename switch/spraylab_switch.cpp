@@ -48,6 +48,7 @@ struct Options {
   uint16_t rx_queues = 0;
   uint16_t tx_queues = 1;
   uint32_t queue_packets = 0;
+  std::string shaper_slack;  // --shaper-slack as given; empty: a burst of MTU frames
   bool no_shaping = false;
   double duration = 0;
   double stats_interval = 0;
@@ -129,6 +130,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
   app.add_flag("--no-shaping", o.no_shaping,
                "Send at the device's rate instead of the configured link rate");
+  app.add_option("--shaper-slack", o.shaper_slack,
+                 "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
+                 "default: a burst of 32 MTU frames). A switch that sleeps between polls sends "
+                 "that much at once on waking");
   app.add_option("--duration", o.duration,
                  "Stop after this many seconds (default: until SIGINT/SIGTERM)");
   app.add_option("--stats-interval", o.stats_interval, "Print totals every this many seconds");
@@ -398,10 +403,19 @@ int run(int argc, char** argv) {
   ro.tx_queues = o.tx_queues;
   ro.queue_packets = o.queue_packets;
   ro.shaping = !o.no_shaping;
+  if (!o.shaper_slack.empty()) {
+    const std::optional<uint64_t> slack = spraylab::conf::parse_size_bytes(o.shaper_slack);
+    if (!slack || *slack == 0) {
+      throw std::invalid_argument(
+          fmt::format("--shaper-slack {}: expected a size such as 9KB", o.shaper_slack));
+    }
+    ro.shaper_slack_bytes = *slack;
+  }
   ro.socket = static_cast<int>(rte_socket_id());
   ro.routing = &plan->routing;
   auto rt = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
-  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep));
+  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep),
+                             net::carrier_max_period(idle_sleep));
   ctl.register_telemetry();
   ctl.poll_links();
   std::vector<uint16_t> rxq;

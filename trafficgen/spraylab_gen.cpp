@@ -392,7 +392,8 @@ class EngineLcores {
 // does: net/carrier_watch.h), read on a control thread of its own, never on an engine's lcore.
 class PortLinks {
  public:
-  PortLinks(const std::vector<net::PortState>& ports, std::chrono::microseconds carrier_period)
+  PortLinks(const std::vector<net::PortState>& ports, std::chrono::microseconds carrier_period,
+            std::chrono::microseconds carrier_max_period)
       : ports_(ports), carrier_index_(RTE_MAX_ETHPORTS, -1) {
     std::vector<std::string> ifaces;
     for (const auto& p : ports_) {
@@ -401,7 +402,8 @@ class PortLinks {
       ifaces.push_back(p.iface);
     }
     if (!ifaces.empty()) {
-      carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period);
+      carrier_ = std::make_unique<net::CarrierWatch>(std::move(ifaces), carrier_period,
+                                                     carrier_max_period);
     }
   }
   const std::vector<net::PortState>& ports() const { return ports_; }
@@ -659,7 +661,8 @@ int run(int argc, char** argv) {
   // With --start-file the engines and their metrics come first (a fabric's Prometheus scrapes a
   // waiting generator too), and the start moves to the file's time once it is there.
   uint64_t start_tsc = cli.start_file.empty() ? start_tsc_of(cli) : rte_rdtsc();
-  const PortLinks links(ports.list, net::carrier_period(idle_sleep_ns));
+  const PortLinks links(ports.list, net::carrier_period(idle_sleep_ns),
+                        net::carrier_max_period(idle_sleep_ns));
   Engines engines = make_engines(plan, ports.pool, start_tsc, carrier_gated_tx(links));
   fmt::print(stderr,
              "spraylab-gen: {} hosts, {} messages here, {} engine(s), rate {}, entropy {}\n",

@@ -58,11 +58,14 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     src_leaves_ = std::make_unique<RouteLookup>("sl_" + tables_.name, leaves, opts_.socket);
   }
   for (uint16_t p = 0; p < ports(); ++p) {
-    // Slack: a burst's worth of MTU frames (1514 B without FCS) may leave together.
+    // Slack: a burst's worth of MTU frames (1514 B without FCS) may leave together, or what
+    // the options say.
     const double rate = tables_.ports[p].rate_bps;
+    const double slack_bytes = opts_.shaper_slack_bytes > 0
+                                   ? static_cast<double>(opts_.shaper_slack_bytes)
+                                   : net::kBurst * (1514 + net::kWireOverhead);
     egress_[p].set_shaper(Shaper(opts_.shaping ? rate : 0,
-                                 static_cast<uint64_t>(net::kBurst * (1514 + net::kWireOverhead) *
-                                                       8e9 / std::max(1.0, rate))));
+                                 static_cast<uint64_t>(slack_bytes * 8e9 / std::max(1.0, rate))));
     port_up_[p].store(true);
   }
   for (uint32_t w = 0; w < opts_.workers; ++w)

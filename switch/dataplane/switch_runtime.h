@@ -70,6 +70,11 @@ struct RuntimeOptions {
   // Memory for the egress rings (egress_queue.h); empty: a memzone each (rte_ring_create).
   RingMemory ring_memory;
   bool shaping = true;  // drain at the link rate; false = the device's own rate
+  // How far a port may send ahead of its link rate, in wire bytes (0: a burst of MTU frames,
+  // kBurst x 1538 B). A switch that sleeps between polls (a namespaced fabric) sends that much at
+  // once on waking, and the next switch's queue sees the burst: there, two frames' worth keeps the
+  // queues the balancers make apart from the ones the sleeping makes (docs/fabric.md).
+  uint64_t shaper_slack_bytes = 0;
   int socket = 0;
   const topo::Routing* routing = nullptr;  // Polarized needs it at build time
   // Look routes up in this table, shared with other switches of the process (an in-process

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""`spraylab run --mode namespaced` (issue 15's acceptance; docs/fabric.md, "spraylab run on a
+namespaced fabric"): the demo experiment (k = 4 fat tree, 16 hosts, 1 MB permutation) with ECMP,
+RPS and Ofan on a namespaced fabric (20 spraylab-switch and 8 spraylab-gen processes, a network
+namespace each), over memif links and over veth links. Every message completes, the table prints,
+every results file is there, and the algorithms rank as they do in virtual time, which the test
+runs first on the same experiment and checks: Ofan's deepest queue below RPS's, and ECMP worst by
+CCT or by deepest queue. Over veth only ECMP's place is asserted: frames lost on the way into the
+generators' af_xdp ports (not found yet, docs/fabric.md) make the queues of Ofan and RPS measure
+the losses' retransmissions; their figures are printed.
+
+What makes the ranking hold on a busy 2-CPU machine: the links are shaped down (RATE below: the
+fabric's 28 processes sleep between polls and wake for every few frames, so the CPU a run needs
+grows with the frame rate), the processes run at nice -10 (fabric up's default) and the switches'
+shaper slack is two frames (a switch that woke late sends no more than that at once). The
+retransmission timeout is set to 200 us for both clocks (the file's 1 ms stretches to 20 s at
+5 Mb/s; ECMP waits for it after its drops): virtual time ranks the algorithms the same with it.
+Consecutive variants share one fabric (only the balancer changes), so each link kind brings one
+fabric up.
+
+The fabric's name and folder are the test's own; `fabric down` runs at the end whatever happened,
+and nothing of the fabric may be left (namespaces, processes, its folder). Nothing here asserts a
+speed: the figures (CCT and deepest queue per algorithm in both clocks, wall time) are printed.
+Needs root (ip netns); skips (exit 77) otherwise.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+from cases import case_parser, run_cases, check  # noqa: E402
+
+ALGORITHMS = ["ecmp", "rps", "ofan"]
+RTO = "200us"
+# Every link's rate per link kind: memif carries the demo's 4 KB payloads; veth cuts them to
+# 1400 B (an af_xdp frame is one 1500-byte MTU), so three times the frames for the same bytes.
+RATE = {"memif": "5Mbps", "veth": "5Mbps"}
+
+
+def spraylab(args, *argv, timeout=600):
+    t0 = time.time()
+    p = subprocess.run([os.path.join(args.build, "fabric", "spraylab"), *argv],
+                       capture_output=True, text=True, timeout=timeout)
+    print(f"$ spraylab {' '.join(argv)}  -> {p.returncode} ({time.time() - t0:.0f} s)\n"
+          f"{p.stdout}{p.stderr[-4000:]}", flush=True)
+    return p
+
+
+def namespaces(prefix):
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return sorted(line.split()[0] for line in out.splitlines() if line.startswith(prefix))
+
+
+def fabric_processes(prefix):
+    """pids whose command line gives EAL a file prefix of the fabric."""
+    found = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(os.path.join(d, "cmdline"), "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        for i, a in enumerate(argv[:-1]):
+            if a == b"--file-prefix" and argv[i + 1].decode(errors="replace").startswith(prefix):
+                found.append(int(os.path.basename(d)))
+    return found
+
+
+def variants(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        return {v["variant"]: v for v in json.load(f)["variants"]}
+
+
+def figures(vs):
+    return {a: (vs[a]["cct"].get("collective_ns"), vs[a]["queue"]["max_packets"]) for a in ALGORITHMS}
+
+
+def check_ranking(vs, what, ofan_below_rps=True):
+    """Ofan's deepest queue below RPS's; ECMP worst by CCT or by deepest queue."""
+    f = figures(vs)
+    if ofan_below_rps:
+        check(f["ofan"][1] < f["rps"][1],
+              f"{what}: Ofan's max queue ({f['ofan'][1]} packets) is not below RPS's "
+              f"({f['rps'][1]})")
+    ecmp_cct_worst = f["ecmp"][0] > max(f["rps"][0], f["ofan"][0])
+    ecmp_queue_worst = f["ecmp"][1] > max(f["rps"][1], f["ofan"][1])
+    check(ecmp_cct_worst or ecmp_queue_worst, f"{what}: ECMP is not worst: {f}")
+    return f
+
+
+def run_links(args, links):
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    work = tempfile.mkdtemp(prefix=f"spraylab-nsrun-{links}-")
+    name = f"n{links[0]}{os.getpid()}"
+    folder = os.path.join(work, "fabric")
+    prefix = f"sl-{name}-"
+    sets = ["--set", f"workload.retransmit_timeout={RTO}"]
+    if links == "veth":
+        sets += ["--set", "workload.payload=1400"]  # what the veth fabric runs (the virtual peer)
+    try:
+        virt = os.path.join(work, "virtual")
+        v = spraylab(args, "run", demo, "--algorithms", ",".join(ALGORITHMS), *sets, "-o", virt)
+        check(v.returncode == 0, "the virtual-time run failed")
+        fv = check_ranking(variants(virt), "virtual time")
+
+        out = os.path.join(work, "namespaced")
+        t0 = time.time()
+        r = spraylab(args, "run", demo, "--mode", "namespaced", "--links", links, "--rate",
+                     RATE[links], "--algorithms", ",".join(ALGORITHMS), *sets, "--fabric-name",
+                     name, "--fabric-dir", folder, "--timeout", "240", "-o", out, timeout=900)
+        wall = time.time() - t0
+        check(r.returncode == 0, f"spraylab run --mode namespaced --links {links} failed")
+        check("demo: namespaced mode, 3 variants" in r.stdout, "no table header")
+        for a in ALGORITHMS:
+            rows = [line for line in r.stdout.splitlines() if line.startswith(a + " ")]
+            check(len(rows) == 1 and " 16/16 " in rows[0], f"no table row with 16/16 for {a}")
+        vs = variants(out)
+        for a in ALGORITHMS:
+            s = vs[a]
+            check(s["mode"] == "namespaced", s["mode"])
+            check(s["completed"] and s["cct"]["messages_completed"] == 16,
+                  f"{a}: not every message completed: {s['cct']}")
+            for f in ["summary.json", "generator.json", "run.json", "config.yaml", "queues.csv"]:
+                check(os.path.exists(os.path.join(out, a, f)), f"{a}/{f} missing")
+            with open(os.path.join(out, a, "generator.json")) as f:
+                g = json.load(f)
+            check(len(g["hosts"]) == 16 and g["generators"] == 8, "the generators' results merged")
+        check(os.path.isdir(os.path.join(out, "plots")), "no plots")
+        # veth: frames are lost on their way into the generators' af_xdp ports (up to 5% of one
+        # generator's; no switch counts them), each loss waits for a retransmission timeout, and
+        # the go-back retransmissions fill the queues of every algorithm to 500-600 KB: Ofan's
+        # and RPS's deepest queues then measure the losses, and came out either way round. Not
+        # asserted there until that loss is found (docs/fabric.md); ECMP worst still is.
+        fn = check_ranking(vs, f"namespaced {links}", ofan_below_rps=links != "veth")
+        left = namespaces(prefix) + fabric_processes(prefix)
+        check(not left, f"left behind: {left}")
+        check(not os.path.exists(folder), f"the fabric's folder {folder} is left")
+        line = " ".join(f"{a}: virtual {fv[a][0] / 1e3:.1f} us {fv[a][1]} pk, namespaced "
+                        f"{fn[a][0] / 1e6:.0f} ms {fn[a][1]} pk;" for a in ALGORITHMS)
+        return f"{line} wall {wall:.0f} s"
+    finally:
+        spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+        for n in namespaces(prefix):
+            subprocess.run(["ip", "netns", "del", n])
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    args = case_parser().parse_args()
+    if os.geteuid() != 0:
+        print("SKIP: needs root (ip netns add, ip netns exec)")
+        return 77
+    if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"],
+                                                    capture_output=True).returncode:
+        print("SKIP: no working `ip netns` (iproute2)")
+        return 77
+    return run_cases(args, [("memif_ranks_as_virtual", run_links, ("memif",)),
+                            ("veth_ranks_as_virtual", run_links, ("veth",))])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
