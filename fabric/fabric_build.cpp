@@ -56,7 +56,7 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
   for (topo::NodeId n : topology_->switches()) switch_ports += topology_->degree(n);
   const uint32_t need =
       mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves);
-  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room());
+  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room(), mode_ == Mode::kVirtual);
   build_switches();
   build_hosts();
   build_links();

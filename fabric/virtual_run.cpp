@@ -1,5 +1,6 @@
 #include "fabric/virtual_run.h"
 
+#include "fabric/mbuf_pool.h"
 #include "fabric/port_stats.h"
 #include "fabric/run_watch.h"
 
@@ -77,6 +78,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   const uint64_t deadline = limit_ns == UINT64_MAX ? UINT64_MAX : start + limit_ns;
   uint64_t sample_every = period;  // doubled by thin_samples()
 
+  rte_mempool* const pool = f.pool();
   FinishedEngines engines(f);
   RunWatch watch(f, opts);
   for (const auto& h : f.hosts()) h->start(0);
@@ -119,6 +121,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
       continue;
     }
     prefetch_next(q, nodes, sampler);
+    fabric_pool_grow(pool);  // before the event: it may take mbufs
     nodes[e.node]->on_event(e.tag, now);
     ++out.events;
     engines.note(e.node);
