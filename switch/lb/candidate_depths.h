@@ -137,6 +137,19 @@ struct CandidateDepths {
   bool checked_ = false;
 };
 
+#if defined(__AVX512F__)
+// The smallest of sixteen unsigned lanes, by hand: GCC 12's _mm512_reduce_min_epu32 trips
+// -Wmaybe-uninitialized.
+inline uint32_t reduce_min_epu32(__m512i m) {
+  __m256i h = _mm256_min_epu32(_mm512_maskz_extracti64x4_epi64(0xf, m, 0),
+                               _mm512_maskz_extracti64x4_epi64(0xf, m, 1));
+  __m128i q = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0x4e));
+  q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(q));
+}
+#endif
+
 // The smallest of key[0..w), w > 0.
 inline uint32_t min_key(const uint32_t* key, uint32_t w) {
 #if defined(__AVX512F__)
@@ -145,13 +158,7 @@ inline uint32_t min_key(const uint32_t* key, uint32_t w) {
     const auto lanes = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
     m = _mm512_mask_min_epu32(m, lanes, m, _mm512_loadu_si512(key + i));
   }
-  // Sixteen lanes to one by hand: GCC 12's _mm512_reduce_min_epu32 trips -Wmaybe-uninitialized.
-  __m256i h = _mm256_min_epu32(_mm512_maskz_extracti64x4_epi64(0xf, m, 0),
-                               _mm512_maskz_extracti64x4_epi64(0xf, m, 1));
-  __m128i q = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-  q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0x4e));
-  q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0xb1));
-  return static_cast<uint32_t>(_mm_cvtsi128_si32(q));
+  return reduce_min_epu32(m);
 #else
   uint32_t b = UINT32_MAX;
   for (uint32_t i = 0; i < w; ++i) b = key[i] < b ? key[i] : b;
@@ -185,15 +192,7 @@ struct KeyRegs {
     __m512i m = _mm512_set1_epi32(-1);
     for (uint32_t j = 0; j < 4; ++j)
       m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, v[j]);
-    return reduce_min(m);
-  }
-  static uint32_t reduce_min(__m512i m) {
-    __m256i h = _mm256_min_epu32(_mm512_maskz_extracti64x4_epi64(0xf, m, 0),
-                                 _mm512_maskz_extracti64x4_epi64(0xf, m, 1));
-    __m128i q = _mm_min_epu32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-    q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0x4e));
-    q = _mm_min_epu32(q, _mm_shuffle_epi32(q, 0xb1));
-    return static_cast<uint32_t>(_mm_cvtsi128_si32(q));
+    return reduce_min_epu32(m);
   }
   uint64_t equal(uint32_t x) const {
     const __m512i b = _mm512_set1_epi32(static_cast<int>(x));
@@ -231,7 +230,7 @@ struct KeyRegs {
       const auto lanes = static_cast<__mmask16>(valid >> (16 * j));
       m = _mm512_mask_min_epu32(m, lanes & _mm512_cmpgt_epu32_mask(v[j], b), m, v[j]);
     }
-    return reduce_min(m);
+    return reduce_min_epu32(m);
   }
   void set(uint32_t c, uint32_t k) {
     const __m512i kk = _mm512_set1_epi32(static_cast<int>(k));

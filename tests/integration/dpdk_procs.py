@@ -1,6 +1,7 @@
 """Helpers for integration tests that run real DPDK processes: hugepages, memif port wiring,
 process start/stop with their own --file-prefix, DPDK telemetry queries, and veth pairs between
 network namespaces of a test's own."""
+import glob
 import json
 import os
 import signal
@@ -8,6 +9,21 @@ import socket
 import subprocess
 import threading
 import time
+
+
+def fabric_processes(prefix):
+    """pids whose command line gives EAL a file prefix of the fabric."""
+    found = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(os.path.join(d, "cmdline"), "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        for i, a in enumerate(argv[:-1]):
+            if a == b"--file-prefix" and argv[i + 1].decode(errors="replace").startswith(prefix):
+                found.append(int(os.path.basename(d)))
+    return sorted(found)
 
 
 def free_port():

@@ -29,6 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "monitoring"))  # prom_server
+from dpdk_procs import fabric_processes  # noqa: E402
 from prom_server import Prometheus, dashboard_queries, finite  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
 
@@ -46,21 +47,6 @@ def spraylab(args, *argv, timeout=300):
 def namespaces():
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     return sorted(line.split()[0] for line in out.splitlines() if line.strip())
-
-
-def fabric_processes(prefix):
-    """pids whose command line gives EAL a file prefix of the fabric."""
-    found = []
-    for d in glob.glob("/proc/[0-9]*"):
-        try:
-            with open(os.path.join(d, "cmdline"), "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        for i, a in enumerate(argv[:-1]):
-            if a == b"--file-prefix" and argv[i + 1].decode(errors="replace").startswith(prefix):
-                found.append(int(os.path.basename(d)))
-    return sorted(found)
 
 
 def mgmt_bridge(name):

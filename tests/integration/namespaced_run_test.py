@@ -23,7 +23,6 @@ and nothing of the fabric may be left (namespaces, processes, its folder). Nothi
 speed: the figures (CCT and deepest queue per algorithm in both clocks, wall time) are printed.
 Needs root (ip netns); skips (exit 77) otherwise.
 """
-import glob
 import json
 import os
 import shutil
@@ -34,6 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
+from dpdk_procs import fabric_processes  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
 
 ALGORITHMS = ["ecmp", "rps", "ofan"]
@@ -55,21 +55,6 @@ def spraylab(args, *argv, timeout=600):
 def namespaces(prefix):
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     return sorted(line.split()[0] for line in out.splitlines() if line.startswith(prefix))
-
-
-def fabric_processes(prefix):
-    """pids whose command line gives EAL a file prefix of the fabric."""
-    found = []
-    for d in glob.glob("/proc/[0-9]*"):
-        try:
-            with open(os.path.join(d, "cmdline"), "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        for i, a in enumerate(argv[:-1]):
-            if a == b"--file-prefix" and argv[i + 1].decode(errors="replace").startswith(prefix):
-                found.append(int(os.path.basename(d)))
-    return found
 
 
 def variants(out):
