@@ -80,7 +80,10 @@ bool fill(size_t bytes) {
                                 reinterpret_cast<void*>(g_pool.len)) < 0) {
     return false;
   }
-  g_pool.filled += bytes;
+  // Every mbuf in: the rest of the mapping (its rounding to 2 MB) is never needed, and
+  // populating it would fail (-ENOSPC).
+  g_pool.filled =
+      g_pool.pool->populated_size == g_pool.pool->size ? g_pool.len : g_pool.filled + bytes;
   std::pair<char*, char*> range{from, from + bytes};
   rte_mempool_obj_iter(g_pool.pool, init_if_in, &range);
   return true;
