@@ -602,9 +602,8 @@ std::optional<json> TelemetrySession::command(const std::string& command) {
 }
 
 int up(const UpOptions& o) {
-  if (o.links != "memif" && o.links != "veth") {
-    throw std::invalid_argument(
-        fmt::format("--links {}: memif or veth (vhost-user: not yet, issue 15)", o.links));
+  if (o.links != "memif" && o.links != "veth" && o.links != "vhost") {
+    throw std::invalid_argument(fmt::format("--links {}: memif, veth or vhost", o.links));
   }
   if (geteuid() != 0) throw std::invalid_argument("fabric up needs root (ip netns add)");
   const auto t0 = std::chrono::steady_clock::now();

@@ -21,7 +21,7 @@ inline constexpr int kNamespacedNice = -10;
 
 struct UpOptions {
   std::string experiment;       // the experiment file
-  std::string links = "memif";  // only memif so far
+  std::string links = "memif";  // memif | veth | vhost
   std::string rate;             // every link's rate ("100Mbps"); "file": the file's; "": default
   std::string dir;              // the fabric's folder; "": /run/spraylab/<name>
   std::string name;             // "": the experiment's name
@@ -49,7 +49,7 @@ struct Process {
   std::string log;
   std::string metrics;  // host:port inside its namespace
   std::vector<std::string> argv;
-  std::vector<std::string> serves;  // memif socket files it listens on
+  std::vector<std::string> serves;  // memif / vhost-user socket files it listens on
   std::vector<std::string> hosts;   // gen: the hosts it emulates
   std::string results;              // gen: its results JSON
   uint32_t ports = 0;

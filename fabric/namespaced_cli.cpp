@@ -41,9 +41,11 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   add_fabric_options(up_cmd, *up);
   up_cmd
       ->add_option("--links", up->links,
-                   "Link kind: memif (sockets in the fabric's folder) or veth (pairs between the "
+                   "Link kind: memif (sockets in the fabric's folder), veth (pairs between the "
                    "namespaces, net_af_xdp with the switch's XDP program; payloads above 1400 B "
-                   "are cut to 1400)")
+                   "are cut to 1400) or vhost (vhost-user sockets in the fabric's folder: "
+                   "net_vhost at the end nearer the core, net_virtio_user at the other)")
+      ->check(CLI::IsMember({"memif", "veth", "vhost"}))
       ->capture_default_str();
   up_cmd
       ->add_option("--nice", up->nice,

@@ -42,9 +42,10 @@ std::string lcores_arg() {
 }
 
 std::vector<std::string> eal_args(const std::string& prefix, int memory_mb) {
-  return {
-      "--lcores",      lcores_arg(), "--no-pci",    "--no-huge",    "-m", fmt::to_string(memory_mb),
-      "--file-prefix", prefix,       "--log-level", "lib.eal:error"};
+  return {"--lcores", lcores_arg(), "--no-pci", "--no-huge", "-m", fmt::to_string(memory_mb),
+          "--file-prefix", prefix, "--log-level", "lib.eal:error",
+          // vhost-user's negotiation otherwise fills a log with a page per link.
+          "--log-level", "lib.vhost.config:warning"};
 }
 
 std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
@@ -53,6 +54,25 @@ std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
   // descriptors each way, 8 MB of shared memory a link.
   return fmt::format("net_memif{},role={},id=0,socket={},socket-abstract=no,bsize=8192,rsize=9",
                      index, server ? "server" : "client", socket);
+}
+
+// vhost-user links: the end nearer the core owns the socket as a net_vhost port (the vhost-user
+// server, as a virtual switch does), the other end is a net_virtio_user port on it (a VM's view).
+// virtio-user hands its memory to the server by file descriptor: --no-huge memory is a memfd in
+// DPDK 22.11, so it can. 1024 descriptors: an idle-sleeping receiver's ring must hold what
+// arrives while it sleeps (virtio-user fills its rx ring from its pool: kVirtioRxMbufs a port).
+constexpr uint32_t kVirtioQueueSize = 1024;
+constexpr uint32_t kVirtioRxMbufs = kVirtioQueueSize;
+
+std::string vhost_vdev(uint32_t index, bool server, const std::string& socket) {
+  if (server) return fmt::format("net_vhost{},iface={},queues=1", index, socket);
+  return fmt::format("net_virtio_user{},path={},queues=1,queue_size={}", index, socket,
+                     kVirtioQueueSize);
+}
+
+// The socket-backed link kinds: memif or vhost-user, one socket file per link.
+std::string socket_vdev(const Wiring& w, uint32_t index, bool server, const std::string& socket) {
+  return w.links == "vhost" ? vhost_vdev(index, server, socket) : memif_vdev(index, server, socket);
 }
 
 // The net_af_xdp port of a veth end: one queue, the switch's XDP program (it passes what is not
@@ -148,12 +168,14 @@ std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scal
 }
 
 // Every process of the fabric: a spraylab-switch per switch, a spraylab-gen per leaf's hosts.
-// memif: the end nearer the core listens (role=server; a leaf for its hosts), so processes
-// start level by level from the core down and every client finds its server's socket file.
+// memif and vhost-user: the end nearer the core listens (memif role=server, net_vhost; a leaf for
+// its hosts), so processes start level by level from the core down and every client finds its
+// server's socket file.
 std::vector<Process> plan_processes(const std::string& name, const topo::Topology& t,
                                     const Wiring& w) {
   const std::string sock = fs::path(w.dir) / "sock";
   const bool veth = w.links == "veth";
+  const bool vhost = w.links == "vhost";
   const std::string switch_metrics = fmt::format("{}:{}", w.metrics_host, kSwitchMetricsPort);
   const std::string gen_metrics = fmt::format("{}:{}", w.metrics_host, kGenMetricsPort);
   uint8_t top = 0;
@@ -175,6 +197,7 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
     p.ports = static_cast<uint32_t>(t.degree(s));
     p.argv = {w.switch_bin};
     for (const auto& a : eal_args(p.prefix, kSwitchMemoryMb)) p.argv.push_back(a);
+    uint32_t clients = 0;  // ports on a socket the peer serves
     for (topo::PortId port = 0; port < t.degree(s); ++port) {
       const topo::PortRef peer = t.peer(s, port);
       const topo::Node& pn = t.node(peer.node);
@@ -195,12 +218,14 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
       }
       const std::string path = server ? socket_of(s, port) : socket_of(peer.node, peer.port);
       if (server) p.serves.push_back(path);
-      p.argv.push_back(memif_vdev(port, server, path));
+      if (!server) ++clients;
+      p.argv.push_back(socket_vdev(w, port, server, path));
     }
     for (const std::string& a :
          {std::string("--"), std::string("--config"), w.experiment, std::string("--switch"), n.name,
           std::string("--idle-sleep"), w.idle_sleep, std::string("--mbufs"),
-          fmt::to_string(kSwitchMbufs + (veth ? kAfXdpFillMbufs * p.ports : 0)),
+          fmt::to_string(kSwitchMbufs + (veth ? kAfXdpFillMbufs * p.ports : 0) +
+                         (vhost ? kVirtioRxMbufs * clients : 0)),
           std::string("--metrics-address"), switch_metrics}) {
       p.argv.push_back(a);
     }
@@ -228,7 +253,7 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
       if (t.node(peer.node).kind != topo::NodeKind::kHost) continue;
       p.argv.push_back("--vdev");
       p.argv.push_back(veth ? veth_vdev(p.ports, w)
-                            : memif_vdev(p.ports, false, socket_of(leaf, port)));
+                            : socket_vdev(w, p.ports, false, socket_of(leaf, port)));
       ++p.ports;
       p.hosts.push_back(t.node(peer.node).name);
     }

@@ -21,7 +21,7 @@ namespace spraylab::fabric::ns {
 // Where the processes find things, as they see them (the launcher's paths in a namespace, the
 // container's paths in an export).
 struct Wiring {
-  std::string links = "memif";             // memif | veth
+  std::string links = "memif";             // memif | veth | vhost
   std::string dir;                         // the fabric's folder: sock/, results/, start
   std::string experiment;                  // the experiment file the processes read
   std::string switch_bin;                  // spraylab-switch

@@ -20,7 +20,7 @@
 namespace spraylab::fabric {
 
 struct NamespacedOptions {
-  std::string links = "memif";  // memif | veth (fabric up --links)
+  std::string links = "memif";  // memif | veth | vhost (fabric up --links)
   std::string rate;             // every link's rate ("10Mbps"); "": fabric up's default; "file"
   std::string name;             // the fabric's name; "": "run<pid>"
   std::string dir;              // the fabric's folder; "": /run/spraylab/<name>

@@ -195,9 +195,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "stretch alike; 'file': the experiment's rates",
                   conf::format_rate(kInProcessRateBps), conf::format_rate(ns::kNamespacedRateBps)));
   cmd->add_option("--links", args->namespaced.links,
-                  "namespaced: memif (default) or veth (net_af_xdp; payloads above 1400 B are "
-                  "cut to 1400)")
-      ->check(CLI::IsMember({"memif", "veth"}));
+                  "namespaced: memif (default), veth (net_af_xdp; payloads above 1400 B are "
+                  "cut to 1400) or vhost (vhost-user: net_vhost and net_virtio_user)")
+      ->check(CLI::IsMember({"memif", "veth", "vhost"}));
   cmd->add_option("--fabric-name", args->namespaced.name,
                   "namespaced: the fabric's name, its namespaces' prefix (default run<pid>)");
   cmd->add_option(

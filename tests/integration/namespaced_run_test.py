@@ -2,7 +2,7 @@
 """`spraylab run --mode namespaced` (issue 15's acceptance; docs/fabric.md, "spraylab run on a
 namespaced fabric"): the demo experiment (k = 4 fat tree, 16 hosts, 1 MB permutation) with ECMP,
 RPS and Ofan on a namespaced fabric (20 spraylab-switch and 8 spraylab-gen processes, a network
-namespace each), over memif links and over veth links. Every message completes, the table prints,
+namespace each), over memif links, veth links and vhost-user links. Every message completes, the table prints,
 every results file is there, and the algorithms rank as they do in virtual time, which the test
 runs first on the same experiment and checks: Ofan's deepest (or 99th-percentile) queue below
 RPS's, and ECMP worst by CCT or by deepest queue. Over veth only ECMP's place is asserted: frames lost on the way into the
@@ -40,7 +40,7 @@ ALGORITHMS = ["ecmp", "rps", "ofan"]
 RTO = "200us"
 # Every link's rate per link kind: memif carries the demo's 4 KB payloads; veth cuts them to
 # 1400 B (an af_xdp frame is one 1500-byte MTU), so three times the frames for the same bytes.
-RATE = {"memif": "5Mbps", "veth": "5Mbps"}
+RATE = {"memif": "5Mbps", "veth": "5Mbps", "vhost": "5Mbps"}
 
 
 def spraylab(args, *argv, timeout=600):
@@ -150,7 +150,8 @@ def main():
         print("SKIP: no working `ip netns` (iproute2)")
         return 77
     return run_cases(args, [("memif_ranks_as_virtual", run_links, ("memif",)),
-                            ("veth_ranks_as_virtual", run_links, ("veth",))])
+                            ("veth_ranks_as_virtual", run_links, ("veth",)),
+                            ("vhost_ranks_as_virtual", run_links, ("vhost",))])
 
 
 if __name__ == "__main__":
