@@ -83,9 +83,38 @@ class BurstQueues {
 
 // out[i] = base[ports[i]] (+ extra[ports[i]] when extra is not null) for i < w. Sixteen ports per
 // vector gather; out has room for a multiple of 16 entries past w, which may be overwritten.
+#if defined(SPRAYLAB_LB_AVX512)
+// Whether ports[i] = ports[0] + i for i < w (w > 0), 32 ports per compare.
+inline bool consecutive_ports(const PortId* ports, uint32_t w) {
+  const __m512i iota = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
+                                        16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  for (uint32_t i = 0; i < w; i += 32) {
+    const auto m = static_cast<__mmask32>(w - i >= 32 ? ~0u : (1u << (w - i)) - 1);
+    const __m512i want =
+        _mm512_add_epi16(iota, _mm512_set1_epi16(static_cast<short>(ports[0] + i)));
+    if (_mm512_mask_cmpneq_epi16_mask(m, _mm512_maskz_loadu_epi16(m, ports + i), want) != 0)
+      return false;
+  }
+  return true;
+}
+#endif
+
 inline void gather_ports(const PortId* ports, uint32_t w, const uint32_t* base,
                          const uint32_t* extra, uint32_t* out) {
 #if defined(SPRAYLAB_LB_AVX512)
+  // A route group's ports are often consecutive (every fabric port of a spine, the uplinks of a
+  // leaf): plain vector loads then, a fraction of a gather's cost.
+  if (w != 0 && consecutive_ports(ports, w)) {
+    const uint32_t* b = base + ports[0];
+    const uint32_t* e = extra != nullptr ? extra + ports[0] : nullptr;
+    for (uint32_t i = 0; i < w; i += 16) {
+      const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
+      __m512i d = _mm512_maskz_loadu_epi32(m, b + i);
+      if (e != nullptr) d = _mm512_add_epi32(d, _mm512_maskz_loadu_epi32(m, e + i));
+      _mm512_storeu_si512(out + i, d);
+    }
+    return;
+  }
   for (uint32_t i = 0; i < w; i += 16) {
     const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
     const __m512i idx = _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, ports + i));

@@ -32,6 +32,7 @@ class Jsq final : public Balancer {
   alignas(64) uint32_t key_[kMaxCandidates];
   alignas(64) double th_[kMaxCandidates];  // Th of each candidate's port (banded)
   SetPorts th_of_;                         // the ports th_ was loaded for
+  BandEdges edges_;                        // the bands' edges 1..n−1 from th_ (banded)
 };
 
 }  // namespace spraylab::lb
