@@ -40,6 +40,7 @@ class BurstQueues {
   // A stale view: depths change only when the snapshot does, and the burst's own choices are
   // not counted (add returns 0).
   bool stale() const { return stale_.period_ns() != 0; }
+  bool bytes() const { return bytes_; }  // the queue unit is bytes (grow() adds Packet::bytes)
   // Equal values, equal snapshots: StaleQueueView copies a new one once per period.
   uint64_t snapshot() const { return snapshot_; }
   // Records a choice; returns the amount the port's depth grew by (0 with a stale view).

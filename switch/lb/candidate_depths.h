@@ -299,47 +299,50 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
   Rng rng = kept_rng;
   uint64_t ties = low.ties.word[0];
   uint32_t best = low.best;
-  uint32_t raised_min = low.raised_min_;
   uint64_t risen = 0;   // candidates whose key rose since regs was written
-  bool beyond = false;  // one of them rose past the best + 1 of its time
+  uint32_t beyond = 0;  // not 0: one of them rose past the best + 1 of its time
   const PortId* ports = set.ports;
   const uint32_t w = set.w;
   const uint32_t* key = keys.key();
   const size_t start = i;
-  for (; i < burst.size(); ++i) {
+  // The run's end first, and BurstQueues::grow from locals: fewer live values in the loop, which
+  // has more than the registers hold (a flag spilled to the stack is a store and a load per
+  // packet).
+  size_t end = i;
+  while (end < burst.size() && burst[end].candidates == ports && burst[end].num_candidates == w)
+    ++end;
+  const bool live = !queues.stale();
+  const bool bytes = queues.bytes();
+  for (; i < end; ++i) {
     const Packet& p = burst[i];
-    if (p.candidates != ports || p.num_candidates != w) break;
     const bool one = (ties & (ties - 1)) == 0;  // no draw for a single tie
     const uint32_t c =
         select_bit(ties, one ? 0 : rng.below(static_cast<uint32_t>(std::popcount(ties))));
-    out[i] = ports[c];
-    if (const uint32_t grew = queues.grow(out[i], p)) {
-      set.depth[c] += grew;
-      if (keys.rose(set, c)) {
-        const uint32_t k = key[c];
-        const uint64_t bit = uint64_t{1} << c;
-        ties &= ~bit;  // LowestKey::rose
-        risen |= bit;
-        raised_min = k < raised_min ? k : raised_min;
-        beyond |= k != best + 1;
-        if (ties == 0) {
-          if (!beyond) {
-            // Every key at best rose to best + 1 and every other is above best: no search.
-            ++best;
-            ties = risen | (regs.equal(best) & ~risen);
-          } else {
-            for (uint64_t m = risen; m != 0; m &= m - 1) {
-              const auto r = static_cast<uint32_t>(std::countr_zero(m));
-              regs.set(r, key[r]);
-            }
-            risen = 0;
-            beyond = false;
-            best = raised_min == best + 1 ? best + 1 : regs.min();
-            ties = regs.equal(best);
-          }
-          raised_min = UINT32_MAX;
-        }
+    const PortId port = ports[c];
+    out[i] = port;
+    const uint32_t grew = !live || port == kNoPort ? 0 : bytes ? p.bytes : 1;
+    if (grew == 0) continue;
+    set.depth[c] += grew;
+    if (!keys.rose(set, c)) continue;
+    const uint32_t k = key[c];
+    const uint64_t bit = uint64_t{1} << c;
+    ties &= ~bit;  // LowestKey::rose
+    risen |= bit;
+    beyond |= k ^ (best + 1);
+    if (ties != 0) continue;
+    if (beyond == 0) {
+      // Every key at best rose to best + 1 and every other is above best: no search.
+      ++best;
+      ties = risen | (regs.equal(best) & ~risen);
+    } else {
+      for (uint64_t m = risen; m != 0; m &= m - 1) {
+        const auto r = static_cast<uint32_t>(std::countr_zero(m));
+        regs.set(r, key[r]);
       }
+      risen = 0;
+      beyond = 0;
+      best = regs.min();
+      ties = regs.equal(best);
     }
   }
   if (i < burst.size()) {  // another set may follow
@@ -353,7 +356,8 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
   low.ties.word[0] = ties;
   low.ties.count = static_cast<uint32_t>(std::popcount(ties));
   low.best = best;
-  low.raised_min_ = raised_min;
+  // Not tracked here: UINT32_MAX makes LowestKey::rose search for the minimum, always right.
+  low.raised_min_ = UINT32_MAX;
   return i;
 }
 #endif

@@ -93,63 +93,65 @@ size_t TopK::choose_in_word(std::span<const Packet> burst, size_t i, PortId* out
   // Locals (the keys too): through `this`, every depth store would make the compiler reload them.
   KeyRegs regs = regs_;
   uint64_t below = below_.word[0], at = at_.word[0];
-  uint32_t nb = below_.count, na = at_.count;
+  uint32_t nb = below_.count;  // |at| is a popcount where it is needed: one register fewer
   uint32_t v = v_;
-  uint64_t risen = 0;      // candidates whose depth rose since regs was written
-  uint64_t over = 0;       // the risen ones above v (the rest of them are at or below v)
-  bool past_next = false;  // one of `over` is beyond v + 1
+  uint64_t risen = 0;  // candidates whose depth rose since regs was written
+  uint64_t over = 0;   // the risen ones above v (the rest of them are at or below v)
+  uint32_t past = 0;   // not 0: one of `over` is beyond v + 1
   const PortId* ports = set_.ports;
   const uint32_t w = set_.w;
   const uint32_t k = k_now_;
   const size_t start = i;
-  for (; i < burst.size(); ++i) {
+  // The run's end first, and BurstQueues::grow from locals: fewer live values in the loop
+  // (choose_lowest_in_word).
+  size_t end = i;
+  while (end < burst.size() && burst[end].candidates == ports && burst[end].num_candidates == w)
+    ++end;
+  const bool live = !queues_.stale();
+  const bool bytes = queues_.bytes();
+  for (; i < end; ++i) {
     const Packet& p = burst[i];
-    if (p.candidates != ports || p.num_candidates != w) break;
     const uint32_t r = rng.below(k);
-    const uint32_t c = r < nb ? select_bit(below, r) : select_bit(at, rng.below(na));
-    out[i] = ports[c];
-    if (const uint32_t grew = queues_.grow(out[i], p)) {
-      const uint32_t d = set_.depth[c];
-      const uint32_t now = d + grew;
-      set_.depth[c] = now;
-      const uint64_t bit = uint64_t{1} << c;
-      risen |= bit;
-      if (d < v) {
-        if (now >= v) {  // else it stays below v
-          below &= ~bit;
-          --nb;
-          if (now == v) {
-            at |= bit;
-            ++na;
-          } else {
-            over |= bit;
-            past_next |= now != v + 1;
-          }
-        }
-      } else {
-        at &= ~bit;
-        --na;
-        over |= bit;
-        past_next |= now != v + 1;
+    const uint32_t c = r < nb ? select_bit(below, r)
+                              : select_bit(at, rng.below(static_cast<uint32_t>(std::popcount(at))));
+    const PortId port = ports[c];
+    out[i] = port;
+    const uint32_t grew = !live || port == kNoPort ? 0 : bytes ? p.bytes : 1;
+    if (grew == 0) continue;
+    const uint32_t d = set_.depth[c];
+    const uint32_t now = d + grew;
+    set_.depth[c] = now;
+    const uint64_t bit = uint64_t{1} << c;
+    risen |= bit;
+    if (d < v) {
+      if (now < v) continue;  // still below v: nothing moves
+      below &= ~bit;
+      --nb;
+      if (now == v) {
+        at |= bit;
+        continue;  // as many at or below v as before
       }
-      if (nb + na < k) {
-        below |= at;
-        nb += na;
-        if (!past_next) {
-          ++v;  // `over` is not empty: c is in it
-          at = over | (regs.equal(v) & ~risen);
-        } else {
-          sync(regs, risen);
-          risen = 0;
-          v = regs.min_above(v);
-          at = regs.equal(v);
-        }
-        na = static_cast<uint32_t>(std::popcount(at));
-        over = 0;
-        past_next = false;
-      }
+    } else {
+      at &= ~bit;
     }
+    over |= bit;
+    past |= now ^ (v + 1);
+    if (nb + static_cast<uint32_t>(std::popcount(at)) >= k) continue;
+    below |= at;
+    nb += static_cast<uint32_t>(std::popcount(at));
+    if (past == 0) {
+      ++v;  // `over` is not empty: c is in it
+      at = over | (regs.equal(v) & ~risen);
+    } else {
+      sync(regs, risen);
+      risen = 0;
+      v = regs.min_above(v);
+      at = regs.equal(v);
+    }
+    over = 0;
+    past = 0;
   }
+  const uint32_t na = static_cast<uint32_t>(std::popcount(at));
   // The same set may come back in this burst (after a packet of another set).
   if (i < burst.size()) sync(regs, risen);
   if (i < burst.size()) queues_.record(burst, out, start, i);  // another set may follow
