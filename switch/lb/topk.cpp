@@ -8,10 +8,16 @@ namespace spraylab::lb {
 // by bit from the top: at most 32 rounds of vector compares, fewer for shallow queues.
 void TopK::find_kth() {
   const uint32_t w = set_.w;
-  // The last set's k-th depth first: queues change little between bursts, so it usually still is.
-  below_.build<Cmp::kLess>(set_.depth, w, v_);
-  at_.build<Cmp::kEqual>(set_.depth, w, v_);
-  if (below_.count < k_now_ && below_.count + at_.count >= k_now_) return;
+  // The last set's k-th depths first (found_, then v_): queues change little between bursts, so
+  // one of them usually still is.
+  for (const uint32_t guess : {found_, v_}) {
+    below_.build<Cmp::kLess>(set_.depth, w, guess);
+    at_.build<Cmp::kEqual>(set_.depth, w, guess);
+    if (below_.count < k_now_ && below_.count + at_.count >= k_now_) {
+      v_ = found_ = guess;
+      return;
+    }
+  }
   uint32_t top = 0;
   for (uint32_t i = 0; i < w; ++i) top = set_.depth[i] > top ? set_.depth[i] : top;
   uint32_t x = 0;
@@ -22,7 +28,7 @@ void TopK::find_kth() {
     m.build<Cmp::kLess>(set_.depth, w, static_cast<uint32_t>(next));
     if (m.count < k_now_) x = static_cast<uint32_t>(next);
   }
-  v_ = x;
+  v_ = found_ = x;
   below_.build<Cmp::kLess>(set_.depth, w, x);
   at_.build<Cmp::kEqual>(set_.depth, w, x);
 }
@@ -30,12 +36,17 @@ void TopK::find_kth() {
 #if defined(SPRAYLAB_LB_AVX512)
 // find_kth's search with the depths in registers.
 void TopK::find_kth_in_regs() {
-  // The last set's k-th depth first (find_kth).
-  below_.word[0] = regs_.less(v_);
-  below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
-  at_.word[0] = regs_.equal(v_);
-  at_.count = static_cast<uint32_t>(std::popcount(at_.word[0]));
-  if (below_.count < k_now_ && below_.count + at_.count >= k_now_) return;
+  // The last set's k-th depths first (find_kth).
+  for (const uint32_t guess : {found_, v_}) {
+    below_.word[0] = regs_.less(guess);
+    below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
+    at_.word[0] = regs_.equal(guess);
+    at_.count = static_cast<uint32_t>(std::popcount(at_.word[0]));
+    if (below_.count < k_now_ && below_.count + at_.count >= k_now_) {
+      v_ = found_ = guess;
+      return;
+    }
+  }
   const uint32_t top = regs_.max();
   uint32_t x = 0;
   for (int b = std::bit_width(top); b >= 0; --b) {
@@ -44,7 +55,7 @@ void TopK::find_kth_in_regs() {
     if (std::popcount(regs_.less(static_cast<uint32_t>(next))) < static_cast<int>(k_now_))
       x = static_cast<uint32_t>(next);
   }
-  v_ = x;
+  v_ = found_ = x;
   below_.word[0] = regs_.less(x);
   below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
   at_.word[0] = regs_.equal(x);

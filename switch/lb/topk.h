@@ -41,6 +41,7 @@ class TopK final : public Balancer {
   // The k-th smallest depth; kept for the next loaded set as its first guess (queues change
   // little from one burst to the next, so a live view's reload usually finds it unchanged).
   uint32_t v_ = 0;
+  uint32_t found_ = 0;   // v_ as the last set's load found it (before its own choices raised it)
   CandidateMask below_;  // depth < v_
   CandidateMask at_;     // depth == v_
 #if defined(SPRAYLAB_LB_AVX512)
