@@ -508,6 +508,31 @@ struct BandEdges {
 #endif
     for (; i < w; ++i) f[i] = floor_of(q[i], i);
   }
+  // floors() and next[i], the depth at which candidate i reaches its next band (UINT32_MAX:
+  // none): edges rise with j, so that is the smallest edge above q[i], or row m's.
+  void floors_and_next(const uint32_t* q, uint32_t w, uint32_t* f, uint32_t* next) const {
+    uint32_t i = 0;
+#if defined(SPRAYLAB_LB_AVX512)
+    const __m512i one = _mm512_set1_epi32(1);
+    for (; i < w; i += 16) {
+      const __m512i d = _mm512_loadu_si512(q + i);
+      __m512i c = _mm512_setzero_si512();
+      __m512i up = _mm512_load_si512(edge[m] + i);
+      for (uint32_t j = 0; j < m; ++j) {
+        const __m512i e = _mm512_load_si512(edge[j] + i);
+        const __mmask16 reached = _mm512_cmpge_epu32_mask(d, e);
+        c = _mm512_mask_add_epi32(c, reached, c, one);
+        up = _mm512_mask_min_epu32(up, static_cast<__mmask16>(~reached), up, e);
+      }
+      _mm512_storeu_si512(f + i, c);
+      _mm512_storeu_si512(next + i, up);
+    }
+#endif
+    for (; i < w; ++i) {
+      f[i] = floor_of(q[i], i);
+      next[i] = edge[f[i]][i];
+    }
+  }
   // Candidate i's floor at depth q.
   uint32_t floor_of(uint32_t q, uint32_t i) const {
     uint32_t c = 0;

@@ -20,7 +20,7 @@ struct Jsq::Banded {
       j.edges_.load(j.th_, set.w, j.bands_, j.bands_ - 1);
     }
     if (j.edges_.usable) {
-      j.edges_.floors(set.depth, set.w, j.key_);
+      j.edges_.floors_and_next(set.depth, set.w, j.key_, j.next_);
       return;
     }
     band_floors(set.depth, j.th_, set.w, j.bands_, j.key_);
@@ -31,8 +31,9 @@ struct Jsq::Banded {
     uint32_t k;
     if (j.edges_.usable) {
       // Within its band until the depth reaches the next edge: one compare per packet.
-      if (set.depth[c] < j.edges_.next(j.key_[c], c)) return false;
+      if (set.depth[c] < j.next_[c]) return false;
       k = j.edges_.floor_of(set.depth[c], c);
+      j.next_[c] = j.edges_.next(k, c);
     } else {
       band_floors(&set.depth[c], &j.th_[c], 1, j.bands_, &k);
       k = k < j.bands_ ? k : j.bands_ - 1;
