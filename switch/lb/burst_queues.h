@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -99,6 +100,22 @@ inline bool consecutive_ports(const PortId* ports, uint32_t w) {
   return true;
 }
 #endif
+
+// Whether a[i] == b[i] for i < n: memcmp inline, 32 ports per compare (it runs once per burst
+// for every loaded set; a call to the library's memcmp costs more than the compares).
+inline bool same_ports(const PortId* a, const PortId* b, uint32_t n) {
+#if defined(SPRAYLAB_LB_AVX512)
+  for (uint32_t i = 0; i < n; i += 32) {
+    const auto m = static_cast<__mmask32>(n - i >= 32 ? ~0u : (1u << (n - i)) - 1);
+    if (_mm512_mask_cmpneq_epi16_mask(m, _mm512_maskz_loadu_epi16(m, a + i),
+                                      _mm512_maskz_loadu_epi16(m, b + i)) != 0)
+      return false;
+  }
+  return true;
+#else
+  return std::memcmp(a, b, n * sizeof(PortId)) == 0;
+#endif
+}
 
 inline void gather_ports(const PortId* ports, uint32_t w, const uint32_t* base,
                          const uint32_t* extra, uint32_t* out) {

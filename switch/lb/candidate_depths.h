@@ -117,7 +117,7 @@ struct CandidateDepths {
       if (checked_) return false;
       // Kept from an earlier burst: the route group's array may have been replaced by one at
       // the same address (a port went down), so compare what it holds once per burst.
-      if (std::memcmp(copy_, ports, w * sizeof(PortId)) == 0) {
+      if (same_ports(copy_, ports, w)) {
         checked_ = true;
         return false;
       }
@@ -305,16 +305,22 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
   const uint32_t w = set.w;
   const uint32_t* key = keys.key();
   const size_t start = i;
-  // The run's end first, and BurstQueues::grow from locals: fewer live values in the loop, which
-  // has more than the registers hold (a flag spilled to the stack is a store and a load per
-  // packet).
-  size_t end = i;
-  while (end < burst.size() && burst[end].candidates == ports && burst[end].num_candidates == w)
-    ++end;
+  // BurstQueues::grow from locals: fewer live values in the loop, which has more than the
+  // registers hold (a flag spilled to the stack is a store and a load per packet).
   const bool live = !queues.stale();
   const bool bytes = queues.bytes();
-  for (; i < end; ++i) {
+  if (!live) {
+    // A stale view: no choice changes a key, so the ties hold for the run (AR's default).
+    const auto count = static_cast<uint32_t>(std::popcount(ties));
+    for (; i < burst.size(); ++i) {
+      const Packet& p = burst[i];
+      if (p.candidates != ports || p.num_candidates != w) break;
+      out[i] = ports[select_bit(ties, count == 1 ? 0 : rng.below(count))];
+    }
+  }
+  for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
+    if (p.candidates != ports || p.num_candidates != w) break;
     const bool one = (ties & (ties - 1)) == 0;  // no draw for a single tie
     const uint32_t c =
         select_bit(ties, one ? 0 : rng.below(static_cast<uint32_t>(std::popcount(ties))));
@@ -441,7 +447,7 @@ struct SetPorts {
 
   // True when (ports, w, capacity) is what was kept; else keeps it and returns false.
   bool same(const PortId* p, uint32_t n, const uint32_t* cap) {
-    if (n == w && cap == capacity && std::memcmp(ports, p, n * sizeof(PortId)) == 0) return true;
+    if (n == w && cap == capacity && same_ports(ports, p, n)) return true;
     std::memcpy(ports, p, n * sizeof(PortId));
     w = n;
     capacity = cap;

@@ -113,15 +113,12 @@ size_t TopK::choose_in_word(std::span<const Packet> burst, size_t i, PortId* out
   const uint32_t w = set_.w;
   const uint32_t k = k_now_;
   const size_t start = i;
-  // The run's end first, and BurstQueues::grow from locals: fewer live values in the loop
-  // (choose_lowest_in_word).
-  size_t end = i;
-  while (end < burst.size() && burst[end].candidates == ports && burst[end].num_candidates == w)
-    ++end;
+  // BurstQueues::grow from locals: fewer live values in the loop (choose_lowest_in_word).
   const bool live = !queues_.stale();
   const bool bytes = queues_.bytes();
-  for (; i < end; ++i) {
+  for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
+    if (p.candidates != ports || p.num_candidates != w) break;
     const uint32_t r = rng.below(k);
     const uint32_t c = r < nb ? select_bit(below, r)
                               : select_bit(at, rng.below(static_cast<uint32_t>(std::popcount(at))));
