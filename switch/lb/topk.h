@@ -6,7 +6,7 @@
 // Per loaded set (issue 18): the k-th smallest depth v, found by a bitwise search of counts, and
 // two masks, the candidates below v and those at v; a choice that raises a depth moves one bit, and
 // v is searched again only when fewer than k candidates remain at or below it, and a reloaded set
-// first tries the last v.
+// first tries the v its last load found, then the last v.
 #pragma once
 
 #include <cstdint>
@@ -38,10 +38,11 @@ class TopK final : public Balancer {
   uint32_t k_now_ = 1;  // k for the loaded set
   BurstQueues queues_;
   CandidateDepths set_;
-  // The k-th smallest depth; kept for the next loaded set as its first guess (queues change
-  // little from one burst to the next, so a live view's reload usually finds it unchanged).
+  // The k-th smallest depth. It and found_ (v_ as the last load found it, before that burst's own
+  // choices raised it) are the next loaded set's first guesses: queues change little from one
+  // burst to the next, so a live view's reload usually finds one of them unchanged.
   uint32_t v_ = 0;
-  uint32_t found_ = 0;   // v_ as the last set's load found it (before its own choices raised it)
+  uint32_t found_ = 0;
   CandidateMask below_;  // depth < v_
   CandidateMask at_;     // depth == v_
 #if defined(SPRAYLAB_LB_AVX512)
