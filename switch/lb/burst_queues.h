@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -40,6 +41,7 @@ class BurstQueues {
   // A stale view: depths change only when the snapshot does, and the burst's own choices are
   // not counted (add returns 0).
   bool stale() const { return stale_.period_ns() != 0; }
+  bool bytes() const { return bytes_; }  // the queue unit is bytes (grow() adds Packet::bytes)
   // Equal values, equal snapshots: StaleQueueView copies a new one once per period.
   uint64_t snapshot() const { return snapshot_; }
   // Records a choice; returns the amount the port's depth grew by (0 with a stale view).
@@ -83,9 +85,54 @@ class BurstQueues {
 
 // out[i] = base[ports[i]] (+ extra[ports[i]] when extra is not null) for i < w. Sixteen ports per
 // vector gather; out has room for a multiple of 16 entries past w, which may be overwritten.
+#if defined(SPRAYLAB_LB_AVX512)
+// Whether ports[i] = ports[0] + i for i < w (w > 0), 32 ports per compare.
+inline bool consecutive_ports(const PortId* ports, uint32_t w) {
+  const __m512i iota = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
+                                        16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  for (uint32_t i = 0; i < w; i += 32) {
+    const auto m = static_cast<__mmask32>(w - i >= 32 ? ~0u : (1u << (w - i)) - 1);
+    const __m512i want =
+        _mm512_add_epi16(iota, _mm512_set1_epi16(static_cast<short>(ports[0] + i)));
+    if (_mm512_mask_cmpneq_epi16_mask(m, _mm512_maskz_loadu_epi16(m, ports + i), want) != 0)
+      return false;
+  }
+  return true;
+}
+#endif
+
+// Whether a[i] == b[i] for i < n: memcmp inline, 32 ports per compare (it runs once per burst
+// for every loaded set; a call to the library's memcmp costs more than the compares).
+inline bool same_ports(const PortId* a, const PortId* b, uint32_t n) {
+#if defined(SPRAYLAB_LB_AVX512)
+  for (uint32_t i = 0; i < n; i += 32) {
+    const auto m = static_cast<__mmask32>(n - i >= 32 ? ~0u : (1u << (n - i)) - 1);
+    if (_mm512_mask_cmpneq_epi16_mask(m, _mm512_maskz_loadu_epi16(m, a + i),
+                                      _mm512_maskz_loadu_epi16(m, b + i)) != 0)
+      return false;
+  }
+  return true;
+#else
+  return std::memcmp(a, b, n * sizeof(PortId)) == 0;
+#endif
+}
+
 inline void gather_ports(const PortId* ports, uint32_t w, const uint32_t* base,
                          const uint32_t* extra, uint32_t* out) {
 #if defined(SPRAYLAB_LB_AVX512)
+  // A route group's ports are often consecutive (every fabric port of a spine, the uplinks of a
+  // leaf): plain vector loads then, a fraction of a gather's cost.
+  if (w != 0 && consecutive_ports(ports, w)) {
+    const uint32_t* b = base + ports[0];
+    const uint32_t* e = extra != nullptr ? extra + ports[0] : nullptr;
+    for (uint32_t i = 0; i < w; i += 16) {
+      const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
+      __m512i d = _mm512_maskz_loadu_epi32(m, b + i);
+      if (e != nullptr) d = _mm512_add_epi32(d, _mm512_maskz_loadu_epi32(m, e + i));
+      _mm512_storeu_si512(out + i, d);
+    }
+    return;
+  }
   for (uint32_t i = 0; i < w; i += 16) {
     const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
     const __m512i idx = _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, ports + i));

@@ -117,7 +117,7 @@ struct CandidateDepths {
       if (checked_) return false;
       // Kept from an earlier burst: the route group's array may have been replaced by one at
       // the same address (a port went down), so compare what it holds once per burst.
-      if (std::memcmp(copy_, ports, w * sizeof(PortId)) == 0) {
+      if (same_ports(copy_, ports, w)) {
         checked_ = true;
         return false;
       }
@@ -285,6 +285,12 @@ struct LowestKey {
 // (`regs` holds its keys unless the view is stale, when keys never change): the ties are one word
 // in a register, so a pick is a draw, a deposit and a count of trailing zeros, and removing the
 // chosen candidate is one instruction. Returns the first packet after the run.
+//
+// `regs` is not written per rise (four masked lane writes a packet, the loop's largest cost): while
+// every key that rose went to best + 1 (always for exact JSQ in packets, and for a band edge
+// crossed by one packet), the candidates that rose since regs was written (`risen`) are exactly the
+// ones at best or best + 1, so when the ties run out the next ties are `risen` plus regs' keys at
+// best + 1, and regs is brought up to date only before a real search or when the run ends.
 template <typename Keys>
 size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* out,
                              BurstQueues& queues, CandidateDepths& set, LowestKey& low, Keys& keys,
@@ -292,42 +298,72 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
   KeyRegs regs = kept_regs;  // locals: in registers
   Rng rng = kept_rng;
   uint64_t ties = low.ties.word[0];
-  uint32_t count = low.ties.count;
   uint32_t best = low.best;
-  uint32_t raised_min = low.raised_min_;
+  uint64_t risen = 0;   // candidates whose key rose since regs was written
+  uint32_t beyond = 0;  // not 0: one of them rose past the best + 1 of its time
   const PortId* ports = set.ports;
   const uint32_t w = set.w;
   const uint32_t* key = keys.key();
   const size_t start = i;
+  // BurstQueues::grow from locals: fewer live values in the loop, which has more than the
+  // registers hold (a flag spilled to the stack is a store and a load per packet).
+  const bool live = !queues.stale();
+  const bool bytes = queues.bytes();
+  if (!live) {
+    // A stale view: no choice changes a key, so the ties hold for the run (AR's default).
+    const auto count = static_cast<uint32_t>(std::popcount(ties));
+    for (; i < burst.size(); ++i) {
+      const Packet& p = burst[i];
+      if (p.candidates != ports || p.num_candidates != w) break;
+      out[i] = ports[select_bit(ties, count == 1 ? 0 : rng.below(count))];
+    }
+  }
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
-    const uint32_t c = select_bit(ties, count == 1 ? 0 : rng.below(count));
-    out[i] = ports[c];
-    if (const uint32_t grew = queues.grow(out[i], p)) {
-      set.depth[c] += grew;
-      if (keys.rose(set, c)) {
-        const uint32_t k = key[c];
-        regs.set(c, k);
-        ties &= ~(uint64_t{1} << c);
-        --count;
-        raised_min = k < raised_min ? k : raised_min;
-        if (count == 0) {  // LowestKey::rose
-          best = raised_min == best + 1 ? best + 1 : regs.min();
-          ties = regs.equal(best);
-          count = static_cast<uint32_t>(std::popcount(ties));
-          raised_min = UINT32_MAX;
-        }
+    const bool one = (ties & (ties - 1)) == 0;  // no draw for a single tie
+    const uint32_t c =
+        select_bit(ties, one ? 0 : rng.below(static_cast<uint32_t>(std::popcount(ties))));
+    const PortId port = ports[c];
+    out[i] = port;
+    const uint32_t grew = !live || port == kNoPort ? 0 : bytes ? p.bytes : 1;
+    if (grew == 0) continue;
+    set.depth[c] += grew;
+    if (!keys.rose(set, c)) continue;
+    const uint32_t k = key[c];
+    const uint64_t bit = uint64_t{1} << c;
+    ties &= ~bit;  // LowestKey::rose
+    risen |= bit;
+    beyond |= k ^ (best + 1);
+    if (ties != 0) continue;
+    if (beyond == 0) {
+      // Every key at best rose to best + 1 and every other is above best: no search.
+      ++best;
+      ties = risen | (regs.equal(best) & ~risen);
+    } else {
+      for (uint64_t m = risen; m != 0; m &= m - 1) {
+        const auto r = static_cast<uint32_t>(std::countr_zero(m));
+        regs.set(r, key[r]);
       }
+      risen = 0;
+      beyond = 0;
+      best = regs.min();
+      ties = regs.equal(best);
     }
   }
-  if (i < burst.size()) queues.record(burst, out, start, i);  // another set may follow
+  if (i < burst.size()) {  // another set may follow
+    queues.record(burst, out, start, i);
+    // The same set may come back in this burst: regs must hold its keys then. One reload of the
+    // key array (the end of a run is rare: once per burst at most for a set).
+    if (risen != 0) regs.load(key, w);
+  }
   kept_regs = regs;
   kept_rng = rng;
   low.ties.word[0] = ties;
-  low.ties.count = count;
+  low.ties.count = static_cast<uint32_t>(std::popcount(ties));
   low.best = best;
-  low.raised_min_ = raised_min;
+  // Not tracked here: UINT32_MAX makes LowestKey::rose search for the minimum, always right.
+  low.raised_min_ = UINT32_MAX;
   return i;
 }
 #endif
@@ -411,7 +447,7 @@ struct SetPorts {
 
   // True when (ports, w, capacity) is what was kept; else keeps it and returns false.
   bool same(const PortId* p, uint32_t n, const uint32_t* cap) {
-    if (n == w && cap == capacity && std::memcmp(ports, p, n * sizeof(PortId)) == 0) return true;
+    if (n == w && cap == capacity && same_ports(ports, p, n)) return true;
     std::memcpy(ports, p, n * sizeof(PortId));
     w = n;
     capacity = cap;
@@ -431,6 +467,87 @@ inline void load_thresholds(const BandThresholds& th, const PortId* ports, uint3
   gather_ports(ports, w, th.per_port ? th.per_port->data() : capacity, nullptr, t);
   for (uint32_t i = 0; i < w; ++i) out[i] = t[i];
 }
+
+// PSP's band edges as depths, for at most kMaxEdges edges (issue 18): q·n ≥ j·Th exactly when q is
+// at least e_j = ceil(j·Th / n), so floor(q·n / Th) capped at m is the number of j ≤ m with q ≥
+// e_j: m vector compares per sixteen candidates instead of a division each, and whether a growing
+// queue leaves its band is one compare with the next edge. Loaded with the thresholds (once per
+// route group, not per burst).
+struct BandEdges {
+  static constexpr uint32_t kMaxEdges = 8;
+  bool usable = false;  // false: more edges than kMaxEdges, or an edge beyond 32 bits
+  uint32_t m = 0;       // edges counted
+  // Row j − 1 holds e_j of each candidate (j ≤ m); row m is UINT32_MAX, "no next edge" (a floor of
+  // m cannot rise).
+  alignas(64) uint32_t edge[kMaxEdges + 1][kMaxCandidates];
+
+  // Edges 1..m of n bands from th[i] (Th of candidate i, an integer held as a double), i < w.
+  void load(const double* th, uint32_t w, uint32_t n, uint32_t edges) {
+    usable = edges <= kMaxEdges && n != 0;
+    m = edges;
+    if (!usable) return;
+    for (uint32_t i = 0; i < w; ++i) {
+      const double t = th[i];
+      if (!(t >= 0 && t <= UINT32_MAX)) {  // products below would not fit
+        usable = false;
+        return;
+      }
+      const auto th_i = static_cast<uint64_t>(t);
+      for (uint32_t j = 1; j <= m; ++j)
+        edge[j - 1][i] = static_cast<uint32_t>((j * th_i + n - 1) / n);
+      edge[m][i] = UINT32_MAX;
+    }
+  }
+  // f[i] = the number of edges at or below q[i], i < w (room past w as in gather_ports).
+  void floors(const uint32_t* q, uint32_t w, uint32_t* f) const {
+    uint32_t i = 0;
+#if defined(SPRAYLAB_LB_AVX512)
+    const __m512i one = _mm512_set1_epi32(1);
+    for (; i < w; i += 16) {
+      const __m512i d = _mm512_loadu_si512(q + i);
+      __m512i c = _mm512_setzero_si512();
+      for (uint32_t j = 0; j < m; ++j)
+        c = _mm512_mask_add_epi32(c, _mm512_cmpge_epu32_mask(d, _mm512_load_si512(edge[j] + i)), c,
+                                  one);
+      _mm512_storeu_si512(f + i, c);
+    }
+#endif
+    for (; i < w; ++i) f[i] = floor_of(q[i], i);
+  }
+  // floors() and next[i], the depth at which candidate i reaches its next band (UINT32_MAX:
+  // none): edges rise with j, so that is the smallest edge above q[i], or row m's.
+  void floors_and_next(const uint32_t* q, uint32_t w, uint32_t* f, uint32_t* next) const {
+    uint32_t i = 0;
+#if defined(SPRAYLAB_LB_AVX512)
+    const __m512i one = _mm512_set1_epi32(1);
+    for (; i < w; i += 16) {
+      const __m512i d = _mm512_loadu_si512(q + i);
+      __m512i c = _mm512_setzero_si512();
+      __m512i up = _mm512_load_si512(edge[m] + i);
+      for (uint32_t j = 0; j < m; ++j) {
+        const __m512i e = _mm512_load_si512(edge[j] + i);
+        const __mmask16 reached = _mm512_cmpge_epu32_mask(d, e);
+        c = _mm512_mask_add_epi32(c, reached, c, one);
+        up = _mm512_mask_min_epu32(up, static_cast<__mmask16>(~reached), up, e);
+      }
+      _mm512_storeu_si512(f + i, c);
+      _mm512_storeu_si512(next + i, up);
+    }
+#endif
+    for (; i < w; ++i) {
+      f[i] = floor_of(q[i], i);
+      next[i] = edge[f[i]][i];
+    }
+  }
+  // Candidate i's floor at depth q.
+  uint32_t floor_of(uint32_t q, uint32_t i) const {
+    uint32_t c = 0;
+    for (uint32_t j = 0; j < m; ++j) c += q >= edge[j][i];
+    return c;
+  }
+  // The depth at which candidate i with floor f reaches its next band (UINT32_MAX: none).
+  uint32_t next(uint32_t f, uint32_t i) const { return edge[f][i]; }
+};
 
 // band_floor of q[i] against th[i] for i < w, in one pass the compiler vectorises: floor(q·n / Th)
 // in double is exact (q·n < 2^42: a correctly rounded quotient reaches the integer above the true

@@ -30,8 +30,10 @@ class Jsq final : public Balancer {
   CandidateDepths set_;
   LowestKey low_;
   alignas(64) uint32_t key_[kMaxCandidates];
-  alignas(64) double th_[kMaxCandidates];  // Th of each candidate's port (banded)
-  SetPorts th_of_;                         // the ports th_ was loaded for
+  alignas(64) double th_[kMaxCandidates];      // Th of each candidate's port (banded)
+  SetPorts th_of_;                             // the ports th_ was loaded for
+  BandEdges edges_;                            // the bands' edges 1..n−1 from th_ (banded)
+  alignas(64) uint32_t next_[kMaxCandidates];  // with edges_: the depth of each one's next band
 };
 
 }  // namespace spraylab::lb

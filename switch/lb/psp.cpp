@@ -21,9 +21,15 @@ const __m512i kLanes = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 
 void Psp::classify() {
   const uint32_t w = set_.w;
   // Th depends only on the ports (and their buffers): kept while the set's ports are.
-  if (!th_of_.same(set_.ports, w, queues_.capacities()))
+  if (!th_of_.same(set_.ports, w, queues_.capacities())) {
     load_thresholds(threshold_, set_.ports, w, queues_.capacities(), th_);
-  weigh();
+    edges_.load(th_, w, n_, n_);
+  }
+  if (edges_.usable) {
+    weigh_by_edges();
+  } else {
+    weigh();
+  }
   total_ = 0;
   for (uint32_t c = 0; c <= top_; ++c) {
     CandidateMask m;
@@ -49,6 +55,93 @@ void Psp::classify() {
     total_ += c * k;
   }
   spans();
+  build_slots();
+}
+
+#if defined(SPRAYLAB_LB_AVX512) && defined(__AVX512VBMI__)
+namespace {
+// kSlotIndex[c][t][j] = (64t + j) / c: the member of class c that owns value 64t + j of its span.
+struct SlotIndex {
+  alignas(64) uint8_t at[Psp::kFastClasses + 1][Psp::kFastClasses][64];
+};
+constexpr SlotIndex make_slot_index() {
+  SlotIndex x{};
+  for (uint32_t c = 1; c <= Psp::kFastClasses; ++c) {
+    for (uint32_t t = 0; t < Psp::kFastClasses; ++t) {
+      for (uint32_t j = 0; j < 64; ++j)
+        x.at[c][t][j] = static_cast<uint8_t>(((64 * t + j) / c) & 63);
+    }
+  }
+  return x;
+}
+constexpr SlotIndex kSlotIndex = make_slot_index();
+// Byte 2j of two vectors of 32 words: their low bytes.
+const __m512i kLowBytes = _mm512_set_epi8(
+    126, 124, 122, 120, 118, 116, 114, 112, 110, 108, 106, 104, 102, 100, 98, 96, 94, 92, 90, 88,
+    86, 84, 82, 80, 78, 76, 74, 72, 70, 68, 66, 64, 62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40,
+    38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+}  // namespace
+#endif
+
+// slot_[r] = draw(r): class by class in draw order, each member repeated `weight` times, by one
+// byte permute per 64 values.
+void Psp::build_slots() {
+  slotted_ = false;
+#if defined(SPRAYLAB_LB_AVX512) && defined(__AVX512VBMI__)
+  if (set_.w > 64 || top_ > kFastClasses) return;
+  uint32_t pos = 0;
+  for (uint32_t c = top_; c >= 1; --c) {
+    const uint32_t span = c * count_[c];
+    if (span == 0) continue;
+    const uint16_t* mem = members(c);
+    // The class's members (candidate indices below 64) as 64 bytes: the low byte of each of the
+    // 64 words.
+    const __m512i m =
+        _mm512_permutex2var_epi8(_mm512_loadu_si512(mem), kLowBytes, _mm512_loadu_si512(mem + 32));
+    for (uint32_t t = 0; 64 * t < span; ++t) {
+      const __m512i idx = _mm512_load_si512(kSlotIndex.at[c][t]);
+      _mm512_storeu_si512(slot_ + pos + 64 * t,
+                          _mm512_maskz_permutexvar_epi8(~__mmask64{0}, idx, m));
+    }
+    pos += span;  // the next class overwrites what the last store wrote past the span
+  }
+  slotted_ = true;
+#endif
+}
+
+// weigh() from the band edges: f = the number of edges at or below the depth (compares, no
+// division), the weight as weigh() gives it, and next_ = the smallest edge above the depth where
+// limit() is finite (edges rise with j, so that is e_{f+1}).
+void Psp::weigh_by_edges() {
+  const uint32_t w = set_.w;
+  uint32_t i = 0;
+#if defined(SPRAYLAB_LB_AVX512)
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i vn = _mm512_set1_epi32(static_cast<int>(n_));
+  const __m512i vsat = _mm512_set1_epi32(static_cast<int>(saturated_));
+  const __m512i never = _mm512_set1_epi32(-1);
+  for (; i < w; i += 16) {
+    const __m512i d = _mm512_loadu_si512(set_.depth + i);
+    __m512i f = _mm512_setzero_si512();
+    __m512i next = never;
+    for (uint32_t j = 0; j < n_; ++j) {
+      const __m512i e = _mm512_load_si512(edges_.edge[j] + i);
+      const __mmask16 reached = _mm512_cmpge_epu32_mask(d, e);
+      f = _mm512_mask_add_epi32(f, reached, f, one);
+      next = _mm512_mask_min_epu32(next, static_cast<__mmask16>(~reached), next, e);
+    }
+    const __mmask16 banded = _mm512_cmplt_epu32_mask(f, vn);
+    const __m512i weight = _mm512_mask_sub_epi32(vsat, banded, vn, f);
+    const __mmask16 moves = banded & _mm512_cmpneq_epu32_mask(weight, vsat);
+    _mm512_storeu_si512(weight_ + i, weight);
+    _mm512_storeu_si512(next_ + i, _mm512_mask_mov_epi32(never, moves, next));
+  }
+#endif
+  for (; i < w; ++i) {
+    const uint32_t f = edges_.floor_of(set_.depth[i], i);
+    weight_[i] = f < n_ ? n_ - f : saturated_;
+    next_[i] = next_edge(i, f);
+  }
 }
 
 // weight_ and limit_ of every candidate from its depth and Th: band_floors' floor(q·n / Th), then
@@ -106,6 +199,7 @@ void Psp::move(uint32_t i, uint32_t w) {
   weight_[i] = w;
   total_ = total_ - old + w;
   spans();
+  build_slots();
 }
 
 uint32_t Psp::draw(uint32_t r) const {
@@ -136,15 +230,52 @@ uint32_t Psp::draw(uint32_t r) const {
   return members(cls)[(offset * reciprocal_[cls]) >> 32];
 }
 
+// Re-weighs candidate c, whose depth reached its next edge.
+void Psp::reweigh(uint32_t c) {
+  const uint32_t w = weight(c);
+  if (w != weight_[c]) move(c, w);
+  next_[c] = next_edge(c, n_ - weight_[c]);
+}
+
+// choose()'s loop for a run of packets sharing a slotted set with edges: a draw and a table load
+// per packet, the rest in locals (through `this`, each depth store would make the compiler reload
+// them). Returns the first packet after the run, or the packet after a move that left no weight.
+size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
+  Rng rng = kept_rng;
+  const PortId* ports = set_.ports;
+  const uint32_t w = set_.w;
+  uint32_t total = total_;
+  for (; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.candidates != ports || p.num_candidates != w) break;
+    const uint32_t c = slot_[rng.below(total)];
+    out[i] = ports[c];
+    if (const uint32_t grew = queues_.grow(out[i], p)) {
+      const uint32_t d = set_.depth[c] + grew;
+      set_.depth[c] = d;
+      if (d >= next_[c]) {  // as in choose()
+        reweigh(c);
+        total = total_;
+        if (total == 0) {
+          ++i;
+          break;
+        }
+      }
+    }
+  }
+  kept_rng = rng;
+  return i;
+}
+
 void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.begin(queues_);
   Rng rng = *ctx.rng;   // in registers (rps.h)
   size_t recorded = 0;  // choices before this are in the queues' pending depths
-  for (size_t i = 0; i < burst.size(); ++i) {
+  for (size_t i = 0; i < burst.size();) {
     const Packet& p = burst[i];
     if (p.num_candidates == 0) {
-      out[i] = kNoPort;
+      out[i++] = kNoPort;
       continue;
     }
     if (p.candidates != set_.ports || p.num_candidates != set_.w) {
@@ -153,18 +284,25 @@ void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId*
       recorded = i;
     }
     if (set_.load(p, queues_)) classify();
+    if (slotted_ && edges_.usable && total_ != 0) {
+      i = choose_slotted(burst, i, out, rng);
+      continue;
+    }
     const uint32_t c = total_ == 0 ? rng.below(set_.w) : draw(rng.below(total_));
     out[i] = set_.ports[c];
     if (const uint32_t grew = queues_.grow(out[i], p)) {
       set_.depth[c] += grew;
       // Weights 0 and saturated_weight are never re-weighed (limit +inf); the others only when
       // the depth reaches the band's upper edge.
-      if (static_cast<double>(set_.depth[c]) * n_ >= limit_[c]) {
+      if (edges_.usable) {
+        if (set_.depth[c] >= next_[c]) reweigh(c);
+      } else if (static_cast<double>(set_.depth[c]) * n_ >= limit_[c]) {
         const uint32_t w = weight(c);
         if (w != weight_[c]) move(c, w);
         limit_[c] = limit(c);
       }
     }
+    ++i;
   }
   *ctx.rng = rng;
   queues_.end({out, burst.size()});

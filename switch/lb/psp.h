@@ -4,7 +4,10 @@
 // proportional to its weight (PSP §III-A, stage 3). The hardware draws one number against prefix
 // sums; in software the same distribution comes cheaper from weight classes: draw a class with
 // probability weight × members, then a member uniformly — O(n) per packet instead of O(w), and a
-// chosen port changes class in O(1).
+// chosen port changes class in O(1). For up to 64 candidates in up to 8 classes the draw's result
+// for every number is kept as a table (issue 18): one load per packet, the table rebuilt with the
+// classes (per loaded set, and when a port changes class). Bands come from compares with the band
+// edges as depths (BandEdges), not a division.
 // (choice) A queue at or beyond Th weighs `saturated_weight` (default 1, the paper's last band;
 // 0 excludes the port). If every candidate weighs 0 the choice is uniform.
 #pragma once
@@ -49,16 +52,25 @@ class Psp final : public Balancer {
   uint32_t weight(uint32_t i) const {
     return psp_weight(set_.depth[i], n_, static_cast<uint64_t>(th_[i]), saturated_);
   }
-  void classify();  // every candidate into its weight class
-  void spans();     // lo_ from count_
-  void weigh();     // weight_ and limit_ from depths and th_
+  void classify();        // every candidate into its weight class
+  void spans();           // lo_ from count_
+  void weigh();           // weight_ and limit_ (or next_) from depths and th_
+  void weigh_by_edges();  // weigh() with edges_
+  void build_slots();     // slot_ from the classes (slotted_)
   // q·n at or beyond this moves candidate i out of its band (+inf: it cannot change weight).
   double limit(uint32_t i) const {
     const uint32_t w = weight_[i];
     if (w == 0 || w == saturated_) return HUGE_VAL;  // choose() never re-weighs these
     return static_cast<double>(n_ - w + 1) * th_[i];
   }
+  // next_[i] for candidate i with floor f (weight_[i] set): e_{f+1} where limit() is finite.
+  uint32_t next_edge(uint32_t i, uint32_t f) const {
+    const uint32_t w = weight_[i];
+    return w == 0 || w == saturated_ ? UINT32_MAX : edges_.next(f, i);
+  }
   void move(uint32_t i, uint32_t weight);  // candidate i changes class
+  void reweigh(uint32_t c);
+  size_t choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
   // Candidate index ∝ weight, from r uniform in [0, total_).
   [[gnu::always_inline]] inline uint32_t draw(uint32_t r) const;
   uint16_t* members(uint32_t weight) {
@@ -75,8 +87,12 @@ class Psp final : public Balancer {
   CandidateDepths set_;
   alignas(64) uint32_t weight_[kMaxCandidates];
   alignas(64) double th_[kMaxCandidates];     // Th of each candidate's port, as loaded
-  alignas(64) double limit_[kMaxCandidates];  // limit(i), kept with weight_
-  SetPorts th_of_;                            // the ports th_ was loaded for
+  alignas(64) double limit_[kMaxCandidates];  // limit(i), kept with weight_ (without edges_)
+  // With edges_: the depth at which candidate i is weighed again, e_{f+1} where limit() is finite,
+  // else UINT32_MAX; kept with weight_.
+  alignas(64) uint32_t next_[kMaxCandidates];
+  BandEdges edges_;  // edges 1..n of th_
+  SetPorts th_of_;   // the ports th_ was loaded for
   // Draw order is class top_, top_ − 1, …, 1: lo_[k] is where the k-th of them starts in
   // [0, total_), lo_[k] = total_ for k ≥ top_ (up to kFastClasses).
   alignas(32) uint32_t lo_[kFastClasses + 1] = {};
@@ -85,6 +101,11 @@ class Psp final : public Balancer {
   std::vector<uint32_t> count_;       // members per weight 0..n
   std::vector<uint16_t> members_;     // candidate indices per weight class
   std::vector<uint64_t> reciprocal_;  // ⌊2^32 / w⌋ + 1: division by a weight as a multiply
+  // draw(r) for every r < total_ as a table, for a set of at most 64 candidates in at most
+  // kFastClasses classes: one load per packet instead of finding the class. Rebuilt with the
+  // classes (a few vector permutes per class), so it holds while they do.
+  bool slotted_ = false;
+  alignas(64) uint8_t slot_[kFastClasses * 64 + 64];
 };
 
 }  // namespace spraylab::lb

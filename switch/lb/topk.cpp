@@ -8,6 +8,16 @@ namespace spraylab::lb {
 // by bit from the top: at most 32 rounds of vector compares, fewer for shallow queues.
 void TopK::find_kth() {
   const uint32_t w = set_.w;
+  // The last set's k-th depths first (found_, then v_): queues change little between bursts, so
+  // one of them usually still is.
+  for (const uint32_t guess : {found_, v_}) {
+    below_.build<Cmp::kLess>(set_.depth, w, guess);
+    at_.build<Cmp::kEqual>(set_.depth, w, guess);
+    if (below_.count < k_now_ && below_.count + at_.count >= k_now_) {
+      v_ = found_ = guess;
+      return;
+    }
+  }
   uint32_t top = 0;
   for (uint32_t i = 0; i < w; ++i) top = set_.depth[i] > top ? set_.depth[i] : top;
   uint32_t x = 0;
@@ -18,7 +28,7 @@ void TopK::find_kth() {
     m.build<Cmp::kLess>(set_.depth, w, static_cast<uint32_t>(next));
     if (m.count < k_now_) x = static_cast<uint32_t>(next);
   }
-  v_ = x;
+  v_ = found_ = x;
   below_.build<Cmp::kLess>(set_.depth, w, x);
   at_.build<Cmp::kEqual>(set_.depth, w, x);
 }
@@ -26,6 +36,17 @@ void TopK::find_kth() {
 #if defined(SPRAYLAB_LB_AVX512)
 // find_kth's search with the depths in registers.
 void TopK::find_kth_in_regs() {
+  // The last set's k-th depths first (find_kth).
+  for (const uint32_t guess : {found_, v_}) {
+    below_.word[0] = regs_.less(guess);
+    below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
+    at_.word[0] = regs_.equal(guess);
+    at_.count = static_cast<uint32_t>(std::popcount(at_.word[0]));
+    if (below_.count < k_now_ && below_.count + at_.count >= k_now_) {
+      v_ = found_ = guess;
+      return;
+    }
+  }
   const uint32_t top = regs_.max();
   uint32_t x = 0;
   for (int b = std::bit_width(top); b >= 0; --b) {
@@ -34,7 +55,7 @@ void TopK::find_kth_in_regs() {
     if (std::popcount(regs_.less(static_cast<uint32_t>(next))) < static_cast<int>(k_now_))
       x = static_cast<uint32_t>(next);
   }
-  v_ = x;
+  v_ = found_ = x;
   below_.word[0] = regs_.less(x);
   below_.count = static_cast<uint32_t>(std::popcount(below_.word[0]));
   at_.word[0] = regs_.equal(x);
@@ -58,55 +79,89 @@ void TopK::raised(uint32_t c, uint32_t d) {
 }
 
 #if defined(SPRAYLAB_LB_AVX512)
+// Writes the depths of the candidates in `risen` into regs: lane by lane for a few (a vector load
+// of the depth array just written would wait for the stores to reach the cache), else one reload.
+void TopK::sync(KeyRegs& regs, uint64_t risen) const {
+  if (std::popcount(risen) > 8) {
+    regs.load(set_.depth, set_.w);
+    return;
+  }
+  for (; risen != 0; risen &= risen - 1) {
+    const auto c = static_cast<uint32_t>(std::countr_zero(risen));
+    regs.set(c, set_.depth[c]);
+  }
+}
+
 // raised() and the draw with both masks in registers. When fewer than k remain at or below v after
 // a rise, exactly k − 1 do (one left), so the new k-th smallest depth is the smallest above v, and
 // every candidate at or below v is now below it: one masked minimum instead of find_kth's search.
+// `regs` is not written per rise: the candidates that rose past v since regs was written (`over`)
+// all sit at v + 1 while every rise crossed v by one (always in packets), and then the new v is
+// v + 1 and its members are `over` plus regs' candidates at v + 1 that never rose; the depths are
+// written into regs only before a real search.
 size_t TopK::choose_in_word(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
   Rng rng = kept_rng;
-  // Locals (the keys too): through `this`, every depth store would make the compiler reload them
-  // and every key update would store four vectors.
+  // Locals (the keys too): through `this`, every depth store would make the compiler reload them.
   KeyRegs regs = regs_;
   uint64_t below = below_.word[0], at = at_.word[0];
-  uint32_t nb = below_.count, na = at_.count;
+  uint32_t nb = below_.count;  // |at| is a popcount where it is needed: one register fewer
   uint32_t v = v_;
+  uint64_t risen = 0;  // candidates whose depth rose since regs was written
+  uint64_t over = 0;   // the risen ones above v (the rest of them are at or below v)
+  uint32_t past = 0;   // not 0: one of `over` is beyond v + 1
   const PortId* ports = set_.ports;
   const uint32_t w = set_.w;
+  const uint32_t k = k_now_;
   const size_t start = i;
+  // BurstQueues::grow from locals: fewer live values in the loop (choose_lowest_in_word).
+  const bool live = !queues_.stale();
+  const bool bytes = queues_.bytes();
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
-    const uint32_t r = rng.below(k_now_);
-    const uint32_t c = r < nb ? select_bit(below, r) : select_bit(at, rng.below(na));
-    out[i] = ports[c];
-    if (const uint32_t grew = queues_.grow(out[i], p)) {
-      const uint32_t d = set_.depth[c];
-      const uint32_t now = d + grew;
-      set_.depth[c] = now;
-      regs.set(c, now);
-      const uint64_t bit = uint64_t{1} << c;
-      if (d < v) {
-        below &= ~bit;
-        --nb;
-        if (now < v) {
-          below |= bit;
-          ++nb;
-        } else if (now == v) {
-          at |= bit;
-          ++na;
-        }
-      } else {
-        at &= ~bit;
-        --na;
+    const uint32_t r = rng.below(k);
+    const uint32_t c = r < nb ? select_bit(below, r)
+                              : select_bit(at, rng.below(static_cast<uint32_t>(std::popcount(at))));
+    const PortId port = ports[c];
+    out[i] = port;
+    const uint32_t grew = !live || port == kNoPort ? 0 : bytes ? p.bytes : 1;
+    if (grew == 0) continue;
+    const uint32_t d = set_.depth[c];
+    const uint32_t now = d + grew;
+    set_.depth[c] = now;
+    const uint64_t bit = uint64_t{1} << c;
+    risen |= bit;
+    if (d < v) {
+      if (now < v) continue;  // still below v: nothing moves
+      below &= ~bit;
+      --nb;
+      if (now == v) {
+        at |= bit;
+        continue;  // as many at or below v as before
       }
-      if (nb + na < k_now_) {
-        v = regs.min_above(v);
-        below |= at;
-        nb += na;
-        at = regs.equal(v);
-        na = static_cast<uint32_t>(std::popcount(at));
-      }
+    } else {
+      at &= ~bit;
     }
+    over |= bit;
+    past |= now ^ (v + 1);
+    if (nb + static_cast<uint32_t>(std::popcount(at)) >= k) continue;
+    below |= at;
+    nb += static_cast<uint32_t>(std::popcount(at));
+    if (past == 0) {
+      ++v;  // `over` is not empty: c is in it
+      at = over | (regs.equal(v) & ~risen);
+    } else {
+      sync(regs, risen);
+      risen = 0;
+      v = regs.min_above(v);
+      at = regs.equal(v);
+    }
+    over = 0;
+    past = 0;
   }
+  const uint32_t na = static_cast<uint32_t>(std::popcount(at));
+  // The same set may come back in this burst (after a packet of another set).
+  if (i < burst.size()) sync(regs, risen);
   if (i < burst.size()) queues_.record(burst, out, start, i);  // another set may follow
   kept_rng = rng;
   regs_ = regs;

@@ -5,7 +5,8 @@
 //
 // Per loaded set (issue 18): the k-th smallest depth v, found by a bitwise search of counts, and
 // two masks, the candidates below v and those at v; a choice that raises a depth moves one bit, and
-// v is searched again only when fewer than k candidates remain at or below it.
+// v is searched again only when fewer than k candidates remain at or below it, and a reloaded set
+// first tries the v its last load found, then the last v.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +30,19 @@ class TopK final : public Balancer {
   // The loop for a run of packets sharing a loaded set of at most 64 candidates; returns the first
   // packet after the run.
   size_t choose_in_word(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
+#if defined(SPRAYLAB_LB_AVX512)
+  void sync(KeyRegs& regs, uint64_t risen) const;  // regs' lanes of `risen` from set_.depth
+#endif
 
   uint32_t k_;
   uint32_t k_now_ = 1;  // k for the loaded set
   BurstQueues queues_;
   CandidateDepths set_;
-  uint32_t v_ = 0;       // the k-th smallest depth
+  // The k-th smallest depth. It and found_ (v_ as the last load found it, before that burst's own
+  // choices raised it) are the next loaded set's first guesses: queues change little from one
+  // burst to the next, so a live view's reload usually finds one of them unchanged.
+  uint32_t v_ = 0;
+  uint32_t found_ = 0;
   CandidateMask below_;  // depth < v_
   CandidateMask at_;     // depth == v_
 #if defined(SPRAYLAB_LB_AVX512)
