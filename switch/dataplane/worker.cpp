@@ -73,7 +73,10 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     const uint32_t moved = worker_turn(rt, fwd, plan, now, rx, tx);
     c.loops.inc();
     if (moved) {
-      c.busy_cycles.add(rte_rdtsc() - start);
+      const uint64_t end = rte_rdtsc();
+      c.busy_cycles.add(end - start);
+      if (c.first_busy_tsc.get() == 0) c.first_busy_tsc.set(start);
+      c.last_busy_tsc.set(end);
       idle.worked();
     }
     if (hook && now >= next_hook) {
