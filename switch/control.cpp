@@ -1,9 +1,11 @@
 #include "switch/control.h"
 
+#include <rte_cycles.h>
 #include <rte_telemetry.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -233,6 +235,17 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
   j["worker_rx_packets"] = per_worker;
   j["busy_cycles"] = busy;
   j["loops"] = loops;
+  // First to last packet moved, over every worker: the rate while traffic flowed.
+  uint64_t first = UINT64_MAX, last = 0;
+  for (uint32_t w = 0; w < rt_.workers(); ++w) {
+    const dataplane::WorkerCounters& c = rt_.counters(w);
+    if (c.first_busy_tsc.get() == 0) continue;
+    first = std::min(first, c.first_busy_tsc.get());
+    last = std::max(last, c.last_busy_tsc.get());
+  }
+  const double busy_period =
+      last > first ? static_cast<double>(last - first) / static_cast<double>(rte_get_tsc_hz()) : 0;
+  j["busy_period_seconds"] = busy_period;
   if (pool_ != nullptr) {
     // in_use = size - available, where available counts the lcores' caches too: exact, not
     // approximate, whichever lcore last touched the pool.
@@ -278,6 +291,7 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
   }
   totals["rx_packets"] = rx;
   totals["tx_packets"] = tx;
+  j["busy_period_rx_pps"] = busy_period > 0 ? static_cast<double>(rx) / busy_period : 0.0;
   nlohmann::ordered_json dj;
   for (size_t r = 0; r < dataplane::kDropReasons; ++r)
     dj[std::string(dataplane::kDropReasonNames[r])] = drops[r];

@@ -50,6 +50,7 @@ struct Options {
   uint32_t queue_packets = 0;
   std::string shaper_slack;  // --shaper-slack as given; empty: a burst of MTU frames
   bool no_shaping = false;
+  uint32_t tx_coalesce = 32;
   double duration = 0;
   double stats_interval = 0;
   std::string stats_json;
@@ -130,6 +131,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
   app.add_flag("--no-shaping", o.no_shaping,
                "Send at the device's rate instead of the configured link rate");
+  app.add_option("--tx-coalesce", o.tx_coalesce,
+                 "With --no-shaping: while some rx burst comes back full, an egress port holding "
+                 "fewer than 16 frames waits up to this many loop turns for more before it is "
+                 "sent (default 32; 0: send every turn). Shaped ports send every turn");
   app.add_option("--shaper-slack", o.shaper_slack,
                  "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
                  "default: a burst of 32 MTU frames). A switch that sleeps between polls sends "
@@ -427,6 +432,7 @@ int run(int argc, char** argv) {
   for (auto& p : plans) {
     p.gate = gate.get();
     p.idle_sleep_max_ns = idle_sleep;
+    p.tx_coalesce_turns = o.no_shaping ? o.tx_coalesce : 0;
   }
   Metrics metrics;
   if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, workers, pool);

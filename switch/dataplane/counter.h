@@ -14,6 +14,7 @@ class Counter {
     v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
   void inc() { add(1); }
+  void set(uint64_t v) { v_.store(v, std::memory_order_relaxed); }
   uint64_t get() const { return v_.load(std::memory_order_relaxed); }
 
  private:

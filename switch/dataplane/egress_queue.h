@@ -181,14 +181,17 @@ template <typename Tx>
 uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
   bytes = 0;
   if (held_count_ == 0 && refill() == 0) return 0;
-  // How many held frames the shaper lets start now.
-  Shaper trial = shaper_;
-  uint16_t allowed = 0;
-  while (allowed < held_count_ && trial.may_send(now_ns)) {
-    trial.sent(rte_pktmbuf_pkt_len(held_[allowed]), now_ns);
-    ++allowed;
+  // How many held frames the shaper lets start now: all of them, unshaped.
+  uint16_t allowed = held_count_;
+  if (shaper_.shaping()) {
+    Shaper trial = shaper_;
+    allowed = 0;
+    while (allowed < held_count_ && trial.may_send(now_ns)) {
+      trial.sent(rte_pktmbuf_pkt_len(held_[allowed]), now_ns);
+      ++allowed;
+    }
+    if (allowed == 0) return 0;
   }
-  if (allowed == 0) return 0;
   const uint16_t sent = tx(held_.data(), allowed);
   for (uint16_t i = 0; i < sent; ++i) {
     const uint32_t len = rte_pktmbuf_pkt_len(held_[i]);
@@ -241,6 +244,11 @@ inline uint16_t EgressQueue::ring_dequeue(rte_mbuf** pkts, uint16_t n) {
   if (n > avail) n = static_cast<uint16_t>(avail);
   for (uint16_t i = 0; i < n; ++i) pkts[i] = slots_[(head_ + i) & mask_];
   head_ += n;
+  // Empty: start again at slot 0. A queue its owner keeps draining then reuses the same few
+  // cache lines instead of walking its whole ring (32 KB at 4096 slots; 16 ports' rings were
+  // more than L2 and a fifth of the enqueue's time in store misses). Only this queue's worker
+  // touches head_ and tail_.
+  if (head_ == tail_) head_ = tail_ = 0;
   return n;
 }
 

@@ -25,6 +25,17 @@ class Forwarder {
   uint16_t drain(uint16_t p, uint64_t now_ns, Tx&& tx);
 
   uint32_t worker() const { return worker_; }
+  // WorkerPlan::tx_coalesce_turns: true if port `p` skips this turn's drain (`want`, and it has
+  // not yet skipped `max_turns` turns in a row); false when it drains, which starts the count anew.
+  bool defer_drain(uint16_t p, bool want, uint32_t max_turns) {
+    uint32_t& waited = drain_waits_[p];
+    if (want && waited < max_turns) {
+      ++waited;
+      return true;
+    }
+    waited = 0;
+    return false;
+  }
 
  private:
   struct Burst;  // the burst between the steps of process()
@@ -67,6 +78,7 @@ class Forwarder {
   std::array<uint16_t, kMaxPorts> decided_{};
   std::array<uint16_t, net::kBurst> touched_{};
   uint16_t touched_count_ = 0;
+  std::array<uint32_t, kMaxPorts> drain_waits_{};  // turns each port's drain was deferred in a row
 };
 
 template <typename Tx>

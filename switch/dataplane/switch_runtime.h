@@ -39,6 +39,10 @@ struct alignas(64) WorkerCounters {
   std::array<PortCounters, kMaxPorts> port;
   Counter busy_cycles;  // TSC cycles spent in loop iterations that moved packets
   Counter loops;
+  // The busy period: TSC at the start of the first loop iteration that moved packets (0: none
+  // yet) and at the end of the latest one. A rate over it leaves out the seconds before traffic
+  // arrives and after it stops, which a rate over the process's run counts.
+  Counter first_busy_tsc, last_busy_tsc;
 };
 
 // The candidate sets with down ports and withdrawn next hops removed; replaced as a whole (RCU)

@@ -40,7 +40,7 @@ uint64_t next_departure_ns(const SwitchRuntime& rt, const WorkerPlan& plan) {
 
 TscClock::TscClock() : ns_per_cycle_(1e9 / static_cast<double>(rte_get_tsc_hz())) {}
 
-uint64_t TscClock::now_ns() const { return static_cast<uint64_t>(rte_rdtsc() * ns_per_cycle_); }
+uint64_t TscClock::now_ns() const { return to_ns(rte_rdtsc()); }
 
 void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<bool>& stop,
                 const std::function<void()>& hook, uint64_t hook_period_ns) {
@@ -69,11 +69,14 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     // Between bursts: the one place where a memif link may come or go under this worker.
     if (gate) gate->checkpoint(plan.worker);
     const uint64_t start = rte_rdtsc();
-    const uint64_t now = clock.now_ns();
+    const uint64_t now = clock.to_ns(start);  // one TSC read per turn, not two
     const uint32_t moved = worker_turn(rt, fwd, plan, now, rx, tx);
     c.loops.inc();
     if (moved) {
-      c.busy_cycles.add(rte_rdtsc() - start);
+      const uint64_t end = rte_rdtsc();
+      c.busy_cycles.add(end - start);
+      if (c.first_busy_tsc.get() == 0) c.first_busy_tsc.set(start);
+      c.last_busy_tsc.set(end);
       idle.worked();
     }
     if (hook && now >= next_hook) {

@@ -227,6 +227,73 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
   for (rte_mbuf* m : sent) rte_pktmbuf_free(m);
 }
 
+// WorkerPlan::tx_coalesce_turns: while an rx burst comes back full, a port holding fewer than
+// kCoalesceBelow frames skips its drain, at most that many turns in a row; a port with more, or
+// any port once the input runs dry, is drained at once. Nothing is lost or reordered.
+TEST_F(SwitchOnRings, CoalescedDrainsWaitForFramesAtMostTheGivenTurns) {
+  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
+  RuntimeOptions ro;
+  ro.shaping = false;
+  ro.routing = f_->routing.get();
+  SwitchRuntime rt(tables, ro);
+  Forwarder fw(rt, 0);
+  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
+  WorkerPlan plan;
+  plan.rx = {{kFromSpine, 0}};
+  plan.tx = {kToH2, kToH3};
+  plan.tx_coalesce_turns = 3;
+  bool input = true;
+  uint16_t to_h3 = 1;  // of each burst's 32 frames; the rest go to h2
+  uint16_t next_sport = 0;
+  // A full burst per turn while `input`, numbered by UDP source port.
+  const auto rx = [&](uint16_t port, uint16_t, rte_mbuf** m, uint16_t n) -> uint16_t {
+    if (!input || port != kFromSpine) return 0;
+    for (uint16_t i = 0; i < n; ++i) m[i] = frame(i < to_h3 ? "h3" : "h2", next_sport++);
+    return n;
+  };
+  std::map<uint16_t, std::vector<uint16_t>> sent;  // port -> source ports, in order
+  std::map<uint16_t, uint32_t> sent_this_turn;
+  const auto tx = [&](uint16_t port, rte_mbuf** m, uint16_t n) -> uint16_t {
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint8_t* f = rte_pktmbuf_mtod(m[i], const uint8_t*);
+      sent[port].push_back(static_cast<uint16_t>((f[34] << 8) | f[35]));
+      rte_pktmbuf_free(m[i]);
+    }
+    sent_this_turn[port] += n;
+    return n;
+  };
+  const auto turn = [&] {
+    sent_this_turn.clear();
+    worker_turn(rt, fw, plan, 0, rx, tx);
+    return std::pair(sent_this_turn[kToH2], sent_this_turn[kToH3]);
+  };
+  static_assert(kCoalesceBelow == 16);
+  // h2 gets 31 a turn (not fewer than 16: sent every turn); h3 gets 1 and waits three turns.
+  EXPECT_EQ(turn(), std::pair(31u, 0u));
+  EXPECT_EQ(turn(), std::pair(31u, 0u));
+  EXPECT_EQ(turn(), std::pair(31u, 0u));
+  EXPECT_EQ(turn(), std::pair(31u, 4u)) << "h3 sends after its third wait";
+  // 6 a turn to h3: 6 and 12 wait, 18 goes (before its third wait).
+  to_h3 = 6;
+  EXPECT_EQ(turn(), std::pair(26u, 0u));
+  EXPECT_EQ(turn(), std::pair(26u, 0u));
+  EXPECT_EQ(turn(), std::pair(26u, 18u));
+  EXPECT_EQ(turn(), std::pair(26u, 0u));
+  input = false;
+  EXPECT_EQ(turn(), std::pair(0u, 6u)) << "no input waiting: every port drains";
+  EXPECT_EQ(rt.depth_packets_now(kToH2) + rt.depth_packets_now(kToH3), 0u);
+  ASSERT_EQ(sent[kToH2].size() + sent[kToH3].size(), 8u * net::kBurst);
+  for (const auto& [port, sports] : sent) {
+    for (size_t i = 1; i < sports.size(); ++i) EXPECT_LT(sports[i - 1], sports[i]) << port;
+  }
+
+  plan.tx_coalesce_turns = 0;  // off: every port drains every turn
+  input = true;
+  EXPECT_EQ(turn(), std::pair(26u, 6u));
+  input = false;
+  EXPECT_EQ(turn(), std::pair(0u, 0u));
+}
+
 // Every switch draws its own random stream (lb::switch_seed): two leaves of one fabric, given the
 // same frames (h0 to h6 on leaf3, so the same four uplink candidates), make different RPS choices;
 // a second runtime of the same switch makes the same ones. (Not leaf0: the suite's switch holds

@@ -130,7 +130,19 @@ def test_delivers_every_packet(args, algorithm, link="memif"):
     check(loc["received_total"] == 4000 and per_port(loc) == {1: 4000}, f"{algorithm}: local delivery {loc}")
     check(stats["totals"]["rx_packets"] == 8000, f"{algorithm}: switch rx {stats['totals']['rx_packets']}")
     check(all(v == 0 for v in stats["totals"]["drops"].values()), f"{algorithm}: drops {stats['totals']['drops']}")
-    return f"{ports}"
+    return f"{ports} {check_busy_period(stats, algorithm)}"
+
+
+def check_busy_period(stats, what):
+    """--stats-json's busy period: the switch ran before the driver sent, so traffic flowed for
+    part of the run; its rate is rx over that part, never below rx over the whole run. (No speed
+    is asserted, only the relations between the fields.)"""
+    rx, run = stats["totals"]["rx_packets"], stats["forwarding_seconds"]
+    busy, pps = stats["busy_period_seconds"], stats["busy_period_rx_pps"]
+    check(0 < busy <= run, f"{what}: busy period {busy} s, run {run} s")
+    check(abs(pps * busy - rx) <= 1e-6 * rx + 1, f"{what}: busy_period_rx_pps {pps} x {busy} s != rx {rx}")
+    check(pps >= rx / run, f"{what}: rate over the busy period {pps} below the run's {rx / run}")
+    return f"busy {busy:.3f} of {run:.3f} s"
 
 
 def test_ofan_spreads_within_one(args, workers):
