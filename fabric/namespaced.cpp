@@ -640,6 +640,8 @@ int up(const UpOptions& o) {
   w.gen_bin = program_path("spraylab-gen");
   if (o.links == "veth") w.xdp_prog = xdp_program_path();
   w.idle_sleep = o.idle_sleep;
+  w.rt_priority = o.rt_priority;
+  w.deep_sleep = o.deep_sleep;
   w.shaper_slack_bytes = shaper_slack_bytes(fabric_exp);
   w.link_timeout_s = o.link_timeout_s;
   w.run_timeout_s = o.run_timeout_s;
@@ -766,9 +768,13 @@ double release_generators(const FabricState& st, double delay_s) {
           fmt::format("generator {} is not waiting for the start ({})", p.node, p.log));
     }
   }
-  // The switches' queue maxima restart here: what a run reports is its own.
+  // The switches' queue maxima restart here: what a run reports is its own. SIGUSR1 wakes each
+  // switch out of deep idle (--deep-sleep), so the run's first frames find it polling at the
+  // --idle-sleep cap (net/idle_sleep.h).
   for (const Process& p : st.processes) {
-    if (p.role == "switch") telemetry(p.prefix, "/spraylab/queue_max");
+    if (p.role != "switch") continue;
+    if (running(p)) kill(p.pid, SIGUSR1);
+    telemetry(p.prefix, "/spraylab/queue_max");
   }
   const std::string start_file = fs::path(st.dir) / "start";
   const double at = now_s() + delay_s;

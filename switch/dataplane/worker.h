@@ -24,8 +24,10 @@ struct WorkerPlan {
   // If set, the worker is poller `worker` of this gate: it parks between bursts while DPDK's
   // interrupt thread changes links (memif ports: intr_gate.h says why).
   net::IntrGate* gate = nullptr;
-  // Longest sleep after empty turns (net/idle_sleep.h); 0: busy polling, the default.
+  // Longest sleep after empty turns (net/idle_sleep.h); 0: busy polling, the default. After a
+  // long spell without work, idle_deep_ns (if longer).
   uint64_t idle_sleep_max_ns = 0;
+  uint64_t idle_deep_ns = 0;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
