@@ -56,7 +56,8 @@ struct Process {
   std::string netns;
   std::string prefix;  // EAL --file-prefix
   std::string log;
-  std::string metrics;  // host:port inside its namespace
+  uint64_t log_from = 0;  // where this process's lines start in `log` (appended to on a restart)
+  std::string metrics;    // host:port inside its namespace
   std::vector<std::string> argv;
   std::vector<std::string> serves;  // memif socket files it listens on
   std::vector<std::string> hosts;   // gen: the hosts it emulates
