@@ -275,6 +275,19 @@ ordered_json merge_generator_results(const std::vector<ordered_json>& parts) {
     for (const ordered_json& m : at(p, "messages")) messages.push_back(m);
   }
   j["messages"] = std::move(messages);
+  // Each generator's device counters (spraylab-gen's "ports": what a port lost before its
+  // engine saw it), one row per generator and port, the generator by its hosts' ranks.
+  ordered_json ports = ordered_json::array();
+  for (const ordered_json& p : parts) {
+    if (!p.contains("ports")) continue;
+    ordered_json ranks = ordered_json::array();
+    for (const ordered_json& h : at(p, "hosts")) ranks.push_back(h["rank"]);
+    for (ordered_json row : p["ports"]) {
+      row["host_ranks"] = ranks;
+      ports.push_back(std::move(row));
+    }
+  }
+  if (!ports.empty()) j["ports"] = std::move(ports);
   j["generators"] = parts.size();
   return j;
 }

@@ -191,6 +191,7 @@ json to_json(const FabricState& st) {
                               {"prefix", p.prefix},
                               {"pid", p.pid},
                               {"log", p.log},
+                              {"log_from", p.log_from},
                               {"metrics", p.metrics},
                               {"ports", p.ports},
                               {"hosts", p.hosts},
@@ -219,6 +220,7 @@ FabricState from_json(const json& j) {
     p.prefix = pj.at("prefix").get<std::string>();
     p.pid = pj.at("pid").get<int>();
     p.log = pj.at("log").get<std::string>();
+    p.log_from = pj.value("log_from", uint64_t{0});
     p.metrics = pj.at("metrics").get<std::string>();
     p.ports = pj.at("ports").get<uint32_t>();
     p.hosts = pj.at("hosts").get<std::vector<std::string>>();
@@ -284,8 +286,10 @@ std::string log_tail(const std::string& path, size_t lines = 5) {
   return out;
 }
 
-bool log_has(const std::string& path, const std::string& text) {
+// True if the log at `path`, from byte `from` on, has a line containing `text`.
+bool log_has(const std::string& path, const std::string& text, uint64_t from = 0) {
   std::ifstream in(path);
+  if (from > 0) in.seekg(static_cast<std::streamoff>(from));
   std::string line;
   while (std::getline(in, line)) {
     if (line.find(text) != std::string::npos) return true;
@@ -315,7 +319,7 @@ uint32_t ports_up(const json& ports) {
 // Ready: a switch with every link up, a generator with its links up and warmed, waiting for
 // the start.
 bool ready(const Process& p) {
-  if (p.role == "gen") return log_has(p.log, kGenReady);
+  if (p.role == "gen") return log_has(p.log, kGenReady, p.log_from);
   const std::optional<json> ports = switch_ports(p);
   return ports && ports_up(*ports) == p.ports;
 }
@@ -346,6 +350,11 @@ void start_wave(FabricState& st, int wave, const std::string& log_mode) {
   for (Process& p : st.processes) {
     if (p.wave != wave) continue;
     for (const std::string& s : p.serves) fs::remove(s);  // a killed server leaves its own
+    // Appended to, a log holds the lines of the processes before this one (a restarted
+    // generator's "waiting for" among them): what says this one is ready comes after here.
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(p.log, ec);
+    p.log_from = log_mode == "a" && !ec ? size : 0;
     p.pid = spawn(p, log_mode, st.nice);
     started.push_back(&p);
   }
@@ -360,7 +369,8 @@ void start_wave(FabricState& st, int wave, const std::string& log_mode) {
     }
     if (p->role != "switch") continue;
     const std::string started_line = fmt::format("spraylab-switch {}: {} ports", p->node, p->ports);
-    wait_in_start_up(*p, t0, "ports not started", [&] { return log_has(p->log, started_line); });
+    wait_in_start_up(*p, t0, "ports not started",
+                     [&] { return log_has(p->log, started_line, p->log_from); });
   }
 }
 
@@ -639,6 +649,8 @@ int up(const UpOptions& o) {
   w.gen_bin = program_path("spraylab-gen");
   if (o.links == "veth") w.xdp_prog = xdp_program_path();
   w.idle_sleep = o.idle_sleep;
+  w.rt_priority = o.rt_priority;
+  w.deep_sleep = o.deep_sleep;
   w.shaper_slack_bytes = shaper_slack_bytes(fabric_exp);
   w.link_timeout_s = o.link_timeout_s;
   w.run_timeout_s = o.run_timeout_s;
@@ -722,9 +734,10 @@ int status(const std::string& dir, double cpu_seconds) {
     } else {
       std::string hosts;
       for (const auto& h : p.hosts) hosts += (hosts.empty() ? "" : ",") + h;
-      detail = fmt::format(
-          "hosts {}, {}", hosts,
-          log_has(p.log, kGenReady) ? "links up, waiting for the start or running" : "starting");
+      detail = fmt::format("hosts {}, {}", hosts,
+                           log_has(p.log, kGenReady, p.log_from)
+                               ? "links up, waiting for the start or running"
+                               : "starting");
     }
     std::string cpu;
     if (cpu_seconds > 0 && running) {
@@ -760,14 +773,18 @@ std::optional<json> telemetry(const std::string& prefix, const std::string& comm
 
 double release_generators(const FabricState& st, double delay_s) {
   for (const Process& p : st.processes) {
-    if (p.role == "gen" && !(alive(p.pid) && log_has(p.log, kGenReady))) {
+    if (p.role == "gen" && !(alive(p.pid) && log_has(p.log, kGenReady, p.log_from))) {
       throw std::runtime_error(
           fmt::format("generator {} is not waiting for the start ({})", p.node, p.log));
     }
   }
-  // The switches' queue maxima restart here: what a run reports is its own.
+  // The switches' queue maxima restart here: what a run reports is its own. SIGUSR1 wakes each
+  // switch out of deep idle (--deep-sleep), so the run's first frames find it polling at the
+  // --idle-sleep cap (net/idle_sleep.h).
   for (const Process& p : st.processes) {
-    if (p.role == "switch") telemetry(p.prefix, "/spraylab/queue_max");
+    if (p.role != "switch") continue;
+    if (running(p)) kill(p.pid, SIGUSR1);
+    telemetry(p.prefix, "/spraylab/queue_max");
   }
   const std::string start_file = fs::path(st.dir) / "start";
   const double at = now_s() + delay_s;

@@ -18,6 +18,7 @@ namespace spraylab::fabric::ns {
 // The default link rate: what this 2-CPU machine sustains with 28 processes (docs/fabric.md).
 inline constexpr double kNamespacedRateBps = 100e6;
 inline constexpr int kNamespacedNice = -10;
+inline constexpr int kNamespacedRtPriority = 0;
 
 struct UpOptions {
   std::string experiment;       // the experiment file
@@ -27,11 +28,19 @@ struct UpOptions {
   std::string name;             // "": the experiment's name
   std::string algorithm;        // "": the file's load_balancer.algorithm
   std::string idle_sleep = "20ms";  // --idle-sleep of every process
+  // Every switch's --deep-sleep: its longest sleep after 2 s without a frame. `start` and the
+  // runner wake the switches (SIGUSR1) before they release the generators (docs/fabric.md).
+  std::string deep_sleep = "100ms";
   // Every process's nice value. A process that sleeps whenever its polls come back empty wakes
   // for every frame, and on a busy machine each wake-up waits behind the other runnable tasks:
   // at -10 it goes first (as the in-process fabric's worker does), so a shaper slot is not
   // missed because a compiler holds the CPU (docs/fabric.md).
   int nice = kNamespacedNice;
+  // Every process's data path in SCHED_RR at this priority (0: not), on top of the nice value:
+  // nice -10 still let a switch's wake-ups come 5 ms late on average, and 32 ms or more in two
+  // of five, on this VM with builds running, and its links then lost most of their rate
+  // (net/realtime.h, docs/fabric.md).
+  int rt_priority = kNamespacedRtPriority;
   double link_timeout_s = 60;  // for every process to report its links up
   double run_timeout_s = 300;  // each generator's --timeout
   // false: one line on stderr instead of the process table on stdout (`spraylab run`, whose
@@ -47,7 +56,8 @@ struct Process {
   std::string netns;
   std::string prefix;  // EAL --file-prefix
   std::string log;
-  std::string metrics;  // host:port inside its namespace
+  uint64_t log_from = 0;  // where this process's lines start in `log` (appended to on a restart)
+  std::string metrics;    // host:port inside its namespace
   std::vector<std::string> argv;
   std::vector<std::string> serves;  // memif / vhost-user socket files it listens on
   std::vector<std::string> hosts;   // gen: the hosts it emulates

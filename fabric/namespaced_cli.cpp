@@ -53,6 +53,18 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
                    "machine's other work")
       ->check(CLI::Range(-20, 19))
       ->capture_default_str();
+  up_cmd
+      ->add_option("--deep-sleep", up->deep_sleep,
+                   "Every switch's longest sleep after 2 s without a frame (fewer wake-ups of an "
+                   "idle fabric; `start` wakes the switches first); '' for none")
+      ->capture_default_str();
+  up_cmd
+      ->add_option("--rt-priority", up->rt_priority,
+                   "Every process's data path in SCHED_RR at this priority, so that a process "
+                   "woken for a frame or a shaper slot runs before the machine's other work "
+                   "(0: the fair scheduler only, with --nice)")
+      ->check(CLI::Range(0, 49))
+      ->capture_default_str();
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "
                      "/run/spraylab/<name>)");

@@ -82,6 +82,12 @@ std::string veth_vdev(uint32_t index, const Wiring& w) {
                      veth_name(index), w.xdp_prog);
 }
 
+void add_rt_priority(Process& p, const Wiring& w) {
+  if (w.rt_priority == 0) return;
+  p.argv.push_back("--rt-priority");
+  p.argv.push_back(fmt::to_string(w.rt_priority));
+}
+
 }  // namespace
 
 std::string safe_name(const std::string& s) {
@@ -233,6 +239,11 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
       p.argv.push_back("--shaper-slack");
       p.argv.push_back(fmt::to_string(w.shaper_slack_bytes));
     }
+    add_rt_priority(p, w);
+    if (!w.deep_sleep.empty()) {
+      p.argv.push_back("--deep-sleep");
+      p.argv.push_back(w.deep_sleep);
+    }
     out.push_back(std::move(p));
   }
   for (topo::NodeId leaf : t.leaves()) {
@@ -267,6 +278,7 @@ std::vector<Process> plan_processes(const std::string& name, const topo::Topolog
           fmt::to_string(w.run_timeout_s), std::string("--metrics-address"), gen_metrics}) {
       p.argv.push_back(a);
     }
+    add_rt_priority(p, w);
     out.push_back(std::move(p));
   }
   return out;

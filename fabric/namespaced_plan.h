@@ -29,6 +29,10 @@ struct Wiring {
   std::string xdp_prog;                    // veth: the XDP program of the switch's net_af_xdp ports
   std::string metrics_host = "127.0.0.1";  // where each process serves /metrics
   std::string idle_sleep = "20ms";
+  // Every process's --rt-priority (0: none, the fair scheduler): the data path in SCHED_RR.
+  int rt_priority = 0;
+  // Every switch's --deep-sleep ("": none).
+  std::string deep_sleep;
   // Every switch's --shaper-slack in bytes (0: the switch's default, a burst of MTU frames).
   uint64_t shaper_slack_bytes = 0;
   double link_timeout_s = 60;

@@ -27,9 +27,11 @@
 #include "monitoring/exposer.h"
 #include "monitoring/metrics_options.h"
 #include "net/eal_main.h"
+#include "net/idle_sleep.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
 #include "net/ports.h"
+#include "net/realtime.h"
 #include "switch/control.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
@@ -57,6 +59,8 @@ struct Options {
   bool dump_tables = false;
   std::vector<std::string> routes;
   std::string idle_sleep;  // --idle-sleep as given; empty: busy polling
+  std::string deep_sleep;  // --deep-sleep as given; empty: as --idle-sleep
+  int rt_priority = 0;     // --rt-priority: the data path's SCHED_RR priority (0: the fair class)
   uint32_t mbufs = 0;
   spraylab::monitoring::MetricsOptions metrics{spraylab::monitoring::kSwitchPort};
 };
@@ -150,6 +154,16 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  "Sleep after empty polls, backing off up to this long (e.g. 2ms): for many "
                  "switch processes on few cores (docs/fabric.md, the namespaced fabric); "
                  "default: busy polling");
+  app.add_option("--deep-sleep", o.deep_sleep,
+                 "After 2 s without a frame, sleep up to this long instead (e.g. 100ms): fewer "
+                 "wake-ups of an idle switch; the first frame after such a spell waits up to "
+                 "that long unless SIGUSR1 wakes the switch first (docs/fabric.md); default: as "
+                 "--idle-sleep");
+  app.add_option("--rt-priority", o.rt_priority,
+                 "Run the forwarding lcores in SCHED_RR at this priority (1-49; needs "
+                 "--idle-sleep), so that a switch woken for a shaper slot runs before the "
+                 "machine's other work (docs/fabric.md); default 0: the fair scheduler")
+      ->check(CLI::Range(0, spraylab::net::kMaxRtPriority));
   app.add_option("--mbufs", o.mbufs,
                  "Frames in the switch's mbuf pool (default: enough for every port's rings and "
                  "a full egress queue each)")
@@ -209,6 +223,18 @@ uint64_t idle_sleep_ns(const Options& o) {
     throw std::invalid_argument(
         fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", o.idle_sleep));
   }
+  return static_cast<uint64_t>(*ns);
+}
+
+// --deep-sleep in ns (0: none, the --idle-sleep cap throughout).
+uint64_t deep_sleep_ns(const Options& o, uint64_t idle_sleep) {
+  if (o.deep_sleep.empty()) return 0;
+  const std::optional<double> ns = spraylab::conf::parse_time_ns(o.deep_sleep);
+  if (!ns || *ns < 1000 || *ns > 1e9) {
+    throw std::invalid_argument(
+        fmt::format("--deep-sleep {}: expected a time from 1us to 1s, e.g. 100ms", o.deep_sleep));
+  }
+  if (idle_sleep == 0) throw std::invalid_argument("--deep-sleep needs --idle-sleep");
   return static_cast<uint64_t>(*ns);
 }
 
@@ -336,28 +362,35 @@ class ControlStep {
 };
 
 // Runs the workers until g_stop: on the worker lcores with the control step on the main one, or,
-// with a single lcore, one worker that calls the control step between its turns.
+// with a single lcore, one worker that calls the control step between its turns. Each worker's
+// thread is in SCHED_RR at `rt_priority` (if not 0) while it forwards.
 void forward(spraylab::dataplane::SwitchRuntime& rt,
-             const std::vector<spraylab::dataplane::WorkerPlan>& plans, ControlStep& control) {
+             const std::vector<spraylab::dataplane::WorkerPlan>& plans, ControlStep& control,
+             int rt_priority) {
   using namespace spraylab;
   if (rte_lcore_count() == 1) {
+    net::apply_rt_priority("spraylab-switch", rt_priority);
     dataplane::run_worker(rt, plans[0], g_stop, [&] { control(); });
+    if (rt_priority) net::make_thread_fair();  // the clean-up runs with everything else
     return;
   }
   struct Launch {
     dataplane::SwitchRuntime* rt;
     const dataplane::WorkerPlan* plan;
+    int rt_priority;
   };
   std::vector<Launch> launches;
   launches.reserve(plans.size());
   unsigned lcore;
   RTE_LCORE_FOREACH_WORKER(lcore) {
     if (launches.size() == plans.size()) break;
-    launches.push_back({&rt, &plans[launches.size()]});
+    launches.push_back({&rt, &plans[launches.size()], rt_priority});
     rte_eal_remote_launch(
         [](void* arg) {
           auto* l = static_cast<Launch*>(arg);
+          net::apply_rt_priority("spraylab-switch", l->rt_priority);
           dataplane::run_worker(*l->rt, *l->plan, g_stop);
+          if (l->rt_priority) net::make_thread_fair();
           return 0;
         },
         &launches.back(), lcore);
@@ -371,6 +404,7 @@ void forward(spraylab::dataplane::SwitchRuntime& rt,
 
 int run(int argc, char** argv) {
   if (!spraylab::net::start_eal(argc, argv, "spraylab-switch", on_signal)) return 2;
+  spraylab::net::install_idle_wake_signal();  // SIGUSR1: out of deep idle (a run comes)
 
   Options o;
   if (const std::optional<int> status = parse_options(argc, argv, o)) {
@@ -389,6 +423,12 @@ int run(int argc, char** argv) {
   const uint32_t lcores = rte_lcore_count();
   const uint32_t workers = worker_count(o, lcores);
   const uint64_t idle_sleep = idle_sleep_ns(o);
+  const uint64_t deep_sleep = deep_sleep_ns(o, idle_sleep);
+  if (o.rt_priority > 0 && idle_sleep == 0) {
+    throw std::invalid_argument(
+        "--rt-priority needs --idle-sleep: a busy-polling real-time thread would take its CPU "
+        "from everything else");
+  }
   net::PortSetup setup;
   setup.mbufs = o.mbufs;
   // A whole frame of the workload in one mbuf: the parser reads headers from the first segment
@@ -433,6 +473,7 @@ int run(int argc, char** argv) {
     p.gate = gate.get();
     p.idle_sleep_max_ns = idle_sleep;
     p.tx_coalesce_turns = o.no_shaping ? o.tx_coalesce : 0;
+    p.idle_deep_ns = deep_sleep;
   }
   Metrics metrics;
   if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, workers, pool);
@@ -441,7 +482,7 @@ int run(int argc, char** argv) {
              ports.size(), workers, rt->algorithm(),
              lcores > 1 ? "worker lcores" : "the main lcore");
   ControlStep control(o, ctl, metrics.collector.get());
-  forward(*rt, plans, control);
+  forward(*rt, plans, control, o.rt_priority);
   if (gate) gate->stop();
 
   auto s = ctl.stats();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conf/units.h"
+#include "net/realtime.h"
 #include "topo/topology.h"
 #include "trafficgen/entropy_mode.h"
 
@@ -67,6 +68,11 @@ void add_run_options(CLI::App& app, GenCli& o) {
                  "Sleep after empty polls, backing off up to this long (e.g. 2ms), never past "
                  "the next pacer slot or timer: for many processes on few cores (default: busy "
                  "polling)");
+  app.add_option("--rt-priority", o.rt_priority,
+                 "Run the engines' lcores in SCHED_RR at this priority (1-49; needs "
+                 "--idle-sleep), so that an engine woken for a pacer slot runs before the "
+                 "machine's other work (docs/fabric.md); default 0: the fair scheduler")
+      ->check(CLI::Range(0, net::kMaxRtPriority));
   app.add_option("--warmup", o.warmup,
                  "Frames per port sent before the start (broadcast, UDP discard port) so that "
                  "memif's shared buffers are paged in before anything is measured (default: 2048 "
@@ -154,6 +160,14 @@ uint64_t idle_sleep_ns(const GenCli& cli) {
         fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", cli.idle_sleep));
   }
   return static_cast<uint64_t>(*ns);
+}
+
+void check_rt_priority(const GenCli& cli) {
+  if (cli.rt_priority > 0 && cli.idle_sleep.empty()) {
+    throw UsageError(
+        "--rt-priority needs --idle-sleep: a busy-polling real-time thread would take its CPU "
+        "from everything else");
+  }
 }
 
 GenOptions gen_options(const GenCli& cli, const conf::Experiment& exp, const topo::Topology& t) {

@@ -23,6 +23,7 @@ struct GenCli {
   uint32_t payload = 0;
   double loss = 0, duration = 0, timeout = 0, start_at = 0, linger = -1, link_wait = 10;
   int64_t warmup = -1;  // frames per port; -1: 2048 on memif ports, none elsewhere
+  int rt_priority = 0;  // --rt-priority: the engines' SCHED_RR priority (0: the fair class)
   bool back_to_back = false, progress = false, hold = false;
   monitoring::MetricsOptions metrics{monitoring::kGenPort};
 };
@@ -42,6 +43,8 @@ std::optional<monitoring::Address> metrics_address(const GenCli& cli);
 
 // --idle-sleep in ns (0: busy polling). Throws UsageError.
 uint64_t idle_sleep_ns(const GenCli& cli);
+// --rt-priority without --idle-sleep: throws UsageError.
+void check_rt_priority(const GenCli& cli);
 
 // The experiment's generator options (options_from_experiment) with what the command line sets
 // instead: --hosts, --port-map, --rate, --ack-every, --entropy, --retransmit-timeout, --loss,

@@ -37,6 +37,7 @@
 #include "net/idle_sleep.h"
 #include "net/intr_gate.h"
 #include "net/memif_redial.h"
+#include "net/realtime.h"
 #include "topo/build.h"
 #include "trafficgen/gen_cli.h"
 #include "trafficgen/gen_metrics.h"
@@ -292,6 +293,7 @@ struct EngineLaunch {
   net::IntrGate* gate;
   uint32_t poller;
   uint64_t idle_sleep_ns;  // --idle-sleep (0: busy polling)
+  int rt_priority;         // --rt-priority (0: the fair class)
 };
 
 // TSC cycles as ns for IdleSleep (UINT64_MAX, "never", stays so).
@@ -316,12 +318,14 @@ int worker_main(void* arg) {
   const auto* l = static_cast<const EngineLaunch*>(arg);
   net::IdleSleep idle(l->idle_sleep_ns);
   const double ns_per_cycle = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  net::apply_rt_priority("spraylab-gen", l->rt_priority);
   if (l->gate) l->gate->enter(l->poller);
   while (!g_stop.load(std::memory_order_relaxed)) {
     if (l->gate) l->gate->checkpoint(l->poller);
     poll_engine(*l->engine, idle, l->gate, l->poller, ns_per_cycle);
   }
   if (l->gate) l->gate->leave(l->poller);
+  if (l->rt_priority) net::make_thread_fair();
   return 0;
 }
 
@@ -331,7 +335,7 @@ int worker_main(void* arg) {
 class EngineLcores {
  public:
   EngineLcores(const Engines& engines, const std::vector<unsigned>& lcores,
-               const std::vector<net::PortState>& ports, uint64_t idle_sleep_ns)
+               const std::vector<net::PortState>& ports, uint64_t idle_sleep_ns, int rt_priority)
       : idle_(idle_sleep_ns), ns_per_cycle_(1e9 / static_cast<double>(rte_get_tsc_hz())) {
     const auto n = static_cast<uint32_t>(engines.list.size());
     if (std::any_of(ports.begin(), ports.end(),
@@ -346,11 +350,14 @@ class EngineLcores {
     launches_.reserve(n);
     if (rte_lcore_count() > 1) {
       for (uint32_t e = 0; e < n; ++e) {
-        launches_.push_back({engines.list[e].get(), gate_.get(), e, idle_sleep_ns});
+        launches_.push_back({engines.list[e].get(), gate_.get(), e, idle_sleep_ns, rt_priority});
         rte_eal_remote_launch(worker_main, &launches_.back(), lcores[e]);
       }
     } else {
       main_engine_ = engines.list[0].get();
+      // The main lcore polls the engine between its control turns: it is the data path.
+      net::apply_rt_priority("spraylab-gen", rt_priority);
+      main_rt_ = rt_priority != 0;
       if (gate_) gate_->enter(0);
     }
   }
@@ -374,6 +381,7 @@ class EngineLcores {
   void finish() {
     halt();
     if (gate_) gate_->stop();  // before the ports close: the interrupt thread runs freely again
+    if (main_rt_) net::make_thread_fair();  // results and clean-up run with everything else
   }
 
  private:
@@ -383,7 +391,33 @@ class EngineLcores {
   std::vector<EngineLaunch> launches_;
   gen::HostEngine* main_engine_ = nullptr;
   bool halted_ = false;
+  bool main_rt_ = false;
 };
+
+// Every port's device counters (rte_eth_stats) when the results are written: what reached the
+// device and what it lost before the engines saw it. `imissed` is, for an af_xdp port, the AF_XDP
+// socket's drops (no fill-ring buffer: a poller away too long), `rx_nombuf` an mbuf pool run dry;
+// a frame lost there is counted nowhere else. Frames still on their way when a run completes (a
+// late ACK) arrive after this, as they do after the engines' own counters.
+nlohmann::ordered_json port_stats_json() {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  uint16_t port;
+  RTE_ETH_FOREACH_DEV(port) {
+    rte_eth_stats st{};
+    if (rte_eth_stats_get(port, &st) != 0) continue;
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(port, name);
+    out.push_back({{"port", port},
+                   {"name", name},
+                   {"ipackets", st.ipackets},
+                   {"imissed", st.imissed},
+                   {"ierrors", st.ierrors},
+                   {"rx_nombuf", st.rx_nombuf},
+                   {"opackets", st.opackets},
+                   {"oerrors", st.oerrors}});
+  }
+  return out;
+}
 
 // ---- The main lcore's loop ----------------------------------------------------------------------
 
@@ -593,7 +627,8 @@ class RunLoop {
     results_written_ = true;
     info_.end_ns = engines_.list[0]->ns_of(finish_tsc_);
     info_.completed = engines_.finished();
-    const auto j = gen::results_json(plan_, engines_.view(), info_);
+    auto j = gen::results_json(plan_, engines_.view(), info_);
+    j["ports"] = port_stats_json();
     if (!cli_.results.empty()) std::ofstream(cli_.results) << j.dump(2) << "\n";
     fmt::print("{}\n", nlohmann::json{{"completed", info_.completed},
                                       {"stopped_by", std::string(gen::to_string(info_.stopped_by))},
@@ -649,6 +684,7 @@ void write_stats(const std::string& path, nlohmann::ordered_json stats, const Ge
 
 int run(int argc, char** argv) {
   if (!net::start_eal(argc, argv, "spraylab-gen", on_signal)) return 2;
+  net::install_idle_wake_signal();  // a launcher's SIGUSR1 before a run ends no generator
   gen::GenCli cli;
   if (const std::optional<int> rc = gen::parse_gen_cli(argc, argv, &cli)) {
     rte_eal_cleanup();
@@ -656,6 +692,7 @@ int run(int argc, char** argv) {
   }
   const std::optional<monitoring::Address> metrics_at = gen::metrics_address(cli);
   const uint64_t idle_sleep_ns = gen::idle_sleep_ns(cli);
+  gen::check_rt_priority(cli);
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
   // With --start-file the engines and their metrics come first (a fabric's Prometheus scrapes a
@@ -681,7 +718,7 @@ int run(int argc, char** argv) {
   if (cli.hold) read_stdin_commands();
 
   LinkLog link_log(links);
-  EngineLcores running(engines, lcores, ports.list, idle_sleep_ns);
+  EngineLcores running(engines, lcores, ports.list, idle_sleep_ns, cli.rt_priority);
   RunLoop loop(cli, plan, engines, running, link_log, start_tsc);
   loop.run();
   running.finish();

@@ -30,6 +30,11 @@ class Shaper {
     busy_until_ns_ = static_cast<uint64_t>(busy_until_);
   }
   uint64_t busy_until_ns() const { return busy_until_ns_; }
+  // The earliest moment may_send() is true again: the slack before the port is free. A poller
+  // that sleeps until then may wake up to the slack late and the port loses no time.
+  uint64_t next_start_ns() const {
+    return busy_until_ns_ > slack_ns_ ? busy_until_ns_ - slack_ns_ : 0;
+  }
   // A new rate from the next frame on (a link event); the frame on the wire keeps its time.
   void set_rate(double rate_bps) { ns_per_byte_ = rate_bps > 0 ? 8e9 / rate_bps : 0; }
 

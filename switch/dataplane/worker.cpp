@@ -25,13 +25,18 @@ std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
 
 namespace {
 
-// When the worker next has work of its own without receiving: the earliest shaper slot of an
-// egress port it owns that holds frames (UINT64_MAX: none holds any).
+// When the worker next has work of its own without receiving: the earliest moment an egress port
+// it owns that holds frames may start one (UINT64_MAX: none holds any). That is the shaper's
+// slack before the port is free, not the moment it is free: a sleeper wakes late (the kernel's
+// timer slack, other processes on the CPU), and the shaper gives no credit for time the port sat
+// idle, so a worker that slept until the port was free lost its lateness on every frame, while
+// the generators' pacer catches up two frames. Waking at the slack's start, lateness up to the
+// slack (two frames in a namespaced fabric) costs the port nothing.
 uint64_t next_departure_ns(const SwitchRuntime& rt, const WorkerPlan& plan) {
   uint64_t wake = UINT64_MAX;
   for (uint16_t port : plan.tx) {
     if (rt.depth_packets_now(port) == 0) continue;
-    wake = std::min(wake, rt.egress(port).shaper().busy_until_ns());
+    wake = std::min(wake, rt.egress(port).shaper().next_start_ns());
   }
   return wake;
 }
@@ -63,7 +68,7 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
   };
   uint64_t next_hook = 0;
   net::IntrGate* const gate = plan.gate;
-  net::IdleSleep idle(plan.idle_sleep_max_ns);
+  net::IdleSleep idle(plan.idle_sleep_max_ns, plan.idle_deep_ns);
   if (gate) gate->enter(plan.worker);
   while (!stop.load(std::memory_order_relaxed)) {
     // Between bursts: the one place where a memif link may come or go under this worker.

@@ -29,7 +29,8 @@ struct WorkerPlan {
   // If set, the worker is poller `worker` of this gate: it parks between bursts while DPDK's
   // interrupt thread changes links (memif ports: intr_gate.h says why).
   net::IntrGate* gate = nullptr;
-  // Longest sleep after empty turns (net/idle_sleep.h); 0: busy polling, the default.
+  // Longest sleep after empty turns (net/idle_sleep.h); 0: busy polling, the default. After a
+  // long spell without work, idle_deep_ns (if longer).
   uint64_t idle_sleep_max_ns = 0;
   // While some rx burst of a turn comes back full (more input is waiting), an egress port holding
   // fewer than kCoalesceBelow frames waits for more, up to this many turns, before it is drained:
@@ -37,6 +38,7 @@ struct WorkerPlan {
   // net_null, the drain's bookkeeping) showed with 16 ports and two frames per port and turn.
   // 0: drain every turn (the fabric's nodes, shaped ports).
   uint32_t tx_coalesce_turns = 0;
+  uint64_t idle_deep_ns = 0;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
