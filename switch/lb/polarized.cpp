@@ -126,14 +126,6 @@ void Polarized::lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_
 #endif
 }
 
-// lowest() for one word, its masks by value and out of line: a call through pointers inside
-// choose_in_word's loop made the compiler store both masks to the stack for every packet.
-[[gnu::noinline]] uint64_t Polarized::lowest_in_word(uint64_t allowed, uint64_t deroute) const {
-  CandidateMask m;
-  lowest(&allowed, &deroute, 1, m);
-  return m.word[0];
-}
-
 void Polarized::find_lowest_at(uint64_t v, uint32_t words) {
   lowest_ = v;
   at_lowest_count_ = 0;
@@ -207,16 +199,9 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
   const uint64_t* up = t.valid_words();
   const PortId* up_of = nullptr;
   uint16_t up_count = 0;
-  // The table's arrays in locals (one closer word per leaf here): the loop's stores to out[] and
-  // score_ otherwise made the compiler reload every vector's pointer, and multiply by words_, for
-  // every packet.
-  const uint64_t* closer = t.closer(0);
-  const uint8_t* distance = t.distances();
-  const PortId* port_of = t.port_ids();
-  const uint32_t leaves = t.leaves();
   for (size_t i = 0; i < burst.size(); ++i) {
     const Packet& p = burst[i];
-    if (p.src_leaf >= leaves || p.dst_leaf >= leaves) {
+    if (p.src_leaf >= t.leaves() || p.dst_leaf >= t.leaves()) {
       out[i] = kNoPort;
       continue;
     }
@@ -225,9 +210,9 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
       up_of = p.candidates;
       up_count = p.num_candidates;
     }
-    const uint64_t to_s = closer[p.src_leaf];
-    const uint64_t to_t = closer[p.dst_leaf];
-    const bool expanding = distance[p.src_leaf] < distance[p.dst_leaf];
+    const uint64_t to_s = *t.closer(p.src_leaf);
+    const uint64_t to_t = *t.closer(p.dst_leaf);
+    const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
     const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up[0];
     const uint64_t allowed = (~to_s & to_t & up[0]) | deroute;
     uint64_t ties;
@@ -242,7 +227,9 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
       } else if ((forward & low) != 0) {
         ties = forward & low;
       } else {
-        ties = lowest_in_word(allowed, deroute);
+        CandidateMask m;
+        lowest(&allowed, &deroute, 1, m);
+        ties = m.word[0];
       }
     }
     if (ties == 0) {
@@ -251,7 +238,7 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
     }
     const auto count = static_cast<uint32_t>(std::popcount(ties));
     const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
-    out[i] = port_of[f];
+    out[i] = t.port(f);
     // The burst's own choices live in score_; nothing reads the queues again in this burst.
     if (const uint32_t grew = queues_.grow(out[i], p)) {
       const uint64_t s = score_[f] + (static_cast<uint64_t>(grew) << 8);

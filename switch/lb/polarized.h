@@ -47,7 +47,6 @@ class PolarizedTable {
     return &closer_[static_cast<size_t>(leaf) * words_];
   }
   uint8_t distance(uint32_t leaf) const { return distance_[leaf]; }
-  const uint8_t* distances() const { return distance_.data(); }
   uint64_t valid(uint32_t word) const { return valid_[word]; }
   const uint64_t* valid_words() const { return valid_.data(); }
   const PortId* port_ids() const { return port_.data(); }
@@ -74,7 +73,6 @@ class Polarized final : public Balancer {
   // The allowed ports with the lowest score (per-burst depth << 8, + penalty on deroutes).
   void lowest(const uint64_t* allowed, const uint64_t* deroute, uint32_t words,
               CandidateMask& ties) const;
-  uint64_t lowest_in_word(uint64_t allowed, uint64_t deroute) const;  // ties, one word
 
   // The ties from the lowest score over every fabric port when they answer the packet (see
   // polarized.cpp); false when the full search is needed.
