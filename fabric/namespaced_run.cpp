@@ -101,6 +101,24 @@ json ask(Sessions& sessions, const ns::Process* p, const std::string& command) {
   return j && j->is_object() ? *j : json::object();
 }
 
+// One command's replies within one pass over the ports: each process is asked once, however
+// many of its ports the pass reads.
+class Replies {
+ public:
+  Replies(Sessions& sessions, std::string command)
+      : sessions_(sessions), command_(std::move(command)) {}
+  const json& of(const ns::Process* p) {
+    auto it = replies_.find(p);
+    if (it == replies_.end()) it = replies_.emplace(p, ask(sessions_, p, command_)).first;
+    return it->second;
+  }
+
+ private:
+  Sessions& sessions_;
+  std::string command_;
+  std::map<const ns::Process*, json> replies_;
+};
+
 uint64_t at_port(const json& ports, const char* key, uint16_t port) {
   const auto it = ports.find(key);
   if (it == ports.end() || !it->is_array() || port >= it->size()) return 0;
@@ -114,16 +132,13 @@ struct PortCounts {
 };
 std::vector<PortCounts> port_counts(const std::vector<PortPlace>& places, Sessions& sessions) {
   std::vector<PortCounts> out(places.size());
-  std::map<const ns::Process*, json> ports;
+  Replies ports(sessions, "/spraylab/ports");
   for (size_t i = 0; i < places.size(); ++i) {
     const PortPlace& pl = places[i];
-    auto it = ports.find(pl.process);
-    if (it == ports.end()) {
-      it = ports.emplace(pl.process, ask(sessions, pl.process, "/spraylab/ports")).first;
-    }
-    out[i].tx_packets = at_port(it->second, "tx_packets", pl.port);
-    out[i].tx_bytes = at_port(it->second, "tx_bytes", pl.port);
-    out[i].ecn_marks = at_port(it->second, "ecn_marks", pl.port);
+    const json& j = ports.of(pl.process);
+    out[i].tx_packets = at_port(j, "tx_packets", pl.port);
+    out[i].tx_bytes = at_port(j, "tx_bytes", pl.port);
+    out[i].ecn_marks = at_port(j, "ecn_marks", pl.port);
     const json one = ask(sessions, pl.process, fmt::format("/spraylab/port,{}", pl.port));
     for (const auto& [key, value] : one.items()) {
       if (key.starts_with("drops_") && value.is_number()) out[i].drops += value.get<uint64_t>();
@@ -135,15 +150,11 @@ std::vector<PortCounts> port_counts(const std::vector<PortPlace>& places, Sessio
 // The depth of every port, and the wire bytes sent to hosts since `base`, at `t_ns`.
 void sample(const std::vector<PortPlace>& places, const std::vector<PortCounts>& base,
             uint64_t t_ns, Sessions& sessions, FabricResult* r) {
-  std::map<const ns::Process*, json> ports;
+  Replies ports(sessions, "/spraylab/ports");
   uint64_t wire = 0;
   for (size_t i = 0; i < places.size(); ++i) {
     const PortPlace& pl = places[i];
-    auto it = ports.find(pl.process);
-    if (it == ports.end()) {
-      it = ports.emplace(pl.process, ask(sessions, pl.process, "/spraylab/ports")).first;
-    }
-    const json& j = it->second;
+    const json& j = ports.of(pl.process);
     r->samples.push_back({t_ns, static_cast<uint32_t>(i),
                           static_cast<uint32_t>(at_port(j, "queue_packets", pl.port)),
                           static_cast<uint32_t>(at_port(j, "queue_bytes", pl.port))});
@@ -443,16 +454,13 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
 
     // Each port's counters over the run and its exact deepest queue since the release.
     const std::vector<PortCounts> end = port_counts(places, sessions);
-    std::map<const ns::Process*, json> maxima;
+    Replies maxima(sessions, "/spraylab/queue_max");
     for (size_t i = 0; i < places.size(); ++i) {
       const PortPlace& pl = places[i];
-      auto it = maxima.find(pl.process);
-      if (it == maxima.end()) {
-        it = maxima.emplace(pl.process, ask(sessions, pl.process, "/spraylab/queue_max")).first;
-      }
+      const json& max = maxima.of(pl.process);
       PortSummary& ps = r.ports[i];
-      ps.max_packets = at_port(it->second, "packets", pl.port);
-      ps.max_bytes = at_port(it->second, "bytes", pl.port);
+      ps.max_packets = at_port(max, "packets", pl.port);
+      ps.max_bytes = at_port(max, "bytes", pl.port);
       ps.tx_packets = end[i].tx_packets - base[i].tx_packets;
       ps.tx_bytes = end[i].tx_bytes - base[i].tx_bytes;
       ps.ecn_marks = end[i].ecn_marks - base[i].ecn_marks;
