@@ -34,18 +34,6 @@ std::string devarg(const rte_eth_dev_info& info, std::string_view key) {
   return {};
 }
 
-// True if one of the first `count` devices is an af_xdp port.
-bool any_af_xdp(uint16_t count) {
-  for (uint16_t p = 0; p < count; ++p) {
-    rte_eth_dev_info info{};
-    if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != nullptr &&
-        std::string_view(info.driver_name) == "net_af_xdp") {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The pool of an af_xdp port, with its objects packed end to end. DPDK 22.11's net_af_xdp
 // registers as its umem the pool's first memory chunk, populated_size x object size bytes long
 // (get_base_addr; fixed upstream in 24.07, "net/af_xdp: parse UMEM map info from mempool"). A
@@ -76,6 +64,18 @@ rte_mempool* packed_pktmbuf_pool(const char* name, uint32_t n, uint16_t data_roo
 }
 
 }  // namespace
+
+bool any_af_xdp(uint16_t count) {
+  // Only devices that exist: rte_eth_dev_info_get logs an error for any other port id.
+  for (uint16_t p = 0; p < count && p < rte_eth_dev_count_avail(); ++p) {
+    rte_eth_dev_info info{};
+    if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != nullptr &&
+        std::string_view(info.driver_name) == "net_af_xdp") {
+      return true;
+    }
+  }
+  return false;
+}
 
 std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_mempool** pool) {
   const uint16_t available = rte_eth_dev_count_avail();

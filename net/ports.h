@@ -49,6 +49,10 @@ struct PortState {
 // -a arguments). Throws PortError naming the port and what failed.
 std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_mempool** pool);
 
+// True if one of devices 0..count-1 is an af_xdp port (its pool is its umem: sizes and layout
+// follow, start_ports and the programs' mbuf sizing).
+bool any_af_xdp(uint16_t count);
+
 // True if the EAL arguments (those before "--") pass --no-pci or an -a/--allow list, so EAL
 // probes no PCI device it was not given (a machine's own NIC). Test and bench programs refuse to
 // start without it.

@@ -203,18 +203,6 @@ std::unique_ptr<Plan> plan_switch(const Options& o) {
   return plan;
 }
 
-// True if one of the first `ports` devices is an af_xdp port.
-bool any_af_xdp(uint16_t ports) {
-  for (uint16_t p = 0; p < ports && p < rte_eth_dev_count_avail(); ++p) {
-    rte_eth_dev_info info{};
-    if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != nullptr &&
-        std::string_view(info.driver_name) == "net_af_xdp") {
-      return true;
-    }
-  }
-  return false;
-}
-
 // --idle-sleep in ns (0: busy polling).
 uint64_t idle_sleep_ns(const Options& o) {
   if (o.idle_sleep.empty()) return 0;
@@ -435,7 +423,7 @@ int run(int argc, char** argv) {
   // only, and memif receives a frame longer than the data room as a chain (dropped as
   // `truncated`). 128 B covers the testbed's headers (82 B) and a VLAN tag. Not with af_xdp: its
   // umem frames are the mbufs, at most a page (and its MTU is under 3.5 KB anyway).
-  if (!any_af_xdp(static_cast<uint16_t>(tables.ports.size()))) {
+  if (!net::any_af_xdp(static_cast<uint16_t>(tables.ports.size()))) {
     setup.data_room = static_cast<uint16_t>(std::max<uint32_t>(
         setup.data_room, RTE_PKTMBUF_HEADROOM + (plan->payload_bytes + 128 + 63) / 64 * 64));
   }

@@ -39,12 +39,8 @@ std::vector<net::PortState> start_gen_ports(uint16_t count, uint32_t max_frame,
   setup.data_room = static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + ((max_frame + 63) / 64) * 64);
   // af_xdp (22.11) makes the pool its umem, one chunk per mbuf, and the kernel takes chunks of
   // 2 KiB to a page: a pool sized to small frames fails with "Failed to create umem".
-  for (uint16_t p = 0; p < count; ++p) {
-    rte_eth_dev_info info{};
-    if (rte_eth_dev_info_get(p, &info) == 0 && info.driver_name != nullptr &&
-        std::string_view(info.driver_name) == "net_af_xdp") {
-      setup.data_room = std::max<uint16_t>(setup.data_room, RTE_MBUF_DEFAULT_BUF_SIZE);
-    }
+  if (net::any_af_xdp(count)) {
+    setup.data_room = std::max<uint16_t>(setup.data_room, RTE_MBUF_DEFAULT_BUF_SIZE);
   }
   std::vector<net::PortState> ports = net::start_ports(count, setup, pool);
   for (const auto& p : ports) {
