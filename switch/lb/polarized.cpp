@@ -263,12 +263,162 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
   at_lowest_count_ = low_count;
 }
 
+#if defined(SPRAYLAB_LB_AVX512)
+namespace {
+
+// Fabric port f's depth now: the burst's starting depth plus its own choices (byte f of `delta`),
+// sixteen ports per register.
+inline void depth_now(const uint32_t* start, __m512i delta, __m512i (&now)[4]) {
+  now[0] = _mm512_add_epi32(
+      _mm512_load_si512(start),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 0)));
+  now[1] = _mm512_add_epi32(
+      _mm512_load_si512(start + 16),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 1)));
+  now[2] = _mm512_add_epi32(
+      _mm512_load_si512(start + 32),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 2)));
+  now[3] = _mm512_add_epi32(
+      _mm512_load_si512(start + 48),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 3)));
+}
+
+// The smallest depth among the ports of `m` (UINT32_MAX if none).
+inline uint32_t min_depth(const __m512i (&now)[4], uint64_t m) {
+  __m512i b = _mm512_set1_epi32(-1);
+  for (uint32_t j = 0; j < 4; ++j)
+    b = _mm512_mask_min_epu32(b, static_cast<__mmask16>(m >> (16 * j)), b, now[j]);
+  return reduce_min_epu32(b);
+}
+
+// The ports of `m` whose depth is d.
+inline uint64_t at_depth(const __m512i (&now)[4], uint64_t m, uint32_t d) {
+  const __m512i dd = _mm512_set1_epi32(static_cast<int>(d));
+  uint64_t bits = 0;
+  for (uint32_t j = 0; j < 4; ++j)
+    bits |= static_cast<uint64_t>(_mm512_cmpeq_epu32_mask(now[j], dd)) << (16 * j);
+  return bits & m;
+}
+
+}  // namespace
+
+// The burst's lowest depth is tracked as a level above the starting minimum, with each port's
+// starting depth above that minimum in a byte (`rel`, saturated at 255) and the burst's own
+// choices in another (`delta`, at most one a packet: no byte overflows in a burst of fewer than
+// 255). The lowest level rises by at most one a packet, so it stays below 255 and the saturated
+// ports (255 above the minimum or more) are never at it. When the last port at the lowest level
+// rises it goes to level + 1, and every other port was above the level: the next ports at the
+// lowest are the bytes equal to level + 1, one compare of one register, nothing loaded from
+// memory (a vector load of scores just written by scalar stores waits for the stores, the cost of
+// choose_in_word's refinds). The choices, draws and ties are choose_in_word's; only the full
+// search (no allowed port at the lowest level) reads the depths, as starting depth + delta.
+void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth,
+                                       Rng& kept_rng, PortId* out) {
+  const PolarizedTable& t = *table_;
+  const uint64_t valid = t.valid(0);
+  const uint32_t leaves = t.leaves();
+  const uint64_t* closer = t.closer(0);  // one word per leaf
+  const PortId* port = t.port_ids();
+  const bool grows = !queues_.stale();
+  const uint64_t penalty = penalty_;
+  Rng rng = kept_rng;  // a local: in registers
+  __m512i now[4];
+  depth_now(depth, _mm512_setzero_si512(), now);
+  const uint32_t start = min_depth(now, valid);
+  __m512i rel = _mm512_set1_epi8(-1);  // ports that do not exist: 255, never at the level
+  const __m512i base = _mm512_set1_epi32(static_cast<int>(start));
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[0], base)), 0);
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[1], base)), 1);
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[2], base)), 2);
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
+  rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
+  __m512i delta = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi8(1);
+  uint32_t level = 0;  // the lowest depth is start + level
+  uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
+  const uint64_t* up = t.valid_words();
+  const PortId* up_of = nullptr;
+  uint16_t up_count = 0;
+  for (size_t i = 0; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.src_leaf >= leaves || p.dst_leaf >= leaves) {
+      out[i] = kNoPort;
+      continue;
+    }
+    if (p.candidates != up_of || p.num_candidates != up_count) {
+      up = live(p);
+      up_of = p.candidates;
+      up_count = p.num_candidates;
+    }
+    const uint64_t to_s = closer[p.src_leaf];
+    const uint64_t to_t = closer[p.dst_leaf];
+    const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
+    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up[0];
+    const uint64_t allowed = (~to_s & to_t & up[0]) | deroute;
+    uint64_t ties;
+    if ((allowed & (allowed - 1)) == 0) {
+      ties = allowed;
+    } else {
+      const uint64_t forward = allowed & ~deroute;
+      const uint64_t at = allowed & low;
+      if (at != 0 && (penalty == 0 || forward == 0)) {
+        ties = at;
+      } else if ((forward & low) != 0) {
+        ties = forward & low;
+      } else {
+        // lowest(): the forward ports' lowest depth against the deroutes' plus the penalty.
+        depth_now(depth, delta, now);
+        const uint32_t fd = min_depth(now, forward);
+        const uint32_t dd = min_depth(now, deroute);
+        const uint64_t fs = forward != 0 ? uint64_t{fd} << 8 : UINT64_MAX;
+        const uint64_t ds = deroute != 0 ? (uint64_t{dd} << 8) + penalty : UINT64_MAX;
+        const uint64_t best = fs < ds ? fs : ds;
+        ties = (fs == best ? at_depth(now, forward, fd) : 0) |
+               (ds == best ? at_depth(now, deroute, dd) : 0);
+      }
+    }
+    if (ties == 0) {
+      out[i] = kNoPort;
+      continue;
+    }
+    const auto count = static_cast<uint32_t>(std::popcount(ties));
+    const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
+    out[i] = port[f];
+    if (!grows) continue;
+    const uint64_t bit = uint64_t{1} << f;
+    delta = _mm512_mask_add_epi8(delta, bit, delta, one);
+    if ((low & bit) != 0) {
+      low &= ~bit;
+      if (low == 0) {
+        ++level;
+        low = _mm512_cmpeq_epi8_mask(_mm512_adds_epu8(rel, delta),
+                                     _mm512_set1_epi8(static_cast<char>(level)));
+      }
+    }
+  }
+  kept_rng = rng;
+}
+#endif
+
 void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   const PolarizedTable& t = *table_;
   queues_.begin(ctx);
   // Every fabric port's score once per burst; the burst's own choices are added as they are made.
   alignas(64) uint32_t depth[kMaxCandidates];
   queues_.load(t.port_ids(), t.ports(), depth);
+#if defined(SPRAYLAB_LB_AVX512)
+  if (t.words() == 1 && !queues_.bytes() && burst.size() < 255) {
+    Rng rng = *ctx.rng;
+    choose_in_word_packets(burst, depth, rng, out);
+    *ctx.rng = rng;
+    queues_.end({out, burst.size()});
+    return;
+  }
+#endif
   for (uint32_t f = 0; f < t.ports(); ++f) score_[f] = static_cast<uint64_t>(depth[f]) << 8;
   const uint32_t words = t.words();
   find_lowest(words);

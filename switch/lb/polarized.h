@@ -80,6 +80,12 @@ class Polarized final : public Balancer {
                         CandidateMask& ties) const;
   void find_lowest(uint32_t words);  // lowest_ and at_lowest_ from score_
   void choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* out);
+#if defined(SPRAYLAB_LB_AVX512)
+  // choose_in_word for a live view in packets: the burst's choices kept as byte counters in one
+  // vector register, so the lowest level is found again by one compare (see polarized.cpp).
+  void choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth, Rng& rng,
+                              PortId* out);
+#endif
   void find_lowest_at(uint64_t v, uint32_t words);
 
   std::shared_ptr<const PolarizedTable> table_;
