@@ -46,6 +46,9 @@ PolarizedTable::PolarizedTable(const topo::Routing& routing, uint32_t sw) {
         closer_[static_cast<size_t>(l) * words_ + f / 64] |= uint64_t{1} << (f % 64);
     }
   }
+  if (words_ == 1) {
+    for (uint32_t l = 0; l < leaves.size(); ++l) labels_.push_back({closer_[l], distance_[l]});
+  }
 }
 
 Polarized::Polarized(std::shared_ptr<const PolarizedTable> table, double penalty,
@@ -312,14 +315,14 @@ inline uint64_t at_depth(const __m512i (&now)[4], uint64_t m, uint32_t d) {
 // memory (a vector load of scores just written by scalar stores waits for the stores, the cost of
 // choose_in_word's refinds). The choices, draws and ties are choose_in_word's; only the full
 // search (no allowed port at the lowest level) reads the depths, as starting depth + delta.
+template <bool kGrows>
 void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth,
                                        Rng& kept_rng, PortId* out) {
   const PolarizedTable& t = *table_;
   const uint64_t valid = t.valid(0);
   const uint32_t leaves = t.leaves();
-  const uint64_t* closer = t.closer(0);  // one word per leaf
+  const PolarizedTable::Label* label = t.labels();
   const PortId* port = t.port_ids();
-  const bool grows = !queues_.stale();
   const uint64_t penalty = penalty_;
   Rng rng = kept_rng;  // a local: in registers
   __m512i now[4];
@@ -340,7 +343,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   const __m512i one = _mm512_set1_epi8(1);
   uint32_t level = 0;  // the lowest depth is start + level
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
-  const uint64_t* up = t.valid_words();
+  uint64_t up = valid;
   const PortId* up_of = nullptr;
   uint16_t up_count = 0;
   for (size_t i = 0; i < burst.size(); ++i) {
@@ -350,15 +353,17 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
       continue;
     }
     if (p.candidates != up_of || p.num_candidates != up_count) {
-      up = live(p);
+      up = live(p)[0];
       up_of = p.candidates;
       up_count = p.num_candidates;
     }
-    const uint64_t to_s = closer[p.src_leaf];
-    const uint64_t to_t = closer[p.dst_leaf];
-    const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
-    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up[0];
-    const uint64_t allowed = (~to_s & to_t & up[0]) | deroute;
+    const PolarizedTable::Label& s = label[p.src_leaf];
+    const PolarizedTable::Label& d = label[p.dst_leaf];
+    const uint64_t to_s = s.closer;
+    const uint64_t to_t = d.closer;
+    const bool expanding = s.distance < d.distance;
+    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up;
+    const uint64_t allowed = (~to_s & to_t & up) | deroute;
     uint64_t ties;
     if ((allowed & (allowed - 1)) == 0) {
       ties = allowed;
@@ -388,7 +393,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     const auto count = static_cast<uint32_t>(std::popcount(ties));
     const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
     out[i] = port[f];
-    if (!grows) continue;
+    if (!kGrows) continue;
     const uint64_t bit = uint64_t{1} << f;
     delta = _mm512_mask_add_epi8(delta, bit, delta, one);
     if ((low & bit) != 0) {
@@ -413,7 +418,11 @@ void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, P
 #if defined(SPRAYLAB_LB_AVX512)
   if (t.words() == 1 && !queues_.bytes() && burst.size() < 255) {
     Rng rng = *ctx.rng;
-    choose_in_word_packets(burst, depth, rng, out);
+    if (queues_.stale()) {
+      choose_in_word_packets<false>(burst, depth, rng, out);
+    } else {
+      choose_in_word_packets<true>(burst, depth, rng, out);
+    }
     *ctx.rng = rng;
     queues_.end({out, burst.size()});
     return;
