@@ -269,6 +269,9 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
 #if defined(SPRAYLAB_LB_AVX512)
 namespace {
 
+// Allowed ports up to which a full search is a scalar pass (above: vector reductions).
+constexpr int kScalarSearch = 8;
+
 // Fabric port f's depth now: the burst's starting depth plus its own choices (byte f of `delta`),
 // sixteen ports per register.
 inline void depth_now(const uint32_t* start, __m512i delta, __m512i (&now)[4]) {
@@ -340,6 +343,9 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
                            _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
   rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
   __m512i delta = _mm512_setzero_si512();
+  // The depths again, raised by each choice, for the scalar search over a few allowed ports.
+  alignas(64) uint32_t cur[64];
+  for (uint32_t j = 0; j < 4; ++j) _mm512_store_si512(cur + 16 * j, now[j]);
   const __m512i one = _mm512_set1_epi8(1);
   uint32_t level = 0;  // the lowest depth is start + level
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
@@ -374,6 +380,18 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
         ties = at;
       } else if ((forward & low) != 0) {
         ties = forward & low;
+      } else if (std::popcount(allowed) <= kScalarSearch) {
+        // lowest() over a few ports: one scalar pass (the vector one below is a long chain of
+        // dependent reductions for every packet that needs it).
+        uint64_t best = UINT64_MAX;
+        ties = 0;
+        for (uint64_t m = allowed; m != 0; m &= m - 1) {
+          const auto g = static_cast<uint32_t>(std::countr_zero(m));
+          const uint64_t sc = (uint64_t{cur[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
+          const uint64_t bit = m & (0 - m);
+          ties = sc < best ? bit : sc == best ? ties | bit : ties;
+          best = sc < best ? sc : best;
+        }
       } else {
         // lowest(): the forward ports' lowest depth against the deroutes' plus the penalty.
         depth_now(depth, delta, now);
@@ -394,6 +412,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
     out[i] = port[f];
     if (!kGrows) continue;
+    ++cur[f];
     const uint64_t bit = uint64_t{1} << f;
     delta = _mm512_mask_add_epi8(delta, bit, delta, one);
     if ((low & bit) != 0) {
