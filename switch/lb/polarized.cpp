@@ -349,6 +349,40 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   const __m512i one = _mm512_set1_epi8(1);
   uint32_t level = 0;  // the lowest depth is start + level
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
+  // lowest(): the allowed ports with the lowest depth, + the penalty for a deroute.
+  auto search = [&](uint64_t allowed, uint64_t deroute, uint64_t forward, __m512i delta) {
+    uint64_t ties = 0;
+    if (std::popcount(allowed) <= kScalarSearch) {
+      // A few ports: one scalar pass (the vector one below is a chain of dependent reductions).
+      uint64_t best = UINT64_MAX;
+      for (uint64_t m = allowed; m != 0; m &= m - 1) {
+        const auto g = static_cast<uint32_t>(std::countr_zero(m));
+        const uint64_t sc = (uint64_t{cur[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
+        const uint64_t bit = m & (0 - m);
+        ties = sc < best ? bit : sc == best ? ties | bit : ties;
+        best = sc < best ? sc : best;
+      }
+      return ties;
+    }
+    // The forward ports' lowest depth against the deroutes' plus the penalty.
+    __m512i now[4];
+    depth_now(depth, delta, now);
+    const uint32_t fd = min_depth(now, forward);
+    const uint32_t dd = min_depth(now, deroute);
+    const uint64_t fs = forward != 0 ? uint64_t{fd} << 8 : UINT64_MAX;
+    const uint64_t ds = deroute != 0 ? (uint64_t{dd} << 8) + penalty : UINT64_MAX;
+    const uint64_t best = fs < ds ? fs : ds;
+    return (fs == best ? at_depth(now, forward, fd) : 0) |
+           (ds == best ? at_depth(now, deroute, dd) : 0);
+  };
+  // Up to eight (allowed, deroute) classes of the burst with their ties, one per lane: depths
+  // only rise, so a class's ties stay its ties while any is left (a chosen port leaves every
+  // class's ties; a port that rises outside a class's ties was above them already). Nothing
+  // is kept beyond the burst (the depths are read again). allowed = 0 never matches: no class.
+  __m512i cls_allowed = _mm512_setzero_si512();
+  __m512i cls_deroute = _mm512_setzero_si512();
+  __m512i cls_ties = _mm512_setzero_si512();
+  uint32_t victim = 0;
   uint64_t up = valid;
   const PortId* up_of = nullptr;
   uint16_t up_count = 0;
@@ -380,28 +414,23 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
         ties = at;
       } else if ((forward & low) != 0) {
         ties = forward & low;
-      } else if (std::popcount(allowed) <= kScalarSearch) {
-        // lowest() over a few ports: one scalar pass (the vector one below is a long chain of
-        // dependent reductions for every packet that needs it).
-        uint64_t best = UINT64_MAX;
-        ties = 0;
-        for (uint64_t m = allowed; m != 0; m &= m - 1) {
-          const auto g = static_cast<uint32_t>(std::countr_zero(m));
-          const uint64_t sc = (uint64_t{cur[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
-          const uint64_t bit = m & (0 - m);
-          ties = sc < best ? bit : sc == best ? ties | bit : ties;
-          best = sc < best ? sc : best;
-        }
       } else {
-        // lowest(): the forward ports' lowest depth against the deroutes' plus the penalty.
-        depth_now(depth, delta, now);
-        const uint32_t fd = min_depth(now, forward);
-        const uint32_t dd = min_depth(now, deroute);
-        const uint64_t fs = forward != 0 ? uint64_t{fd} << 8 : UINT64_MAX;
-        const uint64_t ds = deroute != 0 ? (uint64_t{dd} << 8) + penalty : UINT64_MAX;
-        const uint64_t best = fs < ds ? fs : ds;
-        ties = (fs == best ? at_depth(now, forward, fd) : 0) |
-               (ds == best ? at_depth(now, deroute, dd) : 0);
+        // A class seen earlier in the burst whose ties are still there answers; otherwise the
+        // search, whose answer is kept for the class.
+        const __mmask8 hit = _mm512_cmpeq_epi64_mask(
+                                 cls_allowed, _mm512_set1_epi64(static_cast<long long>(allowed))) &
+                             _mm512_cmpeq_epi64_mask(
+                                 cls_deroute, _mm512_set1_epi64(static_cast<long long>(deroute)));
+        ties = hit != 0 ? static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_maskz_extracti32x4_epi32(
+                              0xf, _mm512_maskz_compress_epi64(hit, cls_ties), 0)))
+                        : 0;
+        if (ties == 0) {
+          ties = search(allowed, deroute, forward, delta);
+          const auto lane = static_cast<__mmask8>(hit != 0 ? hit : 1u << (victim++ & 7));
+          cls_allowed = _mm512_mask_set1_epi64(cls_allowed, lane, static_cast<long long>(allowed));
+          cls_deroute = _mm512_mask_set1_epi64(cls_deroute, lane, static_cast<long long>(deroute));
+          cls_ties = _mm512_mask_set1_epi64(cls_ties, lane, static_cast<long long>(ties));
+        }
       }
     }
     if (ties == 0) {
@@ -414,6 +443,10 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     if (!kGrows) continue;
     ++cur[f];
     const uint64_t bit = uint64_t{1} << f;
+    if (victim != 0) {  // some class is kept
+      cls_ties =
+          _mm512_maskz_andnot_epi64(0xff, _mm512_set1_epi64(static_cast<long long>(bit)), cls_ties);
+    }
     delta = _mm512_mask_add_epi8(delta, bit, delta, one);
     if ((low & bit) != 0) {
       low &= ~bit;
