@@ -343,9 +343,11 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
                            _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
   rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
   __m512i delta = _mm512_setzero_si512();
-  // The depths again, raised by each choice, for the scalar search over a few allowed ports.
+  // The depths again as scalars, for the scalar search over a few allowed ports: written at the
+  // burst's first such search (start + delta) and raised by each choice from then on (`scalars`),
+  // so a burst that never searches pays no store per packet.
   alignas(64) uint32_t cur[64];
-  for (uint32_t j = 0; j < 4; ++j) _mm512_store_si512(cur + 16 * j, now[j]);
+  bool scalars = false;
   const __m512i one = _mm512_set1_epi8(1);
   uint32_t level = 0;  // the lowest depth is start + level
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
@@ -354,6 +356,12 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     uint64_t ties = 0;
     if (std::popcount(allowed) <= kScalarSearch) {
       // A few ports: one scalar pass (the vector one below is a chain of dependent reductions).
+      if (!scalars) {
+        __m512i now[4];
+        depth_now(depth, delta, now);
+        for (uint32_t j = 0; j < 4; ++j) _mm512_store_si512(cur + 16 * j, now[j]);
+        scalars = true;
+      }
       uint64_t best = UINT64_MAX;
       for (uint64_t m = allowed; m != 0; m &= m - 1) {
         const auto g = static_cast<uint32_t>(std::countr_zero(m));
@@ -379,9 +387,11 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   // only rise, so a class's ties stay its ties while any is left (a chosen port leaves every
   // class's ties; a port that rises outside a class's ties was above them already). Nothing
   // is kept beyond the burst (the depths are read again). allowed = 0 never matches: no class.
-  __m512i cls_allowed = _mm512_setzero_si512();
-  __m512i cls_deroute = _mm512_setzero_si512();
-  __m512i cls_ties = _mm512_setzero_si512();
+  // In memory (a member), not in registers: the loop needs its registers for the common case.
+  __m512i& cls_allowed = classes_.allowed;
+  __m512i& cls_deroute = classes_.deroute;
+  __m512i& cls_ties = classes_.ties;
+  cls_allowed = _mm512_setzero_si512();
   uint32_t victim = 0;
   uint64_t up = valid;
   const PortId* up_of = nullptr;
@@ -441,7 +451,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
     out[i] = port[f];
     if (!kGrows) continue;
-    ++cur[f];
+    if (scalars) ++cur[f];
     const uint64_t bit = uint64_t{1} << f;
     if (victim != 0) {  // some class is kept
       cls_ties =
