@@ -317,7 +317,8 @@ inline uint64_t at_depth(const __m512i (&now)[4], uint64_t m, uint32_t d) {
 // lowest are the bytes equal to level + 1, one compare of one register, nothing loaded from
 // memory (a vector load of scores just written by scalar stores waits for the stores, the cost of
 // choose_in_word's refinds). The choices, draws and ties are choose_in_word's; only the full
-// search (no allowed port at the lowest level) reads the depths, as starting depth + delta.
+// search (no allowed port at the lowest level, and no kept class below) reads the depths: scalars
+// for a few allowed ports, else starting depth + delta in vectors.
 template <bool kGrows>
 void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth,
                                        Rng& kept_rng, PortId* out) {
