@@ -46,6 +46,9 @@ PolarizedTable::PolarizedTable(const topo::Routing& routing, uint32_t sw) {
         closer_[static_cast<size_t>(l) * words_ + f / 64] |= uint64_t{1} << (f % 64);
     }
   }
+  if (words_ == 1) {
+    for (uint32_t l = 0; l < leaves.size(); ++l) labels_.push_back({closer_[l], distance_[l]});
+  }
 }
 
 Polarized::Polarized(std::shared_ptr<const PolarizedTable> table, double penalty,
@@ -263,12 +266,231 @@ void Polarized::choose_in_word(std::span<const Packet> burst, Rng& kept_rng, Por
   at_lowest_count_ = low_count;
 }
 
+#if defined(SPRAYLAB_LB_AVX512)
+namespace {
+
+// Allowed ports up to which a full search is a scalar pass (above: vector reductions).
+constexpr int kScalarSearch = 8;
+
+// Fabric port f's depth now: the burst's starting depth plus its own choices (byte f of `delta`),
+// sixteen ports per register.
+inline void depth_now(const uint32_t* start, __m512i delta, __m512i (&now)[4]) {
+  now[0] = _mm512_add_epi32(
+      _mm512_load_si512(start),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 0)));
+  now[1] = _mm512_add_epi32(
+      _mm512_load_si512(start + 16),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 1)));
+  now[2] = _mm512_add_epi32(
+      _mm512_load_si512(start + 32),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 2)));
+  now[3] = _mm512_add_epi32(
+      _mm512_load_si512(start + 48),
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm512_maskz_extracti32x4_epi32(0xf, delta, 3)));
+}
+
+// The smallest depth among the ports of `m` (UINT32_MAX if none).
+inline uint32_t min_depth(const __m512i (&now)[4], uint64_t m) {
+  __m512i b = _mm512_set1_epi32(-1);
+  for (uint32_t j = 0; j < 4; ++j)
+    b = _mm512_mask_min_epu32(b, static_cast<__mmask16>(m >> (16 * j)), b, now[j]);
+  return reduce_min_epu32(b);
+}
+
+// The ports of `m` whose depth is d.
+inline uint64_t at_depth(const __m512i (&now)[4], uint64_t m, uint32_t d) {
+  const __m512i dd = _mm512_set1_epi32(static_cast<int>(d));
+  uint64_t bits = 0;
+  for (uint32_t j = 0; j < 4; ++j)
+    bits |= static_cast<uint64_t>(_mm512_cmpeq_epu32_mask(now[j], dd)) << (16 * j);
+  return bits & m;
+}
+
+}  // namespace
+
+// The burst's lowest depth is tracked as a level above the starting minimum, with each port's
+// starting depth above that minimum in a byte (`rel`, saturated at 255) and the burst's own
+// choices in another (`delta`, at most one a packet: no byte overflows in a burst of fewer than
+// 255). The lowest level rises by at most one a packet, so it stays below 255 and the saturated
+// ports (255 above the minimum or more) are never at it. When the last port at the lowest level
+// rises it goes to level + 1, and every other port was above the level: the next ports at the
+// lowest are the bytes equal to level + 1, one compare of one register, nothing loaded from
+// memory (a vector load of scores just written by scalar stores waits for the stores, the cost of
+// choose_in_word's refinds). The choices, draws and ties are choose_in_word's; only the full
+// search (no allowed port at the lowest level, and no kept class below) reads the depths: scalars
+// for a few allowed ports, else starting depth + delta in vectors.
+template <bool kGrows>
+void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth,
+                                       Rng& kept_rng, PortId* out) {
+  const PolarizedTable& t = *table_;
+  const uint64_t valid = t.valid(0);
+  const uint32_t leaves = t.leaves();
+  const PolarizedTable::Label* label = t.labels();
+  const PortId* port = t.port_ids();
+  const uint64_t penalty = penalty_;
+  Rng rng = kept_rng;  // a local: in registers
+  __m512i now[4];
+  depth_now(depth, _mm512_setzero_si512(), now);
+  const uint32_t start = min_depth(now, valid);
+  __m512i rel = _mm512_set1_epi8(-1);  // ports that do not exist: 255, never at the level
+  const __m512i base = _mm512_set1_epi32(static_cast<int>(start));
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[0], base)), 0);
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[1], base)), 1);
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[2], base)), 2);
+  rel = _mm512_inserti32x4(rel,
+                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
+  rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
+  __m512i delta = _mm512_setzero_si512();
+  // The depths again as scalars, for the scalar search over a few allowed ports: written at the
+  // burst's first such search (start + delta) and raised by each choice from then on (`scalars`),
+  // so a burst that never searches pays no store per packet.
+  alignas(64) uint32_t cur[64];
+  bool scalars = false;
+  const __m512i one = _mm512_set1_epi8(1);
+  uint32_t level = 0;  // the lowest depth is start + level
+  uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
+  // lowest(): the allowed ports with the lowest depth, + the penalty for a deroute.
+  auto search = [&](uint64_t allowed, uint64_t deroute, uint64_t forward, __m512i delta) {
+    uint64_t ties = 0;
+    if (std::popcount(allowed) <= kScalarSearch) {
+      // A few ports: one scalar pass (the vector one below is a chain of dependent reductions).
+      if (!scalars) {
+        __m512i now[4];
+        depth_now(depth, delta, now);
+        for (uint32_t j = 0; j < 4; ++j) _mm512_store_si512(cur + 16 * j, now[j]);
+        scalars = true;
+      }
+      uint64_t best = UINT64_MAX;
+      for (uint64_t m = allowed; m != 0; m &= m - 1) {
+        const auto g = static_cast<uint32_t>(std::countr_zero(m));
+        const uint64_t sc = (uint64_t{cur[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
+        const uint64_t bit = m & (0 - m);
+        ties = sc < best ? bit : sc == best ? ties | bit : ties;
+        best = sc < best ? sc : best;
+      }
+      return ties;
+    }
+    // The forward ports' lowest depth against the deroutes' plus the penalty.
+    __m512i now[4];
+    depth_now(depth, delta, now);
+    const uint32_t fd = min_depth(now, forward);
+    const uint32_t dd = min_depth(now, deroute);
+    const uint64_t fs = forward != 0 ? uint64_t{fd} << 8 : UINT64_MAX;
+    const uint64_t ds = deroute != 0 ? (uint64_t{dd} << 8) + penalty : UINT64_MAX;
+    const uint64_t best = fs < ds ? fs : ds;
+    return (fs == best ? at_depth(now, forward, fd) : 0) |
+           (ds == best ? at_depth(now, deroute, dd) : 0);
+  };
+  // Up to eight (allowed, deroute) classes of the burst with their ties, one per lane: depths
+  // only rise, so a class's ties stay its ties while any is left (a chosen port leaves every
+  // class's ties; a port that rises outside a class's ties was above them already). Nothing
+  // is kept beyond the burst (the depths are read again). allowed = 0 never matches: no class.
+  // In memory (a member), not in registers: the loop needs its registers for the common case.
+  __m512i& cls_allowed = classes_.allowed;
+  __m512i& cls_deroute = classes_.deroute;
+  __m512i& cls_ties = classes_.ties;
+  cls_allowed = _mm512_setzero_si512();
+  uint32_t victim = 0;
+  uint64_t up = valid;
+  const PortId* up_of = nullptr;
+  uint16_t up_count = 0;
+  for (size_t i = 0; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.src_leaf >= leaves || p.dst_leaf >= leaves) {
+      out[i] = kNoPort;
+      continue;
+    }
+    if (p.candidates != up_of || p.num_candidates != up_count) {
+      up = live(p)[0];
+      up_of = p.candidates;
+      up_count = p.num_candidates;
+    }
+    const PolarizedTable::Label& s = label[p.src_leaf];
+    const PolarizedTable::Label& d = label[p.dst_leaf];
+    const uint64_t to_s = s.closer;
+    const uint64_t to_t = d.closer;
+    const bool expanding = s.distance < d.distance;
+    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up;
+    const uint64_t allowed = (~to_s & to_t & up) | deroute;
+    uint64_t ties;
+    if ((allowed & (allowed - 1)) == 0) {
+      ties = allowed;
+    } else {
+      const uint64_t forward = allowed & ~deroute;
+      const uint64_t at = allowed & low;
+      if (at != 0 && (penalty == 0 || forward == 0)) {
+        ties = at;
+      } else if ((forward & low) != 0) {
+        ties = forward & low;
+      } else {
+        // A class seen earlier in the burst whose ties are still there answers; otherwise the
+        // search, whose answer is kept for the class.
+        const __mmask8 hit = _mm512_cmpeq_epi64_mask(
+                                 cls_allowed, _mm512_set1_epi64(static_cast<long long>(allowed))) &
+                             _mm512_cmpeq_epi64_mask(
+                                 cls_deroute, _mm512_set1_epi64(static_cast<long long>(deroute)));
+        ties = hit != 0 ? static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_maskz_extracti32x4_epi32(
+                              0xf, _mm512_maskz_compress_epi64(hit, cls_ties), 0)))
+                        : 0;
+        if (ties == 0) {
+          ties = search(allowed, deroute, forward, delta);
+          const auto lane = static_cast<__mmask8>(hit != 0 ? hit : 1u << (victim++ & 7));
+          cls_allowed = _mm512_mask_set1_epi64(cls_allowed, lane, static_cast<long long>(allowed));
+          cls_deroute = _mm512_mask_set1_epi64(cls_deroute, lane, static_cast<long long>(deroute));
+          cls_ties = _mm512_mask_set1_epi64(cls_ties, lane, static_cast<long long>(ties));
+        }
+      }
+    }
+    if (ties == 0) {
+      out[i] = kNoPort;
+      continue;
+    }
+    const auto count = static_cast<uint32_t>(std::popcount(ties));
+    const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
+    out[i] = port[f];
+    if (!kGrows) continue;
+    if (scalars) ++cur[f];
+    const uint64_t bit = uint64_t{1} << f;
+    if (victim != 0) {  // some class is kept
+      cls_ties =
+          _mm512_maskz_andnot_epi64(0xff, _mm512_set1_epi64(static_cast<long long>(bit)), cls_ties);
+    }
+    delta = _mm512_mask_add_epi8(delta, bit, delta, one);
+    if ((low & bit) != 0) {
+      low &= ~bit;
+      if (low == 0) {
+        ++level;
+        low = _mm512_cmpeq_epi8_mask(_mm512_adds_epu8(rel, delta),
+                                     _mm512_set1_epi8(static_cast<char>(level)));
+      }
+    }
+  }
+  kept_rng = rng;
+}
+#endif
+
 void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   const PolarizedTable& t = *table_;
   queues_.begin(ctx);
   // Every fabric port's score once per burst; the burst's own choices are added as they are made.
   alignas(64) uint32_t depth[kMaxCandidates];
   queues_.load(t.port_ids(), t.ports(), depth);
+#if defined(SPRAYLAB_LB_AVX512)
+  if (t.words() == 1 && !queues_.bytes() && burst.size() < 255) {
+    Rng rng = *ctx.rng;
+    if (queues_.stale()) {
+      choose_in_word_packets<false>(burst, depth, rng, out);
+    } else {
+      choose_in_word_packets<true>(burst, depth, rng, out);
+    }
+    *ctx.rng = rng;
+    queues_.end({out, burst.size()});
+    return;
+  }
+#endif
   for (uint32_t f = 0; f < t.ports(); ++f) score_[f] = static_cast<uint64_t>(depth[f]) << 8;
   const uint32_t words = t.words();
   find_lowest(words);

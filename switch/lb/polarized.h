@@ -50,6 +50,13 @@ class PolarizedTable {
   uint64_t valid(uint32_t word) const { return valid_[word]; }
   const uint64_t* valid_words() const { return valid_.data(); }
   const PortId* port_ids() const { return port_.data(); }
+  // A switch of at most 64 fabric ports: closer(leaf)[0] and distance(leaf) side by side, so a
+  // packet's two leaves are two loads (empty for a larger switch).
+  struct Label {
+    uint64_t closer;
+    uint64_t distance;
+  };
+  const Label* labels() const { return labels_.data(); }
 
  private:
   uint32_t words_ = 0;
@@ -58,6 +65,7 @@ class PolarizedTable {
   std::vector<uint8_t> distance_;       // d(this switch, leaf) per leaf rank
   std::vector<uint64_t> valid_;         // bits of existing ports per word
   std::vector<uint16_t> fabric_index_;  // port id → f
+  std::vector<Label> labels_;           // per leaf rank, when words_ == 1
 };
 
 class Polarized final : public Balancer {
@@ -80,8 +88,25 @@ class Polarized final : public Balancer {
                         CandidateMask& ties) const;
   void find_lowest(uint32_t words);  // lowest_ and at_lowest_ from score_
   void choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* out);
+#if defined(SPRAYLAB_LB_AVX512)
+  // choose_in_word with the queue unit in packets: the burst's choices kept as byte counters in
+  // one vector register, so the lowest level is found again by one compare (see polarized.cpp).
+  // kGrows: a live view (a stale one never changes a depth within the burst).
+  template <bool kGrows>
+  void choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth, Rng& rng,
+                              PortId* out);
+#endif
   void find_lowest_at(uint64_t v, uint32_t words);
 
+#if defined(SPRAYLAB_LB_AVX512)
+  // choose_in_word_packets' (allowed, deroute) classes of the burst and their ties, one per lane.
+  struct Classes {
+    __m512i allowed;
+    __m512i deroute;
+    __m512i ties;
+  };
+  Classes classes_;
+#endif
   std::shared_ptr<const PolarizedTable> table_;
   uint64_t penalty_;  // fixed point, 8 fractional bits
   // The lowest score over every fabric port and the ports at it, kept as scores rise: a packet
