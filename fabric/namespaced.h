@@ -18,7 +18,7 @@ namespace spraylab::fabric::ns {
 // The default link rate: what this 2-CPU machine sustains with 28 processes (docs/fabric.md).
 inline constexpr double kNamespacedRateBps = 100e6;
 inline constexpr int kNamespacedNice = -10;
-inline constexpr int kNamespacedRtPriority = 0;
+inline constexpr int kNamespacedRtPriority = 1;
 
 struct UpOptions {
   std::string experiment;       // the experiment file
@@ -39,7 +39,9 @@ struct UpOptions {
   // Every process's data path in SCHED_RR at this priority (0: not), on top of the nice value:
   // nice -10 still let a switch's wake-ups come 5 ms late on average, and 32 ms or more in two
   // of five, on this VM with builds running, and its links then lost most of their rate
-  // (net/realtime.h, docs/fabric.md).
+  // (net/realtime.h, docs/fabric.md "Real-time wake-ups"). On by default (1, the lowest): every
+  // process sleeps when idle (--idle-sleep is required with it), and the kernel's real-time
+  // throttling leaves the rest of the machine 5% of each CPU even if the fabric wanted it all.
   int rt_priority = kNamespacedRtPriority;
   double link_timeout_s = 60;  // for every process to report its links up
   double run_timeout_s = 300;  // each generator's --timeout
