@@ -44,7 +44,7 @@ RTO = "200us"
 # 1400 B (an af_xdp frame is one 1500-byte MTU), so three times the frames for the same bytes:
 # at 5 Mb/s the veth fabric took both CPUs during a run and its queues reached 400-700 packets for
 # RPS and Ofan alike, in SCHED_RR too; at 2 Mb/s (time x50000) they are the balancers' again
-# (docs/fabric.md, "Where veth stands now").
+# (docs/fabric.md, "Real-time wake-ups").
 RATE = {"memif": "5Mbps", "veth": "2Mbps", "vhost": "5Mbps"}
 
 
