@@ -201,8 +201,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
       ->check(CLI::IsMember({"memif", "veth", "vhost"}));
   cmd->add_option("--rt-priority", args->namespaced.rt_priority,
                   "namespaced: every process's data path in SCHED_RR at this priority (0: the "
-                  "fair scheduler only, at nice -10; fabric up --rt-priority)")
-      ->check(CLI::Range(0, 49))
+                  "fair scheduler only, at nice -10; -1: 1 over veth, 0 over memif and vhost; "
+                  "fabric up --rt-priority)")
+      ->check(CLI::Range(-1, 49))
       ->capture_default_str();
   cmd->add_option("--fabric-name", args->namespaced.name,
                   "namespaced: the fabric's name, its namespaces' prefix (default run<pid>)");
