@@ -9,9 +9,9 @@ RPS's, and ECMP worst by CCT or by deepest queue, over every link kind.
 
 What makes the ranking hold on a busy 2-CPU machine: the links are shaped down (RATE below: the
 fabric's 28 processes sleep between polls and wake for every few frames, so the CPU a run needs
-grows with the frame rate), the processes run at nice -10 with their data path in SCHED_RR
-(fabric up's defaults: a wake-up for a frame or a shaper slot comes on time, docs/fabric.md
-"Real-time wake-ups") and the switches' shaper slack is two frames (a switch that woke late sends
+grows with the frame rate), the processes run at nice -10, over veth with their data path in
+SCHED_RR (fabric up's defaults: a wake-up for a frame or a shaper slot comes on time,
+docs/fabric.md "Real-time wake-ups") and the switches' shaper slack is two frames (a switch that woke late sends
 no more than that at once). Over veth the rate is lower (RATE below): 1400 B frames are three
 times memif's for the same bytes, and at 5 Mb/s the fabric needed both CPUs during a run, so its
 wake-ups came late even in SCHED_RR and the queues measured that more than the balancers. The
@@ -43,7 +43,7 @@ RTO = "200us"
 # Every link's rate per link kind: memif carries the demo's 4 KB payloads; veth cuts them to
 # 1400 B (an af_xdp frame is one 1500-byte MTU), so three times the frames for the same bytes:
 # at 5 Mb/s the veth fabric took both CPUs during a run and its queues reached 400-700 packets for
-# RPS and Ofan alike, in SCHED_RR too; at 2 Mb/s (time x50000) they are the balancers' again
+# RPS and Ofan alike, in SCHED_RR too (fabric up's default over veth); at 2 Mb/s (time x50000) they are the balancers' again
 # (docs/fabric.md, "Real-time wake-ups").
 RATE = {"memif": "5Mbps", "veth": "2Mbps", "vhost": "5Mbps"}
 
