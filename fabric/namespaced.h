@@ -25,11 +25,12 @@ inline constexpr int kNamespacedRtPriority = -1;
 // veth, 0 (the fair scheduler at --nice) over memif and vhost. Over veth the frames are a third
 // of memif's size, so three times the wake-ups, which on this 2-CPU VM came late enough under
 // the fair scheduler to fill the switches' queues for every balancer; in SCHED_RR they are the
-// balancers' again. Over memif SCHED_RR made runs worse (a deepest queue of 73 and 267 packets
-// for Ofan against RPS's 43 and 41, where the fair scheduler gave 64 / 127 and 27 / 79); why is
-// not known yet (one candidate: the real-time data path waiting at the peer-death gate,
-// net/intr_gate.h, for EAL's interrupt thread, which stays in the fair class). vhost has not
-// been tried both ways and stays as it was (docs/fabric.md, "Real-time wake-ups").
+// balancers' again. Over memif SCHED_RR made runs less sure: in two runs of three Ofan's deepest
+// queue was above RPS's (73 and 267 packets against 43 and 41), where the fair scheduler had it
+// below every time (64 / 127, 27 / 79, 42 / 75). Why is not known yet (one candidate: the
+// real-time data path waiting at the peer-death gate, net/intr_gate.h, for EAL's interrupt
+// thread, which stays in the fair class). vhost has not been tried both ways and stays as it
+// was (docs/fabric.md, "Real-time wake-ups").
 inline int namespaced_rt_priority(int rt_priority, const std::string& links) {
   if (rt_priority >= 0) return rt_priority;
   return links == "veth" ? 1 : 0;
