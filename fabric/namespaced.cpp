@@ -649,7 +649,7 @@ int up(const UpOptions& o) {
   w.gen_bin = program_path("spraylab-gen");
   if (o.links == "veth") w.xdp_prog = xdp_program_path();
   w.idle_sleep = o.idle_sleep;
-  w.rt_priority = o.rt_priority;
+  w.rt_priority = namespaced_rt_priority(o.rt_priority, o.links);
   w.deep_sleep = o.deep_sleep;
   w.shaper_slack_bytes = shaper_slack_bytes(fabric_exp);
   w.link_timeout_s = o.link_timeout_s;

@@ -62,8 +62,9 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
       ->add_option("--rt-priority", up->rt_priority,
                    "Every process's data path in SCHED_RR at this priority, so that a process "
                    "woken for a frame or a shaper slot runs before the machine's other work "
-                   "(0: the fair scheduler only, with --nice)")
-      ->check(CLI::Range(0, 49))
+                   "and its sleeps end on time (every process sleeps when idle; 0: the fair "
+                   "scheduler only, with --nice; -1: 1 over veth, 0 over memif and vhost)")
+      ->check(CLI::Range(-1, 49))
       ->capture_default_str();
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "

@@ -82,8 +82,10 @@ std::string veth_vdev(uint32_t index, const Wiring& w) {
                      veth_name(index), w.xdp_prog);
 }
 
+// Real time only for a process that sleeps when idle: a busy-polling one (--idle-sleep '') in
+// SCHED_RR would hold its CPU from everything else, and the programs refuse the pair.
 void add_rt_priority(Process& p, const Wiring& w) {
-  if (w.rt_priority == 0) return;
+  if (w.rt_priority == 0 || w.idle_sleep.empty()) return;
   p.argv.push_back("--rt-priority");
   p.argv.push_back(fmt::to_string(w.rt_priority));
 }

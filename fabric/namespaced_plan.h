@@ -30,6 +30,7 @@ struct Wiring {
   std::string metrics_host = "127.0.0.1";  // where each process serves /metrics
   std::string idle_sleep = "20ms";
   // Every process's --rt-priority (0: none, the fair scheduler): the data path in SCHED_RR.
+  // Not passed when idle_sleep is empty (busy polling).
   int rt_priority = 0;
   // Every switch's --deep-sleep ("": none).
   std::string deep_sleep;

@@ -327,6 +327,7 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
     up.links = o_.links;
     up.rate = o_.rate;
     up.idle_sleep = o_.idle_sleep;
+    up.rt_priority = o_.rt_priority;
     up.link_timeout_s = o_.link_timeout_s;
     up.run_timeout_s = opts.max_wall_seconds;  // each generator's own guard
     up.verbose = false;

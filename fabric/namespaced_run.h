@@ -16,6 +16,7 @@
 #include <string>
 
 #include "fabric/fabric.h"
+#include "fabric/namespaced.h"
 
 namespace spraylab::fabric {
 
@@ -25,7 +26,8 @@ struct NamespacedOptions {
   std::string name;             // the fabric's name; "": "run<pid>"
   std::string dir;              // the fabric's folder; "": /run/spraylab/<name>
   std::string idle_sleep = "20ms";
-  double link_timeout_s = 120;  // for every process to report its links up
+  int rt_priority = ns::kNamespacedRtPriority;  // fabric up --rt-priority
+  double link_timeout_s = 120;                  // for every process to report its links up
 };
 
 // Runs variants one after the other, each on a namespaced fabric. Consecutive variants that

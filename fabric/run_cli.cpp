@@ -105,10 +105,11 @@ int run(const RunArgs& args) {
   for (const std::string& s : args.sweeps) request.sweeps.push_back(parse_sweep(s, "--sweep"));
   for (const std::string& s : args.sets) request.sets.push_back(parse_sweep(s, "--set"));
   const bool namespaced_options = args.namespaced.links != "memif" ||
-                                  !args.namespaced.name.empty() || !args.namespaced.dir.empty();
+                                  !args.namespaced.name.empty() || !args.namespaced.dir.empty() ||
+                                  args.namespaced.rt_priority != ns::kNamespacedRtPriority;
   if (namespaced_options && options.mode != Mode::kNamespaced) {
     throw std::invalid_argument(
-        "--links, --fabric-name and --fabric-dir are for --mode namespaced");
+        "--links, --fabric-name, --fabric-dir and --rt-priority are for --mode namespaced");
   }
   if (options.mode == Mode::kNamespaced) {
     // fabric up applies the rate (and stretches the time constants) to each variant it starts.
@@ -198,6 +199,12 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "namespaced: memif (default), veth (net_af_xdp; payloads above 1400 B are "
                   "cut to 1400) or vhost (vhost-user: net_vhost and net_virtio_user)")
       ->check(CLI::IsMember({"memif", "veth", "vhost"}));
+  cmd->add_option("--rt-priority", args->namespaced.rt_priority,
+                  "namespaced: every process's data path in SCHED_RR at this priority (0: the "
+                  "fair scheduler only, at nice -10; -1: 1 over veth, 0 over memif and vhost; "
+                  "fabric up --rt-priority)")
+      ->check(CLI::Range(-1, 49))
+      ->capture_default_str();
   cmd->add_option("--fabric-name", args->namespaced.name,
                   "namespaced: the fabric's name, its namespaces' prefix (default run<pid>)");
   cmd->add_option(

@@ -86,6 +86,8 @@ def bad_input_exits_2_with_a_precise_error(_args):
           "-n"], "give one"),
         (["run", DEMO, "--max-clock", "soon", "-n"], "--max-clock soon"),
         (["run", DEMO, "--lcores", "3", "-n"], "--lcores is for --mode inprocess"),
+        (["run", DEMO, "--rt-priority", "1", "-n"], "--rt-priority are for --mode namespaced"),
+        (["run", DEMO, "--mode", "namespaced", "--rt-priority", "50", "-n"], "--rt-priority"),
     ]
     for args, needle in checks:
         p = run(*args)
