@@ -205,8 +205,37 @@ void Forwarder::flush(uint16_t port) {
   uint32_t bytes = 0;
   const uint16_t kept = admit(port, pkts.data(), n, bytes);
   if (kept == 0) return;
-  const uint16_t queued = rt_.egress(port).enqueue(pkts.data(), kept, bytes);
-  for (uint16_t i = queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
+  uint16_t sent = 0;
+  if (may_send_direct(port)) {
+    sent = send_direct(port, pkts.data(), kept, bytes);
+    if (sent == kept) return;
+  }
+  const uint16_t queued =
+      rt_.egress(port).enqueue(pkts.data() + sent, static_cast<uint16_t>(kept - sent), bytes);
+  for (uint16_t i = sent + queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
+}
+
+bool Forwarder::may_send_direct(uint16_t port) const {
+  if (!direct_[port]) return false;
+  const EgressQueue& q = rt_.egress(port);
+  // An empty queue (ring and held frames: the depth counts both, and another worker's frames
+  // from before their ring enqueue), so nothing queued is overtaken. A rate request pending
+  // would shape the port from its next drain on: queue, and let that drain apply it.
+  return q.depth_packets() == 0 && !q.shaper().shaping() && !rt_.rate_requested(port);
+}
+
+uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes) {
+  const uint16_t sent = direct_send_(direct_ctx_, port, pkts, n);
+  if (sent == 0) return 0;
+  // The frames the device took are its own now (net_null has freed them already): their bytes
+  // are the total less those of the frames it left, which are still ours to read.
+  uint32_t left = 0;
+  for (uint16_t i = sent; i < n; ++i) left += rte_pktmbuf_pkt_len(pkts[i]);
+  PortCounters& pc = c_.port[port];
+  pc.tx_packets.add(sent);
+  pc.tx_bytes.add(bytes - left);
+  bytes = left;
+  return sent;
 }
 
 SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n,

@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include <array>
+#include <span>
 
 #include "net/frame.h"
 #include "switch/dataplane/switch_runtime.h"
@@ -25,6 +26,21 @@ class Forwarder {
   uint16_t drain(uint16_t p, uint64_t now_ns, Tx&& tx);
 
   uint32_t worker() const { return worker_; }
+
+  // A device send, (ctx, port, mbufs, count) → sent: type-erased, so that process() stays out of
+  // line and the fabric, which never sets one, keeps its code path.
+  using DirectTx = uint16_t (*)(void* ctx, uint16_t port, rte_mbuf** m, uint16_t n);
+  // Sends through `send` straight from the burst's staging: from now on a port of `ports` (the
+  // egress ports this worker owns: only a port's owner may send on it) that is unshaped and whose
+  // egress queue is empty gets the burst's frames for it at once, without the ring enqueue, the
+  // depth updates and a later drain; what the device does not take is queued, behind nothing, so
+  // the port stays FIFO. A shaped port (virtual time, a fabric) always queues: its frames must
+  // wait for the shaper.
+  void set_direct_tx(DirectTx send, void* ctx, std::span<const uint16_t> ports) {
+    direct_send_ = send;
+    direct_ctx_ = ctx;
+    for (uint16_t p : ports) direct_[p] = true;
+  }
   // WorkerPlan::tx_coalesce_turns: true if port `p` skips this turn's drain (`want`, and it has
   // not yet skipped `max_turns` turns in a row); false when it drains, which starts the count anew.
   bool defer_drain(uint16_t p, bool want, uint32_t max_turns) {
@@ -56,6 +72,11 @@ class Forwarder {
     staged_[port][staged_count_[port]++] = m;
   }
   void flush(uint16_t port);
+  // True if `port`'s frames may skip its egress queue now (set_direct_tx).
+  bool may_send_direct(uint16_t port) const;
+  // Sends pkts[0..n) (`bytes` in all) through direct_send_; returns how many the device took and
+  // takes their bytes off `bytes`, which then counts the frames left to the caller.
+  uint16_t send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
   // Tail drop, MAC rewrite and ECN mark of frames bound for `port`: keeps the frames the buffer
   // has room for at the front of pkts[0..n), returns how many, and adds their bytes to `bytes`.
   inline uint16_t admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
@@ -79,6 +100,9 @@ class Forwarder {
   std::array<uint16_t, net::kBurst> touched_{};
   uint16_t touched_count_ = 0;
   std::array<uint32_t, kMaxPorts> drain_waits_{};  // turns each port's drain was deferred in a row
+  DirectTx direct_send_ = nullptr;
+  void* direct_ctx_ = nullptr;
+  std::array<bool, kMaxPorts> direct_{};  // ports this worker may send on straight (set_direct_tx)
 };
 
 template <typename Tx>

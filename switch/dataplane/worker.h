@@ -39,6 +39,10 @@ struct WorkerPlan {
   // 0: drain every turn (the fabric's nodes, shaped ports).
   uint32_t tx_coalesce_turns = 0;
   uint64_t idle_deep_ns = 0;
+  // run_worker: the frames of a burst for an owned, unshaped port with an empty egress queue go
+  // straight to the device (Forwarder::set_direct_tx). spraylab-switch with --no-shaping; never
+  // in a fabric (its ports are shaped, and it drives worker_turn itself).
+  bool direct_tx = false;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
