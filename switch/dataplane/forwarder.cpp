@@ -33,7 +33,16 @@ Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
       c_(rt.counters(worker)),
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
       // is not one the balancers' shared state draws with the same seed.
-      rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)) {}
+      rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)) {
+  for (uint16_t p = 0; p < rt.ports(); ++p) {
+    const PortInfo& info = rt.tables().ports[p];
+    uint8_t eth[12];
+    std::memcpy(eth, info.peer_mac.data(), 6);
+    std::memcpy(eth + 6, info.mac.data(), 6);
+    std::memcpy(&macs_[p].head, eth, 8);
+    std::memcpy(&macs_[p].tail, eth + 8, 4);
+  }
+}
 
 void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
   c_.port[port].drops[static_cast<size_t>(r)].inc();
@@ -215,15 +224,6 @@ void Forwarder::flush(uint16_t port) {
   for (uint16_t i = sent + queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
 }
 
-bool Forwarder::may_send_direct(uint16_t port) const {
-  if (!direct_[port]) return false;
-  const EgressQueue& q = rt_.egress(port);
-  // An empty queue (ring and held frames: the depth counts both, and another worker's frames
-  // from before their ring enqueue), so nothing queued is overtaken. A rate request pending
-  // would shape the port from its next drain on: queue, and let that drain apply it.
-  return q.depth_packets() == 0 && !q.shaper().shaping() && !rt_.rate_requested(port);
-}
-
 uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes) {
   const uint16_t sent = direct_send_(direct_ctx_, port, pkts, n);
   if (sent == 0) return 0;
@@ -241,7 +241,7 @@ uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint
 SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n,
                                         uint32_t& bytes) {
   const SwitchTables& t = rt_.tables();
-  const PortInfo& info = t.ports[port];
+  const MacPair macs = macs_[port];
   PortCounters& pc = c_.port[port];
   // Tail drop against the buffer in bytes. Producers on other lcores may add at the same time, so
   // a queue can overshoot its buffer by at most one burst per worker.
@@ -255,8 +255,8 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
       continue;
     }
     uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-    std::memcpy(eth, info.peer_mac.data(), 6);
-    std::memcpy(eth + 6, info.mac.data(), 6);
+    std::memcpy(eth, &macs.head, 8);
+    std::memcpy(eth + 8, &macs.tail, 4);
     if (t.ecn_threshold_bytes && depth + bytes > t.ecn_threshold_bytes) {
       // parse_frame accepted it, so the IPv4 header follows Ethernet (and at most one VLAN tag).
       uint8_t* ip = eth + (eth[12] == 0x81 && eth[13] == 0x00 ? 18 : 14);

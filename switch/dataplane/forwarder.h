@@ -72,8 +72,15 @@ class Forwarder {
     staged_[port][staged_count_[port]++] = m;
   }
   void flush(uint16_t port);
-  // True if `port`'s frames may skip its egress queue now (set_direct_tx).
-  bool may_send_direct(uint16_t port) const;
+  // True if `port`'s frames may skip its egress queue now (set_direct_tx): an empty queue (ring
+  // and held frames: the depth counts both, and another worker's frames from before their ring
+  // enqueue), so nothing queued is overtaken. A rate request pending would shape the port from
+  // its next drain on: queue, and let that drain apply it.
+  bool may_send_direct(uint16_t port) const {
+    if (!direct_[port]) return false;
+    const EgressQueue& q = rt_.egress(port);
+    return q.depth_packets() == 0 && !q.shaper().shaping() && !rt_.rate_requested(port);
+  }
   // Sends pkts[0..n) (`bytes` in all) through direct_send_; returns how many the device took and
   // takes their bytes off `bytes`, which then counts the frames left to the caller.
   uint16_t send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
@@ -103,6 +110,13 @@ class Forwarder {
   DirectTx direct_send_ = nullptr;
   void* direct_ctx_ = nullptr;
   std::array<bool, kMaxPorts> direct_{};  // ports this worker may send on straight (set_direct_tx)
+  // Each port's Ethernet addresses as its frames carry them (destination, source): the rewrite
+  // is one 8-byte and one 4-byte store, not two 6-byte copies from the port's tables.
+  struct MacPair {
+    uint64_t head;  // bytes 0..7
+    uint32_t tail;  // bytes 8..11
+  };
+  std::array<MacPair, kMaxPorts> macs_{};
 };
 
 template <typename Tx>
