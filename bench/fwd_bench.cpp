@@ -8,8 +8,9 @@
 // on a shared VM a whole-run comparison measures the neighbours. A block's cost is the thread's
 // CPU time over its packets, in TSC cycles (time slices given to other processes left out), and
 // each variant's figure is the median of its blocks. Variants: `queue` (every frame through the
-// egress queue, the fabric's path) and `direct` (WorkerPlan::direct_tx, spraylab-switch
-// --no-shaping's default), each with --tx-coalesce as spraylab-switch's default.
+// egress queue, the fabric's path) and `direct` (WorkerPlan::direct_tx), each with --tx-coalesce
+// as spraylab-switch's default; a digit after the name reads that many rx bursts a turn
+// (WorkerPlan::rx_bursts; `direct2` is spraylab-switch --no-shaping's default).
 //
 //   build/bench/fwd_bench --ports 4 --algorithm ecmp --blocks 20
 #include <rte_cycles.h>
@@ -157,19 +158,26 @@ int main(int argc, char** argv) {
   struct Variant {
     std::string name;
     std::unique_ptr<dataplane::Forwarder> fwd;
+    dataplane::WorkerPlan plan;
     std::vector<double> cpu_cycles, tsc_cycles;
   };
   std::vector<Variant> vs;
   for (size_t at = 0; at <= variants.size();) {
     const size_t end = std::min(variants.find(',', at), variants.size());
-    Variant v{variants.substr(at, end - at), std::make_unique<dataplane::Forwarder>(rt, 0), {}, {}};
-    if (v.name == "direct") {
+    Variant v{
+        variants.substr(at, end - at), std::make_unique<dataplane::Forwarder>(rt, 0), wp, {}, {}};
+    // "direct2": direct, and two rx bursts a turn (WorkerPlan::rx_bursts); "queue2" likewise.
+    if (v.name.back() >= '2' && v.name.back() <= '9') {
+      v.plan.rx_bursts = static_cast<uint32_t>(v.name.back() - '0');
+    }
+    const std::string kind = v.plan.rx_bursts > 1 ? v.name.substr(0, v.name.size() - 1) : v.name;
+    if (kind == "direct") {
       v.fwd->set_direct_tx(
           [](void* ctx, uint16_t port, rte_mbuf** m, uint16_t n) -> uint16_t {
             return (*static_cast<decltype(tx)*>(ctx))(port, m, n);
           },
           &tx, wp.tx);
-    } else if (v.name != "queue") {
+    } else if (kind != "queue") {
       fmt::print(stderr, "unknown variant {}\n", v.name);
       return 1;
     }
@@ -178,20 +186,21 @@ int main(int argc, char** argv) {
   }
   const double tsc_per_ns = static_cast<double>(rte_get_tsc_hz()) / 1e9;
   // A flush between variants, so that none starts with another's frames queued.
-  const auto settle = [&](dataplane::Forwarder& f) {
+  const auto settle = [&](Variant& v) {
     for (int i = 0; i < 64; ++i) {
       dataplane::worker_turn(
-          rt, f, wp, 0, [](uint16_t, uint16_t, rte_mbuf**, uint16_t) { return uint16_t{0}; }, tx);
+          rt, *v.fwd, v.plan, 0,
+          [](uint16_t, uint16_t, rte_mbuf**, uint16_t) { return uint16_t{0}; }, tx);
     }
   };
   for (uint32_t b = 0; b <= blocks; ++b) {  // block 0 warms up, uncounted
     for (Variant& v : vs) {
       const uint64_t r0 = received;
       const uint64_t c0 = thread_cpu_ns(), t0 = rte_rdtsc();
-      while (received - r0 < block) dataplane::worker_turn(rt, *v.fwd, wp, 0, rx, tx);
+      while (received - r0 < block) dataplane::worker_turn(rt, *v.fwd, v.plan, 0, rx, tx);
       const uint64_t pkts = received - r0;
       const uint64_t t1 = rte_rdtsc(), c1 = thread_cpu_ns();
-      settle(*v.fwd);
+      settle(v);
       if (b == 0) continue;
       v.cpu_cycles.push_back(static_cast<double>(c1 - c0) * tsc_per_ns / static_cast<double>(pkts));
       v.tsc_cycles.push_back(static_cast<double>(t1 - t0) / static_cast<double>(pkts));

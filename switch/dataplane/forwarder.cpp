@@ -50,7 +50,7 @@ void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
 }
 
 void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue,
-                        uint64_t now_ns) {
+                        uint64_t now_ns, bool hold) {
   Burst b;
   b.rx_port = rx_port;
   b.rx_queue = rx_queue;
@@ -59,6 +59,7 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
   const uint16_t choices = route(b, *set);
   if (choices > 0) balance(b, choices, *set, now_ns);
   enqueue(b);
+  if (!hold) flush_staged();
 }
 
 // Parse, with the headers of packets a few ahead already on their way to the cache (l3fwd).
@@ -188,12 +189,18 @@ SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const Balancer
   }
 }
 
-// Enqueue, one ring operation per egress port.
+// Stage per egress port, in burst order; flush_staged() enqueues (or sends) per port.
 SPRAYLAB_STEP void Forwarder::enqueue(Burst& b) {
   for (uint16_t i = 0; i < b.size; ++i) {
     if (b.ok[i] != nullptr) stage(b.ok[i], b.out_port[i]);
   }
-  for (uint16_t j = 0; j < touched_count_; ++j) flush(touched_[j]);
+}
+
+void Forwarder::flush_staged() {
+  for (uint16_t j = 0; j < touched_count_; ++j) {
+    listed_[touched_[j]] = false;
+    flush(touched_[j]);
+  }
   touched_count_ = 0;
 }
 

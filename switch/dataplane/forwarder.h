@@ -18,8 +18,13 @@ class Forwarder {
  public:
   Forwarder(SwitchRuntime& rt, uint32_t worker);
 
-  // Takes ownership of pkts[0..n): each is enqueued on an egress port or freed and counted.
-  void process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue, uint64_t now_ns);
+  // Takes ownership of pkts[0..n): each is enqueued on an egress port (or sent, set_direct_tx)
+  // or freed and counted. `hold`: the frames stay staged per egress port until flush_staged()
+  // (or until a port has kStaged of them), so that frames of several bursts leave together.
+  void process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue, uint64_t now_ns,
+               bool hold = false);
+  // Enqueues (or sends) what process() held, port by port.
+  void flush_staged();
   // Sends what port `p`'s shaper allows through `tx`: a function (port, mbufs, count) → sent,
   // e.g. rte_eth_tx_burst on queue 0. Returns packets sent. Only the port's owner calls it.
   template <typename Tx>
@@ -68,8 +73,16 @@ class Forwarder {
 
   void drop(rte_mbuf* m, uint16_t port, DropReason r);
   void stage(rte_mbuf* m, uint16_t port) {
-    if (staged_count_[port] == 0) touched_[touched_count_++] = port;
-    staged_[port][staged_count_[port]++] = m;
+    uint16_t& count = staged_count_[port];
+    if (count == 0) {
+      if (!listed_[port]) {
+        listed_[port] = true;
+        touched_[touched_count_++] = port;
+      }
+    } else if (count == kStaged) {
+      flush(port);  // held frames of several bursts fill it: out with them first
+    }
+    staged_[port][count++] = m;
   }
   void flush(uint16_t port);
   // True if `port`'s frames may skip its egress queue now (set_direct_tx): an empty queue (ring
@@ -98,13 +111,16 @@ class Forwarder {
   // member initialisers would clear 1.3 KB on every burst.
   std::array<lb::Packet, net::kBurst> choice_;
   std::array<uint16_t, net::kBurst> choice_of_;  // index into the burst of each choice_ packet
-  // Per-port staging for the current burst: enqueued with one ring operation per port.
-  std::array<std::array<rte_mbuf*, net::kBurst>, kMaxPorts> staged_{};
+  // Per-port staging for the current burst (or the bursts process() holds): enqueued with one
+  // ring operation, or sent with one device call, per port.
+  static constexpr uint16_t kStaged = 2 * net::kBurst;
+  std::array<std::array<rte_mbuf*, kStaged>, kMaxPorts> staged_{};
   std::array<uint16_t, kMaxPorts> staged_count_{};
   // Balancing decisions of the current burst per port, added to the port's counter by flush():
   // a plain array, because an atomic counter's load-add-store per packet was a hot spot.
   std::array<uint16_t, kMaxPorts> decided_{};
-  std::array<uint16_t, net::kBurst> touched_{};
+  std::array<uint16_t, kMaxPorts> touched_{};  // ports with frames staged, each once (listed_)
+  std::array<bool, kMaxPorts> listed_{};
   uint16_t touched_count_ = 0;
   std::array<uint32_t, kMaxPorts> drain_waits_{};  // turns each port's drain was deferred in a row
   DirectTx direct_send_ = nullptr;

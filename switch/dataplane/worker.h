@@ -43,6 +43,12 @@ struct WorkerPlan {
   // straight to the device (Forwarder::set_direct_tx). spraylab-switch with --no-shaping; never
   // in a fabric (its ports are shaped, and it drives worker_turn itself).
   bool direct_tx = false;
+  // Bursts worker_turn() reads from an rx queue while they come back full, holding the frames
+  // staged until all are read (Forwarder::process's `hold`): with 16 egress ports a burst has
+  // about two frames per port, and each port's share of a turn (a device call, its counters and
+  // checks) is then paid per four. The balancers see the depths as they were before the turn's
+  // first burst on the ports these frames go to. 1: a burst at a time (the fabric, shaped ports).
+  uint32_t rx_bursts = 1;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
@@ -75,13 +81,18 @@ uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, 
   rte_mbuf* burst[net::kBurst];
   uint32_t moved = 0;
   bool rx_full = false;  // some rx burst came back full: more input waits there
+  const bool hold = plan.rx_bursts > 1;
   for (const auto& [port, queue] : plan.rx) {
-    const uint16_t n = rx(port, queue, burst, net::kBurst);
-    if (n == net::kBurst) rx_full = true;
-    if (n == 0) continue;
-    fwd.process(burst, n, port, queue, now_ns);
-    moved += n;
+    for (uint32_t k = 0; k < plan.rx_bursts || k == 0; ++k) {
+      const uint16_t n = rx(port, queue, burst, net::kBurst);
+      if (n == 0) break;
+      fwd.process(burst, n, port, queue, now_ns, hold);
+      moved += n;
+      if (n < net::kBurst) break;
+      rx_full = true;
+    }
   }
+  if (hold) fwd.flush_staged();
   for (uint16_t port : plan.tx) {
     const uint32_t depth = rt.depth_packets_now(port);
     if (depth == 0) continue;  // nothing held, nothing in the ring

@@ -393,6 +393,74 @@ TEST_F(SwitchOnRings, DirectTxSkipsOnlyAnEmptyUnshapedQueueAndKeepsOrder) {
   EXPECT_EQ(rt.sum(kToH2, &PortCounters::egress_packets), net::kBurst);
 }
 
+// WorkerPlan::rx_bursts: while bursts come back full, a turn reads up to that many and holds
+// their frames staged (Forwarder::process's `hold`), so each port gets one device call for them
+// all; a port whose staging fills (Forwarder::kStaged, two bursts) is flushed early. Every frame
+// leaves once, in order.
+TEST_F(SwitchOnRings, HeldBurstsLeaveTogetherInOrder) {
+  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
+  RuntimeOptions ro;
+  ro.shaping = false;
+  ro.routing = f_->routing.get();
+  SwitchRuntime rt(tables, ro);
+  Forwarder fw(rt, 0);
+  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
+  WorkerPlan plan;
+  plan.rx = {{kFromSpine, 0}};
+  plan.tx = {kToH2, kToH3};
+  plan.rx_bursts = 4;
+  uint32_t full = 0;    // full bursts the input still has this turn
+  uint16_t to_h3 = 16;  // of each burst's 32 frames; the rest go to h2
+  uint16_t next_sport = 0;
+  const auto rx = [&](uint16_t port, uint16_t, rte_mbuf** m, uint16_t n) -> uint16_t {
+    if (full == 0 || port != kFromSpine) return 0;
+    --full;
+    for (uint16_t i = 0; i < n; ++i) m[i] = frame(i < to_h3 ? "h3" : "h2", next_sport++);
+    return n;
+  };
+  std::map<uint16_t, std::vector<uint16_t>> sent;   // port -> source ports, in order
+  std::map<uint16_t, std::vector<uint16_t>> calls;  // port -> frames per device call
+  const auto take = [&](uint16_t port, rte_mbuf** m, uint16_t n) -> uint16_t {
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint8_t* f = rte_pktmbuf_mtod(m[i], const uint8_t*);
+      sent[port].push_back(static_cast<uint16_t>((f[34] << 8) | f[35]));
+      rte_pktmbuf_free(m[i]);
+    }
+    calls[port].push_back(n);
+    return n;
+  };
+  fw.set_direct_tx([](void* ctx, uint16_t port, rte_mbuf** m,
+                      uint16_t n) { return (*static_cast<decltype(take)*>(ctx))(port, m, n); },
+                   const_cast<void*>(static_cast<const void*>(&take)), plan.tx);
+
+  full = 3;  // three full bursts, then none: one turn takes them all, 48 frames a port
+  EXPECT_EQ(worker_turn(rt, fw, plan, 0, rx, take), 3u * net::kBurst);
+  EXPECT_EQ(calls[kToH2], std::vector<uint16_t>{48});
+  EXPECT_EQ(calls[kToH3], std::vector<uint16_t>{48});
+
+  calls.clear();
+  full = 4;  // four, all to h3 but one each: h3's staging fills after two bursts
+  to_h3 = 31;
+  worker_turn(rt, fw, plan, 0, rx, take);
+  EXPECT_EQ(calls[kToH3], (std::vector<uint16_t>{2 * net::kBurst, 60}));
+  EXPECT_EQ(calls[kToH2], std::vector<uint16_t>{4});
+
+  calls.clear();
+  full = 6;  // more full bursts than rx_bursts: the turn stops at four
+  to_h3 = 16;
+  worker_turn(rt, fw, plan, 0, rx, take);
+  EXPECT_EQ(calls[kToH3], std::vector<uint16_t>{64});
+  EXPECT_EQ(full, 2u);
+  worker_turn(rt, fw, plan, 0, rx, take);
+  EXPECT_EQ(full, 0u);
+
+  for (uint16_t p : {kToH2, kToH3}) {
+    for (size_t i = 1; i < sent[p].size(); ++i) EXPECT_LT(sent[p][i - 1], sent[p][i]) << p;
+    EXPECT_EQ(rt.depth_packets_now(p), 0u);
+  }
+  EXPECT_EQ(sent[kToH2].size() + sent[kToH3].size(), 13u * net::kBurst);
+}
+
 // Every switch draws its own random stream (lb::switch_seed): two leaves of one fabric, given the
 // same frames (h0 to h6 on leaf3, so the same four uplink candidates), make different RPS choices;
 // a second runtime of the same switch makes the same ones. (Not leaf0: the suite's switch holds
