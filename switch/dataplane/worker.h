@@ -69,12 +69,12 @@ class TscClock {
 };
 
 // One turn of a worker's loop, shared by spraylab-switch's workers and the fabric's switch nodes:
-// forward a burst from each rx queue of the plan, then drain each egress port it owns, several
-// bursts each: a port may receive several bursts per turn (one per rx queue and port feeding it),
-// so it must be able to send as many, or its queue fills at rx speed and tail-drops half of a
-// line-rate load. `rx` (port, queue, mbufs, max) → received and `tx` (port, mbufs, count) → sent
-// are the devices (ethdev bursts, or a fabric's links). Ends at a quiescent point. Returns the
-// packets moved.
+// forward a burst (up to plan.rx_bursts while they come back full) from each rx queue of the
+// plan, then drain each egress port it owns, several bursts each: a port may receive several
+// bursts per turn (one per rx queue and port feeding it), so it must be able to send as many, or
+// its queue fills at rx speed and tail-drops half of a line-rate load. `rx` (port, queue, mbufs,
+// max) → received and `tx` (port, mbufs, count) → sent are the devices (ethdev bursts, or a
+// fabric's links). Ends at a quiescent point. Returns the packets moved.
 template <typename Rx, typename Tx>
 uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, uint64_t now_ns,
                      Rx&& rx, Tx&& tx) {
