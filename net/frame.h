@@ -127,9 +127,14 @@ inline void update_ip_checksum(uint8_t* ip, uint16_t old_word, uint16_t new_word
 
 inline bool decrement_ttl(uint8_t* ip) {
   if (ip[8] <= 1) return false;
-  const uint16_t old_word = detail::be16(ip + 8);  // TTL and protocol
   ip[8]--;
-  update_ip_checksum(ip, old_word, detail::be16(ip + 8));
+  // update_ip_checksum() for the TTL/protocol word falling by 0x0100, folded by hand (on every
+  // forwarded packet): HC + 0x0100 with the end-around carry, and RFC 1624's 0x0000 where that
+  // gives 0xFFFF (HC = 0xFEFF), so the bytes are exactly eqn. 3's (tests/net: every HC).
+  uint32_t sum = detail::be16(ip + 10) + 0x0100u;
+  if (sum >= 0xffff) sum -= 0xffff;
+  ip[10] = static_cast<uint8_t>(sum >> 8);
+  ip[11] = static_cast<uint8_t>(sum);
   return true;
 }
 

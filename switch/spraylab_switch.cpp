@@ -53,6 +53,8 @@ struct Options {
   std::string shaper_slack;  // --shaper-slack as given; empty: a burst of MTU frames
   bool no_shaping = false;
   uint32_t tx_coalesce = 32;
+  bool no_direct_tx = false;
+  uint32_t rx_bursts = 4;
   double duration = 0;
   double stats_interval = 0;
   std::string stats_json;
@@ -139,6 +141,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  "With --no-shaping: while some rx burst comes back full, an egress port holding "
                  "fewer than 16 frames waits up to this many loop turns for more before it is "
                  "sent (default 32; 0: send every turn). Shaped ports send every turn");
+  app.add_flag("--no-direct-tx", o.no_direct_tx,
+               "With --no-shaping: queue every frame in its egress queue, instead of sending a "
+               "burst's frames for a port whose queue is empty straight to the device (for "
+               "comparisons)");
+  app.add_option("--rx-bursts", o.rx_bursts,
+                 "With --no-shaping: bursts a worker reads from an rx queue per turn while they "
+                 "come back full, before its frames go out (default 4: each egress port's share "
+                 "of a turn is paid once for them all; 1: a burst at a time)")
+      ->check(CLI::Range(1, 16));
   app.add_option("--shaper-slack", o.shaper_slack,
                  "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
                  "default: a burst of 32 MTU frames). A switch that sleeps between polls sends "
@@ -461,6 +472,8 @@ int run(int argc, char** argv) {
     p.gate = gate.get();
     p.idle_sleep_max_ns = idle_sleep;
     p.tx_coalesce_turns = o.no_shaping ? o.tx_coalesce : 0;
+    p.direct_tx = o.no_shaping && !o.no_direct_tx;
+    p.rx_bursts = o.no_shaping ? o.rx_bursts : 1;
     p.idle_deep_ns = deep_sleep;
   }
   Metrics metrics;

@@ -33,7 +33,16 @@ Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
       c_(rt.counters(worker)),
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
       // is not one the balancers' shared state draws with the same seed.
-      rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)) {}
+      rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)) {
+  for (uint16_t p = 0; p < rt.ports(); ++p) {
+    const PortInfo& info = rt.tables().ports[p];
+    uint8_t eth[12];
+    std::memcpy(eth, info.peer_mac.data(), 6);
+    std::memcpy(eth + 6, info.mac.data(), 6);
+    std::memcpy(&macs_[p].head, eth, 8);
+    std::memcpy(&macs_[p].tail, eth + 8, 4);
+  }
+}
 
 void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
   c_.port[port].drops[static_cast<size_t>(r)].inc();
@@ -41,7 +50,7 @@ void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
 }
 
 void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue,
-                        uint64_t now_ns) {
+                        uint64_t now_ns, bool hold) {
   Burst b;
   b.rx_port = rx_port;
   b.rx_queue = rx_queue;
@@ -50,6 +59,7 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
   const uint16_t choices = route(b, *set);
   if (choices > 0) balance(b, choices, *set, now_ns);
   enqueue(b);
+  if (!hold) flush_staged();
 }
 
 // Parse, with the headers of packets a few ahead already on their way to the cache (l3fwd).
@@ -179,12 +189,18 @@ SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const Balancer
   }
 }
 
-// Enqueue, one ring operation per egress port.
+// Stage per egress port, in burst order; flush_staged() enqueues (or sends) per port.
 SPRAYLAB_STEP void Forwarder::enqueue(Burst& b) {
   for (uint16_t i = 0; i < b.size; ++i) {
     if (b.ok[i] != nullptr) stage(b.ok[i], b.out_port[i]);
   }
-  for (uint16_t j = 0; j < touched_count_; ++j) flush(touched_[j]);
+}
+
+void Forwarder::flush_staged() {
+  for (uint16_t j = 0; j < touched_count_; ++j) {
+    listed_[touched_[j]] = false;
+    flush(touched_[j]);
+  }
   touched_count_ = 0;
 }
 
@@ -205,14 +221,34 @@ void Forwarder::flush(uint16_t port) {
   uint32_t bytes = 0;
   const uint16_t kept = admit(port, pkts.data(), n, bytes);
   if (kept == 0) return;
-  const uint16_t queued = rt_.egress(port).enqueue(pkts.data(), kept, bytes);
-  for (uint16_t i = queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
+  uint16_t sent = 0;
+  if (may_send_direct(port)) {
+    sent = send_direct(port, pkts.data(), kept, bytes);
+    if (sent == kept) return;
+  }
+  const uint16_t queued =
+      rt_.egress(port).enqueue(pkts.data() + sent, static_cast<uint16_t>(kept - sent), bytes);
+  for (uint16_t i = sent + queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
+}
+
+uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes) {
+  const uint16_t sent = direct_send_(direct_ctx_, port, pkts, n);
+  if (sent == 0) return 0;
+  // The frames the device took are its own now (net_null has freed them already): their bytes
+  // are the total less those of the frames it left, which are still ours to read.
+  uint32_t left = 0;
+  for (uint16_t i = sent; i < n; ++i) left += rte_pktmbuf_pkt_len(pkts[i]);
+  PortCounters& pc = c_.port[port];
+  pc.tx_packets.add(sent);
+  pc.tx_bytes.add(bytes - left);
+  bytes = left;
+  return sent;
 }
 
 SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n,
                                         uint32_t& bytes) {
   const SwitchTables& t = rt_.tables();
-  const PortInfo& info = t.ports[port];
+  const MacPair macs = macs_[port];
   PortCounters& pc = c_.port[port];
   // Tail drop against the buffer in bytes. Producers on other lcores may add at the same time, so
   // a queue can overshoot its buffer by at most one burst per worker.
@@ -226,8 +262,8 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
       continue;
     }
     uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-    std::memcpy(eth, info.peer_mac.data(), 6);
-    std::memcpy(eth + 6, info.mac.data(), 6);
+    std::memcpy(eth, &macs.head, 8);
+    std::memcpy(eth + 8, &macs.tail, 4);
     if (t.ecn_threshold_bytes && depth + bytes > t.ecn_threshold_bytes) {
       // parse_frame accepted it, so the IPv4 header follows Ethernet (and at most one VLAN tag).
       uint8_t* ip = eth + (eth[12] == 0x81 && eth[13] == 0x00 ? 18 : 14);

@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include <array>
+#include <span>
 
 #include "net/frame.h"
 #include "switch/dataplane/switch_runtime.h"
@@ -17,14 +18,34 @@ class Forwarder {
  public:
   Forwarder(SwitchRuntime& rt, uint32_t worker);
 
-  // Takes ownership of pkts[0..n): each is enqueued on an egress port or freed and counted.
-  void process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue, uint64_t now_ns);
+  // Takes ownership of pkts[0..n): each is enqueued on an egress port (or sent, set_direct_tx)
+  // or freed and counted. `hold`: the frames stay staged per egress port until flush_staged()
+  // (or until a port has kStaged of them), so that frames of several bursts leave together.
+  void process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue, uint64_t now_ns,
+               bool hold = false);
+  // Enqueues (or sends) what process() held, port by port.
+  void flush_staged();
   // Sends what port `p`'s shaper allows through `tx`: a function (port, mbufs, count) → sent,
   // e.g. rte_eth_tx_burst on queue 0. Returns packets sent. Only the port's owner calls it.
   template <typename Tx>
   uint16_t drain(uint16_t p, uint64_t now_ns, Tx&& tx);
 
   uint32_t worker() const { return worker_; }
+
+  // A device send, (ctx, port, mbufs, count) → sent: type-erased, so that process() stays out of
+  // line and the fabric, which never sets one, keeps its code path.
+  using DirectTx = uint16_t (*)(void* ctx, uint16_t port, rte_mbuf** m, uint16_t n);
+  // Sends through `send` straight from the burst's staging: from now on a port of `ports` (the
+  // egress ports this worker owns: only a port's owner may send on it) that is unshaped and whose
+  // egress queue is empty gets the burst's frames for it at once, without the ring enqueue, the
+  // depth updates and a later drain; what the device does not take is queued, behind nothing, so
+  // the port stays FIFO. A shaped port (virtual time, a fabric) always queues: its frames must
+  // wait for the shaper.
+  void set_direct_tx(DirectTx send, void* ctx, std::span<const uint16_t> ports) {
+    direct_send_ = send;
+    direct_ctx_ = ctx;
+    for (uint16_t p : ports) direct_[p] = true;
+  }
   // WorkerPlan::tx_coalesce_turns: true if port `p` skips this turn's drain (`want`, and it has
   // not yet skipped `max_turns` turns in a row); false when it drains, which starts the count anew.
   bool defer_drain(uint16_t p, bool want, uint32_t max_turns) {
@@ -52,10 +73,30 @@ class Forwarder {
 
   void drop(rte_mbuf* m, uint16_t port, DropReason r);
   void stage(rte_mbuf* m, uint16_t port) {
-    if (staged_count_[port] == 0) touched_[touched_count_++] = port;
-    staged_[port][staged_count_[port]++] = m;
+    uint16_t& count = staged_count_[port];
+    if (count == 0) {
+      if (!listed_[port]) {
+        listed_[port] = true;
+        touched_[touched_count_++] = port;
+      }
+    } else if (count == kStaged) {
+      flush(port);  // held frames of several bursts fill it: out with them first
+    }
+    staged_[port][count++] = m;
   }
   void flush(uint16_t port);
+  // True if `port`'s frames may skip its egress queue now (set_direct_tx): an empty queue (ring
+  // and held frames: the depth counts both, and another worker's frames from before their ring
+  // enqueue), so nothing queued is overtaken. A rate request pending would shape the port from
+  // its next drain on: queue, and let that drain apply it.
+  bool may_send_direct(uint16_t port) const {
+    if (!direct_[port]) return false;
+    const EgressQueue& q = rt_.egress(port);
+    return q.depth_packets() == 0 && !q.shaper().shaping() && !rt_.rate_requested(port);
+  }
+  // Sends pkts[0..n) (`bytes` in all) through direct_send_; returns how many the device took and
+  // takes their bytes off `bytes`, which then counts the frames left to the caller.
+  uint16_t send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
   // Tail drop, MAC rewrite and ECN mark of frames bound for `port`: keeps the frames the buffer
   // has room for at the front of pkts[0..n), returns how many, and adds their bytes to `bytes`.
   inline uint16_t admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
@@ -70,15 +111,28 @@ class Forwarder {
   // member initialisers would clear 1.3 KB on every burst.
   std::array<lb::Packet, net::kBurst> choice_;
   std::array<uint16_t, net::kBurst> choice_of_;  // index into the burst of each choice_ packet
-  // Per-port staging for the current burst: enqueued with one ring operation per port.
-  std::array<std::array<rte_mbuf*, net::kBurst>, kMaxPorts> staged_{};
+  // Per-port staging for the current burst (or the bursts process() holds): enqueued with one
+  // ring operation, or sent with one device call, per port.
+  static constexpr uint16_t kStaged = 2 * net::kBurst;
+  std::array<std::array<rte_mbuf*, kStaged>, kMaxPorts> staged_{};
   std::array<uint16_t, kMaxPorts> staged_count_{};
   // Balancing decisions of the current burst per port, added to the port's counter by flush():
   // a plain array, because an atomic counter's load-add-store per packet was a hot spot.
   std::array<uint16_t, kMaxPorts> decided_{};
-  std::array<uint16_t, net::kBurst> touched_{};
+  std::array<uint16_t, kMaxPorts> touched_{};  // ports with frames staged, each once (listed_)
+  std::array<bool, kMaxPorts> listed_{};
   uint16_t touched_count_ = 0;
   std::array<uint32_t, kMaxPorts> drain_waits_{};  // turns each port's drain was deferred in a row
+  DirectTx direct_send_ = nullptr;
+  void* direct_ctx_ = nullptr;
+  std::array<bool, kMaxPorts> direct_{};  // ports this worker may send on straight (set_direct_tx)
+  // Each port's Ethernet addresses as its frames carry them (destination, source): the rewrite
+  // is one 8-byte and one 4-byte store, not two 6-byte copies from the port's tables.
+  struct MacPair {
+    uint64_t head;  // bytes 0..7
+    uint32_t tail;  // bytes 8..11
+  };
+  std::array<MacPair, kMaxPorts> macs_{};
 };
 
 template <typename Tx>

@@ -112,6 +112,10 @@ class SwitchRuntime {
     if (rate_request_[p].load(std::memory_order_relaxed) == 0) return 0;
     return std::bit_cast<double>(rate_request_[p].exchange(0, std::memory_order_acquire));
   }
+  // A rate set_port_rate() asked for is waiting for the port's owner to take it.
+  bool rate_requested(uint16_t p) const {
+    return rate_request_[p].load(std::memory_order_relaxed) != 0;
+  }
   // A worker passed a point where it holds no pointer into RCU-managed tables.
   void quiescent(uint32_t worker);
 

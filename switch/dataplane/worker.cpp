@@ -63,6 +63,13 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
     if (++q == tx_queues) q = 0;
     return sent;
   };
+  if (plan.direct_tx) {
+    fwd.set_direct_tx(
+        [](void* ctx, uint16_t port, rte_mbuf** m, uint16_t n) -> uint16_t {
+          return (*static_cast<decltype(tx)*>(ctx))(port, m, n);
+        },
+        &tx, plan.tx);
+  }
   auto rx = [](uint16_t port, uint16_t queue, rte_mbuf** m, uint16_t n) {
     return rte_eth_rx_burst(port, queue, m, n);
   };

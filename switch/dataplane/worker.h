@@ -39,6 +39,16 @@ struct WorkerPlan {
   // 0: drain every turn (the fabric's nodes, shaped ports).
   uint32_t tx_coalesce_turns = 0;
   uint64_t idle_deep_ns = 0;
+  // run_worker: the frames of a burst for an owned, unshaped port with an empty egress queue go
+  // straight to the device (Forwarder::set_direct_tx). spraylab-switch with --no-shaping; never
+  // in a fabric (its ports are shaped, and it drives worker_turn itself).
+  bool direct_tx = false;
+  // Bursts worker_turn() reads from an rx queue while they come back full, holding the frames
+  // staged until all are read (Forwarder::process's `hold`): with 16 egress ports a burst has
+  // about two frames per port, and each port's share of a turn (a device call, its counters and
+  // checks) is then paid per four. The balancers see the depths as they were before the turn's
+  // first burst on the ports these frames go to. 1: a burst at a time (the fabric, shaped ports).
+  uint32_t rx_bursts = 1;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
@@ -59,25 +69,30 @@ class TscClock {
 };
 
 // One turn of a worker's loop, shared by spraylab-switch's workers and the fabric's switch nodes:
-// forward a burst from each rx queue of the plan, then drain each egress port it owns, several
-// bursts each: a port may receive several bursts per turn (one per rx queue and port feeding it),
-// so it must be able to send as many, or its queue fills at rx speed and tail-drops half of a
-// line-rate load. `rx` (port, queue, mbufs, max) → received and `tx` (port, mbufs, count) → sent
-// are the devices (ethdev bursts, or a fabric's links). Ends at a quiescent point. Returns the
-// packets moved.
+// forward a burst (up to plan.rx_bursts while they come back full) from each rx queue of the
+// plan, then drain each egress port it owns, several bursts each: a port may receive several
+// bursts per turn (one per rx queue and port feeding it), so it must be able to send as many, or
+// its queue fills at rx speed and tail-drops half of a line-rate load. `rx` (port, queue, mbufs,
+// max) → received and `tx` (port, mbufs, count) → sent are the devices (ethdev bursts, or a
+// fabric's links). Ends at a quiescent point. Returns the packets moved.
 template <typename Rx, typename Tx>
 uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, uint64_t now_ns,
                      Rx&& rx, Tx&& tx) {
   rte_mbuf* burst[net::kBurst];
   uint32_t moved = 0;
   bool rx_full = false;  // some rx burst came back full: more input waits there
+  const bool hold = plan.rx_bursts > 1;
   for (const auto& [port, queue] : plan.rx) {
-    const uint16_t n = rx(port, queue, burst, net::kBurst);
-    if (n == net::kBurst) rx_full = true;
-    if (n == 0) continue;
-    fwd.process(burst, n, port, queue, now_ns);
-    moved += n;
+    for (uint32_t k = 0; k < plan.rx_bursts || k == 0; ++k) {
+      const uint16_t n = rx(port, queue, burst, net::kBurst);
+      if (n == 0) break;
+      fwd.process(burst, n, port, queue, now_ns, hold);
+      moved += n;
+      if (n < net::kBurst) break;
+      rx_full = true;
+    }
   }
+  if (hold) fwd.flush_staged();
   for (uint16_t port : plan.tx) {
     const uint32_t depth = rt.depth_packets_now(port);
     if (depth == 0) continue;  // nothing held, nothing in the ring

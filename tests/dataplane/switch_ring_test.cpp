@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -292,6 +293,172 @@ TEST_F(SwitchOnRings, CoalescedDrainsWaitForFramesAtMostTheGivenTurns) {
   EXPECT_EQ(turn(), std::pair(26u, 6u));
   input = false;
   EXPECT_EQ(turn(), std::pair(0u, 0u));
+}
+
+// Forwarder::set_direct_tx (spraylab-switch --no-shaping): a burst's frames for an owned,
+// unshaped port whose queue is empty go straight to the device; what the device refuses is
+// queued, not lost; while frames are queued, new ones queue behind them (FIFO); a port not owned,
+// or one a rate request is about to shape, queues. The counters add up either way.
+TEST_F(SwitchOnRings, DirectTxSkipsOnlyAnEmptyUnshapedQueueAndKeepsOrder) {
+  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
+  RuntimeOptions ro;
+  ro.shaping = false;
+  ro.routing = f_->routing.get();
+  SwitchRuntime rt(tables, ro);
+  Forwarder fw(rt, 0);
+  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
+  // The device: takes up to `room` frames per call, keeps each port's UDP source ports in order.
+  struct Device {
+    uint16_t room = net::kBurst;
+    uint32_t calls = 0;
+    std::map<uint16_t, std::vector<uint16_t>> sent;
+    uint16_t take(uint16_t port, rte_mbuf** m, uint16_t n) {
+      ++calls;
+      n = std::min(n, room);
+      for (uint16_t i = 0; i < n; ++i) {
+        const uint8_t* f = rte_pktmbuf_mtod(m[i], const uint8_t*);
+        sent[port].push_back(static_cast<uint16_t>((f[34] << 8) | f[35]));
+        rte_pktmbuf_free(m[i]);
+      }
+      return n;
+    }
+  } dev;
+  const std::vector<uint16_t> owned = {kToH3};  // h2's port belongs to another worker
+  fw.set_direct_tx([](void* ctx, uint16_t port, rte_mbuf** m,
+                      uint16_t n) { return static_cast<Device*>(ctx)->take(port, m, n); },
+                   &dev, owned);
+  uint16_t next_sport = 0;
+  uint32_t len = 0;
+  const auto burst = [&](const char* dst) {
+    std::vector<rte_mbuf*> frames;
+    for (uint16_t i = 0; i < net::kBurst; ++i) frames.push_back(frame(dst, next_sport++));
+    len = rte_pktmbuf_pkt_len(frames[0]);
+    fw.process(frames.data(), net::kBurst, kFromSpine, 0, 0);
+  };
+  const auto drain = [&](uint16_t port) {
+    const auto tx = [&](uint16_t p, rte_mbuf** m, uint16_t n) { return dev.take(p, m, n); };
+    while (fw.drain(port, 0, tx) > 0) {
+    }
+  };
+
+  burst("h3");  // empty and unshaped: straight out, nothing queued
+  EXPECT_EQ(dev.calls, 1u);
+  EXPECT_EQ(dev.sent[kToH3].size(), net::kBurst);
+  EXPECT_EQ(rt.depth_packets_now(kToH3), 0u);
+  EXPECT_EQ(rt.egress(kToH3).ring_count(), 0u);
+
+  dev.room = 10;  // the device takes 10: the other 22 are queued, not dropped
+  burst("h3");
+  EXPECT_EQ(dev.sent[kToH3].size(), net::kBurst + 10u);
+  EXPECT_EQ(rt.depth_packets_now(kToH3), 22u);
+  EXPECT_EQ(rt.depth_bytes_now(kToH3), 22u * len);
+
+  dev.room = net::kBurst;  // frames queued: the next burst queues behind them
+  const uint32_t calls = dev.calls;
+  burst("h3");
+  EXPECT_EQ(dev.calls, calls) << "sent past queued frames";
+  EXPECT_EQ(rt.depth_packets_now(kToH3), 22u + net::kBurst);
+  drain(kToH3);
+  EXPECT_EQ(rt.depth_packets_now(kToH3), 0u);
+  EXPECT_EQ(rt.depth_bytes_now(kToH3), 0u);
+
+  burst("h2");  // not this worker's port: queued for its owner
+  EXPECT_EQ(rt.depth_packets_now(kToH2), net::kBurst);
+  EXPECT_TRUE(dev.sent[kToH2].empty());
+  drain(kToH2);
+
+  rt.set_port_rate(kToH3, 1e9);  // shaped from the next drain on: queued until then, and after
+  burst("h3");
+  EXPECT_EQ(rt.depth_packets_now(kToH3), net::kBurst);
+  drain(kToH3);  // applies the rate: one slack's worth leaves now
+  EXPECT_TRUE(rt.egress(kToH3).shaper().shaping());
+  const size_t before = dev.sent[kToH3].size();
+  const uint32_t depth = rt.depth_packets_now(kToH3);
+  burst("h3");
+  EXPECT_EQ(dev.sent[kToH3].size(), before) << "a shaped port sent past its shaper";
+  EXPECT_EQ(rt.depth_packets_now(kToH3), depth + net::kBurst);
+  drain(kToH3);
+  // Whatever is still queued (the shaper at time 0) is freed with the runtime.
+
+  const uint64_t queued = rt.depth_packets_now(kToH3);
+  for (uint16_t p : {kToH2, kToH3}) {
+    const auto& sports = dev.sent[p];
+    for (size_t i = 1; i < sports.size(); ++i) EXPECT_LT(sports[i - 1], sports[i]) << p;
+    EXPECT_EQ(rt.sum(p, &PortCounters::tx_packets), sports.size()) << p;
+    EXPECT_EQ(rt.sum(p, &PortCounters::tx_bytes), sports.size() * len) << p;
+    for (size_t r = 0; r < kDropReasons; ++r)
+      EXPECT_EQ(rt.sum_drops(p, static_cast<DropReason>(r)), 0u) << p << " " << r;
+  }
+  EXPECT_EQ(rt.sum(kToH3, &PortCounters::egress_packets), dev.sent[kToH3].size() + queued);
+  EXPECT_EQ(rt.sum(kToH2, &PortCounters::egress_packets), net::kBurst);
+}
+
+// WorkerPlan::rx_bursts: while bursts come back full, a turn reads up to that many and holds
+// their frames staged (Forwarder::process's `hold`), so each port gets one device call for them
+// all; a port whose staging fills (Forwarder::kStaged, two bursts) is flushed early. Every frame
+// leaves once, in order.
+TEST_F(SwitchOnRings, HeldBurstsLeaveTogetherInOrder) {
+  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
+  RuntimeOptions ro;
+  ro.shaping = false;
+  ro.routing = f_->routing.get();
+  SwitchRuntime rt(tables, ro);
+  Forwarder fw(rt, 0);
+  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
+  WorkerPlan plan;
+  plan.rx = {{kFromSpine, 0}};
+  plan.tx = {kToH2, kToH3};
+  plan.rx_bursts = 4;
+  uint32_t full = 0;    // full bursts the input still has this turn
+  uint16_t to_h3 = 16;  // of each burst's 32 frames; the rest go to h2
+  uint16_t next_sport = 0;
+  const auto rx = [&](uint16_t port, uint16_t, rte_mbuf** m, uint16_t n) -> uint16_t {
+    if (full == 0 || port != kFromSpine) return 0;
+    --full;
+    for (uint16_t i = 0; i < n; ++i) m[i] = frame(i < to_h3 ? "h3" : "h2", next_sport++);
+    return n;
+  };
+  std::map<uint16_t, std::vector<uint16_t>> sent;   // port -> source ports, in order
+  std::map<uint16_t, std::vector<uint16_t>> calls;  // port -> frames per device call
+  const auto take = [&](uint16_t port, rte_mbuf** m, uint16_t n) -> uint16_t {
+    for (uint16_t i = 0; i < n; ++i) {
+      const uint8_t* f = rte_pktmbuf_mtod(m[i], const uint8_t*);
+      sent[port].push_back(static_cast<uint16_t>((f[34] << 8) | f[35]));
+      rte_pktmbuf_free(m[i]);
+    }
+    calls[port].push_back(n);
+    return n;
+  };
+  fw.set_direct_tx([](void* ctx, uint16_t port, rte_mbuf** m,
+                      uint16_t n) { return (*static_cast<decltype(take)*>(ctx))(port, m, n); },
+                   const_cast<void*>(static_cast<const void*>(&take)), plan.tx);
+
+  full = 3;  // three full bursts, then none: one turn takes them all, 48 frames a port
+  EXPECT_EQ(worker_turn(rt, fw, plan, 0, rx, take), 3u * net::kBurst);
+  EXPECT_EQ(calls[kToH2], std::vector<uint16_t>{48});
+  EXPECT_EQ(calls[kToH3], std::vector<uint16_t>{48});
+
+  calls.clear();
+  full = 4;  // four, all to h3 but one each: h3's staging fills after two bursts
+  to_h3 = 31;
+  worker_turn(rt, fw, plan, 0, rx, take);
+  EXPECT_EQ(calls[kToH3], (std::vector<uint16_t>{2 * net::kBurst, 60}));
+  EXPECT_EQ(calls[kToH2], std::vector<uint16_t>{4});
+
+  calls.clear();
+  full = 6;  // more full bursts than rx_bursts: the turn stops at four
+  to_h3 = 16;
+  worker_turn(rt, fw, plan, 0, rx, take);
+  EXPECT_EQ(calls[kToH3], std::vector<uint16_t>{64});
+  EXPECT_EQ(full, 2u);
+  worker_turn(rt, fw, plan, 0, rx, take);
+  EXPECT_EQ(full, 0u);
+
+  for (uint16_t p : {kToH2, kToH3}) {
+    for (size_t i = 1; i < sent[p].size(); ++i) EXPECT_LT(sent[p][i - 1], sent[p][i]) << p;
+    EXPECT_EQ(rt.depth_packets_now(p), 0u);
+  }
+  EXPECT_EQ(sent[kToH2].size() + sent[kToH3].size(), 13u * net::kBurst);
 }
 
 // Every switch draws its own random stream (lb::switch_seed): two leaves of one fabric, given the

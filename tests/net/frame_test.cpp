@@ -89,6 +89,27 @@ TEST(Frame, TtlDecrementKeepsTheChecksumValid) {
   }
 }
 
+// decrement_ttl's folded update gives the same checksum bytes as update_ip_checksum (RFC 1624
+// eqn. 3) for every checksum and TTL, 0xFEFF (where a plain end-around add gives 0xFFFF) among
+// them.
+TEST(Frame, TtlDecrementMatchesRfc1624ForEveryChecksum) {
+  for (uint32_t check = 0; check <= 0xffff; ++check) {
+    for (uint8_t ttl : {2, 64, 255}) {
+      auto f = udp_frame(0, ttl);
+      uint8_t* ip = f.data() + 14;
+      ip[10] = static_cast<uint8_t>(check >> 8);
+      ip[11] = static_cast<uint8_t>(check);
+      auto g = f;
+      uint8_t* ref = g.data() + 14;
+      const uint16_t old_word = static_cast<uint16_t>(ref[8] << 8 | ref[9]);
+      ref[8]--;
+      update_ip_checksum(ref, old_word, static_cast<uint16_t>(ref[8] << 8 | ref[9]));
+      ASSERT_TRUE(decrement_ttl(ip));
+      ASSERT_EQ(f, g) << "checksum " << check << " ttl " << int(ttl);
+    }
+  }
+}
+
 TEST(Frame, TtlOfOneOrZeroIsNotForwarded) {
   for (uint8_t ttl : {0, 1}) {
     auto f = udp_frame(0, ttl);
