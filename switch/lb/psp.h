@@ -100,11 +100,13 @@ class Psp final : public Balancer {
   uint32_t total_ = 0;                // Σ weight × members
   std::vector<uint32_t> count_;       // members per weight 0..n
   std::vector<uint16_t> members_;     // candidate indices per weight class
+  uint16_t pos_[kMaxCandidates];      // candidate i is members(weight_[i])[pos_[i]]
   std::vector<uint64_t> reciprocal_;  // ⌊2^32 / w⌋ + 1: division by a weight as a multiply
   // draw(r) for every r < total_ as a table, for a set of at most 64 candidates in at most
   // kFastClasses classes: one load per packet instead of finding the class. Rebuilt with the
   // classes (a few vector permutes per class), so it holds while they do.
-  bool slotted_ = false;
+  bool slotted_ = false;    // slot_ holds for the classes
+  bool slottable_ = false;  // the set is small enough for slot_ (slotted_ after build_slots)
   alignas(64) uint8_t slot_[kFastClasses * 64 + 64];
 };
 
