@@ -204,7 +204,16 @@ void Psp::spans() {
 }
 
 void Psp::move(uint32_t i, uint32_t w) {
-  const uint32_t old = weight_[i];
+  relink(i, weight_[i], w);
+  spans();
+  // The draw table no longer holds; rebuilt at the next burst (choose_slotted draws by draw()
+  // until then). Rebuilding it per move cost more than the draws it saves: with direct tx the
+  // queues start every burst empty and a burst's own choices cross band edges every few packets.
+  slotted_ = false;
+}
+
+// Candidate i from class old into class w: members, positions, weight_ and total_.
+void Psp::relink(uint32_t i, uint32_t old, uint32_t w) {
   // Swap-remove from the old class (i's place kept in pos_: with direct tx a burst's own choices
   // cross band edges every few packets, and a search ended in a mispredicted branch), append to
   // the new one.
@@ -217,11 +226,6 @@ void Psp::move(uint32_t i, uint32_t w) {
   members(w)[count_[w]++] = static_cast<uint16_t>(i);
   weight_[i] = w;
   total_ = total_ - old + w;
-  spans();
-  // The draw table no longer holds; rebuilt at the next burst (choose_slotted draws by draw()
-  // until then). Rebuilding it per move cost more than the draws it saves: with direct tx the
-  // queues start every burst empty and a burst's own choices cross band edges every few packets.
-  slotted_ = false;
 }
 
 uint32_t Psp::draw(uint32_t r) const {
@@ -262,6 +266,33 @@ void Psp::reweigh(uint32_t c) {
   next_[c] = next_edge(c, n_ - weight_[c]);
 }
 
+// reweigh() for choose_slotted (a slottable set: top_ <= kFastClasses), inline and without
+// spans()' loop: a move of one member from class `old` to class `now` takes `old` from every class
+// start after class old's and adds `now` to every one after class now's (lo_[k] sums the spans of
+// classes top_ .. top_ − k + 1), in one vector update. With direct tx a burst's own choices cross
+// band edges every few packets: this runs for about one packet in three.
+void Psp::reweigh_slotted(uint32_t c, uint32_t d) {
+  const uint32_t f = edges_.floor_of(d, c);
+  const uint32_t now = f < n_ ? n_ - f : saturated_;
+  const uint32_t old = weight_[c];
+  if (now != old) {
+#if defined(SPRAYLAB_LB_AVX512)
+    relink(c, old, now);
+    // Lane j holds lo_[j + 1]: class w's span is in it when j + 1 > top_ − w.
+    const auto from = static_cast<__mmask8>(0xffu << (top_ - old));
+    const auto to = static_cast<__mmask8>(0xffu << (top_ - now));
+    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo_ + 1));
+    lo = _mm256_mask_sub_epi32(lo, from, lo, _mm256_set1_epi32(static_cast<int>(old)));
+    lo = _mm256_mask_add_epi32(lo, to, lo, _mm256_set1_epi32(static_cast<int>(now)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo_ + 1), lo);
+    slotted_ = false;
+#else
+    move(c, now);
+#endif
+  }
+  next_[c] = next_edge(c, f);
+}
+
 // choose()'s loop for a run of packets sharing a slottable set with edges: a draw and a table load
 // per packet until a candidate changes class, draw() after it (the table is not rebuilt per move),
 // the rest in locals (through `this`, each depth store would make the compiler reload them).
@@ -283,7 +314,7 @@ size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out,
       const uint32_t d = set_.depth[c] + grew;
       set_.depth[c] = d;
       if (d >= next_[c]) {  // as in choose()
-        reweigh(c);
+        reweigh_slotted(c, d);
         table = slotted_;
         total = total_;
         if (total == 0) {

@@ -69,7 +69,9 @@ class Psp final : public Balancer {
     return w == 0 || w == saturated_ ? UINT32_MAX : edges_.next(f, i);
   }
   void move(uint32_t i, uint32_t weight);  // candidate i changes class
+  [[gnu::always_inline]] inline void relink(uint32_t i, uint32_t old, uint32_t weight);
   void reweigh(uint32_t c);
+  [[gnu::always_inline]] inline void reweigh_slotted(uint32_t c, uint32_t depth);
   size_t choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
   // Candidate index ∝ weight, from r uniform in [0, total_).
   [[gnu::always_inline]] inline uint32_t draw(uint32_t r) const;
