@@ -5,9 +5,11 @@
 // sums; in software the same distribution comes cheaper from weight classes: draw a class with
 // probability weight × members, then a member uniformly — O(n) per packet instead of O(w), and a
 // chosen port changes class in O(1). For up to 64 candidates in up to 8 classes the draw's result
-// for every number is kept as a table (issue 18): one load per packet, the table rebuilt with the
-// classes (per loaded set, and when a port changes class). Bands come from compares with the band
-// edges as depths (BandEdges), not a division.
+// for every number is kept as a table (issue 18): one load per packet, the table built with the
+// classes of each loaded set. A port that changes class leaves the table stale until the next
+// load (draw() meanwhile): with direct tx a burst's own choices cross band edges every few
+// packets, and a rebuild per move cost more than the table saved. Bands come from compares with
+// the band edges as depths (BandEdges), not a division.
 // (choice) A queue at or beyond Th weighs `saturated_weight` (default 1, the paper's last band;
 // 0 excludes the port). If every candidate weighs 0 the choice is uniform.
 #pragma once
