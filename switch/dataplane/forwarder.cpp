@@ -12,6 +12,9 @@
 
 namespace spraylab::dataplane {
 
+// SwitchTables::leaf_rank's value at a switch that is no leaf: a source leaf never known.
+constexpr uint32_t kUnknownLeaf = UINT32_MAX;
+
 // What the steps of one burst hand each other: the frames still forwarded (ok[i]; nullptr once
 // dropped), what parse and route learned of them, and where each goes. Uninitialised: process()
 // fills what it reads.
@@ -23,7 +26,8 @@ struct Forwarder::Burst {
   bool hashes;          // the algorithm reads the flow hash
   std::array<net::FrameInfo, net::kBurst> info;
   std::array<rte_mbuf*, net::kBurst> ok;
-  std::array<uint32_t, net::kBurst> dst, route, src_leaf;
+  std::array<uint32_t, net::kBurst> dst, route;
+  std::array<uint32_t, net::kBurst> src_leaf;  // source leaf rank (source_leaves())
   std::array<uint16_t, net::kBurst> out_port;
 };
 
@@ -102,10 +106,7 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
   b.hashes = traits.flow_hash;
   b.needs_src_leaf = traits.source_leaf;
-  if (traits.source_leaf) {
-    for (uint16_t i = 0; i < k; ++i) b.src_leaf[i] = b.info[i].src_ip;
-    rt_.src_leaves()->lookup_bulk(b.src_leaf.data(), b.src_leaf.data(), k);
-  }
+  if (traits.source_leaf) source_leaves(b);
   uint16_t nc = 0;
   for (uint16_t i = 0; i < k; ++i) {
     const std::vector<topo::PortId>* cands = candidates(b, i, *groups);
@@ -121,6 +122,29 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   return nc;
 }
 
+// Each frame's source leaf as its rank (lb::Packet::src_leaf), or kUnknownLeaf. Consecutive
+// frames mostly share their source (a spine's traffic comes from few leaves, a leaf's from its own
+// hosts), so a one-entry cache answers most of them: one lookup per change of source instead of a
+// bulk lookup and a rank load per frame.
+SPRAYLAB_STEP void Forwarder::source_leaves(Burst& b) {
+  const SwitchTables& t = rt_.tables();
+  const RouteLookup& leaves = *rt_.src_leaves();
+  uint32_t last_ip = 0, last_rank = 0;
+  bool cached = false;
+  for (uint16_t i = 0; i < b.size; ++i) {
+    const uint32_t ip = b.info[i].src_ip;
+    if (!cached || ip != last_ip) {
+      const uint32_t l = leaves.lookup(ip);
+      // A source in no leaf's prefix: at a leaf, the leaf itself (it entered the fabric here); at
+      // a spine, unknown (candidates() drops it; t.leaf_rank is kUnknownLeaf there).
+      last_rank = l == RouteLookup::kMiss ? t.leaf_rank : t.leaf_prefixes[l].rank;
+      last_ip = ip;
+      cached = true;
+    }
+    b.src_leaf[i] = last_rank;
+  }
+}
+
 // The live candidate ports of frame i, after its TTL is decremented; nullptr when the frame is
 // dropped instead (no route, TTL expired, every candidate down).
 SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, uint16_t i,
@@ -130,8 +154,7 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
   const std::vector<topo::PortId>* cands = nullptr;
   if (b.route[i] == RouteLookup::kMiss) {
     r = DropReason::kNoRoute;
-  } else if (b.needs_src_leaf && b.src_leaf[i] == RouteLookup::kMiss &&
-             rt_.tables().leaf_rank == UINT32_MAX) {
+  } else if (b.needs_src_leaf && b.src_leaf[i] == kUnknownLeaf) {
     // Polarized labels every hop by d(source leaf, here): without a source leaf a spine has no
     // allowed hop (a leaf stands in for its own hosts, below).
     r = DropReason::kUnknownSource;
@@ -151,7 +174,6 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
 SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uint16_t i,
                                               const RouteEntry& re,
                                               const std::vector<topo::PortId>& cands) {
-  const SwitchTables& t = rt_.tables();
   const net::FrameInfo& f = b.info[i];
   p.candidates = cands.data();
   p.num_candidates = static_cast<uint16_t>(cands.size());
@@ -159,12 +181,7 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
   p.rx_queue = b.rx_queue;
   p.dest = re.dest;
   p.dst_leaf = re.dst_leaf;
-  // A source in no leaf's prefix: at a leaf, the leaf itself (it entered the fabric here); at a
-  // spine candidates() has dropped it.
-  p.src_leaf = b.needs_src_leaf
-                   ? (b.src_leaf[i] == RouteLookup::kMiss ? t.leaf_rank
-                                                          : t.leaf_prefixes[b.src_leaf[i]].rank)
-                   : 0;
+  p.src_leaf = b.needs_src_leaf ? b.src_leaf[i] : 0;  // source_leaves()
   p.hash = b.hashes ? net::flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
   p.entropy = f.src_port;
   p.bytes = f.frame_len;

@@ -64,6 +64,7 @@ class Forwarder {
   // body again once compiled, as before they had names.
   inline uint16_t parse(rte_mbuf** pkts, uint16_t n, Burst& b);
   inline uint16_t route(Burst& b, const BalancerSet& set);
+  inline void source_leaves(Burst& b);
   inline const std::vector<topo::PortId>* candidates(Burst& b, uint16_t i,
                                                      const LiveGroups& groups);
   inline void describe_choice(lb::Packet& p, const Burst& b, uint16_t i, const RouteEntry& re,
