@@ -430,7 +430,6 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   __m512i& cls_ties = classes_.ties;
   cls_allowed = _mm512_setzero_si512();
   uint32_t victim = 0;
-  uint64_t taken = 0;  // ports chosen since cls_ties was last updated
   for (size_t i = 0; i < burst.size(); ++i) {
     const uint64_t allowed = allowed_of[i];
     const uint64_t deroute = deroute_of[i];
@@ -446,14 +445,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
         ties = forward & low;
       } else {
         // A class seen earlier in the burst whose ties are still there answers; otherwise the
-        // search, whose answer is kept for the class. The ports chosen since the classes were
-        // last read leave every class's ties first (`taken`, one vector update per read instead
-        // of a load and store of the classes per choice).
-        if (taken != 0) {
-          cls_ties = _mm512_maskz_andnot_epi64(
-              0xff, _mm512_set1_epi64(static_cast<long long>(taken)), cls_ties);
-          taken = 0;
-        }
+        // search, whose answer is kept for the class.
         const __mmask8 hit = _mm512_cmpeq_epi64_mask(
                                  cls_allowed, _mm512_set1_epi64(static_cast<long long>(allowed))) &
                              _mm512_cmpeq_epi64_mask(
@@ -480,7 +472,10 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     if (!kGrows) continue;
     if (scalars) ++cur[f];
     const uint64_t bit = uint64_t{1} << f;
-    if (victim != 0) taken |= bit;  // some class is kept: its ties lose f at the next read
+    if (victim != 0) {  // some class is kept
+      cls_ties =
+          _mm512_maskz_andnot_epi64(0xff, _mm512_set1_epi64(static_cast<long long>(bit)), cls_ties);
+    }
     delta = _mm512_mask_add_epi8(delta, bit, delta, one);
     if ((low & bit) != 0) {
       low &= ~bit;
