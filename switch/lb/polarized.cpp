@@ -329,45 +329,9 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   const PortId* port = t.port_ids();
   const uint64_t penalty = penalty_;
   Rng rng = kept_rng;  // a local: in registers
-  // First the burst's labels: every packet's allowed and deroute ports, and their union `reach`,
-  // the only ports the burst can choose. The lowest level below is kept over `reach`, not over
-  // every port: a port no packet may take (at a spine, the one toward the leaf the traffic
-  // comes from) would otherwise stay at the lowest level for the whole burst, and once the
-  // others had risen above it no packet would find its allowed ports there. For a packet,
-  // allowed ⊆ reach, so the lowest of reach that are allowed are the lowest allowed, as before.
-  // A packet with an unknown leaf gets allowed = 0: no port, no draw (as before).
-  alignas(64) uint64_t allowed_of[255], deroute_of[255];
-  uint64_t reach = 0;
-  {
-    uint64_t up = valid;
-    const PortId* up_of = nullptr;
-    uint16_t up_count = 0;
-    for (size_t i = 0; i < burst.size(); ++i) {
-      const Packet& p = burst[i];
-      if (p.src_leaf >= leaves || p.dst_leaf >= leaves) {
-        allowed_of[i] = deroute_of[i] = 0;
-        continue;
-      }
-      if (p.candidates != up_of || p.num_candidates != up_count) {
-        up = live(p)[0];
-        up_of = p.candidates;
-        up_count = p.num_candidates;
-      }
-      const PolarizedTable::Label& s = label[p.src_leaf];
-      const PolarizedTable::Label& d = label[p.dst_leaf];
-      const uint64_t to_s = s.closer;
-      const uint64_t to_t = d.closer;
-      const bool expanding = s.distance < d.distance;
-      const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up;
-      const uint64_t allowed = (~to_s & to_t & up) | deroute;
-      allowed_of[i] = allowed;
-      deroute_of[i] = deroute;
-      reach |= allowed;
-    }
-  }
   __m512i now[4];
   depth_now(depth, _mm512_setzero_si512(), now);
-  const uint32_t start = min_depth(now, reach);
+  const uint32_t start = min_depth(now, valid);
   __m512i rel = _mm512_set1_epi8(-1);  // ports that do not exist: 255, never at the level
   const __m512i base = _mm512_set1_epi32(static_cast<int>(start));
   rel = _mm512_inserti32x4(rel,
@@ -378,7 +342,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
                            _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[2], base)), 2);
   rel = _mm512_inserti32x4(rel,
                            _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
-  rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), reach, rel);
+  rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
   __m512i delta = _mm512_setzero_si512();
   // The depths again as scalars, for the scalar search over a few allowed ports: written at the
   // burst's first such search (start + delta) and raised by each choice from then on (`scalars`),
@@ -387,7 +351,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   bool scalars = false;
   const __m512i one = _mm512_set1_epi8(1);
   uint32_t level = 0;  // the lowest depth is start + level
-  uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & reach;
+  uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
   // lowest(): the allowed ports with the lowest depth, + the penalty for a deroute.
   auto search = [&](uint64_t allowed, uint64_t deroute, uint64_t forward, __m512i delta) {
     uint64_t ties = 0;
@@ -430,9 +394,27 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   __m512i& cls_ties = classes_.ties;
   cls_allowed = _mm512_setzero_si512();
   uint32_t victim = 0;
+  uint64_t up = valid;
+  const PortId* up_of = nullptr;
+  uint16_t up_count = 0;
   for (size_t i = 0; i < burst.size(); ++i) {
-    const uint64_t allowed = allowed_of[i];
-    const uint64_t deroute = deroute_of[i];
+    const Packet& p = burst[i];
+    if (p.src_leaf >= leaves || p.dst_leaf >= leaves) {
+      out[i] = kNoPort;
+      continue;
+    }
+    if (p.candidates != up_of || p.num_candidates != up_count) {
+      up = live(p)[0];
+      up_of = p.candidates;
+      up_count = p.num_candidates;
+    }
+    const PolarizedTable::Label& s = label[p.src_leaf];
+    const PolarizedTable::Label& d = label[p.dst_leaf];
+    const uint64_t to_s = s.closer;
+    const uint64_t to_t = d.closer;
+    const bool expanding = s.distance < d.distance;
+    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up;
+    const uint64_t allowed = (~to_s & to_t & up) | deroute;
     uint64_t ties;
     if ((allowed & (allowed - 1)) == 0) {
       ties = allowed;
