@@ -52,7 +52,6 @@ void Psp::classify() {
 #endif
     }
     count_[c] = k;
-    for (uint32_t j = 0; j < k; ++j) pos_[mem[j]] = static_cast<uint16_t>(j);
     total_ += c * k;
   }
   spans();
@@ -88,10 +87,8 @@ const __m512i kLowBytes = _mm512_set_epi8(
 // byte permute per 64 values.
 void Psp::build_slots() {
   slotted_ = false;
-  slottable_ = false;
 #if defined(SPRAYLAB_LB_AVX512) && defined(__AVX512VBMI__)
   if (set_.w > 64 || top_ > kFastClasses) return;
-  slottable_ = true;
   uint32_t pos = 0;
   for (uint32_t c = top_; c >= 1; --c) {
     const uint32_t span = c * count_[c];
@@ -183,49 +180,26 @@ void Psp::weigh() {
 }
 
 void Psp::spans() {
-  uint32_t lo[kFastClasses + 1];
   uint32_t base = 0;
   for (uint32_t k = 0; k <= kFastClasses; ++k) {
-    lo[k] = base;
+    lo_[k] = base;
     if (k < top_) base += (top_ - k) * count_[top_ - k];
   }
-  lo_[0] = lo[0];
-#if defined(SPRAYLAB_LB_AVX512)
-  // lo_[1..8] by one store of the vector draw() loads: scalar stores read back by a wider load
-  // would stall it until they reach the cache (no store forwarding), after every move.
-  _mm256_storeu_si256(
-      reinterpret_cast<__m256i*>(lo_ + 1),
-      _mm256_setr_epi32(static_cast<int>(lo[1]), static_cast<int>(lo[2]), static_cast<int>(lo[3]),
-                        static_cast<int>(lo[4]), static_cast<int>(lo[5]), static_cast<int>(lo[6]),
-                        static_cast<int>(lo[7]), static_cast<int>(lo[8])));
-#else
-  for (uint32_t k = 1; k <= kFastClasses; ++k) lo_[k] = lo[k];
-#endif
 }
 
 void Psp::move(uint32_t i, uint32_t w) {
-  relink(i, weight_[i], w);
-  spans();
-  // The draw table no longer holds; rebuilt at the next burst (choose_slotted draws by draw()
-  // until then). Rebuilding it per move cost more than the draws it saves: with direct tx the
-  // queues start every burst empty and a burst's own choices cross band edges every few packets.
-  slotted_ = false;
-}
-
-// Candidate i from class old into class w: members, positions, weight_ and total_.
-void Psp::relink(uint32_t i, uint32_t old, uint32_t w) {
-  // Swap-remove from the old class (i's place kept in pos_: with direct tx a burst's own choices
-  // cross band edges every few packets, and a search ended in a mispredicted branch), append to
-  // the new one.
+  const uint32_t old = weight_[i];
+  // Swap-remove from the old class (i's place found by a search: it moves only when a chosen
+  // port crosses a band edge), append to the new one.
   uint16_t* from = members(old);
-  const uint32_t at = pos_[i];
-  const uint16_t last = from[--count_[old]];
-  from[at] = last;
-  pos_[last] = static_cast<uint16_t>(at);
-  pos_[i] = static_cast<uint16_t>(count_[w]);
+  uint32_t at = 0;
+  while (from[at] != i) ++at;
+  from[at] = from[--count_[old]];
   members(w)[count_[w]++] = static_cast<uint16_t>(i);
   weight_[i] = w;
   total_ = total_ - old + w;
+  spans();
+  build_slots();
 }
 
 uint32_t Psp::draw(uint32_t r) const {
@@ -258,48 +232,15 @@ uint32_t Psp::draw(uint32_t r) const {
 
 // Re-weighs candidate c, whose depth reached its next edge.
 void Psp::reweigh(uint32_t c) {
-  // weight(c) by the band edges' compares (reweigh runs only with edges_): equal, no multiply
-  // chain through band_floor.
-  const uint32_t f = edges_.floor_of(set_.depth[c], c);
-  const uint32_t w = f < n_ ? n_ - f : saturated_;
+  const uint32_t w = weight(c);
   if (w != weight_[c]) move(c, w);
   next_[c] = next_edge(c, n_ - weight_[c]);
 }
 
-// reweigh() for choose_slotted (a slottable set: top_ <= kFastClasses), inline and without
-// spans()' loop: a move of one member from class `old` to class `now` takes `old` from every class
-// start after class old's and adds `now` to every one after class now's (lo_[k] sums the spans of
-// classes top_ .. top_ − k + 1), in one vector update. With direct tx a burst's own choices cross
-// band edges every few packets: this runs for about one packet in three.
-void Psp::reweigh_slotted(uint32_t c, uint32_t d) {
-  const uint32_t f = edges_.floor_of(d, c);
-  const uint32_t now = f < n_ ? n_ - f : saturated_;
-  const uint32_t old = weight_[c];
-  if (now != old) {
-#if defined(SPRAYLAB_LB_AVX512)
-    relink(c, old, now);
-    // Lane j holds lo_[j + 1]: class w's span is in it when j + 1 > top_ − w.
-    const auto from = static_cast<__mmask8>(0xffu << (top_ - old));
-    const auto to = static_cast<__mmask8>(0xffu << (top_ - now));
-    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo_ + 1));
-    lo = _mm256_mask_sub_epi32(lo, from, lo, _mm256_set1_epi32(static_cast<int>(old)));
-    lo = _mm256_mask_add_epi32(lo, to, lo, _mm256_set1_epi32(static_cast<int>(now)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo_ + 1), lo);
-    slotted_ = false;
-#else
-    move(c, now);
-#endif
-  }
-  next_[c] = next_edge(c, f);
-}
-
-// choose()'s loop for a run of packets sharing a slottable set with edges: a draw and a table load
-// per packet until a candidate changes class, draw() after it (the table is not rebuilt per move),
-// the rest in locals (through `this`, each depth store would make the compiler reload them).
-// Returns the first packet after the run, or the packet after a move that left no weight.
+// choose()'s loop for a run of packets sharing a slotted set with edges: a draw and a table load
+// per packet, the rest in locals (through `this`, each depth store would make the compiler reload
+// them). Returns the first packet after the run, or the packet after a move that left no weight.
 size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
-  if (!slotted_) build_slots();  // a move earlier in this burst (another run of the set)
-  bool table = slotted_;
   Rng rng = kept_rng;
   const PortId* ports = set_.ports;
   const uint32_t w = set_.w;
@@ -307,15 +248,13 @@ size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out,
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
-    const uint32_t r = rng.below(total);
-    const uint32_t c = table ? slot_[r] : draw(r);
+    const uint32_t c = slot_[rng.below(total)];
     out[i] = ports[c];
     if (const uint32_t grew = queues_.grow(out[i], p)) {
       const uint32_t d = set_.depth[c] + grew;
       set_.depth[c] = d;
       if (d >= next_[c]) {  // as in choose()
-        reweigh_slotted(c, d);
-        table = slotted_;
+        reweigh(c);
         total = total_;
         if (total == 0) {
           ++i;
@@ -345,7 +284,7 @@ void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId*
       recorded = i;
     }
     if (set_.load(p, queues_)) classify();
-    if (slottable_ && edges_.usable && total_ != 0) {
+    if (slotted_ && edges_.usable && total_ != 0) {
       i = choose_slotted(burst, i, out, rng);
       continue;
     }

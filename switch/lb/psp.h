@@ -5,11 +5,9 @@
 // sums; in software the same distribution comes cheaper from weight classes: draw a class with
 // probability weight × members, then a member uniformly — O(n) per packet instead of O(w), and a
 // chosen port changes class in O(1). For up to 64 candidates in up to 8 classes the draw's result
-// for every number is kept as a table (issue 18): one load per packet, the table built with the
-// classes of each loaded set. A port that changes class leaves the table stale until the next
-// load (draw() meanwhile): with direct tx a burst's own choices cross band edges every few
-// packets, and a rebuild per move cost more than the table saved. Bands come from compares with
-// the band edges as depths (BandEdges), not a division.
+// for every number is kept as a table (issue 18): one load per packet, the table rebuilt with the
+// classes (per loaded set, and when a port changes class). Bands come from compares with the band
+// edges as depths (BandEdges), not a division.
 // (choice) A queue at or beyond Th weighs `saturated_weight` (default 1, the paper's last band;
 // 0 excludes the port). If every candidate weighs 0 the choice is uniform.
 #pragma once
@@ -71,9 +69,7 @@ class Psp final : public Balancer {
     return w == 0 || w == saturated_ ? UINT32_MAX : edges_.next(f, i);
   }
   void move(uint32_t i, uint32_t weight);  // candidate i changes class
-  [[gnu::always_inline]] inline void relink(uint32_t i, uint32_t old, uint32_t weight);
   void reweigh(uint32_t c);
-  [[gnu::always_inline]] inline void reweigh_slotted(uint32_t c, uint32_t depth);
   size_t choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
   // Candidate index ∝ weight, from r uniform in [0, total_).
   [[gnu::always_inline]] inline uint32_t draw(uint32_t r) const;
@@ -104,13 +100,11 @@ class Psp final : public Balancer {
   uint32_t total_ = 0;                // Σ weight × members
   std::vector<uint32_t> count_;       // members per weight 0..n
   std::vector<uint16_t> members_;     // candidate indices per weight class
-  uint16_t pos_[kMaxCandidates];      // candidate i is members(weight_[i])[pos_[i]]
   std::vector<uint64_t> reciprocal_;  // ⌊2^32 / w⌋ + 1: division by a weight as a multiply
   // draw(r) for every r < total_ as a table, for a set of at most 64 candidates in at most
   // kFastClasses classes: one load per packet instead of finding the class. Rebuilt with the
   // classes (a few vector permutes per class), so it holds while they do.
-  bool slotted_ = false;    // slot_ holds for the classes
-  bool slottable_ = false;  // the set is small enough for slot_ (slotted_ after build_slots)
+  bool slotted_ = false;
   alignas(64) uint8_t slot_[kFastClasses * 64 + 64];
 };
 
