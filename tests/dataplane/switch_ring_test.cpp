@@ -102,6 +102,18 @@ class SwitchOnRings : public ::testing::Test {
 
   void SetUp() override { ASSERT_NE(f_, nullptr) << "the suite's switch did not start"; }
 
+  // leaf1's tables and unshaped options on the suite's routing: a runtime of the tests that drive a
+  // Forwarder themselves (no ring ports, no worker).
+  static SwitchTables leaf1_tables() {
+    return build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
+  }
+  static RuntimeOptions unshaped() {
+    RuntimeOptions ro;
+    ro.shaping = false;
+    ro.routing = f_->routing.get();
+    return ro;
+  }
+
   // A UDP frame from h0 (on port 0) to host `dst` with source port `sport`.
   static rte_mbuf* frame(const std::string& dst, uint16_t sport, uint8_t ttl = 64) {
     return test::udp_frame(f_->pool, f_->plan->host_ip(f_->topology.find("h0")),
@@ -193,12 +205,9 @@ TEST_F(SwitchOnRings, LocalDeliveryAndCountedDrops) {
 // worker draining the ring never subtracts first, and takes the refused back); the drain brings
 // the depth back to 0. A second runtime beside the suite's, for leaf1, driven by hand.
 TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
-  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
-  RuntimeOptions ro;
-  ro.shaping = false;
-  ro.routing = f_->routing.get();
+  RuntimeOptions ro = unshaped();
   ro.queue_packets = 64;  // the smallest egress ring: 64 slots, which hold 63
-  SwitchRuntime rt(tables, ro);
+  SwitchRuntime rt(leaf1_tables(), ro);
   Forwarder fw(rt, 0);
   constexpr uint16_t kToH3 = 1;  // leaf1's port 1 faces h3
   uint32_t len = 0;
@@ -232,11 +241,7 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
 // kCoalesceBelow frames skips its drain, at most that many turns in a row; a port with more, or
 // any port once the input runs dry, is drained at once. Nothing is lost or reordered.
 TEST_F(SwitchOnRings, CoalescedDrainsWaitForFramesAtMostTheGivenTurns) {
-  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
-  RuntimeOptions ro;
-  ro.shaping = false;
-  ro.routing = f_->routing.get();
-  SwitchRuntime rt(tables, ro);
+  SwitchRuntime rt(leaf1_tables(), unshaped());
   Forwarder fw(rt, 0);
   constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
   WorkerPlan plan;
@@ -300,11 +305,7 @@ TEST_F(SwitchOnRings, CoalescedDrainsWaitForFramesAtMostTheGivenTurns) {
 // queued, not lost; while frames are queued, new ones queue behind them (FIFO); a port not owned,
 // or one a rate request is about to shape, queues. The counters add up either way.
 TEST_F(SwitchOnRings, DirectTxSkipsOnlyAnEmptyUnshapedQueueAndKeepsOrder) {
-  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
-  RuntimeOptions ro;
-  ro.shaping = false;
-  ro.routing = f_->routing.get();
-  SwitchRuntime rt(tables, ro);
+  SwitchRuntime rt(leaf1_tables(), unshaped());
   Forwarder fw(rt, 0);
   constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
   // The device: takes up to `room` frames per call, keeps each port's UDP source ports in order.
@@ -398,11 +399,7 @@ TEST_F(SwitchOnRings, DirectTxSkipsOnlyAnEmptyUnshapedQueueAndKeepsOrder) {
 // all; a port whose staging fills (Forwarder::kStaged, two bursts) is flushed early. Every frame
 // leaves once, in order.
 TEST_F(SwitchOnRings, HeldBurstsLeaveTogetherInOrder) {
-  const SwitchTables tables = build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
-  RuntimeOptions ro;
-  ro.shaping = false;
-  ro.routing = f_->routing.get();
-  SwitchRuntime rt(tables, ro);
+  SwitchRuntime rt(leaf1_tables(), unshaped());
   Forwarder fw(rt, 0);
   constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
   WorkerPlan plan;
