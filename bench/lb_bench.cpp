@@ -1,7 +1,9 @@
 // ns per packet of every load balancer (issue 3): BM_Lb/<algorithm>/<w> for w = 4, 16, 64 with
 // bursts of 32, and Ofan combined vs per-packet atomics with one and two threads. Variants of the
 // queue readers (issue 18): `jsq_banded` (bands 4) and `<algorithm>_stale` (state 20 µs old, the
-// PSP paper's staleness) beside their defaults.
+// PSP paper's staleness) beside their defaults, and `<algorithm>_drained` (every queue empty at
+// each burst's start and Th the default floor of 8 packets: the switch's null case, where the
+// net_null ports drain between bursts and the burst's own choices are all the depth there is).
 //
 // The reported time is per packet (one benchmark iteration = one packet); the `cycles_per_packet`
 // counter is TSC cycles per packet over the timed loop.
@@ -39,6 +41,7 @@ struct Variant {
   bool atomic = false;        // ofan: per-packet atomics
   uint32_t bands = 0;         // jsq: banded with this many bands
   uint64_t state_update = 0;  // a stale view of this period
+  bool drained = false;       // empty queues, Th 8 packets
 };
 
 struct Bench {
@@ -82,7 +85,7 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
   if (variant.state_update != 0) spec.state_update_ns = variant.state_update;
   // Th = the 100-packet buffer below (the figures before issue 19's default): depths range over
   // 0..120 packets, so every band is populated.
-  spec.threshold = 100;
+  spec.threshold = variant.drained ? kBandFloorPackets : 100;
   SwitchContext ctx;
   ctx.seed = 1;
   ctx.lcores = lcores;
@@ -99,7 +102,7 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
   Rng rng(7);
   depth = std::vector<std::atomic<uint32_t>>(ctx.ports);
   capacity.assign(ctx.ports, 100);
-  for (auto& d : depth) d = rng.below(120);
+  for (auto& d : depth) d = variant.drained ? 0 : rng.below(120);
   const uint32_t leaves = routing ? static_cast<uint32_t>(routing->leaves().size()) : 1;
   for (uint32_t i = 0; i < kBurstPool; ++i) {
     uint32_t dests[kDestsPerBurst];
@@ -168,6 +171,8 @@ void register_all() {
     for (const Algorithm a : {Algorithm::kJsq, Algorithm::kTopk, Algorithm::kPsp}) {
       register_one(std::string(to_string(a)) + "_stale", a, {.state_update = kStale}, w);
     }
+    for (const Algorithm a : {Algorithm::kTopk, Algorithm::kPsp, Algorithm::kPolarized})
+      register_one(std::string(to_string(a)) + "_drained", a, {.drained = true}, w);
   }
   // Ofan combined vs per-packet atomics with one and two lcores sharing one table.
   for (const bool atomic : {false, true}) {

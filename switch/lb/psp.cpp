@@ -187,18 +187,58 @@ void Psp::spans() {
   }
 }
 
+// Where candidate i is in a class's `count` members: a vector compare of 32 at a time where there
+// is one (a search loop's exit at a random place mispredicted once per move, every other packet
+// on short queues).
+uint32_t Psp::position(const uint16_t* members, uint32_t count, uint32_t i) {
+#if defined(SPRAYLAB_LB_AVX512)
+  const __m512i want = _mm512_set1_epi16(static_cast<short>(i));
+  for (uint32_t at = 0; at < count; at += 32) {
+    const auto m = static_cast<__mmask32>(count - at >= 32 ? ~0u : (1u << (count - at)) - 1);
+    const __mmask32 hit =
+        _mm512_mask_cmpeq_epi16_mask(m, _mm512_maskz_loadu_epi16(m, members + at), want);
+    if (hit != 0) return at + static_cast<uint32_t>(std::countr_zero(hit));
+  }
+  return count;  // not reached: i is a member
+#else
+  uint32_t at = 0;
+  while (members[at] != i) ++at;
+  return at;
+#endif
+}
+
 void Psp::move(uint32_t i, uint32_t w) {
   const uint32_t old = weight_[i];
   // Swap-remove from the old class (i's place found by a search: it moves only when a chosen
   // port crosses a band edge), append to the new one.
   uint16_t* from = members(old);
-  uint32_t at = 0;
-  while (from[at] != i) ++at;
+  const uint32_t at = position(from, count_[old], i);
   from[at] = from[--count_[old]];
   members(w)[count_[w]++] = static_cast<uint16_t>(i);
   weight_[i] = w;
   total_ = total_ - old + w;
-  spans();
+  // lo_ as spans() would give it: the spans after class `old` (draw order k > top_ − old) lose
+  // `old` values, those after class w gain w.
+#if defined(SPRAYLAB_LB_AVX512)
+  // One vector store: draw() reads lo_[1..8] as one vector, which scalar stores could not forward.
+  const __m256i k = _mm256_set_epi32(8, 7, 6, 5, 4, 3, 2, 1);
+  const __m256i top = _mm256_set1_epi32(static_cast<int>(top_));
+  const __m256i vo = _mm256_set1_epi32(static_cast<int>(old));
+  const __m256i vw = _mm256_set1_epi32(static_cast<int>(w));
+  __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo_ + 1));
+  lo = _mm256_mask_sub_epi32(lo, _mm256_cmpgt_epu32_mask(_mm256_add_epi32(k, vo), top), lo, vo);
+  lo = _mm256_mask_add_epi32(lo, _mm256_cmpgt_epu32_mask(_mm256_add_epi32(k, vw), top), lo, vw);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo_ + 1), lo);
+#else
+  for (uint32_t k = 1; k <= kFastClasses; ++k)
+    lo_[k] = lo_[k] - (k + old > top_ ? old : 0) + (k + w > top_ ? w : 0);
+#endif
+  if (!slotted_) return;
+  if (rebuilds_left_ == 0) {
+    slotted_ = false;
+    return;
+  }
+  --rebuilds_left_;
   build_slots();
 }
 
@@ -230,17 +270,21 @@ uint32_t Psp::draw(uint32_t r) const {
   return members(cls)[(offset * reciprocal_[cls]) >> 32];
 }
 
-// Re-weighs candidate c, whose depth reached its next edge.
+// Re-weighs candidate c, whose depth reached its next edge (edges_ usable): its floor by compares
+// with its edges.
 void Psp::reweigh(uint32_t c) {
-  const uint32_t w = weight(c);
+  const uint32_t f = edges_.floor_of(set_.depth[c], c);
+  const uint32_t w = f < n_ ? n_ - f : saturated_;
   if (w != weight_[c]) move(c, w);
   next_[c] = next_edge(c, n_ - weight_[c]);
 }
 
-// choose()'s loop for a run of packets sharing a slotted set with edges: a draw and a table load
-// per packet, the rest in locals (through `this`, each depth store would make the compiler reload
-// them). Returns the first packet after the run, or the packet after a move that left no weight.
-size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
+// choose()'s loop for a run of packets sharing a set with edges: a draw and a table load (or
+// draw()) per packet, the rest in locals (through `this`, each depth store would make the
+// compiler reload them). Returns the first packet after the run, the packet after a move that
+// left no weight, or (kSlotted) the packet after a move that dropped the table.
+template <bool kSlotted>
+size_t Psp::choose_run(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
   Rng rng = kept_rng;
   const PortId* ports = set_.ports;
   const uint32_t w = set_.w;
@@ -248,7 +292,8 @@ size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out,
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
-    const uint32_t c = slot_[rng.below(total)];
+    const uint32_t r = rng.below(total);
+    const uint32_t c = kSlotted ? slot_[r] : draw(r);
     out[i] = ports[c];
     if (const uint32_t grew = queues_.grow(out[i], p)) {
       const uint32_t d = set_.depth[c] + grew;
@@ -256,7 +301,7 @@ size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out,
       if (d >= next_[c]) {  // as in choose()
         reweigh(c);
         total = total_;
-        if (total == 0) {
+        if (total == 0 || (kSlotted && !slotted_)) {
           ++i;
           break;
         }
@@ -270,7 +315,8 @@ size_t Psp::choose_slotted(std::span<const Packet> burst, size_t i, PortId* out,
 void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.begin(queues_);
-  Rng rng = *ctx.rng;   // in registers (rps.h)
+  Rng rng = *ctx.rng;  // in registers (rps.h)
+  rebuilds_left_ = kRebuildsPerBurst;
   size_t recorded = 0;  // choices before this are in the queues' pending depths
   for (size_t i = 0; i < burst.size();) {
     const Packet& p = burst[i];
@@ -284,9 +330,15 @@ void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId*
       recorded = i;
     }
     if (set_.load(p, queues_)) classify();
-    if (slotted_ && edges_.usable && total_ != 0) {
-      i = choose_slotted(burst, i, out, rng);
-      continue;
+    if (edges_.usable && total_ != 0) {
+      if (slotted_) {
+        i = choose_run<true>(burst, i, out, rng);
+        continue;
+      }
+      if (top_ <= kFastClasses) {
+        i = choose_run<false>(burst, i, out, rng);
+        continue;
+      }
     }
     const uint32_t c = total_ == 0 ? rng.below(set_.w) : draw(rng.below(total_));
     out[i] = set_.ports[c];

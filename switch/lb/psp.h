@@ -68,9 +68,13 @@ class Psp final : public Balancer {
     const uint32_t w = weight_[i];
     return w == 0 || w == saturated_ ? UINT32_MAX : edges_.next(f, i);
   }
-  void move(uint32_t i, uint32_t weight);  // candidate i changes class
-  void reweigh(uint32_t c);
-  size_t choose_slotted(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
+  static uint32_t position(const uint16_t* members, uint32_t count, uint32_t i);
+  [[gnu::always_inline]] inline void move(uint32_t i, uint32_t weight);  // i changes class
+  [[gnu::always_inline]] inline void reweigh(uint32_t c);
+  // choose()'s loop for a run of packets sharing a set with edges, drawing by slot_ (kSlotted) or
+  // by draw().
+  template <bool kSlotted>
+  size_t choose_run(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
   // Candidate index ∝ weight, from r uniform in [0, total_).
   [[gnu::always_inline]] inline uint32_t draw(uint32_t r) const;
   uint16_t* members(uint32_t weight) {
@@ -106,6 +110,14 @@ class Psp final : public Balancer {
   // classes (a few vector permutes per class), so it holds while they do.
   bool slotted_ = false;
   alignas(64) uint8_t slot_[kFastClasses * 64 + 64];
+  // Table rebuilds left to this burst's class moves. A table pays for itself over a run of packets
+  // drawn from it; on short queues (a live view of ports that drain between bursts, the default
+  // Th of 8 packets) a port changes band every two packets it is sent, and rebuilding per move
+  // cost more than the draws it saved. Past the budget a move drops the table and draw() finds
+  // the class instead: the same candidate for every r (slot_[r] = draw(r)), so the choice is
+  // unchanged. The next set load (classify) builds it again.
+  static constexpr uint32_t kRebuildsPerBurst = 1;
+  uint32_t rebuilds_left_ = 0;
 };
 
 }  // namespace spraylab::lb
