@@ -188,6 +188,121 @@ TEST(Psp, SaturatedWeightZeroExcludesFullQueues) {
   EXPECT_EQ(h[1], 1000u);
 }
 
+// PSP one packet at a time as ALGORITHMS.md states it, with the class order the balancer draws
+// in (classes by weight from the top, members in candidate order at each load, a member that
+// changes class swap-removed from the old and appended to the new): the reference the balancer's
+// per-burst structures (draw table, member list, vector draw) must reproduce choice for choice.
+class ReferencePsp {
+ public:
+  ReferencePsp(uint32_t n, uint64_t th, uint32_t saturated, bool bytes)
+      : n_(n), th_(th), sat_(saturated), bytes_(bytes) {}
+  void choose(std::span<const Packet> burst, const QueueView& q, Rng& rng, PortId* out) {
+    std::vector<uint32_t> extra(q.size(), 0);  // the burst's own choices (a live view)
+    const PortId* loaded = nullptr;
+    for (size_t i = 0; i < burst.size(); ++i) {
+      const Packet& p = burst[i];
+      if (p.num_candidates == 0) {
+        out[i] = kNoPort;
+        continue;
+      }
+      if (p.candidates != loaded) {
+        loaded = p.candidates;
+        w_ = p.num_candidates;
+        depth_.assign(w_, 0);
+        top_ = std::max(n_, sat_);
+        members_.assign(top_ + 1, {});
+        weight_.assign(w_, 0);
+        for (uint32_t c = 0; c < w_; ++c) {
+          depth_[c] = q.depth(p.candidates[c]) + extra[p.candidates[c]];
+          weight_[c] = psp_weight(depth_[c], n_, th_, sat_);
+          members_[weight_[c]].push_back(c);
+        }
+      }
+      uint32_t total = 0;
+      for (uint32_t c = 1; c <= top_; ++c) total += c * static_cast<uint32_t>(members_[c].size());
+      uint32_t c = 0;
+      if (total == 0) {
+        c = rng.below(w_);
+      } else {
+        uint32_t r = rng.below(total);
+        for (uint32_t cls = top_; cls >= 1; --cls) {
+          const auto span = cls * static_cast<uint32_t>(members_[cls].size());
+          if (r < span) {
+            c = members_[cls][r / cls];
+            break;
+          }
+          r -= span;
+        }
+      }
+      out[i] = p.candidates[c];
+      const uint32_t grew = bytes_ ? p.bytes : 1;
+      extra[out[i]] += grew;
+      depth_[c] += grew;
+      const uint32_t w = psp_weight(depth_[c], n_, th_, sat_);
+      if (w != weight_[c]) {
+        auto& from = members_[weight_[c]];
+        *std::find(from.begin(), from.end(), c) = from.back();
+        from.pop_back();
+        members_[w].push_back(c);
+        weight_[c] = w;
+      }
+    }
+  }
+
+ private:
+  uint32_t n_;
+  uint64_t th_;
+  uint32_t sat_;
+  bool bytes_;
+  uint32_t w_ = 0, top_ = 0;
+  std::vector<uint32_t> depth_, weight_;
+  std::vector<std::vector<uint32_t>> members_;
+};
+
+// Issue 18: with a live view every per-burst structure (the draw table and its rebuilds, the
+// member list, the class compare) gives exactly the reference's choices: queues that start empty
+// (bands cross every few packets) or deep, one set per burst or two interleaved, widths across
+// the vector paths' limits (16, 64 candidates, 8 classes), packets and bytes.
+TEST(Psp, LiveBurstsChooseExactlyAsOnePacketAtATime) {
+  struct Case {
+    uint32_t w, n, sat;
+    uint64_t th;
+    bool bytes;
+  };
+  const std::vector<Case> cases = {
+      {4, 4, 1, 8, false},  {16, 4, 1, 8, false},    {3, 2, 0, 8, false},    {33, 8, 1, 12, false},
+      {64, 4, 1, 8, false}, {64, 8, 0, 100, false},  {80, 4, 1, 8, false},   {20, 10, 1, 40, false},
+      {7, 1, 1, 8, false},  {16, 4, 1, 12000, true}, {64, 8, 0, 9000, true}, {5, 9, 1, 9, false}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(::testing::Message() << "w " << k.w << " n " << k.n << " sat " << k.sat << " Th "
+                                      << k.th << (k.bytes ? " bytes" : " packets"));
+    const uint32_t ports_n = k.w + 8;
+    Queues q(ports_n, 1u << 30);
+    const std::vector<PortId> a = ports(k.w);
+    const std::vector<PortId> b = ports(k.w / 2 + 1, 7);  // overlaps a
+    Psp psp(k.n, k.th, k.sat, BurstQueues(ports_n, 0, k.bytes));
+    ReferencePsp ref(k.n, k.th, k.sat, k.bytes);
+    Rng rng_a(3), rng_b(3), gen(11);
+    for (int round = 0; round < 400; ++round) {
+      // Every other round starts from empty queues, the rest from what earlier rounds left.
+      if (round % 2 == 0) {
+        for (auto& d : q.depth) d = 0;
+      }
+      std::vector<Packet> burst(32);
+      const bool two_sets = round % 3 == 2;
+      for (uint32_t i = 0; i < burst.size(); ++i) {
+        const std::vector<PortId>& set = two_sets && gen.below(4) == 0 ? b : a;
+        burst[i] = packet(set, 0, 64 + gen.below(1500));
+      }
+      PortId got[32], want[32];
+      psp.choose(burst, BurstContext{q.view(), &rng_a, 0}, got);
+      ref.choose(burst, q.view(), rng_b, want);
+      ASSERT_TRUE(std::equal(got, got + 32, want)) << "round " << round;
+      for (uint32_t i = 0; i < burst.size(); ++i) q.depth[got[i]] += k.bytes ? burst[i].bytes : 1;
+    }
+  }
+}
+
 // Issue 19: the default Th is one state-update period of line rate, at least 8 packets (and at
 // least n), in the queue unit.
 TEST(BandThreshold, DefaultIsOneUpdatePeriodOfLineRateWithAFloor) {
