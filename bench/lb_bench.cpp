@@ -1,9 +1,10 @@
 // ns per packet of every load balancer (issue 3): BM_Lb/<algorithm>/<w> for w = 4, 16, 64 with
 // bursts of 32, and Ofan combined vs per-packet atomics with one and two threads. Variants of the
 // queue readers (issue 18): `jsq_banded` (bands 4) and `<algorithm>_stale` (state 20 µs old, the
-// PSP paper's staleness) beside their defaults, and `<algorithm>_drained` (every queue empty at
-// each burst's start and Th the default floor of 8 packets: the switch's null case, where the
-// net_null ports drain between bursts and the burst's own choices are all the depth there is).
+// PSP paper's staleness) beside their defaults, `psp_live` (PSP's default is a 1 µs snapshot),
+// and `<algorithm>_drained` (every queue empty at each burst's start and Th the default floor of
+// 8 packets: the switch's null case, where the net_null ports drain between bursts and the
+// burst's own choices are all the depth there is).
 //
 // The reported time is per packet (one benchmark iteration = one packet); the `cycles_per_packet`
 // counter is TSC cycles per packet over the timed loop.
@@ -12,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,10 +40,11 @@ constexpr uint64_t kBurstNs = 2150;
 // One switch under test: its balancer factory, queues and pre-generated bursts.
 // A variant of an algorithm's defaults.
 struct Variant {
-  bool atomic = false;        // ofan: per-packet atomics
-  uint32_t bands = 0;         // jsq: banded with this many bands
-  uint64_t state_update = 0;  // a stale view of this period
-  bool drained = false;       // empty queues, Th 8 packets
+  bool atomic = false;  // ofan: per-packet atomics
+  uint32_t bands = 0;   // jsq: banded with this many bands
+  std::optional<uint64_t> state_update =
+      std::nullopt;      // the view's period (0: live), else the default
+  bool drained = false;  // empty queues, Th 8 packets
 };
 
 struct Bench {
@@ -82,7 +85,7 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
   conf::BalancerSpec spec = conf::balancer_defaults(algorithm);
   spec.atomic_per_packet = variant.atomic;
   if (variant.bands != 0) spec.bands = variant.bands;
-  if (variant.state_update != 0) spec.state_update_ns = variant.state_update;
+  if (variant.state_update) spec.state_update_ns = *variant.state_update;
   // Th = the 100-packet buffer below (the figures before issue 19's default): depths range over
   // 0..120 packets, so every band is populated.
   spec.threshold = variant.drained ? kBandFloorPackets : 100;
@@ -173,6 +176,9 @@ void register_all() {
     }
     for (const Algorithm a : {Algorithm::kTopk, Algorithm::kPsp, Algorithm::kPolarized})
       register_one(std::string(to_string(a)) + "_drained", a, {.drained = true}, w);
+    // PSP's default is a 1 µs snapshot: its live view beside it.
+    register_one("psp_live", Algorithm::kPsp, {.state_update = 0}, w);
+    register_one("psp_live_drained", Algorithm::kPsp, {.state_update = 0, .drained = true}, w);
   }
   // Ofan combined vs per-packet atomics with one and two lcores sharing one table.
   for (const bool atomic : {false, true}) {

@@ -13,7 +13,7 @@ load_balancer:
   queue_unit: bytes
   layers:
     1: {algorithm: jsq}
-    2: {state_update: 1us}
+    2: {state_update: 5us}
   switches:
     leaf3: {algorithm: ofan}
     agg0: {bands: 2}
@@ -35,7 +35,7 @@ TEST(BalancerPlan, OverrideInheritsTheTopLevelParametersItsAlgorithmTakes) {
   EXPECT_EQ(core.algorithm, lb::Algorithm::kPsp);  // no algorithm given: the top level's
   EXPECT_EQ(core.bands, 8u);
   EXPECT_EQ(core.queue_unit, lb::QueueUnit::kBytes);
-  EXPECT_EQ(core.state_update_ns, 1000u);
+  EXPECT_EQ(core.state_update_ns, 5000u);
 
   const BalancerSpec& jsq = plan.per_layer.at(1);
   EXPECT_EQ(jsq.bands, 8u);  // jsq takes bands too
@@ -51,7 +51,7 @@ TEST(BalancerPlan, OverrideWithAnotherAlgorithmDropsParametersThatAlgorithmDoesN
 TEST(BalancerPlan, PerSwitchOverridesInheritFromTheTopLevelNotFromTheirLayer) {
   const BalancerSpec& agg0 = load(kPlan).balancer.per_switch.at("agg0");
   EXPECT_EQ(agg0.algorithm, lb::Algorithm::kPsp);
-  EXPECT_EQ(agg0.state_update_ns, 0u);
+  EXPECT_EQ(agg0.state_update_ns, 1000u);  // PSP's default, not its layer's 5 µs
 }
 
 TEST(BalancerPlan, AlgorithmDefaultsDifferWhereThePapersSaySo) {
@@ -59,6 +59,12 @@ TEST(BalancerPlan, AlgorithmDefaultsDifferWhereThePapersSaySo) {
   EXPECT_EQ(load(topo + "load_balancer: {algorithm: ar}\n").balancer.fallback.state_update_ns,
             100u);
   EXPECT_EQ(load(topo + "load_balancer: {algorithm: psp}\n").balancer.fallback.bands, 4u);
+  // PSP acts on reported state (§IV's near-real-time 1 µs); 0 written out is the live view.
+  EXPECT_EQ(load(topo + "load_balancer: {algorithm: psp}\n").balancer.fallback.state_update_ns,
+            1000u);
+  EXPECT_EQ(load(topo + "load_balancer: {algorithm: psp, state_update: 0}\n")
+                .balancer.fallback.state_update_ns,
+            0u);
   EXPECT_EQ(load(topo + "load_balancer: {algorithm: jsq}\n").balancer.fallback.bands, 0u);
   const BalancerPlan layered =
       load(topo + "load_balancer: {algorithm: jsq, layers: {1: {algorithm: ar}}}\n").balancer;
