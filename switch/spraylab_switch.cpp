@@ -54,7 +54,7 @@ struct Options {
   bool no_shaping = false;
   uint32_t tx_coalesce = 32;
   bool no_direct_tx = false;
-  uint32_t rx_bursts = 4;
+  uint32_t rx_bursts = 0;  // 0: default_rx_bursts()
   double duration = 0;
   double stats_interval = 0;
   std::string stats_json;
@@ -148,7 +148,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   app.add_option("--rx-bursts", o.rx_bursts,
                  "With --no-shaping: bursts a worker reads from an rx queue per turn while they "
                  "come back full, before its frames go out (default 4: each egress port's share "
-                 "of a turn is paid once for them all; 1: a burst at a time)")
+                 "of a turn is paid once for them all; 1, the default with two ports or fewer: a "
+                 "burst at a time)")
       ->check(CLI::Range(1, 16));
   app.add_option("--shaper-slack", o.shaper_slack,
                  "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
@@ -278,6 +279,15 @@ std::vector<spraylab::net::PortState> start_switch_ports(const Options& o,
   }
   return ports;
 }
+
+// --rx-bursts when not given. Held bursts pay each egress port's device call and bookkeeping once
+// for several bursts: worth it when a burst spreads thinly (16 ports: about two frames each). With
+// two ports a burst already gives each about 16, and holding gained nothing in the pipeline
+// (bench/fwd_bench ofan --ports 2: 56.7 / 58.1 cycles per packet one burst at a time, 56.7 /
+// 56.8 with 4). Over vhost (every frame copied in and out) holding cost: in the vhost-e2e layout
+// on a loaded machine, one burst at a time forwarded more in 4 of 5 alternating pairs, with
+// Forwarder::flush's time per frame about halved and the vhost PMD's lower (perf, 3 pairs).
+uint32_t default_rx_bursts(size_t ports) { return ports <= 2 ? 1 : 4; }
 
 // The lcores the workers run on, in worker order: the main one when it is the only lcore.
 std::vector<unsigned> worker_lcores(uint32_t workers) {
@@ -473,7 +483,7 @@ int run(int argc, char** argv) {
     p.idle_sleep_max_ns = idle_sleep;
     p.tx_coalesce_turns = o.no_shaping ? o.tx_coalesce : 0;
     p.direct_tx = o.no_shaping && !o.no_direct_tx;
-    p.rx_bursts = o.no_shaping ? o.rx_bursts : 1;
+    p.rx_bursts = !o.no_shaping ? 1 : o.rx_bursts ? o.rx_bursts : default_rx_bursts(ports.size());
     p.idle_deep_ns = deep_sleep;
   }
   Metrics metrics;

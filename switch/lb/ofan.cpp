@@ -46,6 +46,16 @@ void Ofan::choose(std::span<const Packet> burst, const BurstContext&, PortId* ou
 }
 
 void Ofan::combined(std::span<const Packet> chunk, const OrderTable& table, PortId* out) {
+  if (chunk.empty()) return;
+  const uint32_t first = ofan_key(chunk[0].dest, chunk[0].bytes, ack_size_);
+  size_t same = 1;
+  while (same < chunk.size() && ofan_key(chunk[same].dest, chunk[same].bytes, ack_size_) == first) {
+    ++same;
+  }
+  if (same == chunk.size()) {
+    one_key(first, chunk.size(), table, out);
+    return;
+  }
   if (++gen_ == 0) {  // generation counter wrapped: forget every stale mark once
     std::fill(seen_gen_.begin(), seen_gen_.end(), 0);
     gen_ = 1;
@@ -90,6 +100,32 @@ void Ofan::combined(std::span<const Packet> chunk, const OrderTable& table, Port
     }
     out[i] = slot_order_[s][slot_cursor_[s]];
     if (++slot_cursor_[s] == slot_len_[s]) slot_cursor_[s] = 0;
+  }
+}
+
+// combined() for a chunk whose packets all have key `key` (a burst to one destination, e.g. a
+// switch whose traffic all takes one route): the same positions as the general path's single
+// slot, with the count and the cursor in registers. The general path keeps them in per-slot
+// arrays, and each packet's increment waited for the previous packet's store.
+void Ofan::one_key(uint32_t key, size_t n, const OrderTable& table, PortId* out) {
+  const std::span<const PortId> order = table.order(key);
+  if (order.empty()) {
+    std::fill(out, out + n, kNoPort);
+    return;
+  }
+  std::atomic<uint64_t>& pointer = state_->pointer(key);
+  uint64_t base;
+  if (state_->single_writer()) {
+    base = pointer.load(std::memory_order_relaxed);
+    pointer.store(base + n, std::memory_order_relaxed);
+  } else {
+    base = pointer.fetch_add(n, std::memory_order_relaxed);
+  }
+  const auto len = static_cast<uint32_t>(order.size());
+  uint32_t cursor = static_cast<uint32_t>(base % len);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = order[cursor];
+    if (++cursor == len) cursor = 0;
   }
 }
 

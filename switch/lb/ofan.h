@@ -50,6 +50,7 @@ class Ofan final : public Balancer {
 
  private:
   void combined(std::span<const Packet> chunk, const OrderTable& table, PortId* out);
+  void one_key(uint32_t key, size_t n, const OrderTable& table, PortId* out);
   void per_packet(std::span<const Packet> burst, const OrderTable& table, PortId* out);
 
   std::shared_ptr<OfanState> state_;
