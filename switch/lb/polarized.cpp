@@ -326,16 +326,11 @@ inline uint32_t min_level(__m512i level, uint64_t m) {
 // depth above).
 constexpr uint32_t kNoLevel = 255;
 
-// The ties among `allowed` (every one at `level` or above) when the levels from `level` (the
-// ports at it: `low`) to level + 3 decide them, else 0: the forward ports' lowest level against
-// the deroutes' + the penalty. `rel` + `delta`: each port's level.
-inline uint64_t ties_at_levels(__m512i rel, __m512i delta, uint32_t level, uint64_t low,
-                               uint64_t allowed, uint64_t deroute, uint64_t forward,
-                               uint64_t penalty) {
-  const uint64_t at = allowed & low;
-  if (at != 0 && (penalty == 0 || forward == 0)) return at;
-  if ((forward & low) != 0) return forward & low;
-  if (level + 3 >= kNoLevel) return 0;  // only levels below 255 are exact
+// ties_at_levels' compares: the forward and deroute ports' lowest levels among level + 1 ..
+// level + 3 (level itself from `low`) and their scores.
+inline uint64_t window_ties(__m512i rel, __m512i delta, uint32_t level, uint64_t low,
+                            uint64_t allowed, uint64_t deroute, uint64_t forward,
+                            uint64_t penalty) {
   const __m512i lv = _mm512_adds_epu8(rel, delta);
   const uint64_t at1 = at_level(lv, level + 1) & allowed;
   const uint64_t at2 = at_level(lv, level + 2) & allowed;
@@ -365,6 +360,23 @@ inline uint64_t ties_at_levels(__m512i rel, __m512i delta, uint32_t level, uint6
   if (f_known) return fp;  // the deroutes, if any, score 4 << 8 + penalty or more
   if (d_known && (forward == 0 || ds < (uint64_t{4} << 8))) return dp;
   return 0;
+}
+
+// The ties among `allowed` (every one at `level` or above) when the levels from `level` (the
+// ports at it: `low`) to level + 3 decide them, else 0: the forward ports' lowest level against
+// the deroutes' + the penalty. `rel` + `delta`: each port's level.
+inline uint64_t ties_at_levels(__m512i rel, __m512i delta, uint32_t level, uint64_t low,
+                               uint64_t allowed, uint64_t deroute, uint64_t forward,
+                               uint64_t penalty, int& window) {
+  const uint64_t at = allowed & low;
+  if (at != 0 && (penalty == 0 || forward == 0)) return at;
+  if ((forward & low) != 0) return forward & low;
+  // The compares cost more than they save where they seldom answer (deep queues spread over many
+  // levels): `window` counts their answers less their misses, and they stop at 0.
+  if (window <= 0 || level + 3 >= kNoLevel) return 0;  // only levels below 255 are exact
+  const uint64_t ties = window_ties(rel, delta, level, low, allowed, deroute, forward, penalty);
+  window += ties != 0 ? 1 : -1;
+  return ties;
 }
 
 // The full search over a few allowed ports, from their depths as scalars: one pass (the vector
@@ -444,19 +456,23 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   const PortId* port = t.port_ids();
   const uint64_t penalty = penalty_;
   Rng rng = kept_rng;  // a local: in registers
-  __m512i now[4];
-  depth_now(depth, _mm512_setzero_si512(), now);
-  const uint32_t start = min_depth(now, valid);
+  // Sixteen ports' depths a register: only the registers with a port are read (one on a switch
+  // of at most 16 fabric ports).
+  const uint32_t groups = t.ports() > 16 ? (t.ports() + 15) / 16 : 1;
+  auto group = [&](uint32_t j) { return _mm512_load_si512(depth + 16 * j); };
+  __m512i m = _mm512_set1_epi32(-1);
+  for (uint32_t j = 0; j < groups; ++j)
+    m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, group(j));
+  const uint32_t start = reduce_min_epu32(m);
   __m512i rel = _mm512_set1_epi8(-1);  // ports that do not exist: 255, never at the level
   const __m512i base = _mm512_set1_epi32(static_cast<int>(start));
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[0], base)), 0);
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[1], base)), 1);
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[2], base)), 2);
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
+  auto bytes = [&](uint32_t j) {
+    return _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(group(j), base));
+  };
+  rel = _mm512_inserti32x4(rel, bytes(0), 0);
+  if (groups > 1) rel = _mm512_inserti32x4(rel, bytes(1), 1);
+  if (groups > 2) rel = _mm512_inserti32x4(rel, bytes(2), 2);
+  if (groups > 3) rel = _mm512_inserti32x4(rel, bytes(3), 3);
   rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
   __m512i delta = _mm512_setzero_si512();
   // The depths again as scalars, for the scalar search over a few allowed ports: written at the
@@ -470,6 +486,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
   bool dropped = false;  // tracked is no longer every fabric port
   bool checked = false;  // the burst looked for ports to drop
+  int window = 2;        // see ties_at_levels
   uint64_t up = valid;
   const PortId* up_of = nullptr;
   uint16_t up_count = 0;
@@ -507,7 +524,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
           level = v;
         }
       }
-      ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty);
+      ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
       // Tracked ports that no packet so far may take hold the lowest level: drop them (looked for
       // once a burst, after a few packets, so that these say which ports the burst may take).
       if (ties == 0 && !checked && i >= 8) {
@@ -518,7 +535,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
           const __m512i lv = _mm512_adds_epu8(rel, delta);
           level = min_level(lv, tracked);
           low = level < kNoLevel ? at_level(lv, level) & tracked : 0;
-          ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty);
+          ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
         }
       }
       if (ties == 0) {
