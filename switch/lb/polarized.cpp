@@ -443,7 +443,8 @@ uint64_t Polarized::taken(std::span<const Packet> burst) const {
 // (ties_at_levels). A port that no packet of the burst may take (on the null case's MRLS spine, the
 // port toward leaf0, where all traffic comes from) would hold the level down for the whole burst
 // and push every packet's ports above the levels compared: after a few packets, a packet
-// that the levels do not answer drops such ports from `tracked` (at most once a burst). The
+// that the levels do not answer drops such ports from `tracked` (at most once a burst), and the
+// next bursts start without them until a packet may take one. The
 // choices, draws and ties are choose_in_word's; only the full search reads the depths: scalars
 // for a few allowed ports, else starting depth + delta in vectors.
 template <bool kGrows>
@@ -481,10 +482,15 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   alignas(64) uint32_t cur[64];
   bool scalars = false;
   const __m512i one = _mm512_set1_epi8(1);
-  uint32_t level = 0;  // the lowest tracked depth is start + level
-  uint64_t tracked = valid;
+  // The ports dropped in earlier bursts stay dropped until a packet may take one.
+  uint64_t tracked = valid & ~idle_;
+  bool dropped = tracked != valid;  // tracked is not every fabric port
+  uint32_t level = 0;               // the lowest tracked depth is start + level
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
-  bool dropped = false;  // tracked is no longer every fabric port
+  if (dropped) {
+    level = min_level(rel, tracked);
+    low = level < kNoLevel ? at_level(rel, level) & tracked : 0;
+  }
   bool checked = false;  // the burst looked for ports to drop
   int window = 2;        // see ties_at_levels
   uint64_t up = valid;
@@ -518,6 +524,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
         const uint64_t more = allowed & ~tracked;
         const __m512i lv = _mm512_adds_epu8(rel, delta);
         tracked |= more;
+        idle_ &= ~more;
         const uint32_t v = min_level(lv, more);
         if (v < kNoLevel && v <= level) {
           low = (v == level ? low : 0) | (at_level(lv, v) & more);
@@ -532,6 +539,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
         if (const uint64_t idle = low & ~taken(burst.first(i + 1)); idle != 0) {
           dropped = true;
           tracked &= ~idle;
+          idle_ |= idle;
           const __m512i lv = _mm512_adds_epu8(rel, delta);
           level = min_level(lv, tracked);
           low = level < kNoLevel ? at_level(lv, level) & tracked : 0;

@@ -105,6 +105,9 @@ class Polarized final : public Balancer {
   // whose allowed ports include one of them needs no search.
   uint64_t lowest_ = 0;
   uint64_t at_lowest_[kMaskWords] = {};
+  // choose_in_word_packets: the fabric ports it dropped from the level in an earlier burst, which
+  // no packet has asked for since (the level is kept over the others).
+  uint64_t idle_ = 0;
   uint32_t at_lowest_count_ = 0;
   uint64_t raised_min_ = UINT64_MAX;  // the lowest score a port at lowest_ rose to since
   BurstQueues queues_;
