@@ -379,14 +379,15 @@ inline uint64_t ties_at_levels(__m512i rel, __m512i delta, uint32_t level, uint6
   return ties;
 }
 
-// The full search over a few allowed ports, from their depths as scalars: one pass (the vector
-// one is a chain of dependent reductions).
-inline uint64_t scalar_ties(const uint32_t* cur, uint64_t allowed, uint64_t deroute,
-                            uint64_t penalty) {
+// The full search over a few allowed ports, from their depths as scalars (the burst's starting
+// depth + its own choices, `added`): one pass (the vector one is a chain of dependent reductions).
+inline uint64_t scalar_ties(const uint32_t* depth, const uint8_t* added, uint64_t allowed,
+                            uint64_t deroute, uint64_t penalty) {
   uint64_t ties = 0, best = UINT64_MAX;
   for (uint64_t m = allowed; m != 0; m &= m - 1) {
     const auto g = static_cast<uint32_t>(std::countr_zero(m));
-    const uint64_t sc = (uint64_t{cur[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
+    const uint64_t sc =
+        (uint64_t{depth[g] + added[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
     const uint64_t bit = m & (0 - m);
     ties = sc < best ? bit : sc == best ? ties | bit : ties;
     best = sc < best ? sc : best;
@@ -476,11 +477,6 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   if (groups > 3) rel = _mm512_inserti32x4(rel, bytes(3), 3);
   rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
   __m512i delta = _mm512_setzero_si512();
-  // The depths again as scalars, for the scalar search over a few allowed ports: written at the
-  // burst's first such search (start + delta) and raised by each choice from then on (`scalars`),
-  // so a burst that never searches pays no store per packet.
-  alignas(64) uint32_t cur[64];
-  bool scalars = false;
   const __m512i one = _mm512_set1_epi8(1);
   // The ports dropped in earlier bursts stay dropped until a packet may take one.
   uint64_t tracked = valid & ~idle_;
@@ -548,13 +544,9 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
       }
       if (ties == 0) {
         if (std::popcount(allowed) <= kScalarSearch) {
-          if (!scalars) {
-            __m512i now[4];
-            depth_now(depth, delta, now);
-            for (uint32_t j = 0; j < 4; ++j) _mm512_store_si512(cur + 16 * j, now[j]);
-            scalars = true;
-          }
-          ties = scalar_ties(cur, allowed, deroute, penalty);
+          alignas(64) uint8_t added[64];
+          _mm512_store_si512(added, delta);
+          ties = scalar_ties(depth, added, allowed, deroute, penalty);
         } else {
           ties = vector_ties(depth, delta, deroute, forward, penalty);
         }
@@ -568,7 +560,6 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
     out[i] = port[f];
     if (!kGrows) continue;
-    if (scalars) ++cur[f];
     const uint64_t bit = uint64_t{1} << f;
     delta = _mm512_mask_add_epi8(delta, bit, delta, one);
     if ((low & bit) != 0) {
