@@ -557,7 +557,9 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
       continue;
     }
     const auto count = static_cast<uint32_t>(std::popcount(ties));
-    const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
+    // One tie (a single allowed port, mostly) is its lowest bit: no select on the choice's chain.
+    const uint32_t f = count == 1 ? static_cast<uint32_t>(std::countr_zero(ties))
+                                  : select_bit(ties, rng.below(count));
     out[i] = port[f];
     if (!kGrows) continue;
     const uint64_t bit = uint64_t{1} << f;
