@@ -306,18 +306,147 @@ inline uint64_t at_depth(const __m512i (&now)[4], uint64_t m, uint32_t d) {
   return bits & m;
 }
 
+// The ports whose byte in `level` is v (one bit per byte).
+inline uint64_t at_level(__m512i level, uint32_t v) {
+  return _mm512_cmpeq_epi8_mask(level, _mm512_set1_epi8(static_cast<char>(v)));
+}
+
+// The smallest byte of `level` among the ports of `m` (255 if none).
+inline uint32_t min_level(__m512i level, uint64_t m) {
+  const __m512i x = _mm512_mask_blend_epi8(m, _mm512_set1_epi8(-1), level);
+  const __m256i h = _mm256_min_epu8(_mm512_maskz_extracti64x4_epi64(0xf, x, 0),
+                                    _mm512_maskz_extracti64x4_epi64(0xf, x, 1));
+  __m128i q = _mm_min_epu8(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  q = _mm_min_epu8(q, _mm_srli_epi16(q, 8));  // each 16-bit lane's low byte: its two bytes' min
+  q = _mm_minpos_epu16(_mm_and_si128(q, _mm_set1_epi16(0xff)));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(q)) & 0xffff;
+}
+
+// A level that is none: only levels below 255 are exact (a saturated byte may stand for any
+// depth above).
+constexpr uint32_t kNoLevel = 255;
+
+// ties_at_levels' compares: the forward and deroute ports' lowest levels among level + 1 ..
+// level + 3 (level itself from `low`) and their scores.
+inline uint64_t window_ties(__m512i rel, __m512i delta, uint32_t level, uint64_t low,
+                            uint64_t allowed, uint64_t deroute, uint64_t forward,
+                            uint64_t penalty) {
+  const __m512i lv = _mm512_adds_epu8(rel, delta);
+  const uint64_t at1 = at_level(lv, level + 1) & allowed;
+  const uint64_t at2 = at_level(lv, level + 2) & allowed;
+  const uint64_t at3 = at_level(lv, level + 3) & allowed;
+  // The lowest of the four levels with a port of `m` (4: none, or above them) and its ports.
+  auto first = [&](uint64_t m, uint64_t& ports) {
+    ports = (m & low) != 0   ? m & low
+            : (m & at1) != 0 ? m & at1
+            : (m & at2) != 0 ? m & at2
+                             : m & at3;
+    return (m & low) != 0   ? 0u
+           : (m & at1) != 0 ? 1u
+           : (m & at2) != 0 ? 2u
+           : (m & at3) != 0 ? 3u
+                            : 4u;
+  };
+  uint64_t fp = 0, dp = 0;
+  const uint32_t fl = first(forward, fp);
+  const uint32_t dl = first(deroute, dp);
+  // Scores less level << 8: a side above the four levels scores at least 4 << 8.
+  const uint64_t fs = uint64_t{fl} << 8;
+  const uint64_t ds = (uint64_t{dl} << 8) + penalty;
+  const bool f_known = forward != 0 && fl < 4;
+  const bool d_known = deroute != 0 && dl < 4;
+  if (f_known && d_known) return (fs <= ds ? fp : 0) | (ds <= fs ? dp : 0);
+  // One side known: it wins if the other cannot reach its score.
+  if (f_known) return fp;  // the deroutes, if any, score 4 << 8 + penalty or more
+  if (d_known && (forward == 0 || ds < (uint64_t{4} << 8))) return dp;
+  return 0;
+}
+
+// The ties among `allowed` (every one at `level` or above) when the levels from `level` (the
+// ports at it: `low`) to level + 3 decide them, else 0: the forward ports' lowest level against
+// the deroutes' + the penalty. `rel` + `delta`: each port's level.
+inline uint64_t ties_at_levels(__m512i rel, __m512i delta, uint32_t level, uint64_t low,
+                               uint64_t allowed, uint64_t deroute, uint64_t forward,
+                               uint64_t penalty, int& window) {
+  const uint64_t at = allowed & low;
+  if (at != 0 && (penalty == 0 || forward == 0)) return at;
+  if ((forward & low) != 0) return forward & low;
+  // The compares cost more than they save where they seldom answer (deep queues spread over many
+  // levels): `window` counts their answers less their misses, and they stop at 0.
+  if (window <= 0 || level + 3 >= kNoLevel) return 0;  // only levels below 255 are exact
+  const uint64_t ties = window_ties(rel, delta, level, low, allowed, deroute, forward, penalty);
+  window += ties != 0 ? 1 : -1;
+  return ties;
+}
+
+// The full search over a few allowed ports, from their depths as scalars (the burst's starting
+// depth + its own choices, `added`): one pass (the vector one is a chain of dependent reductions).
+inline uint64_t scalar_ties(const uint32_t* depth, const uint8_t* added, uint64_t allowed,
+                            uint64_t deroute, uint64_t penalty) {
+  uint64_t ties = 0, best = UINT64_MAX;
+  for (uint64_t m = allowed; m != 0; m &= m - 1) {
+    const auto g = static_cast<uint32_t>(std::countr_zero(m));
+    const uint64_t sc =
+        (uint64_t{depth[g] + added[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
+    const uint64_t bit = m & (0 - m);
+    ties = sc < best ? bit : sc == best ? ties | bit : ties;
+    best = sc < best ? sc : best;
+  }
+  return ties;
+}
+
+// The full search in vectors: the forward ports' lowest depth against the deroutes' plus the
+// penalty, from the burst's starting depths + `delta`.
+inline uint64_t vector_ties(const uint32_t* depth, __m512i delta, uint64_t deroute,
+                            uint64_t forward, uint64_t penalty) {
+  __m512i now[4];
+  depth_now(depth, delta, now);
+  const uint32_t fd = min_depth(now, forward);
+  const uint32_t dd = min_depth(now, deroute);
+  const uint64_t fs = forward != 0 ? uint64_t{fd} << 8 : UINT64_MAX;
+  const uint64_t ds = deroute != 0 ? (uint64_t{dd} << 8) + penalty : UINT64_MAX;
+  const uint64_t best = fs < ds ? fs : ds;
+  return (fs == best ? at_depth(now, forward, fd) : 0) |
+         (ds == best ? at_depth(now, deroute, dd) : 0);
+}
+
 }  // namespace
+
+// The fabric ports that some packet of `burst` may take, live or not (a superset of their allowed
+// ports): once a burst, so not kept per packet.
+uint64_t Polarized::taken(std::span<const Packet> burst) const {
+  const PolarizedTable& t = *table_;
+  const PolarizedTable::Label* label = t.labels();
+  uint64_t m = 0;
+  for (const Packet& p : burst) {
+    if (p.src_leaf >= t.leaves() || p.dst_leaf >= t.leaves()) continue;
+    const uint64_t to_s = label[p.src_leaf].closer;
+    const uint64_t to_t = label[p.dst_leaf].closer;
+    const bool expanding = label[p.src_leaf].distance < label[p.dst_leaf].distance;
+    m |= (~to_s & to_t) | (expanding ? ~to_s & ~to_t : to_s & to_t);
+  }
+  return m & t.valid(0);
+}
 
 // The burst's lowest depth is tracked as a level above the starting minimum, with each port's
 // starting depth above that minimum in a byte (`rel`, saturated at 255) and the burst's own
 // choices in another (`delta`, at most one a packet: no byte overflows in a burst of fewer than
-// 255). The lowest level rises by at most one a packet, so it stays below 255 and the saturated
-// ports (255 above the minimum or more) are never at it. When the last port at the lowest level
-// rises it goes to level + 1, and every other port was above the level: the next ports at the
-// lowest are the bytes equal to level + 1, one compare of one register, nothing loaded from
-// memory (a vector load of scores just written by scalar stores waits for the stores, the cost of
-// choose_in_word's refinds). The choices, draws and ties are choose_in_word's; only the full
-// search (no allowed port at the lowest level, and no kept class below) reads the depths: scalars
+// 255); a port's level is the saturated sum of the two. The level kept is the lowest over the
+// `tracked` ports (at first every fabric port), with the ports at it in `low`. When the last port
+// at the lowest level rises it goes to level + 1, and every other tracked port was above the
+// level: the next ports at the lowest are the bytes equal to level + 1, one compare of one
+// register, nothing loaded from memory (a vector load of scores just written by scalar stores
+// waits for the stores, the cost of choose_in_word's refinds). Only levels below 255 are exact
+// (a saturated byte may stand for any depth above); level 255 means none is kept.
+//
+// A packet's allowed ports are all tracked (a packet with others adds them first), so none is
+// below the level, and its lowest score is found among the next few levels by byte compares
+// (ties_at_levels). A port that no packet of the burst may take (on the null case's MRLS spine, the
+// port toward leaf0, where all traffic comes from) would hold the level down for the whole burst
+// and push every packet's ports above the levels compared: after a few packets, a packet
+// that the levels do not answer drops such ports from `tracked` (at most once a burst), and the
+// next bursts start without them until a packet may take one. The
+// choices, draws and ties are choose_in_word's; only the full search reads the depths: scalars
 // for a few allowed ports, else starting depth + delta in vectors.
 template <bool kGrows>
 void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint32_t* depth,
@@ -329,71 +458,37 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   const PortId* port = t.port_ids();
   const uint64_t penalty = penalty_;
   Rng rng = kept_rng;  // a local: in registers
-  __m512i now[4];
-  depth_now(depth, _mm512_setzero_si512(), now);
-  const uint32_t start = min_depth(now, valid);
+  // Sixteen ports' depths a register: only the registers with a port are read (one on a switch
+  // of at most 16 fabric ports).
+  const uint32_t groups = t.ports() > 16 ? (t.ports() + 15) / 16 : 1;
+  auto group = [&](uint32_t j) { return _mm512_load_si512(depth + 16 * j); };
+  __m512i m = _mm512_set1_epi32(-1);
+  for (uint32_t j = 0; j < groups; ++j)
+    m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, group(j));
+  const uint32_t start = reduce_min_epu32(m);
   __m512i rel = _mm512_set1_epi8(-1);  // ports that do not exist: 255, never at the level
   const __m512i base = _mm512_set1_epi32(static_cast<int>(start));
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[0], base)), 0);
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[1], base)), 1);
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[2], base)), 2);
-  rel = _mm512_inserti32x4(rel,
-                           _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(now[3], base)), 3);
+  auto bytes = [&](uint32_t j) {
+    return _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(group(j), base));
+  };
+  rel = _mm512_inserti32x4(rel, bytes(0), 0);
+  if (groups > 1) rel = _mm512_inserti32x4(rel, bytes(1), 1);
+  if (groups > 2) rel = _mm512_inserti32x4(rel, bytes(2), 2);
+  if (groups > 3) rel = _mm512_inserti32x4(rel, bytes(3), 3);
   rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
   __m512i delta = _mm512_setzero_si512();
-  // The depths again as scalars, for the scalar search over a few allowed ports: written at the
-  // burst's first such search (start + delta) and raised by each choice from then on (`scalars`),
-  // so a burst that never searches pays no store per packet.
-  alignas(64) uint32_t cur[64];
-  bool scalars = false;
   const __m512i one = _mm512_set1_epi8(1);
-  uint32_t level = 0;  // the lowest depth is start + level
+  // The ports dropped in earlier bursts stay dropped until a packet may take one.
+  uint64_t tracked = valid & ~idle_;
+  bool dropped = tracked != valid;  // tracked is not every fabric port
+  uint32_t level = 0;               // the lowest tracked depth is start + level
   uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
-  // lowest(): the allowed ports with the lowest depth, + the penalty for a deroute.
-  auto search = [&](uint64_t allowed, uint64_t deroute, uint64_t forward, __m512i delta) {
-    uint64_t ties = 0;
-    if (std::popcount(allowed) <= kScalarSearch) {
-      // A few ports: one scalar pass (the vector one below is a chain of dependent reductions).
-      if (!scalars) {
-        __m512i now[4];
-        depth_now(depth, delta, now);
-        for (uint32_t j = 0; j < 4; ++j) _mm512_store_si512(cur + 16 * j, now[j]);
-        scalars = true;
-      }
-      uint64_t best = UINT64_MAX;
-      for (uint64_t m = allowed; m != 0; m &= m - 1) {
-        const auto g = static_cast<uint32_t>(std::countr_zero(m));
-        const uint64_t sc = (uint64_t{cur[g]} << 8) + (((deroute >> g) & 1) != 0 ? penalty : 0);
-        const uint64_t bit = m & (0 - m);
-        ties = sc < best ? bit : sc == best ? ties | bit : ties;
-        best = sc < best ? sc : best;
-      }
-      return ties;
-    }
-    // The forward ports' lowest depth against the deroutes' plus the penalty.
-    __m512i now[4];
-    depth_now(depth, delta, now);
-    const uint32_t fd = min_depth(now, forward);
-    const uint32_t dd = min_depth(now, deroute);
-    const uint64_t fs = forward != 0 ? uint64_t{fd} << 8 : UINT64_MAX;
-    const uint64_t ds = deroute != 0 ? (uint64_t{dd} << 8) + penalty : UINT64_MAX;
-    const uint64_t best = fs < ds ? fs : ds;
-    return (fs == best ? at_depth(now, forward, fd) : 0) |
-           (ds == best ? at_depth(now, deroute, dd) : 0);
-  };
-  // Up to eight (allowed, deroute) classes of the burst with their ties, one per lane: depths
-  // only rise, so a class's ties stay its ties while any is left (a chosen port leaves every
-  // class's ties; a port that rises outside a class's ties was above them already). Nothing
-  // is kept beyond the burst (the depths are read again). allowed = 0 never matches: no class.
-  // In memory (a member), not in registers: the loop needs its registers for the common case.
-  __m512i& cls_allowed = classes_.allowed;
-  __m512i& cls_deroute = classes_.deroute;
-  __m512i& cls_ties = classes_.ties;
-  cls_allowed = _mm512_setzero_si512();
-  uint32_t victim = 0;
+  if (dropped) {
+    level = min_level(rel, tracked);
+    low = level < kNoLevel ? at_level(rel, level) & tracked : 0;
+  }
+  bool checked = false;  // the burst looked for ports to drop
+  int window = 2;        // see ties_at_levels
   uint64_t up = valid;
   const PortId* up_of = nullptr;
   uint16_t up_count = 0;
@@ -417,30 +512,43 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     const uint64_t allowed = (~to_s & to_t & up) | deroute;
     uint64_t ties;
     if ((allowed & (allowed - 1)) == 0) {
-      ties = allowed;
+      ties = allowed;  // one port or none: no level is read
     } else {
       const uint64_t forward = allowed & ~deroute;
-      const uint64_t at = allowed & low;
-      if (at != 0 && (penalty == 0 || forward == 0)) {
-        ties = at;
-      } else if ((forward & low) != 0) {
-        ties = forward & low;
-      } else {
-        // A class seen earlier in the burst whose ties are still there answers; otherwise the
-        // search, whose answer is kept for the class.
-        const __mmask8 hit = _mm512_cmpeq_epi64_mask(
-                                 cls_allowed, _mm512_set1_epi64(static_cast<long long>(allowed))) &
-                             _mm512_cmpeq_epi64_mask(
-                                 cls_deroute, _mm512_set1_epi64(static_cast<long long>(deroute)));
-        ties = hit != 0 ? static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_maskz_extracti32x4_epi32(
-                              0xf, _mm512_maskz_compress_epi64(hit, cls_ties), 0)))
-                        : 0;
-        if (ties == 0) {
-          ties = search(allowed, deroute, forward, delta);
-          const auto lane = static_cast<__mmask8>(hit != 0 ? hit : 1u << (victim++ & 7));
-          cls_allowed = _mm512_mask_set1_epi64(cls_allowed, lane, static_cast<long long>(allowed));
-          cls_deroute = _mm512_mask_set1_epi64(cls_deroute, lane, static_cast<long long>(deroute));
-          cls_ties = _mm512_mask_set1_epi64(cls_ties, lane, static_cast<long long>(ties));
+      if (dropped && (allowed & ~tracked) != 0) {
+        // Ports to track: the level drops to theirs if they are lower.
+        const uint64_t more = allowed & ~tracked;
+        const __m512i lv = _mm512_adds_epu8(rel, delta);
+        tracked |= more;
+        idle_ &= ~more;
+        const uint32_t v = min_level(lv, more);
+        if (v < kNoLevel && v <= level) {
+          low = (v == level ? low : 0) | (at_level(lv, v) & more);
+          level = v;
+        }
+      }
+      ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
+      // Tracked ports that no packet so far may take hold the lowest level: drop them (looked for
+      // once a burst, after a few packets, so that these say which ports the burst may take).
+      if (ties == 0 && !checked && i >= 8) {
+        checked = true;
+        if (const uint64_t idle = low & ~taken(burst.first(i + 1)); idle != 0) {
+          dropped = true;
+          tracked &= ~idle;
+          idle_ |= idle;
+          const __m512i lv = _mm512_adds_epu8(rel, delta);
+          level = min_level(lv, tracked);
+          low = level < kNoLevel ? at_level(lv, level) & tracked : 0;
+          ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
+        }
+      }
+      if (ties == 0) {
+        if (std::popcount(allowed) <= kScalarSearch) {
+          alignas(64) uint8_t added[64];
+          _mm512_store_si512(added, delta);
+          ties = scalar_ties(depth, added, allowed, deroute, penalty);
+        } else {
+          ties = vector_ties(depth, delta, deroute, forward, penalty);
         }
       }
     }
@@ -449,22 +557,18 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
       continue;
     }
     const auto count = static_cast<uint32_t>(std::popcount(ties));
-    const uint32_t f = select_bit(ties, count == 1 ? 0 : rng.below(count));
+    // One tie (a single allowed port, mostly) is its lowest bit: no select on the choice's chain.
+    const uint32_t f = count == 1 ? static_cast<uint32_t>(std::countr_zero(ties))
+                                  : select_bit(ties, rng.below(count));
     out[i] = port[f];
     if (!kGrows) continue;
-    if (scalars) ++cur[f];
     const uint64_t bit = uint64_t{1} << f;
-    if (victim != 0) {  // some class is kept
-      cls_ties =
-          _mm512_maskz_andnot_epi64(0xff, _mm512_set1_epi64(static_cast<long long>(bit)), cls_ties);
-    }
     delta = _mm512_mask_add_epi8(delta, bit, delta, one);
     if ((low & bit) != 0) {
       low &= ~bit;
       if (low == 0) {
         ++level;
-        low = _mm512_cmpeq_epi8_mask(_mm512_adds_epu8(rel, delta),
-                                     _mm512_set1_epi8(static_cast<char>(level)));
+        low = level < kNoLevel ? at_level(_mm512_adds_epu8(rel, delta), level) & tracked : 0;
       }
     }
   }

@@ -97,22 +97,17 @@ class Polarized final : public Balancer {
                               PortId* out);
 #endif
   void find_lowest_at(uint64_t v, uint32_t words);
+  uint64_t taken(std::span<const Packet> burst) const;  // see polarized.cpp
 
-#if defined(SPRAYLAB_LB_AVX512)
-  // choose_in_word_packets' (allowed, deroute) classes of the burst and their ties, one per lane.
-  struct Classes {
-    __m512i allowed;
-    __m512i deroute;
-    __m512i ties;
-  };
-  Classes classes_;
-#endif
   std::shared_ptr<const PolarizedTable> table_;
   uint64_t penalty_;  // fixed point, 8 fractional bits
   // The lowest score over every fabric port and the ports at it, kept as scores rise: a packet
   // whose allowed ports include one of them needs no search.
   uint64_t lowest_ = 0;
   uint64_t at_lowest_[kMaskWords] = {};
+  // choose_in_word_packets: the fabric ports it dropped from the level in an earlier burst, which
+  // no packet has asked for since (the level is kept over the others).
+  uint64_t idle_ = 0;
   uint32_t at_lowest_count_ = 0;
   uint64_t raised_min_ = UINT64_MAX;  // the lowest score a port at lowest_ rose to since
   BurstQueues queues_;

@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
+#include <span>
+#include <tuple>
 
 #include "lb_test_util.h"
 #include "switch/lb/factory.h"
@@ -298,6 +301,109 @@ TEST(Polarized, DeroutePenaltyIsInFramesUnderTheByteUnit) {
     }
   }
   FAIL() << "no switch with one Forward hop and a deroute";
+}
+
+}  // namespace
+}  // namespace spraylab::lb
+
+namespace spraylab::lb {
+namespace {
+
+// The choices of a burst, packet at a time as the MRLS paper states them: the lowest depth (this
+// burst's own choices counted, live view, packets) + the penalty on deroutes among the allowed
+// live ports, one draw among the ties in fabric-port order (none for one tie).
+std::vector<PortId> reference_burst(const PolarizedTable& t, double penalty,
+                                    const std::vector<uint32_t>& depth,
+                                    std::span<const Packet> burst, Rng& rng) {
+  std::vector<uint32_t> now = depth;
+  std::vector<PortId> out;
+  const auto pen = static_cast<uint64_t>(std::llround(penalty * 256));
+  for (const Packet& p : burst) {
+    if (p.src_leaf >= t.leaves() || p.dst_leaf >= t.leaves()) {
+      out.push_back(kNoPort);
+      continue;
+    }
+    std::vector<bool> live(t.ports(), p.candidates == nullptr);
+    for (uint32_t i = 0; i < p.num_candidates; ++i) {
+      const uint16_t f = t.fabric_index(p.candidates[i]);
+      if (f != PolarizedTable::kNoFabric) live[f] = true;
+    }
+    const bool expanding = t.distance(p.src_leaf) < t.distance(p.dst_leaf);
+    std::vector<uint32_t> ties;
+    uint64_t best = UINT64_MAX;
+    for (uint32_t f = 0; f < t.ports(); ++f) {
+      const bool to_s = (t.closer(p.src_leaf)[f / 64] >> (f % 64)) & 1;
+      const bool to_t = (t.closer(p.dst_leaf)[f / 64] >> (f % 64)) & 1;
+      const bool deroute = expanding ? !to_s && !to_t : to_s && to_t;
+      if (!live[f] || !((!to_s && to_t) || deroute)) continue;
+      const uint64_t score = (uint64_t{now[t.port(f)]} << 8) + (deroute ? pen : 0);
+      if (score < best) {
+        ties.clear();
+        best = score;
+      }
+      if (score == best) ties.push_back(f);
+    }
+    if (ties.empty()) {
+      out.push_back(kNoPort);
+      continue;
+    }
+    const auto n = static_cast<uint32_t>(ties.size());
+    out.push_back(t.port(ties[n == 1 ? 0 : rng.below(n)]));
+    ++now[out.back()];
+  }
+  return out;
+}
+
+// Bursts through every switch of MRLS fabrics against reference_burst: queues empty or shallow at
+// each burst's start, packets from one source leaf (as at the null case's spine, where a port no
+// packet may take holds the lowest depth) or from many, in runs of bursts (what a burst learns
+// about such ports is kept for the next), some with a live subset or an unknown leaf.
+TEST(Polarized, BurstChoicesAreThoseOfPacketAtATime) {
+  Rng g(77);
+  uint64_t packets = 0;
+  for (const auto& [leaves, up, down] : {std::tuple{20u, 3u, 1u}, std::tuple{20u, 12u, 4u},
+                                         std::tuple{14u, 3u, 3u}, std::tuple{40u, 24u, 8u}}) {
+    const topo::Topology topology = topo::mrls(params(leaves, up, down, 1));
+    const topo::Routing routing(topology);
+    const topo::SwitchGraph& gr = routing.graph();
+    for (uint32_t sw = 0; sw < gr.size(); ++sw) {
+      auto table = std::make_shared<PolarizedTable>(routing, sw);
+      const auto ports = static_cast<uint32_t>(topology.degree(gr.node_of(sw)));
+      for (const double penalty : {5.0, 0.0, 1.5}) {
+        Polarized b(table, penalty, BurstQueues(ports, 0, false));
+        testing::Queues q(ports);
+        std::vector<PortId> fabric, some;
+        for (uint32_t f = 0; f < table->ports(); ++f) fabric.push_back(table->port(f));
+        for (PortId p : fabric) {
+          if (g.below(4) != 0) some.push_back(p);
+        }
+        Rng mine(sw, 1), ref(sw, 1);
+        for (uint32_t burst = 0; burst < 24; ++burst) {
+          std::vector<uint32_t> depth(ports);
+          const uint32_t spread = burst % 3 == 0 ? 0 : burst % 3 == 1 ? 3 : 300;
+          for (uint32_t p = 0; p < ports; ++p) q.depth[p] = depth[p] = g.below(spread + 1);
+          const uint32_t src = g.below(table->leaves());
+          const bool one_source = burst < 16;
+          std::vector<Packet> pk(32);
+          for (Packet& p : pk) {
+            const std::vector<PortId>& set = g.below(8) == 0 ? some : fabric;
+            p.candidates = set.data();
+            p.num_candidates = static_cast<uint16_t>(set.size());
+            p.src_leaf = one_source ? src : g.below(table->leaves());
+            p.dst_leaf = g.below(table->leaves() + (g.below(50) == 0 ? 1 : 0));
+            p.bytes = 1000;
+          }
+          std::vector<PortId> out(pk.size());
+          b.choose(pk, BurstContext{q.view(), &mine, 0}, out.data());
+          ASSERT_EQ(out, reference_burst(*table, penalty, depth, pk, ref))
+              << "switch " << sw << " penalty " << penalty << " burst " << burst;
+          ASSERT_EQ(mine.next(), ref.next());
+          packets += pk.size();
+        }
+      }
+    }
+  }
+  EXPECT_GT(packets, 100000u);
 }
 
 }  // namespace
