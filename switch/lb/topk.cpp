@@ -3,6 +3,19 @@
 #include <bit>
 
 namespace spraylab::lb {
+namespace {
+
+// The r-th set bit of m as a one-bit mask (r < popcount(m)): select_bit's deposit without the count
+// of trailing zeros, which a mask update does not need.
+inline uint64_t deposit_bit(uint64_t m, uint32_t r) {
+#if defined(__BMI2__)
+  return _pdep_u64(uint64_t{1} << r, m);
+#else
+  return uint64_t{1} << select_bit(m, r);
+#endif
+}
+
+}  // namespace
 
 // v = the largest x with fewer than k depths below x (that is, the k-th smallest depth), found bit
 // by bit from the top: at most 32 rounds of vector compares, fewer for shallow queues.
@@ -174,6 +187,76 @@ size_t TopK::choose_in_word(std::span<const Packet> burst, size_t i, PortId* out
 }
 #endif
 
+#if defined(SPRAYLAB_LB_AVX512)
+// choose_in_word for a live view counted in packets (the default; the switch's null case): every
+// choice raises its depth by exactly one, so a rise never passes v + 1, the candidates above v that
+// rose since regs was written are exactly `over`, and regs' keys of every risen candidate are below
+// the next v: the next v is always v + 1 and its members `over` plus regs' keys at v + 1, with no
+// mask of risen candidates. The loop is the same draws and picks as choose_in_word's with fewer
+// live values: the picked member as a one-bit mask moves between the masks without a shift, and
+// |at| is a count kept beside the mask, not a popcount on the draw's path.
+size_t TopK::choose_in_word_packets(std::span<const Packet> burst, size_t i, PortId* out,
+                                    Rng& kept_rng) {
+  Rng rng = kept_rng;
+  KeyRegs regs = regs_;
+  uint64_t below = below_.word[0], at = at_.word[0];
+  uint32_t nb = below_.count, na = at_.count;
+  uint32_t v = v_;
+  uint64_t over = 0;  // the candidates that rose past v, all to v + 1
+  uint32_t* const depth = set_.depth;
+  const PortId* const ports = set_.ports;
+  const uint32_t w = set_.w;
+  const uint32_t k = k_now_;
+  const size_t start = i;
+  for (; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    if (p.candidates != ports || p.num_candidates != w) break;
+    const uint32_t r = rng.below(k);
+    const uint64_t pick =
+        r < nb ? deposit_bit(below, r) : deposit_bit(at, rng.below(na));  // the chosen one's bit
+    const auto c = static_cast<uint32_t>(std::countr_zero(pick));
+    const PortId port = ports[c];
+    out[i] = port;
+    if (port == kNoPort) continue;  // no queue grows
+    const uint32_t d = depth[c];
+    depth[c] = d + 1;
+    if (d < v) {
+      if (d + 1 < v) continue;  // still below v
+      below ^= pick;            // now at v: as many at or below v as before
+      at |= pick;
+      --nb;
+      ++na;
+      continue;
+    }
+    at ^= pick;  // d == v: past v, to v + 1
+    --na;
+    over |= pick;
+    if (nb + na >= k) continue;
+    // k − 1 at or below v, every other at v + 1 or above: all at or below v are below the new v.
+    below |= at;
+    nb += na;
+    ++v;
+    at = over | regs.equal(v);
+    na = static_cast<uint32_t>(std::popcount(at));
+    over = 0;
+  }
+  if (i < burst.size() && i > start) {
+    // The same set may come back in this burst: regs must hold its depths then (a reload once
+    // per run that another set interrupts).
+    regs.load(depth, w);
+    queues_.record(burst, out, start, i);  // another set may follow
+  }
+  kept_rng = rng;
+  regs_ = regs;
+  below_.word[0] = below;
+  at_.word[0] = at;
+  below_.count = nb;
+  at_.count = na;
+  v_ = v;
+  return i;
+}
+#endif
+
 void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.begin(queues_);
@@ -205,6 +288,10 @@ void TopK::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId
 #endif
     }
 #if defined(SPRAYLAB_LB_AVX512)
+    if (in_regs_ && !queues_.stale() && !queues_.bytes()) {
+      i = choose_in_word_packets(burst, i, out, rng);
+      continue;
+    }
     if (set_.w <= 64 && (in_regs_ || queues_.stale())) {
       i = choose_in_word(burst, i, out, rng);
       continue;

@@ -30,6 +30,8 @@ class TopK final : public Balancer {
   // The loop for a run of packets sharing a loaded set of at most 64 candidates; returns the first
   // packet after the run.
   size_t choose_in_word(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
+  // The same for a live view in packets, where every rise is by one.
+  size_t choose_in_word_packets(std::span<const Packet> burst, size_t i, PortId* out, Rng& rng);
 #if defined(SPRAYLAB_LB_AVX512)
   void sync(KeyRegs& regs, uint64_t risen) const;  // regs' lanes of `risen` from set_.depth
 #endif
