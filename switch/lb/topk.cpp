@@ -189,71 +189,66 @@ size_t TopK::choose_in_word(std::span<const Packet> burst, size_t i, PortId* out
 
 #if defined(SPRAYLAB_LB_AVX512)
 // choose_in_word for a live view counted in packets (the default; the switch's null case): every
-// choice raises its depth by exactly one, so a rise never passes v + 1, the candidates above v that
-// rose since regs was written are exactly `over`, and regs' keys of every risen candidate are below
-// the next v: the next v is always v + 1 and its members `over` plus regs' keys at v + 1, with no
-// mask of risen candidates. The loop is the same draws and picks as choose_in_word's with fewer
-// live values: the picked member as a one-bit mask moves between the masks without a shift, and
-// |at| is a count kept beside the mask, not a popcount on the draw's path.
+// choice raises its depth by exactly one, which keeps the loop to the draws, the pick and a few
+// mask moves (same draws and picks as choose_in_word's):
+// - regs is not written in the loop. A candidate's key in regs is its depth when regs was written,
+//   so only the chosen ones' keys are stale, and those are below their depths. A chosen candidate
+//   is never above v + 1 (it was at or below v when chosen), and when fewer than k remain at or
+//   below v, the new k-th depth is v + 1: every candidate at or below v is below it, and those at
+//   it are the others whose key is at most v + 1 (a stale key is at most v, a key above v + 1 is
+//   a real depth). One masked compare, no mask of risen candidates.
+// - The run's end is found first, so the loop keeps no packet pointer and no set to compare with.
+// - The pick is the chosen one's bit (a deposit), moved between masks without a shift, and the
+//   masks' sizes are popcounts where needed, not counts kept beside them (fewer live values).
 size_t TopK::choose_in_word_packets(std::span<const Packet> burst, size_t i, PortId* out,
                                     Rng& kept_rng) {
-  Rng rng = kept_rng;
-  KeyRegs regs = regs_;
-  uint64_t below = below_.word[0], at = at_.word[0];
-  uint32_t nb = below_.count, na = at_.count;
-  uint32_t v = v_;
-  uint64_t over = 0;  // the candidates that rose past v, all to v + 1
-  uint32_t* const depth = set_.depth;
   const PortId* const ports = set_.ports;
-  const uint32_t w = set_.w;
-  const uint32_t k = k_now_;
   const size_t start = i;
-  for (; i < burst.size(); ++i) {
-    const Packet& p = burst[i];
-    if (p.candidates != ports || p.num_candidates != w) break;
+  size_t end = i;
+  while (end < burst.size() && burst[end].candidates == ports &&
+         burst[end].num_candidates == set_.w)
+    ++end;
+  Rng rng = kept_rng;
+  uint64_t below = below_.word[0], at = at_.word[0];
+  uint32_t v = v_;
+  const uint32_t k = k_now_;
+  for (PortId *o = out + i, *const o_end = out + end; o != o_end; ++o) {
     const uint32_t r = rng.below(k);
+    const auto nb = static_cast<uint32_t>(std::popcount(below));
     const uint64_t pick =
-        r < nb ? deposit_bit(below, r) : deposit_bit(at, rng.below(na));  // the chosen one's bit
+        r < nb ? deposit_bit(below, r)
+               : deposit_bit(at, rng.below(static_cast<uint32_t>(std::popcount(at))));
     const auto c = static_cast<uint32_t>(std::countr_zero(pick));
     const PortId port = ports[c];
-    out[i] = port;
+    *o = port;
     if (port == kNoPort) continue;  // no queue grows
-    const uint32_t d = depth[c];
-    depth[c] = d + 1;
+    const uint32_t d = set_.depth[c];
+    set_.depth[c] = d + 1;
     if (d < v) {
       if (d + 1 < v) continue;  // still below v
       below ^= pick;            // now at v: as many at or below v as before
       at |= pick;
-      --nb;
-      ++na;
       continue;
     }
     at ^= pick;  // d == v: past v, to v + 1
-    --na;
-    over |= pick;
-    if (nb + na >= k) continue;
-    // k − 1 at or below v, every other at v + 1 or above: all at or below v are below the new v.
+    if (static_cast<uint32_t>(std::popcount(below) + std::popcount(at)) >= k) continue;
     below |= at;
-    nb += na;
     ++v;
-    at = over | regs.equal(v);
-    na = static_cast<uint32_t>(std::popcount(at));
-    over = 0;
+    at = regs_.less(v + 1) & ~below;
   }
-  if (i < burst.size() && i > start) {
+  if (end < burst.size() && end > start) {
     // The same set may come back in this burst: regs must hold its depths then (a reload once
     // per run that another set interrupts).
-    regs.load(depth, w);
-    queues_.record(burst, out, start, i);  // another set may follow
+    regs_.load(set_.depth, set_.w);
+    queues_.record(burst, out, start, end);  // another set may follow
   }
   kept_rng = rng;
-  regs_ = regs;
   below_.word[0] = below;
   at_.word[0] = at;
-  below_.count = nb;
-  at_.count = na;
+  below_.count = static_cast<uint32_t>(std::popcount(below));
+  at_.count = static_cast<uint32_t>(std::popcount(at));
   v_ = v;
-  return i;
+  return end;
 }
 #endif
 
