@@ -162,6 +162,66 @@ TEST(TopK, RandomStatesNeverPickOutsideTheKSmallest) {
   }
 }
 
+// Top-k by its definition, one packet at a time: the depths (the view plus the burst's own choices
+// so far), v = the k-th smallest, then r uniform in [0, k): the r-th candidate below v, else one of
+// those at v uniformly (candidate order). The same draws as TopK makes.
+void topk_reference(uint32_t k_param, std::span<const Packet> burst, const Queues& q, Rng& rng,
+                    bool bytes, PortId* out) {
+  std::vector<uint32_t> pending(q.depth.size());
+  for (size_t i = 0; i < burst.size(); ++i) {
+    const Packet& p = burst[i];
+    out[i] = kNoPort;
+    if (p.num_candidates == 0) continue;
+    const uint32_t w = p.num_candidates;
+    const uint32_t k = std::min(w, std::max(1u, k_param != 0 ? k_param : w / 2));
+    std::vector<uint32_t> d(w);
+    for (uint32_t j = 0; j < w; ++j) d[j] = q.depth[p.candidates[j]] + pending[p.candidates[j]];
+    std::vector<uint32_t> sorted = d;
+    std::sort(sorted.begin(), sorted.end());
+    const uint32_t v = sorted[k - 1];
+    std::vector<uint32_t> below, at;
+    for (uint32_t j = 0; j < w; ++j) (d[j] < v ? below : at).push_back(j);
+    at.erase(std::remove_if(at.begin(), at.end(), [&](uint32_t j) { return d[j] != v; }), at.end());
+    const uint32_t r = rng.below(k);
+    const uint32_t c =
+        r < below.size() ? below[r] : at[rng.below(static_cast<uint32_t>(at.size()))];
+    out[i] = p.candidates[c];
+    pending[out[i]] += bytes ? p.bytes : 1;
+  }
+}
+
+// Whole bursts with a live view (the burst's own choices raise the depths, so the k-th depth moves
+// within a burst): every port as the reference's, for equal, spread and random depths, two sets
+// interleaved (a set's run interrupted and resumed in one burst), packets and bytes.
+TEST(TopK, LiveBurstsChooseAsTheDefinition) {
+  for (const bool bytes : {false, true}) {
+    for (const uint32_t w : {2u, 4u, 16u, 17u, 64u, 100u}) {
+      for (const uint32_t k : {0u, 1u, w - 1, w}) {
+        Queues q(2 * w + 8);
+        const auto a = ports(w, 1), b = ports(w, static_cast<PortId>(w + 4));
+        Rng states(w * 7 + k), rng(3), ref_rng(3);
+        TopK topk(k, BurstQueues(q.depth.size(), 0, bytes));
+        for (int t = 0; t < 200; ++t) {
+          const uint32_t spread = t % 3 == 0 ? 1 : t % 3 == 1 ? 4 : 40;  // 1: all equal
+          for (auto& d : q.depth) d = states.below(spread) * (bytes ? 64 : 1);
+          std::vector<Packet> burst;
+          const uint32_t n = 1 + states.below(32);
+          for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t pick = t % 2 == 0 ? 0 : states.below(8);  // even t: one set
+            burst.push_back(packet(pick == 7 ? b : a, 0, states.below(2) ? 64 : 1500));
+            if (pick == 6) burst.back().num_candidates = 0;
+          }
+          std::vector<PortId> got(n), want(n);
+          topk.choose(burst, BurstContext{q.view(), &rng, static_cast<uint64_t>(t) * 1000},
+                      got.data());
+          topk_reference(k, burst, q, ref_rng, bytes, want.data());
+          ASSERT_EQ(got, want) << "bytes " << bytes << " w " << w << " k " << k << " burst " << t;
+        }
+      }
+    }
+  }
+}
+
 TEST(Psp, BandAndWeightMappingForFourBands) {
   // Th = 100, n = 4: thresholds 25, 50, 75, 100; weights 4, 3, 2, 1.
   const std::vector<std::pair<uint32_t, uint32_t>> cases = {
