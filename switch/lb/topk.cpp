@@ -15,6 +15,15 @@ inline uint64_t deposit_bit(uint64_t m, uint32_t r) {
 #endif
 }
 
+#if defined(SPRAYLAB_LB_AVX512)
+// KeyRegs::less(x) of a set of at most 16 candidates: one compare of the first register, not four
+// (a level change at w = 4 comes every few packets).
+inline uint64_t less_narrow(const KeyRegs& regs, uint32_t x) {
+  return _mm512_mask_cmplt_epu32_mask(static_cast<__mmask16>(regs.valid), regs.v[0],
+                                      _mm512_set1_epi32(static_cast<int>(x)));
+}
+#endif
+
 }  // namespace
 
 // v = the largest x with fewer than k depths below x (that is, the k-th smallest depth), found bit
@@ -212,6 +221,7 @@ size_t TopK::choose_in_word_packets(std::span<const Packet> burst, size_t i, Por
   uint64_t below = below_.word[0], at = at_.word[0];
   uint32_t v = v_;
   const uint32_t k = k_now_;
+  const bool narrow = set_.w <= 16;
   for (PortId *o = out + i, *const o_end = out + end; o != o_end; ++o) {
     const uint32_t r = rng.below(k);
     const auto nb = static_cast<uint32_t>(std::popcount(below));
@@ -234,7 +244,7 @@ size_t TopK::choose_in_word_packets(std::span<const Packet> burst, size_t i, Por
     if (static_cast<uint32_t>(std::popcount(below) + std::popcount(at)) >= k) continue;
     below |= at;
     ++v;
-    at = regs_.less(v + 1) & ~below;
+    at = (narrow ? less_narrow(regs_, v + 1) : regs_.less(v + 1)) & ~below;
   }
   if (end < burst.size() && end > start) {
     // The same set may come back in this burst: regs must hold its depths then (a reload once
