@@ -6,7 +6,8 @@
 // Per loaded set (issue 18): the k-th smallest depth v, found by a bitwise search of counts, and
 // two masks, the candidates below v and those at v; a choice that raises a depth moves one bit, and
 // v is searched again only when fewer than k candidates remain at or below it, and a reloaded set
-// first tries the v its last load found, then the last v.
+// first tries the v its last load found, then the last v. With a live view in packets (the
+// default) every choice raises a depth by one, so the next v is always v + 1 (one masked compare).
 #pragma once
 
 #include <cstdint>
