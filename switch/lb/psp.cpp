@@ -139,7 +139,7 @@ void Psp::weigh_by_edges() {
 #endif
   for (; i < w; ++i) {
     const uint32_t f = edges_.floor_of(set_.depth[i], i);
-    weight_[i] = f < n_ ? n_ - f : saturated_;
+    weight_[i] = weight_of_floor(f);
     next_[i] = next_edge(i, f);
   }
 }
@@ -174,7 +174,7 @@ void Psp::weigh() {
   for (; j < w; ++j) {
     uint32_t f;
     band_floors(&set_.depth[j], &th_[j], 1, n_, &f);
-    weight_[j] = f < n_ ? n_ - f : saturated_;
+    weight_[j] = weight_of_floor(f);
     limit_[j] = limit(j);
   }
 }
@@ -274,7 +274,7 @@ uint32_t Psp::draw(uint32_t r) const {
 // with its edges.
 void Psp::reweigh(uint32_t c) {
   const uint32_t f = edges_.floor_of(set_.depth[c], c);
-  const uint32_t w = f < n_ ? n_ - f : saturated_;
+  const uint32_t w = weight_of_floor(f);
   if (w != weight_[c]) move(c, w);
   next_[c] = next_edge(c, n_ - weight_[c]);
 }

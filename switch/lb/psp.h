@@ -23,10 +23,15 @@
 
 namespace spraylab::lb {
 
-// The weight of a queue of depth q: n − floor(q·n/Th) below Th, `saturated` at or beyond it.
-inline uint32_t psp_weight(uint64_t q, uint32_t n, uint64_t th, uint32_t saturated) {
-  const uint32_t f = band_floor(q, n, th);
+// The weight of a queue whose band floor is f = floor(q·n/Th) capped at n: n − f below Th,
+// `saturated` at or beyond it.
+inline uint32_t psp_weight_of_floor(uint32_t f, uint32_t n, uint32_t saturated) {
   return f < n ? n - f : saturated;
+}
+
+// The weight of a queue of depth q.
+inline uint32_t psp_weight(uint64_t q, uint32_t n, uint64_t th, uint32_t saturated) {
+  return psp_weight_of_floor(band_floor(q, n, th), n, saturated);
 }
 
 class Psp final : public Balancer {
@@ -52,6 +57,7 @@ class Psp final : public Balancer {
   uint32_t weight(uint32_t i) const {
     return psp_weight(set_.depth[i], n_, static_cast<uint64_t>(th_[i]), saturated_);
   }
+  uint32_t weight_of_floor(uint32_t f) const { return psp_weight_of_floor(f, n_, saturated_); }
   void classify();        // every candidate into its weight class
   void spans();           // lo_ from count_
   void weigh();           // weight_ and limit_ (or next_) from depths and th_
