@@ -5,7 +5,9 @@ RPS and Ofan on a namespaced fabric (20 spraylab-switch and 8 spraylab-gen proce
 namespace each), over memif links, veth links and vhost-user links. Every message completes, the table prints,
 every results file is there, and the algorithms rank as they do in virtual time, which the test
 runs first on the same experiment and checks: Ofan's deepest (or 99th-percentile) queue below
-RPS's, and ECMP worst by CCT or by deepest queue, over every link kind.
+RPS's, and ECMP worst by CCT or by deepest queue, over every link kind. On the namespaced fabric
+that ranking is a measurement of sleeping processes: the majority of up to three runs must hold it
+(the first, or both of two more; run_links says why).
 
 What makes the ranking hold on a busy 2-CPU machine: the links are shaped down (RATE below: the
 fabric's 28 processes sleep between polls and wake for every few frames, so the CPU a run needs
@@ -74,18 +76,60 @@ def figures(vs):
 
 
 def check_ranking(vs, what):
-    """Ofan's queues below RPS's (the deepest, or the 99th percentile); ECMP worst by CCT or by
-    deepest queue. On a fabric of processes that sleep when idle, one wake-up burst can set a
-    port's maximum: a CI run saw Ofan's deepest queue at 49 packets against RPS's 47 while its
-    99th percentile was 59.8 KB against 76.4 KB. Both inverted is what fails."""
     f = figures(vs)
-    check(f["ofan"][1] < f["rps"][1] or f["ofan"][2] < f["rps"][2],
-          f"{what}: Ofan's max queue ({f['ofan'][1]} packets) and p99 queue "
-          f"({f['ofan'][2]} B) are not below RPS's ({f['rps'][1]}, {f['rps'][2]} B)")
+    why = ranking_error(f, what)
+    check(why is None, why)
+    return f
+
+
+def ranking_error(f, what):
+    """None if figures() `f` rank as virtual time does: Ofan's queues below RPS's (the deepest, or
+    the 99th percentile) and ECMP worst by CCT or by deepest queue; else what does not hold. On a
+    fabric of processes that sleep when idle, one wake-up burst can set a port's maximum: a CI run
+    saw Ofan's deepest queue at 49 packets against RPS's 47 while its 99th percentile was 59.8 KB
+    against 76.4 KB. Both inverted is what fails."""
+    if not (f["ofan"][1] < f["rps"][1] or f["ofan"][2] < f["rps"][2]):
+        return (f"{what}: Ofan's max queue ({f['ofan'][1]} packets) and p99 queue "
+                f"({f['ofan'][2]} B) are not below RPS's ({f['rps'][1]}, {f['rps'][2]} B)")
     ecmp_cct_worst = f["ecmp"][0] > max(f["rps"][0], f["ofan"][0])
     ecmp_queue_worst = f["ecmp"][1] > max(f["rps"][1], f["ofan"][1])
-    check(ecmp_cct_worst or ecmp_queue_worst, f"{what}: ECMP is not worst: {f}")
-    return f
+    if not (ecmp_cct_worst or ecmp_queue_worst):
+        return f"{what}: ECMP is not worst: {f}"
+    return None
+
+
+def namespaced_run(args, links, sets, name, folder, out):
+    """One `spraylab run --mode namespaced` of the demo into `out`: every message completes, the
+    table and every results file are there, nothing of the fabric is left. Returns (figures(),
+    wall seconds)."""
+    prefix = f"sl-{name}-"
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    t0 = time.time()
+    r = spraylab(args, "run", demo, "--mode", "namespaced", "--links", links, "--rate",
+                 RATE[links], "--algorithms", ",".join(ALGORITHMS), *sets, "--fabric-name",
+                 name, "--fabric-dir", folder, "--timeout", "240", "-o", out, timeout=900)
+    wall = time.time() - t0
+    check(r.returncode == 0, f"spraylab run --mode namespaced --links {links} failed")
+    check("demo: namespaced mode, 3 variants" in r.stdout, "no table header")
+    for a in ALGORITHMS:
+        rows = [line for line in r.stdout.splitlines() if line.startswith(a + " ")]
+        check(len(rows) == 1 and " 16/16 " in rows[0], f"no table row with 16/16 for {a}")
+    vs = variants(out)
+    for a in ALGORITHMS:
+        s = vs[a]
+        check(s["mode"] == "namespaced", s["mode"])
+        check(s["completed"] and s["cct"]["messages_completed"] == 16,
+              f"{a}: not every message completed: {s['cct']}")
+        for f in ["summary.json", "generator.json", "run.json", "config.yaml", "queues.csv"]:
+            check(os.path.exists(os.path.join(out, a, f)), f"{a}/{f} missing")
+        with open(os.path.join(out, a, "generator.json")) as f:
+            g = json.load(f)
+        check(len(g["hosts"]) == 16 and g["generators"] == 8, "the generators' results merged")
+    check(os.path.isdir(os.path.join(out, "plots")), "no plots")
+    left = namespaces(prefix) + fabric_processes(prefix)
+    check(not left, f"left behind: {left}")
+    check(not os.path.exists(folder), f"the fabric's folder {folder} is left")
+    return figures(vs), wall
 
 
 def run_links(args, links):
@@ -103,37 +147,31 @@ def run_links(args, links):
         check(v.returncode == 0, "the virtual-time run failed")
         fv = check_ranking(variants(virt), "virtual time")
 
-        out = os.path.join(work, "namespaced")
-        t0 = time.time()
-        r = spraylab(args, "run", demo, "--mode", "namespaced", "--links", links, "--rate",
-                     RATE[links], "--algorithms", ",".join(ALGORITHMS), *sets, "--fabric-name",
-                     name, "--fabric-dir", folder, "--timeout", "240", "-o", out, timeout=900)
-        wall = time.time() - t0
-        check(r.returncode == 0, f"spraylab run --mode namespaced --links {links} failed")
-        check("demo: namespaced mode, 3 variants" in r.stdout, "no table header")
-        for a in ALGORITHMS:
-            rows = [line for line in r.stdout.splitlines() if line.startswith(a + " ")]
-            check(len(rows) == 1 and " 16/16 " in rows[0], f"no table row with 16/16 for {a}")
-        vs = variants(out)
-        for a in ALGORITHMS:
-            s = vs[a]
-            check(s["mode"] == "namespaced", s["mode"])
-            check(s["completed"] and s["cct"]["messages_completed"] == 16,
-                  f"{a}: not every message completed: {s['cct']}")
-            for f in ["summary.json", "generator.json", "run.json", "config.yaml", "queues.csv"]:
-                check(os.path.exists(os.path.join(out, a, f)), f"{a}/{f} missing")
-            with open(os.path.join(out, a, "generator.json")) as f:
-                g = json.load(f)
-            check(len(g["hosts"]) == 16 and g["generators"] == 8, "the generators' results merged")
-        check(os.path.isdir(os.path.join(out, "plots")), "no plots")
-        fn = check_ranking(vs, f"namespaced {links}")
-        left = namespaces(prefix) + fabric_processes(prefix)
-        check(not left, f"left behind: {left}")
-        check(not os.path.exists(folder), f"the fabric's folder {folder} is left")
+        # The ranking on processes that sleep between polls is a measurement: one run in about
+        # six of a CI suite on this 2-CPU VM inverted it over veth (Ofan 82 packets and 40.5 KB p99
+        # against RPS's 63 and 35.9 KB) and the same test alone straight afterwards gave 29 against
+        # 86. So it is the majority of up to three runs that must rank as virtual time: the first,
+        # or if it does not, both of two more. A balancer that truly ranks worse fails every run.
+        def attempt(i):
+            fn, wall = namespaced_run(args, links, sets, name, folder,
+                                      os.path.join(work, f"namespaced{i}"))
+            why = ranking_error(fn, f"namespaced {links}, run {i + 1}")
+            if why:
+                print(f"# {why}", flush=True)
+            return why is None, fn, wall
+
+        runs = [attempt(0)]
+        if not runs[0][0]:
+            runs += [attempt(1), attempt(2)]
+        ok_runs = [r for r in runs if r[0]]
+        check(len(ok_runs) * 2 > len(runs),
+              f"namespaced {links}: the ranking held in {len(ok_runs)} of {len(runs)} runs: "
+              f"{[r[1] for r in runs]}")
+        _, fn, wall = ok_runs[-1]
         line = " ".join(f"{a}: virtual {fv[a][0] / 1e3:.1f} us {fv[a][1]} pk, namespaced "
                         f"{fn[a][0] / 1e6:.0f} ms {fn[a][1]} pk {fn[a][2] / 1e3:.1f} KB p99;"
                         for a in ALGORITHMS)
-        return f"{line} wall {wall:.0f} s"
+        return f"{line} wall {wall:.0f} s" + (f" ({len(runs)} runs)" if len(runs) > 1 else "")
     finally:
         spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
         for n in namespaces(prefix):
