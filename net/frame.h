@@ -3,7 +3,9 @@
 // FrameError (frame_error.h), never as a crash.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "net/frame_error.h"
@@ -131,10 +133,16 @@ inline bool decrement_ttl(uint8_t* ip) {
   // update_ip_checksum() for the TTL/protocol word falling by 0x0100, folded by hand (on every
   // forwarded packet): HC + 0x0100 with the end-around carry, and RFC 1624's 0x0000 where that
   // gives 0xFFFF (HC = 0xFEFF), so the bytes are exactly eqn. 3's (tests/net: every HC).
-  uint32_t sum = detail::be16(ip + 10) + 0x0100u;
+  // The sum in the checksum's own byte order: a ones' complement sum does not depend on it (RFC
+  // 1071), so the host-order word `c` of the two bytes takes the byte-swapped 0x0100 and the
+  // same fold, and no byte swaps are needed. (Host order is little-endian here: 0x0001.)
+  uint16_t c;
+  std::memcpy(&c, ip + 10, 2);
+  constexpr uint32_t kTtlStep = std::endian::native == std::endian::little ? 0x0001u : 0x0100u;
+  uint32_t sum = c + kTtlStep;
   if (sum >= 0xffff) sum -= 0xffff;
-  ip[10] = static_cast<uint8_t>(sum >> 8);
-  ip[11] = static_cast<uint8_t>(sum);
+  c = static_cast<uint16_t>(sum);
+  std::memcpy(ip + 10, &c, 2);
   return true;
 }
 
