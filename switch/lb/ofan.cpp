@@ -60,9 +60,16 @@ void Ofan::combined(std::span<const Packet> chunk, const OrderTable& table, Port
     std::fill(seen_gen_.begin(), seen_gen_.end(), 0);
     gen_ = 1;
   }
-  // 1. Group by key (Ofan appendix I, stages 1-2: sort by key, combine requests).
-  uint32_t slots = 0;
-  for (size_t i = 0; i < chunk.size(); ++i) {
+  // 1. Group by key (Ofan appendix I, stages 1-2: sort by key, combine requests). The scan above
+  // found packets [0, same) to share `first`: they are slot 0 already, and the keys from `same` on
+  // are computed once.
+  seen_gen_[first] = gen_;
+  seen_slot_[first] = 0;
+  slot_key_[0] = first;
+  slot_count_[0] = static_cast<uint32_t>(same);
+  std::fill(slot_of_packet_, slot_of_packet_ + same, uint8_t{0});
+  uint32_t slots = 1;
+  for (size_t i = same; i < chunk.size(); ++i) {
     const uint32_t key = ofan_key(chunk[i].dest, chunk[i].bytes, ack_size_);
     assert(key < seen_gen_.size());
     if (seen_gen_[key] != gen_) {
