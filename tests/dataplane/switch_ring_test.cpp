@@ -107,6 +107,15 @@ class SwitchOnRings : public ::testing::Test {
   static SwitchTables leaf1_tables() {
     return build_switch_tables(f_->exp, *f_->routing, *f_->plan, "leaf1");
   }
+  // leaf1's ports: its hosts h2 and h3, and the first spine.
+  static constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;
+  // A worker of leaf1 that receives from the spine and drains the ports to its hosts.
+  static WorkerPlan leaf1_plan() {
+    WorkerPlan plan;
+    plan.rx = {{kFromSpine, 0}};
+    plan.tx = {kToH2, kToH3};
+    return plan;
+  }
   static RuntimeOptions unshaped() {
     RuntimeOptions ro;
     ro.shaping = false;
@@ -209,7 +218,6 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
   ro.queue_packets = 64;  // the smallest egress ring: 64 slots, which hold 63
   SwitchRuntime rt(leaf1_tables(), ro);
   Forwarder fw(rt, 0);
-  constexpr uint16_t kToH3 = 1;  // leaf1's port 1 faces h3
   uint32_t len = 0;
   for (int burst = 0; burst < 3; ++burst) {  // 96 frames from h0, arriving from a spine
     std::vector<rte_mbuf*> frames;
@@ -243,10 +251,7 @@ TEST_F(SwitchOnRings, RingRefusalsAreCountedDropsAndLeaveTheDepthExact) {
 TEST_F(SwitchOnRings, CoalescedDrainsWaitForFramesAtMostTheGivenTurns) {
   SwitchRuntime rt(leaf1_tables(), unshaped());
   Forwarder fw(rt, 0);
-  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
-  WorkerPlan plan;
-  plan.rx = {{kFromSpine, 0}};
-  plan.tx = {kToH2, kToH3};
+  WorkerPlan plan = leaf1_plan();
   plan.tx_coalesce_turns = 3;
   bool input = true;
   uint16_t to_h3 = 1;  // of each burst's 32 frames; the rest go to h2
@@ -307,7 +312,6 @@ TEST_F(SwitchOnRings, CoalescedDrainsWaitForFramesAtMostTheGivenTurns) {
 TEST_F(SwitchOnRings, DirectTxSkipsOnlyAnEmptyUnshapedQueueAndKeepsOrder) {
   SwitchRuntime rt(leaf1_tables(), unshaped());
   Forwarder fw(rt, 0);
-  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
   // The device: takes up to `room` frames per call, keeps each port's UDP source ports in order.
   struct Device {
     uint16_t room = net::kBurst;
@@ -401,10 +405,7 @@ TEST_F(SwitchOnRings, DirectTxSkipsOnlyAnEmptyUnshapedQueueAndKeepsOrder) {
 TEST_F(SwitchOnRings, HeldBurstsLeaveTogetherInOrder) {
   SwitchRuntime rt(leaf1_tables(), unshaped());
   Forwarder fw(rt, 0);
-  constexpr uint16_t kToH2 = 0, kToH3 = 1, kFromSpine = 2;  // leaf1's ports
-  WorkerPlan plan;
-  plan.rx = {{kFromSpine, 0}};
-  plan.tx = {kToH2, kToH3};
+  WorkerPlan plan = leaf1_plan();
   plan.rx_bursts = 4;
   uint32_t full = 0;    // full bursts the input still has this turn
   uint16_t to_h3 = 16;  // of each burst's 32 frames; the rest go to h2
