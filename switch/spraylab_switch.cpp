@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -147,9 +148,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                "comparisons)");
   app.add_option("--rx-bursts", o.rx_bursts,
                  "With --no-shaping: bursts a worker reads from an rx queue per turn while they "
-                 "come back full, before its frames go out (default 4: each egress port's share "
-                 "of a turn is paid once for them all; 1, the default with two ports or fewer: a "
-                 "burst at a time)")
+                 "come back full, before its frames go out (default: one per egress port, at most "
+                 "4, so that each port's share of a turn is about a full burst and its device call "
+                 "is paid once for them all; 1: a burst at a time)")
       ->check(CLI::Range(1, 16));
   app.add_option("--shaper-slack", o.shaper_slack,
                  "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
@@ -280,14 +281,17 @@ std::vector<spraylab::net::PortState> start_switch_ports(const Options& o,
   return ports;
 }
 
-// --rx-bursts when not given. Held bursts pay each egress port's device call and bookkeeping once
-// for several bursts: worth it when a burst spreads thinly (16 ports: about two frames each). With
-// two ports a burst already gives each about 16, and holding gained nothing in the pipeline
-// (bench/fwd_bench ofan --ports 2: 56.7 / 58.1 cycles per packet one burst at a time, 56.7 /
-// 56.8 with 4). Over vhost (every frame copied in and out) holding cost: in the vhost-e2e layout
-// on a loaded machine, one burst at a time forwarded more in 4 of 5 alternating pairs, with
-// Forwarder::flush's time per frame about halved and the vhost PMD's lower (perf, 3 pairs).
-uint32_t default_rx_bursts(size_t ports) { return ports <= 2 ? 1 : 4; }
+// --rx-bursts when not given: one burst per egress port, at most 4. Held bursts pay each egress
+// port's device call and bookkeeping once for several bursts, and a device call is dearest over
+// shared-memory links, where every call publishes its ring index to the other core (vhost-user's
+// used ring: a locked add on a line the peer polls). With two ports a burst gives each about 16
+// frames; two bursts give each a full device burst, as testpmd io sends: vhost-e2e 5.44 against
+// 4.66 Mpps (median of 4 alternating runs, testpmd io 6.24), memif-e2e higher in 3 of 3 runs.
+// Four bursts with two ports forwarded less than two (4.75 Mpps), and with 16 ports eight gained
+// nothing over four (docs/BENCHMARKS.md, "Held bursts").
+uint32_t default_rx_bursts(size_t ports) {
+  return static_cast<uint32_t>(std::clamp<size_t>(ports, 1, 4));
+}
 
 // The lcores the workers run on, in worker order: the main one when it is the only lcore.
 std::vector<unsigned> worker_lcores(uint32_t workers) {
