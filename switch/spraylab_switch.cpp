@@ -288,7 +288,9 @@ std::vector<spraylab::net::PortState> start_switch_ports(const Options& o,
 // frames; two bursts give each a full device burst, as testpmd io sends: vhost-e2e 5.44 against
 // 4.66 Mpps (median of 4 alternating runs, testpmd io 6.24), memif-e2e higher in 3 of 3 runs.
 // Four bursts with two ports forwarded less than two (4.75 Mpps), and with 16 ports eight gained
-// nothing over four (docs/BENCHMARKS.md, "Held bursts").
+// nothing over four (docs/BENCHMARKS.md, "Held bursts"). Three with two ports is a per-driver
+// choice, not a default: over vhost it forwarded more than two in 6 of 7 alternating pairs, over
+// memif less in 5 of 7 (medians 7.51 against 8.70 Mpps over 4 pairs).
 uint32_t default_rx_bursts(size_t ports) {
   return static_cast<uint32_t>(std::clamp<size_t>(ports, 1, 4));
 }
