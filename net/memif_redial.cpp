@@ -22,8 +22,9 @@ uint64_t socket_identity(const std::string& path) {
 
 }  // namespace
 
-MemifRedial::MemifRedial(const std::vector<PortState>& ports, std::chrono::milliseconds retry)
-    : retry_(retry) {
+MemifRedial::MemifRedial(const std::vector<PortState>& ports, std::chrono::milliseconds retry,
+                         std::chrono::milliseconds settle)
+    : retry_(retry), settle_(settle) {
   const auto now = std::chrono::steady_clock::now();
   for (const auto& p : ports) {
     if (p.memif_client) {
@@ -34,19 +35,27 @@ MemifRedial::MemifRedial(const std::vector<PortState>& ports, std::chrono::milli
 
 // A client port to dial now: down, its last dial `retry` ago (a handshake takes a few
 // interrupt-thread turns), and, unless its last start failed, a socket file that is not the one
-// it dialled last (the server that went away cannot be back while its file is that one).
+// it dialled last (the server that went away cannot be back while its file is that one), or the
+// same file if that dial has not brought the link up in `settle` (a server not started yet).
 bool MemifRedial::due(const Client& c, std::chrono::steady_clock::time_point now,
                       uint64_t id) const {
-  if (link_up(c.port) || now - c.last_dial < retry_) return false;
+  if (link_up(c.port)) {
+    c.awaiting = false;
+    return false;
+  }
+  if (now - c.last_dial < retry_) return false;
+  if (c.awaiting && id != 0 && now - c.last_dial >= settle_) return true;
   return !c.started || (id == 0 ? c.socket.empty() || c.socket[0] == '\0' : id != c.dialled);
 }
 
 bool MemifRedial::wants_turn() const {
   const auto now = std::chrono::steady_clock::now();
   for (const Client& c : clients_) {
-    if (!link_up(c.port) && now - c.last_dial >= retry_ &&
-        due(c, now, socket_identity(c.socket)))
-      return true;
+    if (link_up(c.port)) {
+      c.awaiting = false;
+      continue;
+    }
+    if (now - c.last_dial >= retry_ && due(c, now, socket_identity(c.socket))) return true;
   }
   return false;
 }
@@ -59,6 +68,7 @@ void MemifRedial::on_turn() {
     if (!due(c, now, id)) continue;
     c.dialled = id;
     c.last_dial = now;
+    c.awaiting = true;
     if (c.started) rte_eth_dev_stop(c.port);
     // Fails only if the server went away again since the probe: the next turn tries again.
     c.started = rte_eth_dev_start(c.port) == 0;

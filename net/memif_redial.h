@@ -6,6 +6,11 @@
 // only once a new socket file is there (a restarted server's): a start that fails leaves the port
 // stopped, and ethdev then answers every burst on it with an error message and a stack dump. Server
 // ports need nothing: their listening socket accepts the peer's next dial on its own.
+// A restarted server's socket file appears when its process probes the port, but the server
+// rejects a client ("ID mismatch", a disconnect) until it starts the port: a dial in between, which
+// a loaded machine makes likely, leaves the client down with the socket file it dialled. So a dial
+// that has not brought the link up within `settle` is repeated on the same file, until the link
+// comes up once (after which only a new file is dialled again).
 #pragma once
 
 #include <chrono>
@@ -21,7 +26,8 @@ class MemifRedial {
  public:
   // Watches the memif client ports among `ports` (all of them started).
   explicit MemifRedial(const std::vector<PortState>& ports,
-                       std::chrono::milliseconds retry = std::chrono::milliseconds(500));
+                       std::chrono::milliseconds retry = std::chrono::milliseconds(500),
+                       std::chrono::milliseconds settle = std::chrono::milliseconds(2000));
 
   bool empty() const { return clients_.empty(); }
   // Restarts the client ports down for at least `retry` since their last dial. Interrupt thread
@@ -41,9 +47,14 @@ class MemifRedial {
     uint64_t dialled = 0;  // identity of the socket file last dialled
     bool started = true;
     std::chrono::steady_clock::time_point last_dial{};
+    // Dialled by on_turn() and not seen up since: the server may have rejected the dial (not
+    // started yet), so the same file is dialled again after `settle`. Cleared when the link is
+    // seen up (wants_turn() runs often), so that a killed server's leftover file is not dialled.
+    mutable bool awaiting = false;
   };
   std::vector<Client> clients_;
   std::chrono::milliseconds retry_;
+  std::chrono::milliseconds settle_;
 };
 
 }  // namespace spraylab::net

@@ -390,6 +390,62 @@ def test_gen_survives_switch_restart(args, link="memif"):
         b.cleanup()
 
 
+def test_gen_redials_a_server_that_starts_late(args):
+    """A restarted memif server whose socket files exist before its ports start (testpmd
+    --disable-device-start here; a switch under load, between probe and start) rejects the
+    generator's dial; the generator dials the same files again until its links come up, and its
+    collective completes through testpmd io (port 0 to port 1 and back: a wire)."""
+    b = Bench(args, "gen_late", leaves=1, spines=1,
+              extra="workload: {type: permutation, message_size: 100MB, payload: 1400}\n")
+    gen = tp = None
+    try:
+        b.start_switch()
+        results = f"{b.dir}/gen.json"
+        argv = [f"{args.build}/trafficgen/spraylab-gen", *eal_args("0@0", b.prefix("gen")), *b.vdev(0, "client"),
+                *b.vdev(1, "client"), "--", "--config", b.config, "--hosts", "h0,h1", "--rate", "1Gbps",
+                "--link-wait", "40", "--retransmit-timeout", "200ms", "--timeout", "40", "--no-metrics",
+                "--results", results]
+        gen = Proc(argv, f"{b.dir}/gen.log")
+        wait_for(lambda: "engine(s)" in gen.log_text() or gen.p.poll() is not None, 30, "the generator to start")
+        time.sleep(0.4)
+        kill(b.switch)
+        wait_for(lambda: gen.log_text().count("link down") >= 2, 10, "the generator to see its links down")
+        for p in range(2):
+            os.unlink(f"{b.dir}/p{p}.sock")  # what a SIGKILL leaves
+        tp_log = open(f"{b.dir}/testpmd.log", "w")
+        tp = subprocess.Popen(["dpdk-testpmd", *eal_args("0@1,1@1", b.prefix("tp")), *b.vdev(0, "server"),
+                               *b.vdev(1, "server"), "--", "--forward-mode=io", "-i", "--disable-device-start"],
+                              stdin=subprocess.PIPE, stdout=tp_log, stderr=subprocess.STDOUT, text=True)
+        wait_for(lambda: all(os.path.exists(f"{b.dir}/p{p}.sock") for p in range(2)) or tp.poll() is not None, 30,
+                 "testpmd's socket files")
+        time.sleep(3)  # the generator dials the new files (within 0.5 s) and is turned away
+        check(gen.log_text().count("link up") == 0, f"links up before the server started: {gen.log_text()[-800:]}")
+        tp.stdin.write("port start all\nstart\n")
+        tp.stdin.flush()
+        line = gen.read_line(60)
+        rc = gen._reap(10)
+        log = gen.log_text()
+        check(line is not None and rc == 0, f"generator exit {rc}, said {line}: {log[-1500:]}")
+        with open(results) as f:
+            check(json.load(f)["completed"], f"collective not completed: {line}")
+        ups = log.count("link up")
+        check(ups >= 2, f"the generator logged links up {ups}x: {log[-1500:]}")
+        return f"completed through a server that started its ports 3 s after its sockets; links up {ups}x"
+    finally:
+        if tp is not None and tp.poll() is None:
+            tp.stdin.write("quit\n")
+            tp.stdin.flush()
+            try:
+                tp.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                tp.kill()
+                tp.wait()
+        for p in (gen, b.switch):
+            if p is not None and p.p.poll() is None:
+                kill(p)
+        b.cleanup()
+
+
 def main():
     ap = case_parser()
     args = ap.parse_args()
@@ -398,6 +454,7 @@ def main():
              ("vhost_peer_killed_ten_times", test_peer_killed_ten_times, ("vhost",)),
              ("af_xdp_peer_killed_ten_times", test_peer_killed_ten_times, ("af_xdp",)),
              ("gen_survives_switch_restart", test_gen_survives_switch_restart, ("memif",)),
+             ("gen_redials_a_server_that_starts_late", test_gen_redials_a_server_that_starts_late, ()),
              ("gen_survives_vhost_switch_restart", test_gen_survives_switch_restart, ("vhost",)),
              ("gen_survives_af_xdp_switch_restart", test_gen_survives_switch_restart, ("af_xdp",))]
     return run_cases(args, cases)
