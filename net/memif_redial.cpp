@@ -33,17 +33,19 @@ MemifRedial::MemifRedial(const std::vector<PortState>& ports, std::chrono::milli
   }
 }
 
-// A client port to dial now: down, its last dial `retry` ago (a handshake takes a few
-// interrupt-thread turns), and, unless its last start failed, a socket file that is not the one
-// it dialled last (the server that went away cannot be back while its file is that one), or the
-// same file if that dial has not brought the link up in `settle` (a server not started yet).
+bool MemifRedial::down(const Client& c) const {
+  if (!link_up(c.port)) return true;
+  c.awaiting = false;
+  return false;
+}
+
+// A client port that is down and last dialled `retry` ago (a handshake takes a few
+// interrupt-thread turns) is dialled now if its last start failed, or if its socket file is not
+// the one it dialled last (the server that went away cannot be back while its file is that one),
+// or if it is the same file but that dial has not brought the link up in `settle` (a server not
+// started yet).
 bool MemifRedial::due(const Client& c, std::chrono::steady_clock::time_point now,
                       uint64_t id) const {
-  if (link_up(c.port)) {
-    c.awaiting = false;
-    return false;
-  }
-  if (now - c.last_dial < retry_) return false;
   if (c.awaiting && id != 0 && now - c.last_dial >= settle_) return true;
   return !c.started || (id == 0 ? c.socket.empty() || c.socket[0] == '\0' : id != c.dialled);
 }
@@ -51,11 +53,8 @@ bool MemifRedial::due(const Client& c, std::chrono::steady_clock::time_point now
 bool MemifRedial::wants_turn() const {
   const auto now = std::chrono::steady_clock::now();
   for (const Client& c : clients_) {
-    if (link_up(c.port)) {
-      c.awaiting = false;
-      continue;
-    }
-    if (now - c.last_dial >= retry_ && due(c, now, socket_identity(c.socket))) return true;
+    if (down(c) && now - c.last_dial >= retry_ && due(c, now, socket_identity(c.socket)))
+      return true;
   }
   return false;
 }
@@ -63,7 +62,7 @@ bool MemifRedial::wants_turn() const {
 void MemifRedial::on_turn() {
   const auto now = std::chrono::steady_clock::now();
   for (Client& c : clients_) {
-    if (link_up(c.port) || now - c.last_dial < retry_) continue;
+    if (!down(c) || now - c.last_dial < retry_) continue;
     const uint64_t id = socket_identity(c.socket);
     if (!due(c, now, id)) continue;
     c.dialled = id;

@@ -39,6 +39,9 @@ class MemifRedial {
 
  private:
   struct Client;
+  // Whether c's link is down; a link seen up ends c's awaiting.
+  bool down(const Client& c) const;
+  // Whether c, down and last dialled `retry` ago, is dialled now (`id`: its socket file's).
   bool due(const Client& c, std::chrono::steady_clock::time_point now, uint64_t id) const;
 
   struct Client {
@@ -49,7 +52,8 @@ class MemifRedial {
     std::chrono::steady_clock::time_point last_dial{};
     // Dialled by on_turn() and not seen up since: the server may have rejected the dial (not
     // started yet), so the same file is dialled again after `settle`. Cleared when the link is
-    // seen up (wants_turn() runs often), so that a killed server's leftover file is not dialled.
+    // seen up (down(), which wants_turn() calls often), so that a killed server's leftover file is
+    // not dialled.
     mutable bool awaiting = false;
   };
   std::vector<Client> clients_;
