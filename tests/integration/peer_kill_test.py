@@ -323,6 +323,21 @@ def gen_vdevs(b):
     return [], b.vdev(0, "client") + b.vdev(1, "client")
 
 
+def gen_argv(b, vdevs, results, netns=(), stats=None):
+    """spraylab-gen on `vdevs` running b.config's permutation between h0 and h1 at 1 Gb/s, patient
+    enough (40 s link wait and timeout, 200 ms retransmits) to outlive a peer's restart."""
+    argv = [*netns, f"{b.args.build}/trafficgen/spraylab-gen", *eal_args("0@0", b.prefix("gen")), *vdevs, "--",
+            "--config", b.config, "--hosts", "h0,h1", "--rate", "1Gbps", "--link-wait", "40",
+            "--retransmit-timeout", "200ms", "--timeout", "40", "--no-metrics", "--results", results]
+    return argv + (["--stats-json", stats] if stats else [])
+
+
+def wait_gen_sending(gen):
+    """Until the generator has started its engines, and a little more: a kill then lands mid-run."""
+    wait_for(lambda: "engine(s)" in gen.log_text() or gen.p.poll() is not None, 30, "the generator to start")
+    time.sleep(0.4)
+
+
 def test_gen_survives_switch_restart(args, link="memif"):
     """spraylab-gen with h0, h1 on two ports of `link` runs a permutation through the switch; the
     switch is killed mid-run and restarted."""
@@ -342,17 +357,12 @@ def test_gen_survives_switch_restart(args, link="memif"):
             b.start_switch()
         results, stats = f"{b.dir}/gen.json", f"{b.dir}/gen_stats.json"
         netns, vdevs = gen_vdevs(b)
-        argv = [*netns, f"{args.build}/trafficgen/spraylab-gen", *eal_args("0@0", b.prefix("gen")), *vdevs, "--",
-                "--config", b.config, "--hosts", "h0,h1", "--rate", "1Gbps", "--link-wait", "40",
-                "--retransmit-timeout", "200ms", "--timeout", "40", "--no-metrics", "--results", results,
-                "--stats-json", stats]
-        gen = Proc(argv, f"{b.dir}/gen.log")
+        gen = Proc(gen_argv(b, vdevs, results, netns, stats), f"{b.dir}/gen.log")
         if link == "vhost":
             wait_for(lambda: gen.log_text().count("port ") >= 2 or gen.p.poll() is not None, 30,
                      "the generator's vhost-user sockets")
             b.start_switch()
-        wait_for(lambda: "engine(s)" in gen.log_text() or gen.p.poll() is not None, 30, "the generator to start")
-        time.sleep(0.4)
+        wait_gen_sending(gen)
         check(gen.p.poll() is None, f"generator ended before the kill: {gen.log_text()[-1500:]}")
         kill(b.switch)
         b.switch_links(up=False)
@@ -401,13 +411,8 @@ def test_gen_redials_a_server_that_starts_late(args):
     try:
         b.start_switch()
         results = f"{b.dir}/gen.json"
-        argv = [f"{args.build}/trafficgen/spraylab-gen", *eal_args("0@0", b.prefix("gen")), *b.vdev(0, "client"),
-                *b.vdev(1, "client"), "--", "--config", b.config, "--hosts", "h0,h1", "--rate", "1Gbps",
-                "--link-wait", "40", "--retransmit-timeout", "200ms", "--timeout", "40", "--no-metrics",
-                "--results", results]
-        gen = Proc(argv, f"{b.dir}/gen.log")
-        wait_for(lambda: "engine(s)" in gen.log_text() or gen.p.poll() is not None, 30, "the generator to start")
-        time.sleep(0.4)
+        gen = Proc(gen_argv(b, b.vdev(0, "client") + b.vdev(1, "client"), results), f"{b.dir}/gen.log")
+        wait_gen_sending(gen)
         kill(b.switch)
         wait_for(lambda: gen.log_text().count("link down") >= 2, 10, "the generator to see its links down")
         for p in range(2):
