@@ -4,9 +4,13 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -50,9 +54,31 @@ uint64_t ram_mb() {
   return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * size >> 20 : kDefaultMemoryMb;
 }
 
+constexpr std::string_view kPrefix = "spraylab-fabric-";
+
 void remove_runtime_dir() {
   // EAL leaves its (empty, with --no-shconf) runtime folder behind.
   if (!g_runtime_dir.empty()) rmdir(g_runtime_dir.c_str());
+}
+
+// A run killed with SIGKILL (or one that crashed) cannot remove its runtime folder, and a user who
+// stops runs that way would collect one in /var/run/dpdk per run. The next run removes those whose
+// process is gone. rmdir() removes only an empty folder, which is all --no-shconf leaves (no
+// config file, no IPC socket), so a folder that holds anything is never touched.
+void remove_stale_runtime_dirs(const std::string& own) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(own).parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(kPrefix)) continue;
+    const char* digits = name.data() + kPrefix.size();
+    const char* end = name.data() + name.size();
+    pid_t pid = 0;
+    const auto [last, err] = std::from_chars(digits, end, pid);
+    if (err != std::errc() || last != end || pid <= 0) continue;
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask about)
+    rmdir(e.path().c_str());
+  }
 }
 
 }  // namespace
@@ -66,7 +92,7 @@ void init_eal(const EalOptions& opts, const std::string& prog) {
   const uint64_t mb = opts.memory_mb
                           ? opts.memory_mb
                           : std::min(kDefaultMemoryMb, std::max<uint64_t>(ram_mb() / 2, 512));
-  const std::string prefix = fmt::format("spraylab-fabric-{}", getpid());
+  const std::string prefix = fmt::format("{}{}", kPrefix, getpid());
   std::vector<std::string> args = {prog,
                                    "--no-pci",
                                    "--no-huge",
@@ -90,6 +116,7 @@ void init_eal(const EalOptions& opts, const std::string& prog) {
   g_initialised = true;
   g_runtime_dir = rte_eal_get_runtime_dir();
   std::atexit(remove_runtime_dir);
+  remove_stale_runtime_dirs(g_runtime_dir);
 }
 
 uint64_t fabric_memory_mb(const conf::Experiment& exp) {

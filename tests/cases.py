@@ -4,6 +4,7 @@ and figures of each, and the closing 'N passed, N failed' line that .ci/run coun
 A script puts this directory on sys.path, parses its arguments with case_parser() (meson passes
 --build and --source) and ends with sys.exit(run_cases(args, cases))."""
 import argparse
+import os
 import time
 import traceback
 
@@ -17,6 +18,13 @@ def check(cond, msg):
 class Skip(Exception):
     """Raised by a case that cannot run on this machine (the message says why): printed as SKIP
     and counted apart, never as a pass."""
+
+
+def fabric_runtime_dir(pid):
+    """The EAL runtime folder of a `spraylab run` (or a fabric test) with this pid: fabric/eal.cpp's
+    --file-prefix under EAL's base (eal_get_baseline_runtime_dir in DPDK 22.11)."""
+    base = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+    return os.path.join(base, f"spraylab-fabric-{pid}")
 
 
 def case_parser(description=None):

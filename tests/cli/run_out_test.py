@@ -11,7 +11,7 @@ Cases:
   a killed run leaves the earlier results as they were
                                   SIGKILL after the first of two variants: the folder still holds the
                                   earlier run, byte for byte; the next run removes the killed run's
-                                  staging folder.
+                                  staging folder and its EAL runtime folder.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
   names that would leave their folder are refused
@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cases import case_parser, run_cases, check  # noqa: E402
+from cases import case_parser, run_cases, check, fabric_runtime_dir  # noqa: E402
 
 ARGS = case_parser(__doc__).parse_args()
 SPRAYLAB = os.path.abspath(os.path.join(ARGS.build, "fabric", "spraylab"))
@@ -147,6 +147,9 @@ def a_killed_run_leaves_the_earlier_results_as_they_were(_args):
               f"the leftover was not removed: {os.listdir(t)}")
         check(sorted(os.listdir(os.path.join(t, "out")))[:2] == [".spraylab-results", "rps"],
               os.listdir(os.path.join(t, "out")))
+        # The killed run could not remove its EAL runtime folder either; the next run did.
+        killed_dir = fabric_runtime_dir(proc.pid)
+        check(not os.path.exists(killed_dir), f"the killed run's {killed_dir} is still there")
 
 
 def a_folder_spraylab_did_not_make_is_refused(_args):
