@@ -164,8 +164,8 @@ RunOutcome run_inprocess(Fabric& f, const FabricOptions& opts, uint64_t limit_ns
       stop_reason = gen::StopReason::kCompleted;
     } else if (now > start && now - start >= limit_ns) {
       stop_reason = gen::StopReason::kDuration;
-    } else if (watch.timed_out(wall)) {
-      stop_reason = gen::StopReason::kTimeout;
+    } else {
+      stop_reason = watch.guard(wall);
     }
     watch.progress(now, wall, stop_reason.has_value());
     if (stop_reason) {

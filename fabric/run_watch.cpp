@@ -1,10 +1,20 @@
 #include "fabric/run_watch.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "trafficgen/packet.h"
 
 namespace spraylab::fabric {
+namespace {
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "request_stop() runs in a signal handler");
+
+}  // namespace
+
+void request_stop() { g_stop.store(true, std::memory_order_relaxed); }
+bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
 
 RunWatch::RunWatch(const Fabric& f, const FabricOptions& opts)
     : f_(f),

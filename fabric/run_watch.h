@@ -4,11 +4,18 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "fabric/fabric.h"
 #include "fabric/fabric_build.h"
 
 namespace spraylab::fabric {
+
+// Asks the run in progress (and any later one in this process) to stop at its next wall-clock
+// check, as gen::StopReason::kSignal: `spraylab run`'s SIGINT and SIGTERM handler calls it, so it
+// is async-signal-safe (one store to a lock-free atomic).
+void request_stop();
+bool stop_requested();
 
 class RunWatch {
  public:
@@ -16,8 +23,13 @@ class RunWatch {
 
   // Wall time since the run started.
   uint64_t wall_ns() const;
-  // The run has had its wall time (FabricOptions::max_wall_seconds).
-  bool timed_out(uint64_t wall_ns) const { return wall_ns >= wall_limit_ns_; }
+  // Why the run must stop now whatever its workload's state: it has had its wall time
+  // (FabricOptions::max_wall_seconds), kTimeout, or a stop was requested, kSignal.
+  std::optional<gen::StopReason> guard(uint64_t wall_ns) const {
+    if (wall_ns >= wall_limit_ns_) return gen::StopReason::kTimeout;
+    if (stop_requested()) return gen::StopReason::kSignal;
+    return std::nullopt;
+  }
   // Calls the progress callback when its period has passed since the last call, or always when
   // `last`; `clock_ns` is the fabric's clock (its workload starts at Fabric::start_ns()).
   // `events` (virtual time, > 0): events so far; then the share of data packets delivered is

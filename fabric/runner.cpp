@@ -2,6 +2,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "fabric/progress_line.h"
 #include "fabric/result_files.h"
 #include "fabric/results_folder.h"
+#include "fabric/run_watch.h"
 #include "fabric/summary.h"
 #include "fabric/table.h"
 
@@ -36,6 +38,33 @@ bool message_size_swept(const Variant& v) {
   return std::any_of(v.name_parts.begin(), v.name_parts.end(),
                      [](const NamePart& p) { return p.key == kMessageSizeKey; });
 }
+
+void on_stop_signal(int) { request_stop(); }
+
+// SIGINT and SIGTERM ask the run to stop (request_stop()) while this lives; SA_RESETHAND gives a
+// second signal its default action, so a run that does not stop soon enough can still be ended.
+// The earlier handlers come back after.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
 
 std::string utc_now() {
   return fmt::format(
@@ -183,8 +212,11 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
 
   // The namespaced fabric outlives a variant when the next differs in its balancer only.
   std::unique_ptr<NamespacedRunner> namespaced;
+  std::unique_ptr<StopOnSignal> stop_on_signal;
   if (options.mode == Mode::kNamespaced) {
     namespaced = std::make_unique<NamespacedRunner>(options.namespaced);
+  } else {
+    stop_on_signal = std::make_unique<StopOnSignal>();
   }
   std::vector<VariantSummary> summaries;
   std::vector<PlotVariant> plots;
@@ -197,6 +229,10 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     const FabricOptions fo = fabric_options(v, options, progress, label);
     const FabricResult result =
         namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
+    if (stop_requested()) {
+      throw Interrupted(
+          fmt::format("interrupted during {}: no results written ({}/ is as it was)", label, out));
+    }
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
     write_variant((dir / v.name).string(), v, result, s, options, started_at);
     progress.print(variant_line(label, s, result.wall_seconds));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,12 +40,21 @@ std::string default_out_dir(const conf::Experiment& experiment);
 // default) may not receive results (fabric/results_folder.h). Writes nothing.
 void check_out_dir(const std::vector<Variant>& variants, const RunOptions& options);
 
+// Thrown by run_variants() when SIGINT or SIGTERM stopped it: the results folder is as it was.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Runs `variants` in order (EAL must be initialised), writes every file and prints the table
 // on stdout and progress on stderr. The results folder is replaced whole when every file is
 // written (fabric/results_folder.h); a run that throws leaves the earlier one as it was.
 // Returns 0 when every variant completed its workload, 1 otherwise. Throws
 // std::invalid_argument for a results folder it may not replace, std::runtime_error when a
-// fabric cannot be built or a file not written.
+// fabric cannot be built or a file not written. SIGINT or SIGTERM (Ctrl-C) stops the running
+// variant at its next wall-clock check and throws Interrupted: the earlier results stay, as after
+// a failed run, and EAL and the staging folder are cleaned up; a second signal ends the process
+// at once, as a killed run. (The namespaced fabric takes its signals itself: it is taken down.)
+
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options);
 
 }  // namespace spraylab::fabric

@@ -11,6 +11,7 @@
 #include "fabric/namespaced_cli.h"
 #include "fabric/reproduce_cli.h"
 #include "fabric/run_cli.h"
+#include "fabric/runner.h"
 #include "fabric/topo_cli.h"
 #include "topo/generators.h"
 
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
       ->final_callback([&rc] { rc = spraylab::fabric::run_demo(); });
   try {
     app.parse(argc, argv);
+  } catch (const spraylab::fabric::Interrupted& e) {
+    fmt::print(stderr, "spraylab: {}\n", e.what());
+    return 130;  // as a shell reports a command ended by SIGINT
   } catch (const CLI::RuntimeError& e) {
     return app.exit(e);  // a command's own result (topo check: problems found)
   } catch (const CLI::ParseError& e) {

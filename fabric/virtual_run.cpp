@@ -127,8 +127,8 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     engines.note(e.node);
     if (out.events % kWallCheckEvents == 0) {
       const uint64_t w = watch.wall_ns();
-      if (watch.timed_out(w)) {
-        out.stopped_by = gen::StopReason::kTimeout;
+      if (const std::optional<gen::StopReason> stop = watch.guard(w)) {
+        out.stopped_by = *stop;
         break;
       }
       watch.progress(now, w, false, out.events);

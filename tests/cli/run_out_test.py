@@ -12,6 +12,10 @@ Cases:
                                   SIGKILL after the first of two variants: the folder still holds the
                                   earlier run, byte for byte; the next run removes the killed run's
                                   staging folder and its EAL runtime folder.
+  an interrupted run leaves the earlier results as they were
+                                  SIGINT (Ctrl-C) in the second of two variants, virtual time, and
+                                  SIGTERM in an in-process run: exit 130 naming the variant, the
+                                  folder as it was, no staging folder, no EAL runtime folder left.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
   names that would leave their folder are refused
@@ -152,6 +156,51 @@ def a_killed_run_leaves_the_earlier_results_as_they_were(_args):
         check(not os.path.exists(killed_dir), f"the killed run's {killed_dir} is still there")
 
 
+def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"))
+        p = spraylab(t, "run", exp, "--algorithms", "ecmp", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        earlier = tree(os.path.join(t, "out"))
+        big = os.path.join(t, "big.yaml")
+        write(big, "name: small\nseed: 4\ntopology: {generator: fat-tree, k: 8}\n"
+                   "workload: {type: permutation, message_size: 4KB}\n")
+        figures = []
+        # Virtual time, Ctrl-C once the first variant is done; in-process (EAL's lcores polling),
+        # SIGTERM once the fabric reports progress. --timeout far beyond the wait: only the signal
+        # can end the run here.
+        for what, sig, argv, ready in (
+                ("virtual", signal.SIGINT, [big, "--sweep", "workload.message_size=4KB,64MB"], "(completed)"),
+                ("inprocess", signal.SIGTERM, [big, "--mode", "inprocess", "--set", "workload.message_size=64MB",
+                                               "--timeout", "600"], ": messages ")):
+            log_path = os.path.join(t, f"{what}.log")
+            with open(log_path, "w") as log:
+                proc = subprocess.Popen([SPRAYLAB, "run", *argv, "--out", "out"], cwd=t, stdout=log,
+                                        stderr=subprocess.STDOUT)
+                deadline = time.time() + 120
+                while ready not in open(log_path).read():
+                    check(proc.poll() is None, f"{what}: the run ended before the signal: {open(log_path).read()}")
+                    check(time.time() < deadline, f"{what}: no '{ready}' in 120 s: {open(log_path).read()}")
+                    time.sleep(0.05)
+                proc.send_signal(sig)
+                try:
+                    rc = proc.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                    check(False, f"{what}: still running 120 s after {sig.name}")
+            said = open(log_path).read()
+            check(rc == 130, f"{what}: exit {rc} after {sig.name}: {said[-800:]}")
+            check("spraylab: interrupted during [" in said and "no results written (out/ is as it was)" in said,
+                  f"{what}: {said[-800:]}")
+            check(tree(os.path.join(t, "out")) == earlier, f"{what}: the interrupted run changed the earlier results")
+            leftovers = [n for n in os.listdir(t) if n.startswith(".out.spraylab-")]
+            check(not leftovers, f"{what}: staging folder left: {leftovers}")
+            check(not os.path.exists(fabric_runtime_dir(proc.pid)), f"{what}: EAL runtime folder left")
+            figures.append(f"{what}: {said.strip().splitlines()[-1]}")
+        return "; ".join(figures)
+
+
 def a_folder_spraylab_did_not_make_is_refused(_args):
     with tempfile.TemporaryDirectory() as t:
         exp = experiment(os.path.join(t, "exp.yaml"))
@@ -200,6 +249,8 @@ CASES = [
     ("a smaller run replaces the whole folder", a_smaller_run_replaces_the_whole_folder, ()),
     ("a killed run leaves the earlier results as they were",
      a_killed_run_leaves_the_earlier_results_as_they_were, ()),
+    ("an interrupted run leaves the earlier results as they were",
+     an_interrupted_run_leaves_the_earlier_results_as_they_were, ()),
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
     ("names that would leave their folder are refused", names_that_would_leave_their_folder_are_refused, ()),
 ]
