@@ -21,7 +21,7 @@ RunWatch::RunWatch(const Fabric& f, const FabricOptions& opts)
       opts_(opts),
       wall_limit_ns_(static_cast<uint64_t>(opts.max_wall_seconds * 1e9)),
       next_progress_ns_(opts.progress_period_ns) {
-  for (const auto& h : f.hosts()) messages_total_ += h->engine().messages_total();
+  for (const auto& h : f.hosts()) messages_total_ += h->engine().sends_total();
   for (const gen::Message& m : f.plan().schedule.messages) {
     data_packets_ += gen::packet_count(m.bytes, f.plan().payload_bytes);
   }
@@ -36,7 +36,7 @@ uint64_t RunWatch::wall_ns() const {
 void RunWatch::progress(uint64_t clock_ns, uint64_t wall_ns, bool last, uint64_t events) {
   if (!opts_.progress || (wall_ns < next_progress_ns_ && !last)) return;
   Progress p;
-  for (const auto& h : f_.hosts()) p.messages_done += h->engine().messages_done();
+  for (const auto& h : f_.hosts()) p.messages_done += h->engine().sends_acked();
   p.messages_total = messages_total_;
   p.clock_ns = clock_ns > f_.start_ns() ? clock_ns - f_.start_ns() : 0;
   p.wall_seconds = static_cast<double>(wall_ns) * 1e-9;

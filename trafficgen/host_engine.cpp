@@ -222,6 +222,7 @@ void HostEngine::release_dependents(const std::vector<uint32_t>& list, uint64_t 
 
 void HostEngine::update_finished() {
   done_count_.store(sends_done_ + recvs_done_, std::memory_order_relaxed);
+  sends_acked_.store(sends_done_, std::memory_order_relaxed);
   if (sends_done_ == sends_.size() && recvs_done_ == recvs_.size()) {
     finished_.store(true, std::memory_order_release);
   }

@@ -180,6 +180,11 @@ class HostEngine {
   bool finished() const { return finished_.load(std::memory_order_acquire); }
   uint64_t messages_done() const { return done_count_.load(std::memory_order_relaxed); }
   uint64_t messages_total() const { return sends_.size() + recvs_.size(); }
+  // The messages this host sends, and those of them acknowledged in full: counted at one end
+  // only, so their sums over a fabric's hosts are its messages (the summary's count), where
+  // messages_done() and messages_total() count each message at both ends.
+  uint64_t sends_acked() const { return sends_acked_.load(std::memory_order_relaxed); }
+  uint64_t sends_total() const { return sends_.size(); }
   uint64_t acked_bytes() const { return acked_bytes_.load(std::memory_order_relaxed); }
   uint64_t tx_bytes_live() const { return tx_bytes_live_.load(std::memory_order_relaxed); }
   // From any thread: send no more data (first passes and retransmissions alike) but keep
@@ -319,6 +324,7 @@ class HostEngine {
   bool tsc_clock_ = true;
   std::atomic<bool> finished_{false};
   std::atomic<uint64_t> done_count_{0};
+  std::atomic<uint64_t> sends_acked_{0};
   std::atomic<uint64_t> acked_bytes_{0};
   std::atomic<uint64_t> tx_bytes_live_{0};  // kTxBytes, published for the progress line
   std::atomic<bool> data_stopped_{false};

@@ -106,6 +106,11 @@ def a_smaller_run_replaces_the_whole_folder(_args):
         exp = experiment(os.path.join(t, "exp.yaml"))
         p = spraylab(t, "run", exp, "--algorithms", "ecmp,rps,ofan", "--out", "out")
         check(p.returncode == 0, p.stderr)
+        # The progress lines count messages as the summary does (4 hosts, a permutation: 4), not
+        # each message at both its ends.
+        for v in ("ecmp", "rps", "ofan"):
+            check(f"] {v}: messages 4/4, clock" in p.stderr and f"] {v}: CCT" in p.stderr and
+                  f"(completed), messages 4/4," in p.stderr, p.stderr)
         check(sorted(os.listdir(os.path.join(t, "out"))) ==
               [".spraylab-results", "ecmp", "ofan", "rps", "summary.csv", "summary.json", "summary.txt"],
               os.listdir(os.path.join(t, "out")))
