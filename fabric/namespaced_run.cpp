@@ -20,6 +20,7 @@
 #include "fabric/namespaced.h"
 #include "fabric/namespaced_plan.h"
 #include "fabric/port_stats.h"
+#include "fabric/run_watch.h"
 #include "net/wire.h"
 #include "topo/build.h"
 #include "trafficgen/host_plan.h"
@@ -39,7 +40,10 @@ constexpr uint64_t kMinSamplePeriodNs = 50'000'000;
 constexpr double kStopGraceS = 10;
 
 volatile std::sig_atomic_t g_stop = 0;
-void on_stop_signal(int) { g_stop = 1; }
+void on_stop_signal(int) {
+  g_stop = 1;
+  request_stop();  // so the runner tells an interrupted run from a failed one (runner.cpp)
+}
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

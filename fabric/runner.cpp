@@ -227,8 +227,16 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     for (const std::string& note : v.notes) progress.print("note: " + note);
     const std::string started_at = utc_now();
     const FabricOptions fo = fabric_options(v, options, progress, label);
-    const FabricResult result =
-        namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
+    const FabricResult result = [&] {
+      try {
+        return namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
+      } catch (const std::runtime_error&) {
+        // The namespaced fabric ends its waits with an error when a signal comes: it was taken
+        // down, and the run ends as any interrupted one.
+        if (!stop_requested()) throw;
+        return FabricResult{};
+      }
+    }();
     if (stop_requested()) {
       throw Interrupted(
           fmt::format("interrupted during {}: no results written ({}/ is as it was)", label, out));

@@ -53,7 +53,8 @@ struct Interrupted : std::runtime_error {
 // fabric cannot be built or a file not written. SIGINT or SIGTERM (Ctrl-C) stops the running
 // variant at its next wall-clock check and throws Interrupted: the earlier results stay, as after
 // a failed run, and EAL and the staging folder are cleaned up; a second signal ends the process
-// at once, as a killed run. (The namespaced fabric takes its signals itself: it is taken down.)
+// at once, as a killed run. (The namespaced fabric takes its signals itself, takes the fabric
+// down, and then ends the same way.)
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options);
 

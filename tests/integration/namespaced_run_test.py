@@ -28,11 +28,14 @@ fabric up.
 The fabric's name and folder are the test's own; `fabric down` runs at the end whatever happened,
 and nothing of the fabric may be left (namespaces, processes, its folder). Nothing here asserts a
 speed: the figures (CCT and deepest queue per algorithm in both clocks, wall time) are printed.
+A last case interrupts a namespaced run (SIGINT once it reports progress): exit 130, the
+fabric down, the earlier results as they were.
 Needs root (ip netns); skips (exit 77) otherwise.
 """
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -179,6 +182,67 @@ def run_links(args, links):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def interrupted_run(args):
+    """Ctrl-C during a namespaced run (docs/runner.md, "Where results go"): the fabric is taken
+    down, the earlier results stay byte for byte, no staging folder is left, and spraylab says
+    `interrupted during [1/1] ecmp` and exits 130, as in the other modes (run-out)."""
+    demo = os.path.join(args.source, "conf", "examples", "demo.yaml")
+    work = tempfile.mkdtemp(prefix="spraylab-nsrun-int-")
+    name = f"ni{os.getpid()}"
+    folder = os.path.join(work, "fabric")
+    prefix = f"sl-{name}-"
+    out = os.path.join(work, "out")
+    try:
+        v = spraylab(args, "run", demo, "--algorithms", "ecmp", "-o", out)
+        check(v.returncode == 0, "the virtual-time run failed")
+        earlier = tree(out)
+        log_path = os.path.join(work, "run.log")
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(
+                [os.path.join(args.build, "fabric", "spraylab"), "run", demo, "--mode", "namespaced",
+                 "--links", "memif", "--rate", RATE["memif"], "--algorithms", "ecmp",
+                 "--fabric-name", name, "--fabric-dir", folder, "--timeout", "600", "-o", out],
+                stdout=log, stderr=subprocess.STDOUT)
+            deadline = time.time() + 300
+            while "[1/1] ecmp: messages " not in open(log_path).read():
+                check(proc.poll() is None, f"the run ended before the signal: {open(log_path).read()}")
+                check(time.time() < deadline, f"no progress in 300 s: {open(log_path).read()}")
+                time.sleep(0.1)
+            proc.send_signal(signal.SIGINT)
+            try:
+                rc = proc.wait(timeout=300)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                check(False, "still running 300 s after SIGINT")
+        said = open(log_path).read()
+        print(said[-1500:], flush=True)
+        check(rc == 130, f"exit {rc} after SIGINT")
+        check("spraylab: interrupted during [1/1] ecmp: no results written" in said, "no interrupted line")
+        check(tree(out) == earlier, "the interrupted run changed the earlier results")
+        leftovers = [n for n in os.listdir(work) if n.startswith(".out.spraylab-")]
+        check(not leftovers, f"staging folder left: {leftovers}")
+        left = namespaces(prefix) + fabric_processes(prefix)
+        check(not left, f"left behind: {left}")
+        stopped = [line for line in said.splitlines() if f"fabric {name}: " in line and "stopped" in line]
+        return stopped[-1] if stopped else "stopped"
+    finally:
+        spraylab(args, "fabric", "down", name, "--dir", folder, timeout=120)
+        for n in namespaces(prefix):
+            subprocess.run(["ip", "netns", "del", n])
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def tree(root):
+    """{relative path: file bytes} of every file below root."""
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            with open(os.path.join(d, f), "rb") as fh:
+                out[os.path.relpath(os.path.join(d, f), root)] = fh.read()
+    return out
+
+
 def main():
     args = case_parser().parse_args()
     if os.geteuid() != 0:
@@ -190,7 +254,8 @@ def main():
         return 77
     return run_cases(args, [("memif_ranks_as_virtual", run_links, ("memif",)),
                             ("veth_ranks_as_virtual", run_links, ("veth",)),
-                            ("vhost_ranks_as_virtual", run_links, ("vhost",))])
+                            ("vhost_ranks_as_virtual", run_links, ("vhost",)),
+                            ("interrupted_run_takes_the_fabric_down", interrupted_run, ())])
 
 
 if __name__ == "__main__":
