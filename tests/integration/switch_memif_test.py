@@ -261,6 +261,38 @@ def test_lb_change_at_run_time(args):
     return f"rejected: {bad['error'][:70]}...; per flow {r['per_dest']}"
 
 
+def test_stops_without_touching_route_tables(args):
+    """A switch that stops leaves its memory to the process's end. Each of its two route tables
+    is rte_lpm's 64 MB array, touched only where routes are; DPDK's rte_free zeroes what it frees,
+    so destroying them faulted in and cleared 128 MB at every exit (0.4-2 s a switch: a
+    namespaced fabric's down killed its 20 switches with SIGKILL). As the namespaced fabric runs
+    it (no hugepages: memory counts in the process's RSS), with six net_null ports and 4096
+    mbufs, the peak RSS was 178 MB with the tables freed and 50 MB without."""
+    work = tempfile.mkdtemp(prefix="spraylab-exit-")
+    config = os.path.join(work, "exp.yaml")
+    with open(config, "w") as f:
+        f.write(EXPERIMENT.format(algorithm="ecmp"))
+    prefix = f"sl_exit_{os.getpid()}"
+    vdevs = [a for i in range(6) for a in ("--vdev", f"net_null{i}")]
+    argv = [f"{args.build}/switch/spraylab-switch", "--lcores", "0@1", "--no-pci", "--no-huge",
+            "-m", "512", "--file-prefix", prefix, "--log-level", "lib.eal:error", *vdevs, "--",
+            "--config", config, "--switch", "leaf0", "--duration", "0.3", "--idle-sleep", "1ms",
+            "--mbufs", "4096", "--no-metrics"]
+    try:
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        log = p.stderr.read()
+        p.stderr.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+    check(os.waitstatus_to_exitcode(status) == 0, f"switch exited {status}: {log[-2000:]}")
+    check("stopped after" in log, f"the switch did not stop as it should: {log[-2000:]}")
+    peak_mb = usage.ru_maxrss / 1024
+    check(peak_mb < 128, f"peak RSS {peak_mb:.0f} MB: the route tables were touched at exit")
+    return f"peak RSS {peak_mb:.0f} MB"
+
+
 def main():
     ap = case_parser()
     args = ap.parse_args()
@@ -278,7 +310,9 @@ def main():
               ("tx_queues_in_turn", test_tx_queues_in_turn, ()),
               ("port_down_mid_run", test_port_down_mid_run, ()),
               ("lb_change_at_run_time", test_lb_change_at_run_time, ()),
-              ("malformed_frames_are_counted", test_malformed_frames_are_counted, ())]
+              ("malformed_frames_are_counted", test_malformed_frames_are_counted, ()),
+              ("stops_without_touching_route_tables", test_stops_without_touching_route_tables,
+               ())]
     return run_cases(args, cases)
 
 
