@@ -170,7 +170,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   fmt::format("Comma-separated load balancers, one variant each (default: the "
                               "file's load_balancer.algorithm): {}",
                               fmt::join(lb::kAlgorithmNames, " ")))
-      ->delimiter(',');
+      ->delimiter(',')
+      // One word per use: without it `--algorithms ecmp,ofan FILE` reads FILE as a balancer.
+      ->allow_extra_args(false);
   cmd->add_option("--sweep", args->sweeps,
                   "KEY=V1,V2,...: one variant per value of a dotted key of the experiment file "
                   "(workload.message_size=64KB,1MB; links.rate=...; load_balancer.bands=...); "

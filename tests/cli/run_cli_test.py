@@ -38,6 +38,23 @@ def dry_run_crosses_algorithms_and_sweeps(_args):
     assert names == expected, names
 
 
+def options_may_come_before_the_experiment(_args):
+    # A comma-separated option takes one word: `--algorithms ecmp,ofan FILE` must not read FILE as
+    # a third balancer (and then say the experiment is missing).
+    for option, expected in ((["--algorithms", "ecmp,ofan"], ["ecmp", "ofan"]),
+                             (["--sweep", "links.rate=10Gbps,25Gbps"], ["ofan-rate=10Gbps", "ofan-rate=25Gbps"]),
+                             (["--set", "seed=3"], ["ofan"])):
+        p = run("run", *option, DEMO, "--dry-run")
+        assert p.returncode == 0, (option, p.stderr)
+        names = [line.split()[0] for line in p.stdout.splitlines()
+                 if line and not line.startswith(" ")]
+        assert names == expected, (option, names)
+    # Space-separated balancers are not a list: 'ofan' takes the experiment's place and the file
+    # is one argument too many.
+    p = run("run", "--algorithms", "ecmp", "ofan", DEMO, "--dry-run")
+    assert p.returncode == 2 and "not expected" in p.stderr, (p.returncode, p.stdout, p.stderr)
+
+
 def dry_run_writes_nothing(_args):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out")
@@ -115,6 +132,7 @@ def topo_commands_need_no_eal(_args):
 CASES = [
     ("run --help lists every option", help_lists_every_option, ()),
     ("--dry-run crosses algorithms and sweeps", dry_run_crosses_algorithms_and_sweeps, ()),
+    ("options may come before the experiment", options_may_come_before_the_experiment, ()),
     ("--dry-run writes nothing", dry_run_writes_nothing, ()),
     ("a bad --sweep key is the loader's error naming the sweep",
      bad_sweep_key_is_the_loaders_error_naming_the_sweep, ()),
