@@ -1,10 +1,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 #include "conf/explicit_topology.h"
 #include "conf/schema.h"
 #include "conf/sections.h"
+#include "topo/size_limit.h"
 
 namespace spraylab::conf {
 namespace {
@@ -26,6 +29,37 @@ void check_mrls(const Map& map, const TopologySpec& t) {
   }
 }
 
+// The generators' size limits (topo/size_limit.h), reported at the first of the keys that set
+// the size (with every one of them absent the defaults are small).
+void check_size(const Map& map, const TopologySpec& t) {
+  topo::GeneratedSize size;
+  std::array<std::string_view, 3> keys;  // the size's keys, most telling first
+  switch (t.generator) {
+    case topo::Kind::kFatTree:
+      size = topo::fat_tree_size(t.k, t.levels);
+      keys = {"k", "levels", "k"};
+      break;
+    case topo::Kind::kLeafSpine:
+      size = topo::leaf_spine_size(t.leaves, t.spines, t.hosts_per_leaf);
+      // A leaf's ports are spines + hosts_per_leaf; a spine's, leaves.
+      keys = size.ports > topo::kMaxPorts && size.ports != t.leaves
+                 ? std::array<std::string_view, 3>{"spines", "hosts_per_leaf", "leaves"}
+                 : std::array<std::string_view, 3>{"leaves", "hosts_per_leaf", "spines"};
+      break;
+    case topo::Kind::kMrls:
+      size = topo::mrls_size(t.leaves, t.uplinks, t.downlinks);
+      keys = {"leaves", "downlinks", "uplinks"};
+      break;
+    case topo::Kind::kExplicit:
+      return;
+  }
+  const std::string why = topo::size_problem(size);
+  if (why.empty()) return;
+  for (std::string_view key : keys) {
+    if (const Value* v = map.find(key)) v->fail(why);
+  }
+}
+
 }  // namespace
 
 void read_topology(const Map& map, TopologySpec& topology) {
@@ -40,6 +74,7 @@ void read_topology(const Map& map, TopologySpec& topology) {
   }
   check_variant_keys(map, generators, topo::to_string(topology.generator), topology_fields());
   read_present(map, topology_fields(), topology);
+  check_size(map, topology);
   if (topology.generator == topo::Kind::kMrls) check_mrls(map, topology);
   if (topology.generator == topo::Kind::kExplicit) check_explicit_topology(map);
 }

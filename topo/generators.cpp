@@ -8,11 +8,18 @@
 #include <fmt/format.h>
 
 #include "topo/routing.h"
+#include "topo/size_limit.h"
 
 namespace spraylab::topo {
 namespace {
 
 std::string name(const char* prefix, uint32_t i) { return fmt::format("{}{}", prefix, i); }
+
+void check_size(const char* kind, const GeneratedSize& size) {
+  if (std::string why = size_problem(size); !why.empty()) {
+    throw TopologyError(fmt::format("{}: {}", kind, why));
+  }
+}
 
 // Unbiased integer in [0, n) from a 64-bit engine (Lemire). Our own, so a seed gives the same
 // topology with every standard library.
@@ -82,6 +89,7 @@ Topology fat_tree(const FatTreeParams& p) {
   if (p.levels != 2 && p.levels != 3) {
     throw TopologyError("fat-tree: levels must be 2 or 3, got " + std::to_string(p.levels));
   }
+  check_size("fat-tree", fat_tree_size(p.k, p.levels));
   const uint32_t h = p.k / 2;
   Topology t;
   t.kind = Kind::kFatTree;
@@ -125,6 +133,7 @@ Topology leaf_spine(const LeafSpineParams& p) {
   if (p.leaves == 0 || p.spines == 0 || p.hosts_per_leaf == 0) {
     throw TopologyError("leaf-spine: leaves, spines and hosts_per_leaf must all be at least 1");
   }
+  check_size("leaf-spine", leaf_spine_size(p.leaves, p.spines, p.hosts_per_leaf));
   Topology t;
   t.kind = Kind::kLeafSpine;
   std::vector<NodeId> leaves, spines;
@@ -142,12 +151,13 @@ Topology mrls(const MrlsParams& p, uint32_t* tries) {
   if (n1 < 2 || u == 0 || d == 0) {
     throw TopologyError("mrls: need at least 2 leaves, 1 uplink and 1 downlink per leaf");
   }
+  check_size("mrls", mrls_size(n1, u, d));
   if ((static_cast<uint64_t>(u) * n1) % r != 0) {
-    throw TopologyError("mrls: u·N1 = " + std::to_string(u * n1) +
+    throw TopologyError("mrls: u·N1 = " + std::to_string(uint64_t{u} * n1) +
                         " is not a multiple of the radix R = u + d = " + std::to_string(r) +
                         ", so N2 = u·N1/R spines cannot all have R leaf links");
   }
-  const uint32_t n2 = u * n1 / r;
+  const uint32_t n2 = static_cast<uint32_t>(uint64_t{u} * n1 / r);
   if (u > n2) {
     throw TopologyError("mrls: " + std::to_string(u) + " uplinks per leaf but only " +
                         std::to_string(n2) + " spines: a simple graph is impossible");

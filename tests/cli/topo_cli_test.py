@@ -59,6 +59,10 @@ def bad_input_gets_a_precise_error(_args):
     assert p.returncode == 2 and "k must be even" in p.stderr, p.stderr
     p = run("topo", "stats", "mrls", "--leaves", "13", "--uplinks", "3", "--downlinks", "3")
     assert p.returncode == 2 and "not a multiple" in p.stderr, p.stderr
+    # Refused before anything is built (it took minutes and gigabytes).
+    p = run("topo", "stats", "fat-tree", "--k", "1000", "--levels", "3")
+    assert p.returncode == 2 and "250000000 hosts, more than the 4194304 supported" in p.stderr, \
+        p.stderr
     p = run("topo", "stats", "/nonexistent.yaml")
     assert p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr
     p = run("topo", "stats")

@@ -19,6 +19,31 @@ TEST(ConfigErrors, OutOfRangeValueSaysExpectedAndFound) {
             "test.yaml:3:6: topology.k: expected an even integer >= 2, found 5");
 }
 
+// Refused while loading, at the key, not after minutes of building (topo/size_limit.h).
+TEST(ConfigErrors, TopologyTooLargeToBuildIsRefusedAtItsKey) {
+  EXPECT_EQ(load_error(R"(topology:
+  generator: fat-tree
+  k: 1000
+  levels: 3
+)"),
+            "test.yaml:3:6: topology.k: 250000000 hosts, more than the 4194304 supported");
+  EXPECT_EQ(load_error(R"(topology:
+  generator: leaf-spine
+  leaves: 2
+  spines: 70000
+  hosts_per_leaf: 1
+)"),
+            "test.yaml:4:11: topology.spines: a switch would have 70001 ports, more "
+            "than the 65535 supported");
+  EXPECT_EQ(load_error(R"(topology:
+  generator: mrls
+  leaves: 4194304
+  uplinks: 1
+  downlinks: 2
+)"),
+            "test.yaml:3:11: topology.leaves: 8388608 hosts, more than the 4194304 supported");
+}
+
 TEST(ConfigErrors, WrongTypeNamesTheKeyAndTheValueFound) {
   EXPECT_EQ(load_error(R"(topology:
   generator: leaf-spine

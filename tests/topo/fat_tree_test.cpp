@@ -71,6 +71,24 @@ TEST(FatTree, RejectsOddK) {
   EXPECT_THROW(fat_tree({.k = 4, .levels = 4, .link = {}}), TopologyError);
 }
 
+// Checked before building: each of these would take minutes and gigabytes, or overflow a PortId.
+TEST(Generators, RejectTooLargeBeforeBuilding) {
+  EXPECT_THROW(fat_tree({.k = 1000, .levels = 3, .link = {}}), TopologyError);  // 250 M hosts
+  EXPECT_THROW(fat_tree({.k = 4294967294u, .levels = 3, .link = {}}), TopologyError);  // ports
+  EXPECT_THROW(leaf_spine({.leaves = 70000, .spines = 1, .hosts_per_leaf = 1, .link = {}}),
+               TopologyError);  // a spine of 70000 ports
+  EXPECT_THROW(leaf_spine({.leaves = 65536, .spines = 1, .hosts_per_leaf = 65, .link = {}}),
+               TopologyError);  // 4.26 M hosts
+  EXPECT_THROW(mrls({.leaves = 4194304, .uplinks = 1, .downlinks = 2, .link = {}}), TopologyError);
+  try {
+    fat_tree({.k = 1000, .levels = 3, .link = {}});
+  } catch (const TopologyError& e) {
+    EXPECT_STREQ(e.what(), "fat-tree: 250000000 hosts, more than the 4194304 supported");
+  }
+  // The largest fat tree that fits: a 2-level one is small, so build it.
+  EXPECT_EQ(fat_tree({.k = 256, .levels = 2, .link = {}}).hosts().size(), 32768u);
+}
+
 TEST(LeafSpine, EveryLeafReachesEverySpine) {
   Topology t = leaf_spine({.leaves = 4, .spines = 3, .hosts_per_leaf = 5, .link = {}});
   Routing r(t);
