@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "switch/dataplane/switch_runtime.h"
 #include "topo/build.h"
 
 namespace spraylab::fabric {
@@ -125,6 +126,7 @@ uint64_t fabric_memory_mb(const conf::Experiment& exp) {
   // for its first level, a tbl8 group of 1 KB per prefix) and the mempool's stack (16 B per
   // mbuf; at most every switch queue full twice over, mbuf_pool.h).
   const topo::Topology t = topo::build(exp.topology, exp.links);
+  dataplane::check_switch_ports(t);  // a fabric too large to run would first ask EAL for gigabytes
   uint64_t ports = 0;
   for (topo::NodeId n : t.switches()) ports += t.degree(n);
   const uint64_t prefixes = t.nodes().size();  // at most a /24 per leaf and a /32 per host

@@ -30,6 +30,7 @@
 #include "conf/loader.h"
 #include "conf/units.h"
 #include "fabric/namespaced_plan.h"
+#include "switch/dataplane/switch_runtime.h"
 #include "topo/build.h"
 
 namespace spraylab::fabric::ns {
@@ -641,6 +642,7 @@ int up(const UpOptions& o) {
   std::ofstream(st.experiment) << yaml;
   const conf::Experiment fabric_exp = conf::load_experiment_file(st.experiment);
   const topo::Topology t = topo::build(fabric_exp.topology, fabric_exp.links);
+  dataplane::check_switch_ports(t);  // before any namespace: each switch would refuse to start
   Wiring w;
   w.links = o.links;
   w.dir = st.dir;

@@ -32,6 +32,15 @@ std::vector<topo::Prefix> route_prefixes(const SwitchTables& t) {
 
 }  // namespace
 
+void check_switch_ports(const topo::Topology& t) {
+  for (topo::NodeId n : t.switches()) {
+    if (t.degree(n) > kMaxPorts) {
+      throw std::invalid_argument(fmt::format("switch {} has {} ports; at most {} are supported",
+                                              t.node(n).name, t.degree(n), kMaxPorts));
+    }
+  }
+}
+
 SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     : tables_(std::move(tables)),
       opts_(opts),

@@ -26,6 +26,10 @@ namespace spraylab::dataplane {
 
 inline constexpr uint16_t kMaxPorts = 128;
 
+// Throws the error SwitchRuntime would if a switch of t has more than kMaxPorts ports: fabrics
+// call it before EAL, whose memory for a fabric that large can fail first with a vaguer error.
+void check_switch_ports(const topo::Topology& t);
+
 // Per-port counters of one worker (only that worker writes them).
 struct alignas(64) PortCounters {
   Counter rx_packets, rx_bytes, tx_packets, tx_bytes, lb_decisions, ecn_marks;

@@ -86,6 +86,23 @@ def bad_sweep_value_points_at_the_value_in_the_file(_args):
     assert "found fast" in p.stderr and "--sweep links.rate=fast" in p.stderr, p.stderr
 
 
+def switch_with_too_many_ports_is_refused_before_eal(_args):
+    # A 3-level k = 200 fat tree: edge switches of 200 ports. Checked before EAL, which for a
+    # fabric this large was first asked for 160 GB and failed with "Cannot allocate memory".
+    with open(DEMO) as f:
+        text = f.read()
+    assert "  k: 4\n" in text and "  levels: 3\n" in text, "demo.yaml changed: update this test"
+    with tempfile.TemporaryDirectory() as d:
+        exp = os.path.join(d, "k200.yaml")
+        with open(exp, "w") as f:
+            f.write(text.replace("  k: 4\n", "  k: 200\n"))
+        out = os.path.join(d, "out")
+        p = run("run", exp, "--out", out)
+        assert p.returncode == 2, (p.returncode, p.stderr)
+        assert "switch edge0 has 200 ports; at most 128 are supported" in p.stderr, p.stderr
+        assert "EAL" not in p.stderr and not os.path.exists(out), p.stderr
+
+
 def bad_input_exits_2_with_a_precise_error(_args):
     checks = [
         (["run", "/nonexistent.yaml"], "/nonexistent.yaml"),
@@ -139,6 +156,8 @@ CASES = [
     ("a bad --sweep value points at the value in the file",
      bad_sweep_value_points_at_the_value_in_the_file, ()),
     ("bad input exits 2 with a precise error", bad_input_exits_2_with_a_precise_error, ()),
+    ("a switch with too many ports is refused before EAL",
+     switch_with_too_many_ports_is_refused_before_eal, ()),
     ("the in-process rate is each variant's links.rate",
      inprocess_rate_is_each_variants_link_rate, ()),
     ("topo commands need no EAL", topo_commands_need_no_eal, ()),
