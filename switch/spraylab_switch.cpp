@@ -187,7 +187,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);  // CLI11's own codes (105, 106, ...): the switch's bad input is 2
+    return rc == 0 ? 0 : 2;
   }
   return std::nullopt;
 }

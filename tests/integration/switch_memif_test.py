@@ -293,6 +293,37 @@ def test_stops_without_touching_route_tables(args):
     return f"peak RSS {peak_mb:.0f} MB"
 
 
+def test_bad_input_exits_2(args):
+    """docs/switch.md: a bad option or configuration stops the switch with one precise line and
+    exit status 2 (CLI11's own codes, 105 for a missing file and 106 for a missing option, were
+    passed through)."""
+    work = tempfile.mkdtemp(prefix="spraylab-bad-")
+    bad = os.path.join(work, "bad.yaml")
+    with open(bad, "w") as f:
+        f.write(EXPERIMENT.format(algorithm="ofna"))
+    good = os.path.join(work, "good.yaml")
+    with open(good, "w") as f:
+        f.write(EXPERIMENT.format(algorithm="ofan"))
+    prefix = f"sl_bad_{os.getpid()}"
+    eal = [f"{args.build}/switch/spraylab-switch", "--no-pci", "--no-huge", "-m", "128",
+           "--file-prefix", prefix, "--log-level", "lib.eal:error", "--vdev", "net_null0", "--"]
+    cases = [(["--confg", bad], "--config is required"),
+             (["--config", os.path.join(work, "nosuch.yaml")], "nosuch.yaml"),
+             (["--config", good, "--switch", "leaf0", "--idle-sleep", "banana"], "--idle-sleep"),
+             (["--config", bad, "--switch", "leaf0"], "bad.yaml:")]
+    seen = []
+    try:
+        for extra, needle in cases:
+            p = subprocess.run(eal + extra, capture_output=True, text=True, timeout=60)
+            check(p.returncode == 2 and needle in p.stderr,
+                  f"{extra}: exit {p.returncode}, stderr {p.stderr[-600:]!r}")
+            seen.append(p.returncode)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+    return f"exit {seen}"
+
+
 def main():
     ap = case_parser()
     args = ap.parse_args()
@@ -312,7 +343,8 @@ def main():
               ("lb_change_at_run_time", test_lb_change_at_run_time, ()),
               ("malformed_frames_are_counted", test_malformed_frames_are_counted, ()),
               ("stops_without_touching_route_tables", test_stops_without_touching_route_tables,
-               ())]
+               ()),
+              ("bad_input_exits_2", test_bad_input_exits_2, ())]
     return run_cases(args, cases)
 
 
