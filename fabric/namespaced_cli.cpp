@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 
+#include "conf/cli_checks.h"
+#include "conf/units.h"
 #include "fabric/clab_export.h"
 #include "fabric/namespaced.h"
 
@@ -19,8 +21,18 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   auto* up_cmd = fabric->add_subcommand("up",
                                         "Start the fabric of an experiment and wait until "
                                         "every link is up (needs root)");
+  // Checked here, before any namespace exists (up) or any command is written (export): the
+  // processes would refuse them one by one.
+  const CLI::Validator idle_sleep(
+      [](std::string& text) -> std::string {
+        if (text.empty()) return {};  // busy polling
+        const std::optional<double> ns = conf::parse_time_ns(text);
+        if (ns && *ns >= 1000 && *ns <= 1e9) return {};
+        return "expected a time from 1us to 1s, e.g. 2ms, or '' for busy polling; found " + text;
+      },
+      "TIME");
   // What `up` and `export` share: the fabric as the processes run it.
-  auto add_fabric_options = [](CLI::App* cmd, ns::UpOptions& o) {
+  auto add_fabric_options = [&idle_sleep](CLI::App* cmd, ns::UpOptions& o) {
     cmd->add_option("experiment", o.experiment, "Experiment YAML file")->required();
     cmd->add_option("--rate", o.rate,
                     "Every link's rate (default 100Mbps, what this machine sustains with every "
@@ -30,12 +42,15 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
                     "Load balancer of every switch (default: the file's)");
     cmd->add_option("--idle-sleep", o.idle_sleep,
                     "Every process's longest sleep when its polls come back empty")
+        ->check(idle_sleep)
         ->capture_default_str();
     cmd->add_option("--link-timeout", o.link_timeout_s,
                     "Seconds for every process to report its links up")
+        ->check(conf::kPositiveNumber)
         ->capture_default_str();
     cmd->add_option("--run-timeout", o.run_timeout_s,
                     "Each generator gives up a run after this many seconds")
+        ->check(conf::kPositiveNumber)
         ->capture_default_str();
   };
   add_fabric_options(up_cmd, *up);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "fabric/eal.h"
 #include "fabric/figures.h"
@@ -219,7 +220,7 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
                   "that a new run replaces whole");
   cmd->add_option("--timeout", args->timeout_seconds,
                   "Wall-clock limit per variant in seconds (a variant stopped by it is incomplete)")
-      ->check(CLI::PositiveNumber)
+      ->check(conf::kPositiveNumber)
       ->capture_default_str();
   cmd->add_flag("-n,--dry-run", args->dry_run, "Check the file, print the variants, run nothing");
   args->command_line = command_line;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
 #include "fabric/eal.h"
@@ -216,7 +217,7 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
   cmd->add_option("--timeout", args->timeout_seconds,
                   "Wall-clock limit per variant in seconds; a variant stopped by it is reported "
                   "as incomplete")
-      ->check(CLI::PositiveNumber)
+      ->check(conf::kPositiveNumber)
       ->capture_default_str();
   cmd->add_option("--max-clock", args->max_clock,
                   "Stop a variant when the fabric's clock passes this (20ms, 1s): a guard "

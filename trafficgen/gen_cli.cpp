@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "conf/cli_checks.h"
 #include "conf/units.h"
 #include "net/realtime.h"
 #include "topo/topology.h"
@@ -54,10 +55,10 @@ void add_traffic_options(CLI::App& app, GenCli& o) {
 void add_run_options(CLI::App& app, GenCli& o) {
   app.add_option("--duration", o.duration,
                  "Stop after this many seconds even if the workload is not done (exit 0)")
-      ->check(CLI::PositiveNumber);
+      ->check(conf::kPositiveNumber);
   app.add_option("--timeout", o.timeout,
                  "Give up after this many seconds if the workload is not done (exit 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(conf::kPositiveNumber);
   app.add_option("--start-at", o.start_at,
                  "Start sending at this UNIX time in seconds (synchronises several processes; "
                  "default: as soon as every link is up)");
@@ -79,7 +80,7 @@ void add_run_options(CLI::App& app, GenCli& o) {
                  "on memif ports, 0 elsewhere)");
   app.add_option("--link-wait", o.link_wait,
                  "Seconds to wait for every link to come up (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(conf::kPositiveNumber);
   app.add_option("--linger", o.linger,
                  "After finishing, keep answering (ACKing retransmissions) this many seconds "
                  "(default: 3 retransmit timeouts, at least 0.1)");

@@ -123,10 +123,30 @@ def bad_experiment_is_exit_2(_args):
         check(not os.path.exists(out), "files written for a bad experiment")
 
 
+def bad_process_options_are_exit_2(_args):
+    # Checked before a command is written (and, for fabric up, before a namespace exists): the
+    # values went into every node's command line and each process refused them at start-up.
+    with tempfile.TemporaryDirectory() as t:
+        out = os.path.join(t, "clab")
+        for option, value, needle in (("--idle-sleep", "banana", "expected a time from 1us to 1s"),
+                                      ("--idle-sleep", "5s", "found 5s"),
+                                      ("--link-timeout", "-5", "expected a positive number"),
+                                      ("--run-timeout", "0", "expected a positive number")):
+            r = subprocess.run([SPRAYLAB, "fabric", "export", DEMO, "--containerlab", out,
+                                option, value], capture_output=True, text=True, timeout=60)
+            check(r.returncode == 2 and f"{option}: " in r.stderr and needle in r.stderr,
+                  f"{option} {value}: exit {r.returncode}: {r.stderr}")
+            check(not os.path.exists(out), f"{option} {value}: files written")
+        r = subprocess.run([SPRAYLAB, "fabric", "export", DEMO, "--containerlab", out,
+                            "--idle-sleep", ""], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, f"--idle-sleep '' (busy polling): exit {r.returncode}: {r.stderr}")
+
+
 CASES = [
     ("the demo validates against containerlab's schema", validates_against_the_schema, ()),
     ("every link end is a port of its node's command line", link_ends_are_ports, ()),
     ("the discovery file names every node", discovery_file_names_every_node, ()),
     ("a bad experiment is exit 2", bad_experiment_is_exit_2, ()),
+    ("bad process options are exit 2", bad_process_options_are_exit_2, ()),
 ]
 sys.exit(run_cases(ARGS, CASES))
