@@ -18,4 +18,12 @@ inline const CLI::Validator kPositiveNumber(
     },
     "POSITIVE");
 
+inline const CLI::Validator kNonNegativeNumber(
+    [](std::string& text) -> std::string {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v >= 0) return {};
+      return "expected a number >= 0, found " + text;
+    },
+    "NONNEGATIVE");
+
 }  // namespace spraylab::conf

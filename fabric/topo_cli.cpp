@@ -9,6 +9,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "topo/build.h"
 #include "topo/generators.h"
@@ -27,8 +28,12 @@ struct GeneratorArgs {
 };
 
 void add_link_options(CLI::App* sub, GeneratorArgs& g) {
-  sub->add_option("--rate", g.rate_gbps, "Link rate in Gb/s")->capture_default_str();
-  sub->add_option("--delay", g.delay_ns, "Link propagation delay in ns")->capture_default_str();
+  sub->add_option("--rate", g.rate_gbps, "Link rate in Gb/s")
+      ->check(conf::kPositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--delay", g.delay_ns, "Link propagation delay in ns")
+      ->check(conf::kNonNegativeNumber)
+      ->capture_default_str();
 }
 
 // Adds fat-tree / leaf-spine / mrls subcommands to `parent`; the one that runs sets g.generator.
@@ -51,7 +56,9 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
   mr->add_option("--leaves", g.mrls.leaves, "N1, leaf switches")->capture_default_str();
   mr->add_option("--uplinks", g.mrls.uplinks, "u, uplinks per leaf")->capture_default_str();
   mr->add_option("--downlinks", g.mrls.downlinks, "d, hosts per leaf")->capture_default_str();
-  mr->add_option("--seed", g.mrls.seed, "Wiring seed")->capture_default_str();
+  mr->add_option("--seed", g.mrls.seed, "Wiring seed")
+      ->check(conf::kNonNegativeNumber)  // CLI11 would wrap -1 to 2^64 - 1
+      ->capture_default_str();
   mr->add_option("--max-tries", g.mrls.max_tries, "Draws before giving up")->capture_default_str();
   for (auto [sub, kind] : {std::pair{ft, Kind::kFatTree}, std::pair{ls, Kind::kLeafSpine},
                            std::pair{mr, Kind::kMrls}}) {

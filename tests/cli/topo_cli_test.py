@@ -59,6 +59,13 @@ def bad_input_gets_a_precise_error(_args):
     assert p.returncode == 2 and "k must be even" in p.stderr, p.stderr
     p = run("topo", "stats", "mrls", "--leaves", "13", "--uplinks", "3", "--downlinks", "3")
     assert p.returncode == 2 and "not a multiple" in p.stderr, p.stderr
+    # Values the loader would reject in the file written (it was written, exit 0).
+    for args, needle in ((["fat-tree", "--rate", "0"], "--rate: expected a positive number"),
+                         (["fat-tree", "--rate", "nan"], "--rate: expected a positive number"),
+                         (["fat-tree", "--delay", "-5"], "--delay: expected a number >= 0"),
+                         (["mrls", "--seed", "-1"], "--seed: expected a number >= 0")):
+        p = run("topo", "gen", *args, "-o", os.devnull)
+        assert p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr)
     # Refused before anything is built (it took minutes and gigabytes).
     p = run("topo", "stats", "fat-tree", "--k", "1000", "--levels", "3")
     assert p.returncode == 2 and "250000000 hosts, more than the 4194304 supported" in p.stderr, \
