@@ -1,9 +1,13 @@
 // spraylab: the control tool: topologies (`topo`), experiments (`run`) and the load balancers
 // they can use (`algorithms`).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "conf/config_error.h"
 #include "fabric/algorithms_cli.h"
@@ -43,6 +47,16 @@ int main(int argc, char** argv) {
                      "Compare a 432-host fat tree and an MRLS (topologies only; "
                      "`make demo` runs the fabric demo)")
       ->final_callback([&rc] { rc = spraylab::fabric::run_demo(); });
+  // CLI11 answers an unknown first word with "A subcommand is required" (the requirement is
+  // checked before the word is reported); say what was wrong instead.
+  if (argc > 1 && std::string_view(argv[1]) != "-h" && std::string_view(argv[1]) != "--help" &&
+      app.get_subcommands([&](CLI::App* c) { return c->check_name(argv[1]); }).empty()) {
+    std::vector<std::string> names;
+    for (const CLI::App* c : app.get_subcommands({})) names.push_back(c->get_name());
+    fmt::print(stderr, "spraylab: unknown {} '{}'; expected a command: {} (spraylab --help)\n",
+               argv[1][0] == '-' ? "option" : "command", argv[1], fmt::join(names, ", "));
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const spraylab::fabric::Interrupted& e) {

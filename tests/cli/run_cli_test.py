@@ -111,6 +111,8 @@ def bad_input_exits_2_with_a_precise_error(_args):
         (["run", DEMO, "--sweep", "seed=1,1"], "listed twice"),
         (["run", DEMO, "--algorithms", "ofna", "--dry-run"], "--algorithms ofna"),
         (["run", DEMO, "--timeout", "0", "--dry-run"], "--timeout: expected a positive number, found 0"),
+        (["bogus"], "unknown command 'bogus'; expected a command: topo, algorithms, run"),
+        (["--bogus"], "unknown option '--bogus'"),
         (["run", DEMO, "--sweep", "load_balancer.algorithm=rps"], "--algorithms"),
         (["run", DEMO, "--set", "links.rate=1G,2G"], "one value"),
         (["run", DEMO, "--frobnicate"], "frobnicate"),
