@@ -195,6 +195,16 @@ int reproduce(const ReproduceArgs& args) {
     if (!c.passed) rc = 1;
   }
   fmt::print("report: {}/report.md; {}\n", out, plots);
+  // A figure with no point from any variant names what no summary has (a mistyped y, an x that
+  // is not swept): the reproduction file is wrong, not the result.
+  for (const FigureData& d : figures) {
+    if (d.series.empty() && !d.problems.empty()) {
+      fmt::print(stderr,
+                 "spraylab: {}: figure {} draws nothing: no variant has its values, e.g. {}\n",
+                 path, d.figure->name, d.problems.front());
+      rc = std::max(rc, 2);
+    }
+  }
   return rc;
 }
 

@@ -105,6 +105,12 @@ def bad_input_is_exit_2(_args):
         r = spraylab(t, "reproduce", "tiny.yaml", "-o", "mine")
         check(r.returncode == 2 and "not a spraylab reproduction folder" in r.stderr, r.stderr)
         check(os.listdir(os.path.join(t, "mine")) == ["notes.txt"], "the folder was touched")
+        # A y no summary has: the file is wrong, not the result (was exit 1, "FAILS ... no series").
+        write(os.path.join(t, "figy.yaml"), TINY.replace("y: queue.max_packets", "y: queue.nosuch"))
+        r = spraylab(t, "reproduce", "figy.yaml")
+        check(r.returncode == 2 and "figure q draws nothing" in r.stderr and
+              "summary.json has no number at queue.nosuch" in r.stderr,
+              f"exit {r.returncode}: {r.stderr}")
 
 
 def list_names_every_reproduction(_args):
