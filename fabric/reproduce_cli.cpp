@@ -122,6 +122,7 @@ int reproduce(const ReproduceArgs& args) {
     request.algorithms = run.algorithms;
     request.sweeps = run.sweeps;
     request.sets = run.sets;
+    request.reproduce_run = run.name;
     PlannedRun p{run, expand_variants(text, path, request), (fs::path(out) / run.name).string()};
     RunOptions check;
     check.out_dir = p.dir;

@@ -87,7 +87,7 @@ void check_folder_name(const Variant& v) {
   if (!problem) return;
   std::string from;
   for (const Setting& s : v.settings) {
-    if (s.option.starts_with("--sweep") || s.option.starts_with("--algorithms")) {
+    if (s.in_name) {
       from += (from.empty() ? "" : ", ") + s.option.substr(0, 60);
     }
   }
@@ -203,16 +203,23 @@ std::string join_parts(const std::vector<NamePart>& parts, const std::string& sk
 // then --set, then the sweeps' values.
 std::vector<Setting> variant_settings(const std::string& algorithm, const VariantRequest& request,
                                       const std::vector<size_t>& index) {
+  // "--sweep k=v" from the command line, "reproduce run 'sw' sweep k=v" from a reproduction.
+  auto origin = [&request](const char* what, const std::string& text) {
+    return request.reproduce_run.empty()
+               ? fmt::format("--{} {}", what, text)
+               : fmt::format("reproduce run '{}' {} {}", request.reproduce_run, what, text);
+  };
   std::vector<Setting> settings;
   if (!algorithm.empty())
-    settings.push_back({kAlgorithmKey, algorithm, "--algorithms " + algorithm});
+    settings.push_back({kAlgorithmKey, algorithm, origin("algorithms", algorithm)});
   for (const Sweep& s : request.sets) {
-    settings.push_back({s.key, s.values[0], fmt::format("--set {}={}", s.key, s.values[0])});
+    settings.push_back(
+        {s.key, s.values[0], origin("set", fmt::format("{}={}", s.key, s.values[0])), false});
   }
   for (size_t i = 0; i < request.sweeps.size(); ++i) {
     const Sweep& s = request.sweeps[i];
-    settings.push_back(
-        {s.key, s.values[index[i]], fmt::format("--sweep {}={}", s.key, s.values[index[i]])});
+    settings.push_back({s.key, s.values[index[i]],
+                        origin("sweep", fmt::format("{}={}", s.key, s.values[index[i]]))});
   }
   return settings;
 }

@@ -25,13 +25,17 @@ struct VariantRequest {
   std::vector<std::string> algorithms;  // empty: the file's algorithm only
   std::vector<Sweep> sweeps;            // crossed, the first varying slowest
   std::vector<Sweep> sets;              // one value each: every variant, not in variant names
+  // Where they came from, for errors: empty for the command line (--algorithms, --set, --sweep),
+  // else the reproduction run's name.
+  std::string reproduce_run;
 };
 
 // One value a variant sets, and the option that asked for it (for error messages).
 struct Setting {
   std::string key;
   std::string value;
-  std::string option;  // "--sweep workload.message_size=64KB"
+  std::string option;   // "--sweep workload.message_size=64KB", "reproduce run 'sw' sweep ..."
+  bool in_name = true;  // a --set's is not
 };
 
 // A piece of a variant's name: the algorithm (key empty) or one sweep's "label=value".

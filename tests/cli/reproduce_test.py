@@ -105,6 +105,12 @@ def bad_input_is_exit_2(_args):
         r = spraylab(t, "reproduce", "tiny.yaml", "-o", "mine")
         check(r.returncode == 2 and "not a spraylab reproduction folder" in r.stderr, r.stderr)
         check(os.listdir(os.path.join(t, "mine")) == ["notes.txt"], "the folder was touched")
+        # A run's mistyped balancer names the run, not a command-line option nobody gave.
+        write(os.path.join(t, "alg.yaml"), TINY.replace("algorithms: [rps, ofan]",
+                                                        "algorithms: [rps, ofna]"))
+        r = spraylab(t, "reproduce", "alg.yaml")
+        check(r.returncode == 2 and "found ofna (from reproduce run 'sw' algorithms ofna)"
+              in r.stderr, f"exit {r.returncode}: {r.stderr}")
         # A y no summary has: the file is wrong, not the result (was exit 1, "FAILS ... no series").
         write(os.path.join(t, "figy.yaml"), TINY.replace("y: queue.max_packets", "y: queue.nosuch"))
         r = spraylab(t, "reproduce", "figy.yaml")
