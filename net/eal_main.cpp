@@ -8,7 +8,24 @@
 
 namespace spraylab::net {
 
+namespace {
+
+const char* g_program = "";
+
+// `program --help` reaches EAL first, which prints its own options and exits; say where the
+// program's are.
+void usage_hook(const char*) {
+  fmt::print(
+      "{0} [EAL options] -- [{0} options]: `{0} --no-pci --no-huge -- --help` lists {0}'s own "
+      "options\n",
+      g_program);
+}
+
+}  // namespace
+
 bool start_eal(int& argc, char**& argv, const char* program, void (*on_signal)(int)) {
+  g_program = program;
+  rte_set_application_usage_hook(usage_hook);
   const int eal = rte_eal_init(argc, argv);
   if (eal < 0) {
     fmt::print(stderr, "{}: EAL initialisation failed: {}\n", program, rte_strerror(rte_errno));

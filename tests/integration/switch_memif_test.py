@@ -324,6 +324,23 @@ def test_bad_input_exits_2(args):
     return f"exit {seen}"
 
 
+def test_help_points_past_eal(args):
+    """`spraylab-switch --help` is EAL's (it exits before the switch parses anything); its end
+    says how to reach the switch's own options, and that command lists them."""
+    binary = f"{args.build}/switch/spraylab-switch"
+    p = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and "-- --help` lists spraylab-switch's own options" in p.stdout,
+          f"exit {p.returncode}: {p.stdout[-400:]}")
+    prefix = f"sl_help_{os.getpid()}"
+    try:
+        p = subprocess.run([binary, "--no-pci", "--no-huge", "--file-prefix", prefix, "--", "--help"],
+                           capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+    check(p.returncode == 0 and "--config" in p.stdout and "--switch" in p.stdout,
+          f"exit {p.returncode}: {p.stdout[-400:]}{p.stderr[-400:]}")
+
+
 def main():
     ap = case_parser()
     args = ap.parse_args()
@@ -344,7 +361,8 @@ def main():
               ("malformed_frames_are_counted", test_malformed_frames_are_counted, ()),
               ("stops_without_touching_route_tables", test_stops_without_touching_route_tables,
                ()),
-              ("bad_input_exits_2", test_bad_input_exits_2, ())]
+              ("bad_input_exits_2", test_bad_input_exits_2, ()),
+              ("help_points_past_eal", test_help_points_past_eal, ())]
     return run_cases(args, cases)
 
 
