@@ -114,7 +114,8 @@ std::string Value::as_choice(std::span<const std::string_view> choices) const {
 
 double Value::as_rate() const {
   auto rate = parse_rate_bps(scalar(kRateForm));
-  if (!rate || *rate <= 0) expected(kRateForm);
+  if (!rate) expected(kRateForm);
+  if (!(*rate > 0)) expected("a rate above 0");  // "0Gbps" is a rate, just not a usable one
   return *rate;
 }
 

@@ -293,8 +293,12 @@ Sweep parse_sweep(const std::string& text, const std::string& option) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || trim(text.substr(0, eq)).empty()) {
     throw std::invalid_argument(
-        fmt::format("{} '{}': expected KEY=VALUE[,VALUE...], e.g. workload.message_size=64KB,1MB",
-                    option, text));
+        option == "--set"
+            ? fmt::format("--set '{}': expected KEY=VALUE, e.g. measurement.queue_sample=10us",
+                          text)
+            : fmt::format("{} '{}': expected KEY=VALUE[,VALUE...], e.g. "
+                          "workload.message_size=64KB,1MB",
+                          option, text));
   }
   Sweep sweep;
   sweep.key = trim(text.substr(0, eq));

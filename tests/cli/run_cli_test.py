@@ -108,6 +108,8 @@ def bad_input_exits_2_with_a_precise_error(_args):
         (["run", "/nonexistent.yaml"], "/nonexistent.yaml"),
         (["run", DEMO, "--mode", "real"], "--mode"),
         (["run", DEMO, "--sweep", "workload.message_size"], "KEY=VALUE"),
+        (["run", DEMO, "--set", "workload.message_size"],
+         "--set 'workload.message_size': expected KEY=VALUE, e.g. measurement.queue_sample=10us"),
         (["run", DEMO, "--sweep", "seed=1,1"], "listed twice"),
         (["run", DEMO, "--algorithms", "ofna", "--dry-run"], "--algorithms ofna"),
         (["run", DEMO, "--timeout", "0", "--dry-run"], "--timeout: expected a positive number, found 0"),

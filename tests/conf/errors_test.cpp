@@ -19,6 +19,14 @@ TEST(ConfigErrors, OutOfRangeValueSaysExpectedAndFound) {
             "test.yaml:3:6: topology.k: expected an even integer >= 2, found 5");
 }
 
+TEST(ConfigErrors, ZeroRateSaysARateAboveZero) {
+  EXPECT_THAT(load_error(R"(topology: {generator: fat-tree, k: 4}
+links:
+  rate: 0Gbps
+)"),
+              HasSubstr("links.rate: expected a rate above 0, found 0Gbps"));
+}
+
 // Refused while loading, at the key, not after minutes of building (topo/size_limit.h).
 TEST(ConfigErrors, TopologyTooLargeToBuildIsRefusedAtItsKey) {
   EXPECT_EQ(load_error(R"(topology:

@@ -81,6 +81,21 @@ TEST(Trace, LoadsFromAFileAndReportsAMissingOne) {
   }
   EXPECT_EQ(load_trace(path, 2).messages.size(), 1u);
   EXPECT_THROW(load_trace(path + ".missing", 2), TraceError);
+  // No line number for the file as a whole (was "path:0: ..."), and a directory says so (it
+  // read as an empty trace).
+  try {
+    load_trace(path + ".missing", 2);
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ".missing: cannot open the trace file: No such file or directory");
+  }
+  try {
+    load_trace(::testing::TempDir(), 2);
+    ADD_FAILURE() << "a directory loaded as a trace";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              ::testing::TempDir() + ": expected a trace file, found a directory");
+  }
 }
 
 }  // namespace

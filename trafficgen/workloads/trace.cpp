@@ -1,11 +1,15 @@
 #include "trafficgen/workloads/trace.h"
 #include "trafficgen/workloads/workload_type.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace spraylab::gen {
@@ -146,8 +150,13 @@ Schedule parse_trace(std::istream& in, const std::string& source, uint32_t ranks
 }
 
 Schedule load_trace(const std::string& path, uint32_t ranks) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw TraceError(path, 0, "expected a trace file, found a directory");
+  }
   std::ifstream in(path);
-  if (!in) throw TraceError(path, 0, "cannot open the trace file");
+  if (!in)
+    throw TraceError(path, 0, std::string("cannot open the trace file: ") + std::strerror(errno));
   return parse_trace(in, path, ranks);
 }
 

@@ -23,7 +23,8 @@ namespace spraylab::gen {
 class TraceError : public WorkloadError {
  public:
   TraceError(const std::string& source, int line, const std::string& what)
-      : WorkloadError(source + ":" + std::to_string(line) + ": " + what), line_(line) {}
+      : WorkloadError(source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + what),
+        line_(line) {}
   int line() const { return line_; }
 
  private:
