@@ -26,4 +26,11 @@ inline const CLI::Validator kNonNegativeNumber(
     },
     "NONNEGATIVE");
 
+// A path given as '' (an unset shell variable) would silently mean the default.
+inline const CLI::Validator kNonEmptyPath(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "expected a path, found ''" : std::string();
+    },
+    "PATH");
+
 }  // namespace spraylab::conf

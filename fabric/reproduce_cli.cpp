@@ -228,7 +228,8 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
                 "in the folder");
   cmd->add_option("-o,--out", args->out_dir,
                   "Results folder (default: results/<experiment name>); each run is a subfolder "
-                  "that a new run replaces whole");
+                  "that a new run replaces whole")
+      ->check(conf::kNonEmptyPath);
   cmd->add_option("--timeout", args->timeout_seconds,
                   "Wall-clock limit per variant in seconds (a variant stopped by it is incomplete)")
       ->check(conf::kPositiveNumber)

@@ -186,7 +186,8 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
   cmd->add_option("-o,--out", args->out_dir,
                   "Results folder, relative to the working folder (default: results/<experiment "
                   "name>); one subfolder per variant. A run replaces an earlier run's folder "
-                  "whole, and refuses a folder with other files in it");
+                  "whole, and refuses a folder with other files in it")
+      ->check(conf::kNonEmptyPath);
   cmd->add_option("--lcores", args->lcores,
                   "inprocess: EAL lcores, the main one and N-1 workers polling the nodes "
                   "(default: 2, one worker; more only on otherwise idle CPUs, docs/fabric.md)")

@@ -213,7 +213,8 @@ void add_topo_commands(CLI::App& app) {
   auto gen_args = std::make_shared<GeneratorArgs>();
   auto out_file = std::make_shared<std::string>();
   auto* gen = topo_cmd->add_subcommand("gen", "Generate a topology and write it as YAML");
-  gen->add_option("-o,--output", *out_file, "Output file (default: standard output)");
+  gen->add_option("-o,--output", *out_file, "Output file (default: standard output)")
+      ->check(conf::kNonEmptyPath);
   gen->require_subcommand(1);
   add_generator_subcommands(gen, *gen_args);
   gen->final_callback([gen_args, out_file] {

@@ -113,6 +113,8 @@ def bad_input_exits_2_with_a_precise_error(_args):
         (["run", DEMO, "--sweep", "seed=1,1"], "listed twice"),
         (["run", DEMO, "--algorithms", "ofna", "--dry-run"], "--algorithms ofna"),
         (["run", DEMO, "--timeout", "0", "--dry-run"], "--timeout: expected a positive number, found 0"),
+        (["run", DEMO, "--out", "", "--dry-run"], "--out: expected a path, found ''"),
+        (["topo", "gen", "fat-tree", "-o", ""], "--output: expected a path, found ''"),
         (["bogus"], "unknown command 'bogus'; expected a command: topo, algorithms, run"),
         (["--bogus"], "unknown option '--bogus'"),
         (["run", DEMO, "--sweep", "load_balancer.algorithm=rps"], "--algorithms"),
