@@ -136,6 +136,7 @@ std::string fabric_experiment(const UpOptions& o, double* rate_bps, double* scal
     }
   }
   VariantRequest request;
+  request.algorithms_option = "--algorithm";
   if (!o.algorithm.empty()) request.algorithms = {o.algorithm};
   // An af_xdp frame is one umem chunk (at most a 4 KB page, less its headroom) in DPDK 22.11, and
   // a veth's MTU is 1500: a larger payload is cut to what fits, and said.

@@ -204,10 +204,12 @@ std::string join_parts(const std::vector<NamePart>& parts, const std::string& sk
 std::vector<Setting> variant_settings(const std::string& algorithm, const VariantRequest& request,
                                       const std::vector<size_t>& index) {
   // "--sweep k=v" from the command line, "reproduce run 'sw' sweep k=v" from a reproduction.
-  auto origin = [&request](const char* what, const std::string& text) {
-    return request.reproduce_run.empty()
-               ? fmt::format("--{} {}", what, text)
-               : fmt::format("reproduce run '{}' {} {}", request.reproduce_run, what, text);
+  auto origin = [&request](std::string_view what, const std::string& text) {
+    if (!request.reproduce_run.empty()) {
+      return fmt::format("reproduce run '{}' {} {}", request.reproduce_run, what, text);
+    }
+    if (what == "algorithms") return fmt::format("{} {}", request.algorithms_option, text);
+    return fmt::format("--{} {}", what, text);
   };
   std::vector<Setting> settings;
   if (!algorithm.empty())

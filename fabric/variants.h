@@ -28,6 +28,7 @@ struct VariantRequest {
   // Where they came from, for errors: empty for the command line (--algorithms, --set, --sweep),
   // else the reproduction run's name.
   std::string reproduce_run;
+  std::string algorithms_option = "--algorithms";  // fabric up/export: "--algorithm"
 };
 
 // One value a variant sets, and the option that asked for it (for error messages).
