@@ -23,11 +23,22 @@ namespace spraylab::gen {
 class TraceError : public WorkloadError {
  public:
   TraceError(const std::string& source, int line, const std::string& what)
-      : WorkloadError(source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + what),
-        line_(line) {}
+      : WorkloadError(located(source, line, what)), line_(line) {}
   int line() const { return line_; }
 
  private:
+  // "source:line: what", or "source: what" for the file as a whole (line 0).
+  static std::string located(const std::string& source, int line, const std::string& what) {
+    std::string text = source;
+    if (line > 0) {
+      text += ':';  // not ":" + std::to_string(): GCC 12 -O3 warns falsely (-Wrestrict)
+      text += std::to_string(line);
+    }
+    text += ": ";
+    text += what;
+    return text;
+  }
+
   int line_;
 };
 
