@@ -136,4 +136,6 @@ uint64_t fabric_memory_mb(const conf::Experiment& exp) {
   return std::max<uint64_t>(256, (bytes * 2 >> 20) + 128);
 }
 
+void remove_eal_runtime_dir() { remove_runtime_dir(); }
+
 }  // namespace spraylab::fabric

@@ -30,6 +30,10 @@ inline constexpr uint64_t kDefaultMemoryMb = 2048;
 // Calls rte_eal_init once per process with the options above; later calls do nothing (the first
 // options stay). Throws std::runtime_error with EAL's reason.
 void init_eal(const EalOptions& opts, const std::string& prog);
+
+// Removes this process's (empty) EAL runtime folder, as init_eal's atexit handler does; for a
+// process that ends by a signal, which runs no atexit handlers.
+void remove_eal_runtime_dir();
 bool eal_initialised();
 
 // About what run_fabric needs of EAL's memory for `exp` (queues, rings, the route table; the

@@ -40,9 +40,9 @@ constexpr uint64_t kMinSamplePeriodNs = 50'000'000;
 constexpr double kStopGraceS = 10;
 
 volatile std::sig_atomic_t g_stop = 0;
-void on_stop_signal(int) {
+void on_stop_signal(int signal) {
   g_stop = 1;
-  request_stop();  // so the runner tells an interrupted run from a failed one (runner.cpp)
+  request_stop(signal);  // so the runner tells an interrupted run from a failed one (runner.cpp)
 }
 
 double unix_now() {
@@ -234,7 +234,8 @@ std::string balancer_flow(const std::string& yaml) {
 }  // namespace
 
 // SIGINT and SIGTERM only set g_stop while a NamespacedRunner lives (and interrupt fabric up's
-// waits), so the fabric is always taken down; the earlier handlers come back after.
+// waits), so the fabric is always taken down; a signal ignored at the start stays ignored (a
+// script's background job: runner.cpp); the earlier handlers come back after.
 class StopSignals {
  public:
   StopSignals() {
@@ -242,8 +243,10 @@ class StopSignals {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
+    for (auto [signal, old] : {std::pair{SIGINT, &old_int_}, std::pair{SIGTERM, &old_term_}}) {
+      sigaction(signal, nullptr, old);
+      if (old->sa_handler != SIG_IGN) sigaction(signal, &sa, nullptr);
+    }
     ns::set_interrupt_flag(&g_stop);
   }
   ~StopSignals() {

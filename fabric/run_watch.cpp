@@ -9,12 +9,18 @@ namespace spraylab::fabric {
 namespace {
 
 std::atomic<bool> g_stop{false};
+std::atomic<int> g_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free, "request_stop() runs in a signal handler");
+static_assert(std::atomic<int>::is_always_lock_free, "request_stop() runs in a signal handler");
 
 }  // namespace
 
-void request_stop() { g_stop.store(true, std::memory_order_relaxed); }
+void request_stop(int signal) {
+  if (signal != 0) g_signal.store(signal, std::memory_order_relaxed);
+  g_stop.store(true, std::memory_order_relaxed);
+}
 bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
+int stop_signal() { return g_signal.load(std::memory_order_relaxed); }
 
 RunWatch::RunWatch(const Fabric& f, const FabricOptions& opts)
     : f_(f),

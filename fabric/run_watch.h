@@ -13,9 +13,11 @@ namespace spraylab::fabric {
 
 // Asks the run in progress (and any later one in this process) to stop at its next wall-clock
 // check, as gen::StopReason::kSignal: `spraylab run`'s SIGINT and SIGTERM handler calls it, so it
-// is async-signal-safe (one store to a lock-free atomic).
-void request_stop();
+// is async-signal-safe (stores to lock-free atomics). `signal`: the one that asked, which the
+// process ends by once it has cleaned up (stop_signal(); 0 when none did).
+void request_stop(int signal = 0);
 bool stop_requested();
+int stop_signal();
 
 class RunWatch {
  public:

@@ -39,11 +39,13 @@ bool message_size_swept(const Variant& v) {
                      [](const NamePart& p) { return p.key == kMessageSizeKey; });
 }
 
-void on_stop_signal(int) { request_stop(); }
+void on_stop_signal(int signal) { request_stop(signal); }
 
 // SIGINT and SIGTERM ask the run to stop (request_stop()) while this lives; SA_RESETHAND gives a
 // second signal its default action, so a run that does not stop soon enough can still be ended.
-// The earlier handlers come back after.
+// A signal ignored when the run started stays ignored: a shell starts background jobs (`&` in a
+// script, `trap '' INT`) with SIGINT ignored, so that the terminal's Ctrl-C is not theirs. The
+// earlier handlers come back after.
 class StopOnSignal {
  public:
   StopOnSignal() {
@@ -51,12 +53,16 @@ class StopOnSignal {
     sa.sa_handler = on_stop_signal;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
+    catch_unless_ignored(SIGINT, sa, old_int_);
+    catch_unless_ignored(SIGTERM, sa, old_term_);
   }
   ~StopOnSignal() {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  static void catch_unless_ignored(int signal, const struct sigaction& sa, struct sigaction& old) {
+    sigaction(signal, nullptr, &old);
+    if (old.sa_handler != SIG_IGN) sigaction(signal, &sa, nullptr);
   }
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;
@@ -232,8 +238,8 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
         return namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
       } catch (const std::runtime_error&) {
         // The namespaced fabric ends its waits with an error when a signal comes: it was taken
-        // down, and the run ends as any interrupted one.
-        if (!stop_requested()) throw;
+        // down, and the run ends as any interrupted one. Any other error is itself.
+        if (!namespaced || !stop_requested()) throw;
         return FabricResult{};
       }
     }();
@@ -252,6 +258,12 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   write_comparison(dir.string(), variants[0].experiment.name, options.mode, summaries);
   if (want_plots) {
     progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));
+  }
+  // A signal while the table and plots were written (it may also have ended gnuplot): the staged
+  // folder is dropped as after any interrupted variant, not committed half-drawn.
+  if (stop_requested()) {
+    throw Interrupted(fmt::format(
+        "interrupted while writing the results: no results written ({}/ is as it was)", out));
   }
   folder.commit();
 

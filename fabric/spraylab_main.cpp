@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <csignal>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,9 +14,11 @@
 #include "conf/config_error.h"
 #include "fabric/algorithms_cli.h"
 #include "fabric/demo.h"
+#include "fabric/eal.h"
 #include "fabric/namespaced_cli.h"
 #include "fabric/reproduce_cli.h"
 #include "fabric/run_cli.h"
+#include "fabric/run_watch.h"
 #include "fabric/runner.h"
 #include "fabric/topo_cli.h"
 #include "topo/generators.h"
@@ -61,7 +65,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const spraylab::fabric::Interrupted& e) {
     fmt::print(stderr, "spraylab: {}\n", e.what());
-    return 130;  // as a shell reports a command ended by SIGINT
+    // Cleaned up; now end by the signal itself, not exit(130): a shell running spraylab in a
+    // loop stops the loop only for a child that died by SIGINT (a normal exit says the child
+    // handled it), and SIGTERM is 143, not 130.
+    if (const int signal = spraylab::fabric::stop_signal(); signal != 0) {
+      spraylab::fabric::remove_eal_runtime_dir();  // an atexit handler, which raise() skips
+      std::fflush(nullptr);
+      std::signal(signal, SIG_DFL);
+      std::raise(signal);
+    }
+    return 130;
   } catch (const CLI::RuntimeError& e) {
     return app.exit(e);  // a command's own result (topo check: problems found)
   } catch (const CLI::ParseError& e) {

@@ -14,7 +14,7 @@ Cases:
                                   staging folder and its EAL runtime folder.
   an interrupted run leaves the earlier results as they were
                                   SIGINT (Ctrl-C) in the second of two variants, virtual time, and
-                                  SIGTERM in an in-process run: exit 130 naming the variant, the
+                                  SIGTERM in an in-process run: ended by the signal, naming the variant, the
                                   folder as it was, no staging folder, no EAL runtime folder left.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
@@ -195,7 +195,9 @@ def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
                     proc.wait()
                     check(False, f"{what}: still running 120 s after {sig.name}")
             said = open(log_path).read()
-            check(rc == 130, f"{what}: exit {rc} after {sig.name}: {said[-800:]}")
+            # Ended by the signal itself once cleaned up (a shell's loop stops only for that), not
+            # exit(130).
+            check(rc == -sig, f"{what}: exit {rc} after {sig.name}: {said[-800:]}")
             check("spraylab: interrupted during [" in said and "no results written (out/ is as it was)" in said,
                   f"{what}: {said[-800:]}")
             check(tree(os.path.join(t, "out")) == earlier, f"{what}: the interrupted run changed the earlier results")
@@ -204,6 +206,60 @@ def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
             check(not os.path.exists(fabric_runtime_dir(proc.pid)), f"{what}: EAL runtime folder left")
             figures.append(f"{what}: {said.strip().splitlines()[-1]}")
         return "; ".join(figures)
+
+
+def a_shell_loop_stops_and_an_ignored_sigint_stays_ignored(_args):
+    """Two things a shell expects of a Ctrl-C'd child. A loop of runs in a script stops at the
+    interrupted run (bash goes on after a child that exits normally, as exit(130) did). A run the
+    shell started with SIGINT ignored (`cmd &` in a script, `trap '' INT`) is not interrupted:
+    the terminal's Ctrl-C is for the foreground job."""
+    with tempfile.TemporaryDirectory() as t:
+        big = os.path.join(t, "big.yaml")
+        write(big, "name: small\nseed: 4\ntopology: {generator: fat-tree, k: 8}\n"
+                   "workload: {type: permutation, message_size: 4KB}\n")
+        sweep = ["--sweep", "workload.message_size=4KB,64MB"]
+        loop = (f"for i in 1 2; do '{SPRAYLAB}' run '{big}' {' '.join(sweep)} --out out$i; "
+                f"echo \"run $i rc=$?\"; done; echo loop-ended")
+        log_path = os.path.join(t, "loop.log")
+        with open(log_path, "w") as log:
+            # Its own process group, as a terminal's job: the signal goes to the shell and spraylab.
+            proc = subprocess.Popen(["bash", "-c", loop], cwd=t, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            deadline = time.time() + 120
+            while "(completed)" not in open(log_path).read():
+                check(proc.poll() is None, f"the loop ended before the signal: {open(log_path).read()}")
+                check(time.time() < deadline, f"no '(completed)' in 120 s: {open(log_path).read()}")
+                time.sleep(0.05)
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                rc = proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                check(False, f"the loop still ran 120 s after SIGINT: {open(log_path).read()[-800:]}")
+        said = open(log_path).read()
+        check("run 2" not in said and "loop-ended" not in said and rc == -signal.SIGINT,
+              f"the loop went on after the interrupted run (rc {rc}): {said[-800:]}")
+        # Ignored at the start: the signal (sent while the 64 MB variant runs) does nothing; that
+        # variant runs on to --max-clock (1.5-3.5 s here), stops incomplete, and the run is written
+        # as such (exit 1).
+        log_path = os.path.join(t, "ignored.log")
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen([SPRAYLAB, "run", big, *sweep, "--max-clock", "10ms",
+                                     "--out", "ign"], cwd=t, stdout=log, stderr=subprocess.STDOUT,
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            deadline = time.time() + 120
+            while "(completed)" not in open(log_path).read():
+                check(proc.poll() is None, f"the run ended before the signal: {open(log_path).read()}")
+                check(time.time() < deadline, f"no '(completed)' in 120 s: {open(log_path).read()}")
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)
+            rc = proc.wait(timeout=300)
+        said = open(log_path).read()
+        check(rc == 1 and "interrupted" not in said and "did not complete" in said and
+              os.path.isdir(os.path.join(t, "ign")),
+              f"an ignored SIGINT ended the run (rc {rc}): {said[-800:]}")
+        return "loop stopped at run 1; ignored SIGINT: the run went on to --max-clock"
 
 
 def a_folder_spraylab_did_not_make_is_refused(_args):
@@ -256,6 +312,8 @@ CASES = [
      a_killed_run_leaves_the_earlier_results_as_they_were, ()),
     ("an interrupted run leaves the earlier results as they were",
      an_interrupted_run_leaves_the_earlier_results_as_they_were, ()),
+    ("a shell loop stops and an ignored SIGINT stays ignored",
+     a_shell_loop_stops_and_an_ignored_sigint_stays_ignored, ()),
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
     ("names that would leave their folder are refused", names_that_would_leave_their_folder_are_refused, ()),
 ]
