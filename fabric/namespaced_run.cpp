@@ -243,10 +243,8 @@ class StopSignals {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    for (auto [signal, old] : {std::pair{SIGINT, &old_int_}, std::pair{SIGTERM, &old_term_}}) {
-      sigaction(signal, nullptr, old);
-      if (old->sa_handler != SIG_IGN) sigaction(signal, &sa, nullptr);
-    }
+    catch_unless_ignored(SIGINT, sa, old_int_);
+    catch_unless_ignored(SIGTERM, sa, old_term_);
     ns::set_interrupt_flag(&g_stop);
   }
   ~StopSignals() {

@@ -22,6 +22,11 @@ void request_stop(int signal) {
 bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
 int stop_signal() { return g_signal.load(std::memory_order_relaxed); }
 
+void catch_unless_ignored(int signal, const struct sigaction& sa, struct sigaction& old) {
+  sigaction(signal, nullptr, &old);
+  if (old.sa_handler != SIG_IGN) sigaction(signal, &sa, nullptr);
+}
+
 RunWatch::RunWatch(const Fabric& f, const FabricOptions& opts)
     : f_(f),
       opts_(opts),

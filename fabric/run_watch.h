@@ -2,6 +2,8 @@
 // callback (FabricOptions). Only these read the wall clock; the fabric's own clock is the mode's.
 #pragma once
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -18,6 +20,11 @@ namespace spraylab::fabric {
 void request_stop(int signal = 0);
 bool stop_requested();
 int stop_signal();
+
+// Installs `sa` for `signal` and saves the handler it replaces in `old`, unless that handler is
+// SIG_IGN: a shell starts a script's background jobs (`&`, `trap '' INT`) with SIGINT ignored so
+// that the terminal's Ctrl-C is not theirs, and it stays ignored.
+void catch_unless_ignored(int signal, const struct sigaction& sa, struct sigaction& old);
 
 class RunWatch {
  public:

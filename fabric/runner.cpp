@@ -43,9 +43,8 @@ void on_stop_signal(int signal) { request_stop(signal); }
 
 // SIGINT and SIGTERM ask the run to stop (request_stop()) while this lives; SA_RESETHAND gives a
 // second signal its default action, so a run that does not stop soon enough can still be ended.
-// A signal ignored when the run started stays ignored: a shell starts background jobs (`&` in a
-// script, `trap '' INT`) with SIGINT ignored, so that the terminal's Ctrl-C is not theirs. The
-// earlier handlers come back after.
+// A signal ignored when the run started stays ignored (catch_unless_ignored). The earlier
+// handlers come back after.
 class StopOnSignal {
  public:
   StopOnSignal() {
@@ -59,10 +58,6 @@ class StopOnSignal {
   ~StopOnSignal() {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  static void catch_unless_ignored(int signal, const struct sigaction& sa, struct sigaction& old) {
-    sigaction(signal, nullptr, &old);
-    if (old.sa_handler != SIG_IGN) sigaction(signal, &sa, nullptr);
   }
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;

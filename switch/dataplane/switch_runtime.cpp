@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace spraylab::dataplane {
 namespace {
@@ -30,15 +31,18 @@ std::vector<topo::Prefix> route_prefixes(const SwitchTables& t) {
   return out;
 }
 
+// One rule and one message for a switch being built and for a fabric checked before EAL.
+void check_port_count(const std::string& name, size_t ports) {
+  if (ports > kMaxPorts) {
+    throw std::invalid_argument(
+        fmt::format("switch {} has {} ports; at most {} are supported", name, ports, kMaxPorts));
+  }
+}
+
 }  // namespace
 
 void check_switch_ports(const topo::Topology& t) {
-  for (topo::NodeId n : t.switches()) {
-    if (t.degree(n) > kMaxPorts) {
-      throw std::invalid_argument(fmt::format("switch {} has {} ports; at most {} are supported",
-                                              t.node(n).name, t.degree(n), kMaxPorts));
-    }
-  }
+  for (topo::NodeId n : t.switches()) check_port_count(t.node(n).name, t.degree(n));
 }
 
 SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
@@ -50,10 +54,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
       rate_request_(new std::atomic<uint64_t>[kMaxPorts]()),
       groups_(nullptr, opts.workers),
       balancers_(nullptr, opts.workers) {
-  if (ports() > kMaxPorts) {
-    throw std::invalid_argument(fmt::format("switch {} has {} ports; at most {} are supported",
-                                            tables_.name, ports(), kMaxPorts));
-  }
+  check_port_count(tables_.name, ports());
   if (opts_.workers == 0) throw std::invalid_argument("at least one worker lcore is needed");
   // rte_lpm and rte_ring names are process-global: prefix them with the switch name.
   std::vector<topo::Prefix> leaves;
