@@ -161,6 +161,39 @@ def a_killed_run_leaves_the_earlier_results_as_they_were(_args):
         check(not os.path.exists(killed_dir), f"the killed run's {killed_dir} is still there")
 
 
+# A run long enough to be interrupted: its 64 MB variant takes minutes of wall time.
+BIG = ("name: small\nseed: 4\ntopology: {generator: fat-tree, k: 8}\n"
+       "workload: {type: permutation, message_size: 4KB}\n")
+
+
+def signal_when_ready(argv, cwd, log_path, ready, sig, what, group=False, wait_s=120, **popen):
+    """Starts argv with its output in log_path, sends sig once `ready` is in the log (to the
+    process group with group=True, as a terminal does to its foreground job) and waits for the
+    end (at most wait_s seconds). Returns (exit status, log text, pid)."""
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=group, **popen)
+        deadline = time.time() + 120
+        while ready not in open(log_path).read():
+            check(proc.poll() is None, f"{what}: ended before the signal: {open(log_path).read()}")
+            check(time.time() < deadline, f"{what}: no '{ready}' in 120 s: {open(log_path).read()}")
+            time.sleep(0.05)
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        try:
+            rc = proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            if group:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+            proc.wait()
+            check(False, f"{what}: still running {wait_s} s after {sig.name}: {open(log_path).read()[-800:]}")
+    return rc, open(log_path).read(), proc.pid
+
+
 def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
     with tempfile.TemporaryDirectory() as t:
         exp = experiment(os.path.join(t, "exp.yaml"))
@@ -168,8 +201,7 @@ def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
         check(p.returncode == 0, p.stderr)
         earlier = tree(os.path.join(t, "out"))
         big = os.path.join(t, "big.yaml")
-        write(big, "name: small\nseed: 4\ntopology: {generator: fat-tree, k: 8}\n"
-                   "workload: {type: permutation, message_size: 4KB}\n")
+        write(big, BIG)
         figures = []
         # Virtual time, Ctrl-C once the first variant is done; in-process (EAL's lcores polling),
         # SIGTERM once the fabric reports progress. --timeout far beyond the wait: only the signal
@@ -178,23 +210,8 @@ def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
                 ("virtual", signal.SIGINT, [big, "--sweep", "workload.message_size=4KB,64MB"], "(completed)"),
                 ("inprocess", signal.SIGTERM, [big, "--mode", "inprocess", "--set", "workload.message_size=64MB",
                                                "--timeout", "600"], ": messages ")):
-            log_path = os.path.join(t, f"{what}.log")
-            with open(log_path, "w") as log:
-                proc = subprocess.Popen([SPRAYLAB, "run", *argv, "--out", "out"], cwd=t, stdout=log,
-                                        stderr=subprocess.STDOUT)
-                deadline = time.time() + 120
-                while ready not in open(log_path).read():
-                    check(proc.poll() is None, f"{what}: the run ended before the signal: {open(log_path).read()}")
-                    check(time.time() < deadline, f"{what}: no '{ready}' in 120 s: {open(log_path).read()}")
-                    time.sleep(0.05)
-                proc.send_signal(sig)
-                try:
-                    rc = proc.wait(timeout=120)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-                    check(False, f"{what}: still running 120 s after {sig.name}")
-            said = open(log_path).read()
+            rc, said, pid = signal_when_ready([SPRAYLAB, "run", *argv, "--out", "out"], t,
+                                              os.path.join(t, f"{what}.log"), ready, sig, what)
             # Ended by the signal itself once cleaned up (a shell's loop stops only for that), not
             # exit(130).
             check(rc == -sig, f"{what}: exit {rc} after {sig.name}: {said[-800:]}")
@@ -203,7 +220,7 @@ def an_interrupted_run_leaves_the_earlier_results_as_they_were(_args):
             check(tree(os.path.join(t, "out")) == earlier, f"{what}: the interrupted run changed the earlier results")
             leftovers = [n for n in os.listdir(t) if n.startswith(".out.spraylab-")]
             check(not leftovers, f"{what}: staging folder left: {leftovers}")
-            check(not os.path.exists(fabric_runtime_dir(proc.pid)), f"{what}: EAL runtime folder left")
+            check(not os.path.exists(fabric_runtime_dir(pid)), f"{what}: EAL runtime folder left")
             figures.append(f"{what}: {said.strip().splitlines()[-1]}")
         return "; ".join(figures)
 
@@ -215,47 +232,22 @@ def a_shell_loop_stops_and_an_ignored_sigint_stays_ignored(_args):
     the terminal's Ctrl-C is for the foreground job."""
     with tempfile.TemporaryDirectory() as t:
         big = os.path.join(t, "big.yaml")
-        write(big, "name: small\nseed: 4\ntopology: {generator: fat-tree, k: 8}\n"
-                   "workload: {type: permutation, message_size: 4KB}\n")
+        write(big, BIG)
         sweep = ["--sweep", "workload.message_size=4KB,64MB"]
         loop = (f"for i in 1 2; do '{SPRAYLAB}' run '{big}' {' '.join(sweep)} --out out$i; "
                 f"echo \"run $i rc=$?\"; done; echo loop-ended")
-        log_path = os.path.join(t, "loop.log")
-        with open(log_path, "w") as log:
-            # Its own process group, as a terminal's job: the signal goes to the shell and spraylab.
-            proc = subprocess.Popen(["bash", "-c", loop], cwd=t, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
-            deadline = time.time() + 120
-            while "(completed)" not in open(log_path).read():
-                check(proc.poll() is None, f"the loop ended before the signal: {open(log_path).read()}")
-                check(time.time() < deadline, f"no '(completed)' in 120 s: {open(log_path).read()}")
-                time.sleep(0.05)
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                rc = proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                check(False, f"the loop still ran 120 s after SIGINT: {open(log_path).read()[-800:]}")
-        said = open(log_path).read()
+        # Its own process group, as a terminal's job: the signal goes to the shell and spraylab.
+        rc, said, _ = signal_when_ready(["bash", "-c", loop], t, os.path.join(t, "loop.log"),
+                                        "(completed)", signal.SIGINT, "the loop", group=True)
         check("run 2" not in said and "loop-ended" not in said and rc == -signal.SIGINT,
               f"the loop went on after the interrupted run (rc {rc}): {said[-800:]}")
         # Ignored at the start: the signal (sent while the 64 MB variant runs) does nothing; that
         # variant runs on to --max-clock (1.5-3.5 s here), stops incomplete, and the run is written
         # as such (exit 1).
-        log_path = os.path.join(t, "ignored.log")
-        with open(log_path, "w") as log:
-            proc = subprocess.Popen([SPRAYLAB, "run", big, *sweep, "--max-clock", "10ms",
-                                     "--out", "ign"], cwd=t, stdout=log, stderr=subprocess.STDOUT,
-                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-            deadline = time.time() + 120
-            while "(completed)" not in open(log_path).read():
-                check(proc.poll() is None, f"the run ended before the signal: {open(log_path).read()}")
-                check(time.time() < deadline, f"no '(completed)' in 120 s: {open(log_path).read()}")
-                time.sleep(0.05)
-            proc.send_signal(signal.SIGINT)
-            rc = proc.wait(timeout=300)
-        said = open(log_path).read()
+        rc, said, _ = signal_when_ready(
+            [SPRAYLAB, "run", big, *sweep, "--max-clock", "10ms", "--out", "ign"], t,
+            os.path.join(t, "ignored.log"), "(completed)", signal.SIGINT, "the run", wait_s=300,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         check(rc == 1 and "interrupted" not in said and "did not complete" in said and
               os.path.isdir(os.path.join(t, "ign")),
               f"an ignored SIGINT ended the run (rc {rc}): {said[-800:]}")
