@@ -1,7 +1,7 @@
 // Metrics as docs/monitoring.md lists them: a Markdown table of metric declarations. The lists are
-// the collectors' own (switch/switch_metrics.h, trafficgen/gen_metrics.h); fabric/metric_catalog.h
-// gathers every process's (`spraylab-metrics` prints the table; tests/monitoring/docs_test.cpp
-// keeps the docs equal to it).
+// the collectors' own (switch/switch_metrics.h, trafficgen/gen_metrics.h);
+// fabric/cli/metric_catalog.h gathers every process's (`spraylab-metrics` prints the table;
+// tests/monitoring/docs_test.cpp keeps the docs equal to it).
 #pragma once
 
 #include <string>

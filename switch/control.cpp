@@ -76,7 +76,7 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
 
 // /spraylab/queue_max: every port's deepest queue since the last read (this command or a metrics
 // scrape), in packets and bytes; then the maxima restart from the depth now. A launcher reads it
-// before and after a run (fabric/namespaced.cpp).
+// before and after a run (fabric/namespaced/launcher.cpp).
 int cmd_queue_max(const char*, const char*, rte_tel_data* d) {
   dataplane::SwitchRuntime& rt = g_control->runtime();
   rte_tel_data_start_dict(d);

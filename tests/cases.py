@@ -21,7 +21,7 @@ class Skip(Exception):
 
 
 def fabric_runtime_dir(pid):
-    """The EAL runtime folder of a `spraylab run` (or a fabric test) with this pid: fabric/eal.cpp's
+    """The EAL runtime folder of a `spraylab run` (or a fabric test) with this pid: fabric/emu/eal.cpp's
     --file-prefix under EAL's base (eal_get_baseline_runtime_dir in DPDK 22.11)."""
     base = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
     return os.path.join(base, f"spraylab-fabric-{pid}")

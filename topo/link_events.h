@@ -1,6 +1,6 @@
 // The link events of an experiment (conf::EventsSpec) on its topology: which switch egress ports
 // each acts on, the random failures drawn, every name and rate checked. The fabric applies them
-// (fabric/fabric_build.h) through the switch's control-plane calls.
+// (fabric/emu/fabric.h) through the switch's control-plane calls.
 #pragma once
 
 #include <cstdint>

@@ -136,7 +136,7 @@ struct HostState {
 
 // A burst of frames in or out of a host's port: (port, mbufs, count) → frames taken. The engine's
 // only I/O; by default rte_eth_rx_burst / rte_eth_tx_burst on queue 0 of the DPDK port. The
-// in-process fabric (fabric/host_node.h) gives its in-memory links instead.
+// in-process fabric (fabric/emu/host_node.h) gives its in-memory links instead.
 using BurstIo = std::function<uint16_t(uint16_t port, rte_mbuf** pkts, uint16_t n)>;
 
 struct EngineSetup {
@@ -149,7 +149,7 @@ struct EngineSetup {
   BurstIo rx;  // empty: rte_eth_rx_burst
   BurstIo tx;  // empty: rte_eth_tx_burst
   // poll()'s `now` is the TSC, so the engine can count the cycles its busy turns take. A virtual
-  // clock (fabric/fabric.h) is no TSC: busy cycles stay 0 and results stay deterministic.
+  // clock (fabric/run/result.h) is no TSC: busy cycles stay 0 and results stay deterministic.
   bool tsc_clock = true;
 };
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "fabric/fabric.h"
+#include "fabric/run/result.h"
 #include "net/wire.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "trafficgen/cct_bound.h"

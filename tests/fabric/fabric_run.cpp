@@ -10,9 +10,10 @@
 
 #include "conf/loader.h"
 #include "conf/units.h"
-#include "fabric/eal.h"
-#include "fabric/fabric.h"
-#include "fabric/progress_line.h"
+#include "fabric/emu/eal.h"
+#include "fabric/emu/run_fabric.h"
+#include "fabric/results/progress_line.h"
+#include "fabric/run/result.h"
 
 int main(int argc, char** argv) {
   using namespace spraylab;

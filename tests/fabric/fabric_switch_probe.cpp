@@ -14,8 +14,8 @@
 
 #include "conf/guarded_main.h"
 #include "conf/loader.h"
-#include "fabric/eal.h"
-#include "fabric/fabric_build.h"
+#include "fabric/emu/eal.h"
+#include "fabric/emu/fabric.h"
 #include "net/frame.h"
 #include "tests/integration/test_frames.h"
 #include "topo/build.h"

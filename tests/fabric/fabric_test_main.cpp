@@ -2,7 +2,7 @@
 // hugepages, and worker lcores for the in-process fabric (two on a 2-CPU machine).
 #include <gtest/gtest.h>
 
-#include "fabric/eal.h"
+#include "fabric/emu/eal.h"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

@@ -4,7 +4,8 @@
 #include <string>
 
 #include "conf/loader.h"
-#include "fabric/fabric.h"
+#include "fabric/emu/run_fabric.h"
+#include "fabric/run/result.h"
 
 namespace spraylab::fabric::testing {
 

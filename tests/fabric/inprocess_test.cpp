@@ -3,7 +3,8 @@
 
 #include <cstdio>
 
-#include "fabric/fabric.h"
+#include "fabric/emu/run_fabric.h"
+#include "fabric/run/result.h"
 #include "tests/fabric/fabric_test_util.h"
 
 namespace spraylab::fabric {

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "fabric/fabric.h"
+#include "fabric/emu/run_fabric.h"
+#include "fabric/run/result.h"
 #include "switch/dataplane/counters.h"
 #include "tests/fabric/fabric_test_util.h"
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "fabric/summary.h"
+#include "fabric/results/summary.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "topo/build.h"
 #include "topo/stats.h"

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "fabric/fabric.h"
+#include "fabric/run/result.h"
 #include "tests/fabric/fabric_test_util.h"
 
 namespace spraylab::fabric {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "fabric/summary.h"
+#include "fabric/results/summary.h"
 #include "tests/fabric/fabric_test_util.h"
 
 namespace spraylab::fabric {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fabric/loglog_fit.h"
-#include "fabric/summary.h"
+#include "fabric/reproduce/loglog_fit.h"
+#include "fabric/results/summary.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "trafficgen/host_plan.h"
 

@@ -1,9 +1,10 @@
 // Virtual time: determinism, completion against the CCT lower bound, and exact serialisation.
 #include <gtest/gtest.h>
 
-#include "fabric/fabric.h"
-#include "fabric/fabric_build.h"
-#include "fabric/virtual_run.h"
+#include "fabric/emu/fabric.h"
+#include "fabric/emu/run_fabric.h"
+#include "fabric/emu/virtual_run.h"
+#include "fabric/run/result.h"
 #include "switch/dataplane/counters.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "trafficgen/cct_bound.h"

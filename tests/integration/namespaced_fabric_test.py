@@ -50,7 +50,7 @@ def namespaces():
 
 
 def mgmt_bridge(name):
-    """The fabric's management bridge, as fabric/namespaced_plan.cpp names it (FNV-1a of the name)."""
+    """The fabric's management bridge, as fabric/namespaced/plan.cpp names it (FNV-1a of the name)."""
     h = 2166136261
     for c in name.encode():
         h = ((h ^ c) * 16777619) & 0xFFFFFFFF

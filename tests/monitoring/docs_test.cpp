@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "fabric/metric_catalog.h"
+#include "fabric/cli/metric_catalog.h"
 #include "monitoring/exposer.h"
 #include "monitoring/metric_list.h"
 

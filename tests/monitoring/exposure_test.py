@@ -285,7 +285,7 @@ def test_inprocess_fabric_binds_nothing(args):
         p.wait()
         log.close()
         shutil.rmtree(d, ignore_errors=True)
-        # What a killed run cannot remove itself (the next fabric run would, fabric/eal.cpp).
+        # What a killed run cannot remove itself (the next fabric run would, fabric/emu/eal.cpp).
         shutil.rmtree(fabric_runtime_dir(p.pid), ignore_errors=True)
     check(not bad and not named, describe("spraylab run", seen, bad))
     return describe("spraylab run", seen, bad)

@@ -8,8 +8,8 @@
 #include <regex>
 #include <sstream>
 
-#include "fabric/summary.h"
-#include "fabric/table.h"
+#include "fabric/results/summary.h"
+#include "fabric/results/table.h"
 #include "trafficgen/stop_reason.h"
 
 namespace spraylab::fabric {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "fabric/progress_line.h"
-#include "fabric/result_files.h"
+#include "fabric/results/progress_line.h"
+#include "fabric/results/result_files.h"
 
 namespace spraylab::fabric {
 namespace {

@@ -1,6 +1,6 @@
-// fabric/generator_merge.h: two generators' results as one, as the namespaced runner hands them
-// to the summary.
-#include "fabric/generator_merge.h"
+// fabric/namespaced/generator_merge.h: two generators' results as one, as the namespaced runner
+// hands them to the summary.
+#include "fabric/namespaced/generator_merge.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The plots: which data each one draws, and (when gnuplot is installed) real PNG and SVG files.
-#include "fabric/plots.h"
+#include "fabric/results/plots.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Reproductions (docs/reproduce.md): the reproduce: section as read, the small version, the
 // series a variant belongs to, the log-log fit, the figures gathered from summaries and the
 // checks evaluated on them. The command itself is tests/cli/reproduce_test.py.
-#include "fabric/reproduction.h"
+#include "fabric/reproduce/reproduction.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "conf/config_error.h"
-#include "fabric/figures.h"
-#include "fabric/loglog_fit.h"
+#include "fabric/reproduce/figures.h"
+#include "fabric/reproduce/loglog_fit.h"
 
 namespace spraylab::fabric {
 namespace {

@@ -1,6 +1,6 @@
 // A run's results folder replaces an earlier run's whole, only when every file is written, and
-// only if spraylab made it (issue 12, "Exposure"). fabric/results_folder.h.
-#include "fabric/results_folder.h"
+// only if spraylab made it (issue 12, "Exposure"). fabric/results/results_folder.h.
+#include "fabric/results/results_folder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "fabric/result_files.h"
+#include "fabric/results/result_files.h"
 
 namespace spraylab::fabric {
 namespace {

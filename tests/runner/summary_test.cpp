@@ -1,6 +1,6 @@
 // A variant's summary from a fabric result built by hand: the numbers the table and the plots
 // show, and nothing that depends on the wall clock.
-#include "fabric/summary.h"
+#include "fabric/results/summary.h"
 
 #include <gtest/gtest.h>
 

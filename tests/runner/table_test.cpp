@@ -1,5 +1,5 @@
 // The comparison table and its CSV: aligned columns, what an incomplete run shows, exact CSV.
-#include "fabric/table.h"
+#include "fabric/results/table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

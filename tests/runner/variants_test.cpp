@@ -1,6 +1,6 @@
 // Variants of `spraylab run`: algorithms crossed with sweeps, values set through key paths, and
 // errors that point into the file the user wrote and name the option behind them.
-#include "fabric/variants.h"
+#include "fabric/run/variants.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Key paths as the loader prints them: parsed, set (creating maps) and located in the file.
-#include "fabric/yaml_path.h"
+#include "fabric/run/yaml_path.h"
 
 #include <gtest/gtest.h>
 

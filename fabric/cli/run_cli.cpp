@@ -1,0 +1,234 @@
+#include "fabric/cli/run_cli.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "conf/cli_checks.h"
+#include "conf/loader.h"
+#include "conf/units.h"
+#include "fabric/emu/eal.h"
+#include "fabric/namespaced/launcher.h"
+#include "fabric/run/variants.h"
+#include "fabric/runner/runner.h"
+#include "switch/lb/algorithm.h"
+
+namespace spraylab::fabric {
+namespace {
+
+constexpr const char* kLinkRateKey = "links.rate";
+
+struct RunArgs {
+  std::string file;
+  std::string mode = mode_name(Mode::kVirtual);
+  std::vector<std::string> algorithms;
+  std::vector<std::string> sweeps;
+  std::vector<std::string> sets;
+  std::string out_dir;
+  uint32_t lcores = 0;
+  std::string rate;  // --rate as given; empty: not given
+  double timeout_seconds = 600;
+  std::string max_clock;           // --max-clock as given; empty: none
+  namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
+  bool dry_run = false;
+  std::string command_line;
+};
+
+void print_variants(const std::vector<Variant>& variants) {
+  for (const Variant& v : variants) {
+    std::string settings;
+    for (const Setting& s : v.settings) settings += fmt::format("  {}={}", s.key, s.value);
+    fmt::print("{}{}\n", v.name, settings);
+    for (const std::string& note : v.notes) fmt::print("  note: {}\n", note);
+  }
+}
+
+// EAL lcores for the mode: virtual time needs the calling thread only; in-process defaults to
+// the (mostly sleeping) main lcore and one worker. One worker's clock stands still while it is
+// descheduled (FabricOptions::lcores), so a busy 2-CPU machine does not show in the results;
+// with two, every node shares the CPUs with whatever else runs (16-host demo with compilers
+// beside it: +5.6% inflation on one worker, +260% to +1400% on two).
+uint32_t eal_lcores(Mode mode, uint32_t requested) {
+  if (mode == Mode::kVirtual) return 1;
+  if (requested > 0) return requested;
+  return 2;
+}
+
+bool names_link_rate(const std::vector<Sweep>& sweeps) {
+  return std::any_of(sweeps.begin(), sweeps.end(),
+                     [](const Sweep& s) { return s.key == kLinkRateKey; });
+}
+
+// The in-process link rate (0: the variants' own), also set as links.rate of every variant so
+// that its config.yaml says what ran. Rates the user sweeps or sets win over the default.
+double apply_inprocess_rate(const RunArgs& args, VariantRequest& request) {
+  const bool explicit_rate = names_link_rate(request.sweeps) || names_link_rate(request.sets);
+  if (args.rate.empty() && explicit_rate) return 0;
+  if (explicit_rate) {
+    throw std::invalid_argument(
+        fmt::format("--rate and --sweep/--set {} both give the link rate; give one", kLinkRateKey));
+  }
+  if (args.rate == "file") return 0;
+  const std::string text = args.rate.empty() ? conf::format_rate(kInProcessRateBps) : args.rate;
+  const std::optional<double> bps = conf::parse_rate_bps(text);
+  if (!bps || *bps <= 0) {
+    throw std::invalid_argument(
+        fmt::format("--rate {}: expected a rate such as 1Gbps or 500Mbps, or 'file'", text));
+  }
+  request.sets.push_back({kLinkRateKey, {text}});
+  return *bps;
+}
+
+// --max-clock as ns; 0 when not given.
+uint64_t max_clock_ns(const RunArgs& args) {
+  if (args.max_clock.empty()) return 0;
+  const std::optional<double> ns = conf::parse_time_ns(args.max_clock);
+  if (!ns || *ns < 1) {
+    throw std::invalid_argument(
+        fmt::format("--max-clock {}: expected a time such as 20ms or 500us", args.max_clock));
+  }
+  return static_cast<uint64_t>(*ns);
+}
+
+int run(const RunArgs& args) {
+  // Every option is checked before anything runs, --dry-run included.
+  RunOptions options;
+  options.mode = parse_mode(args.mode);
+  options.out_dir = args.out_dir;
+  options.max_wall_seconds = args.timeout_seconds;
+  options.max_clock_ns = max_clock_ns(args);
+  options.command_line = args.command_line;
+  VariantRequest request;
+  request.algorithms = args.algorithms;
+  for (const std::string& s : args.sweeps) request.sweeps.push_back(parse_sweep(s, "--sweep"));
+  for (const std::string& s : args.sets) request.sets.push_back(parse_sweep(s, "--set"));
+  const bool namespaced_options = args.namespaced.links != namespaced::LinkKind::kMemif ||
+                                  !args.namespaced.name.empty() || !args.namespaced.dir.empty() ||
+                                  args.namespaced.rt_priority != namespaced::kNamespacedRtPriority;
+  if (namespaced_options && options.mode != Mode::kNamespaced) {
+    throw std::invalid_argument(
+        "--links, --fabric-name, --fabric-dir and --rt-priority are for --mode namespaced");
+  }
+  if (options.mode == Mode::kNamespaced) {
+    // fabric up applies the rate (and stretches the time constants) to each variant it starts.
+    if (args.lcores > 0) throw std::invalid_argument("--lcores is for --mode inprocess");
+    options.namespaced = args.namespaced;
+    options.namespaced.rate = args.rate;
+  } else if (options.mode == Mode::kInProcess) {
+    options.inprocess_rate_bps = apply_inprocess_rate(args, request);
+  } else if (!args.rate.empty()) {
+    throw std::invalid_argument(fmt::format(
+        "--rate is for --mode inprocess; virtual time runs the experiment's rates (change "
+        "them with --set {}=...)",
+        kLinkRateKey));
+  } else if (args.lcores > 0) {
+    throw std::invalid_argument("--lcores is for --mode inprocess; virtual time runs on one");
+  }
+  const std::vector<Variant> variants =
+      expand_variants(conf::read_experiment_text(args.file), args.file, request);
+  check_out_dir(variants, options);  // a folder it may not replace is refused before any run
+  if (args.dry_run) {
+    print_variants(variants);
+    return 0;
+  }
+  if (options.mode == Mode::kNamespaced) {
+    // Every node is a process of its own; this one only starts, watches and collects them.
+    if (geteuid() != 0) throw std::invalid_argument("--mode namespaced needs root (ip netns add)");
+    return run_variants(variants, options);
+  }
+  EalOptions eal;
+  eal.lcores = eal_lcores(options.mode, args.lcores);
+  for (const Variant& v : variants) {
+    eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment));
+  }
+  init_eal(eal, "spraylab");
+  options.lcores = 0;  // every worker lcore EAL has
+  options.eal_lcores = eal.lcores;
+  return run_variants(variants, options);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int* exit_code, const std::string& command_line) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand(
+      "run",
+      "Run an experiment's variants (algorithms x sweep values) on a fabric; write one results "
+      "folder per variant, a comparison table and plots (docs/runner.md)");
+  cmd->add_option("experiment", args->file, "Experiment YAML file (docs/configuration.md)")
+      ->required();
+  cmd->add_option("--mode", args->mode,
+                  "virtual: event-driven virtual time, deterministic, any link rate; inprocess: "
+                  "the DPDK fabric in wall-clock time on this machine's cores; namespaced: one "
+                  "spraylab-switch / spraylab-gen process per node in network namespaces, "
+                  "brought up and down for each variant (needs root; docs/fabric.md)")
+      ->check([](const std::string& text) {
+        return find_mode(text) ? std::string() : fmt::format("expected {}", mode_choices());
+      })
+      ->capture_default_str();
+  cmd->add_option("--algorithms", args->algorithms,
+                  fmt::format("Comma-separated load balancers, one variant each (default: the "
+                              "file's load_balancer.algorithm): {}",
+                              fmt::join(lb::kAlgorithmNames, " ")))
+      ->delimiter(',')
+      // One word per use: without it `--algorithms ecmp,ofan FILE` reads FILE as a balancer.
+      ->allow_extra_args(false);
+  cmd->add_option("--sweep", args->sweeps,
+                  "KEY=V1,V2,...: one variant per value of a dotted key of the experiment file "
+                  "(workload.message_size=64KB,1MB; links.rate=...; load_balancer.bands=...); "
+                  "repeat for the cross product")
+      ->allow_extra_args(false);
+  cmd->add_option("--set", args->sets,
+                  "KEY=VALUE: change a key for every variant without naming it "
+                  "(measurement.queue_sample=10us); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--out", args->out_dir,
+                  "Results folder, relative to the working folder (default: results/<experiment "
+                  "name>); one subfolder per variant. A run replaces an earlier run's folder "
+                  "whole, and refuses a folder with other files in it")
+      ->check(conf::kNonEmptyPath);
+  cmd->add_option("--lcores", args->lcores,
+                  "inprocess: EAL lcores, the main one and N-1 workers polling the nodes "
+                  "(default: 2, one worker; more only on otherwise idle CPUs, docs/fabric.md)")
+      ->check(CLI::Range(1u, 128u));
+  cmd->add_option("--rate", args->rate,
+                  fmt::format("inprocess: every link's rate, as links.rate of each variant "
+                              "(default: {}, what this 2-CPU machine sustains; docs/fabric.md); "
+                              "namespaced: every link's rate (default {}); time constants "
+                              "stretch alike; 'file': the experiment's rates",
+                              conf::format_rate(kInProcessRateBps),
+                              conf::format_rate(namespaced::kNamespacedRateBps)));
+  cmd->add_option("--links", args->namespaced.links,
+                  "namespaced: memif (default), veth (net_af_xdp; payloads above 1400 B are "
+                  "cut to 1400) or vhost (vhost-user: net_vhost and net_virtio_user)")
+      ->transform(CLI::CheckedTransformer(namespaced::link_kind_map()));
+  cmd->add_option("--rt-priority", args->namespaced.rt_priority,
+                  "namespaced: every process's data path in SCHED_RR at this priority (0: the "
+                  "fair scheduler only, at nice -10; -1: 1 over veth, 0 over memif and vhost; "
+                  "fabric up --rt-priority)")
+      ->check(CLI::Range(-1, 49))
+      ->capture_default_str();
+  cmd->add_option("--fabric-name", args->namespaced.name,
+                  "namespaced: the fabric's name, its namespaces' prefix (default run<pid>)");
+  cmd->add_option(
+      "--fabric-dir", args->namespaced.dir,
+      "namespaced: the fabric's folder: sockets, logs, the generators' results (default "
+      "/run/spraylab/<name>; removed after a variant that completed)");
+  cmd->add_option("--timeout", args->timeout_seconds,
+                  "Wall-clock limit per variant in seconds; a variant stopped by it is reported "
+                  "as incomplete")
+      ->check(conf::kPositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-clock", args->max_clock,
+                  "Stop a variant when the fabric's clock passes this (20ms, 1s): a guard "
+                  "against a run that never completes (it is reported as incomplete)");
+  cmd->add_flag("-n,--dry-run", args->dry_run,
+                "Check the experiment and the variants, print them, run nothing");
+  args->command_line = command_line;
+  cmd->final_callback([args, exit_code] { *exit_code = run(*args); });
+}
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,286 @@
+#include "fabric/cli/topo_cli.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "conf/cli_checks.h"
+#include "conf/loader.h"
+#include "topo/build.h"
+#include "topo/generators.h"
+
+namespace spraylab::fabric {
+namespace {
+
+// Generator arguments shared by `topo gen` and `topo stats`.
+struct GeneratorArgs {
+  std::optional<topo::Kind> generator;  // which subcommand ran, if one did
+  topo::FatTreeParams fat_tree;
+  topo::LeafSpineParams leaf_spine;
+  topo::MrlsParams mrls;
+  double rate_gbps = 100;
+  double delay_ns = 500;
+};
+
+void add_link_options(CLI::App* sub, GeneratorArgs& g) {
+  sub->add_option("--rate", g.rate_gbps, "Link rate in Gb/s")
+      ->check(conf::kPositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--delay", g.delay_ns, "Link propagation delay in ns")
+      ->check(conf::kNonNegativeNumber)
+      ->capture_default_str();
+}
+
+// Adds fat-tree / leaf-spine / mrls subcommands to `parent`; the one that runs sets g.generator.
+void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
+  using topo::Kind;
+  auto* ft = parent->add_subcommand(std::string(to_string(Kind::kFatTree)),
+                                    "k-ary fat tree with 2 or 3 levels");
+  ft->add_option("--k", g.fat_tree.k, "Switch radix k (even)")->capture_default_str();
+  ft->add_option("--levels", g.fat_tree.levels, "2 (leaf-spine) or 3 (k pods and cores)")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
+  auto* ls =
+      parent->add_subcommand(std::string(to_string(Kind::kLeafSpine)), "full bipartite leaf-spine");
+  ls->add_option("--leaves", g.leaf_spine.leaves, "Leaf switches")->capture_default_str();
+  ls->add_option("--spines", g.leaf_spine.spines, "Spine switches")->capture_default_str();
+  ls->add_option("--hosts-per-leaf", g.leaf_spine.hosts_per_leaf, "Hosts under each leaf")
+      ->capture_default_str();
+  auto* mr = parent->add_subcommand(std::string(to_string(Kind::kMrls)),
+                                    "random leaf-spine (MRLS paper §4)");
+  mr->add_option("--leaves", g.mrls.leaves, "N1, leaf switches")->capture_default_str();
+  mr->add_option("--uplinks", g.mrls.uplinks, "u, uplinks per leaf")->capture_default_str();
+  mr->add_option("--downlinks", g.mrls.downlinks, "d, hosts per leaf")->capture_default_str();
+  mr->add_option("--seed", g.mrls.seed, "Wiring seed")
+      ->check(conf::kNonNegativeNumber)  // CLI11 would wrap -1 to 2^64 - 1
+      ->capture_default_str();
+  mr->add_option("--max-tries", g.mrls.max_tries, "Draws before giving up")->capture_default_str();
+  for (auto [sub, kind] : {std::pair{ft, Kind::kFatTree}, std::pair{ls, Kind::kLeafSpine},
+                           std::pair{mr, Kind::kMrls}}) {
+    add_link_options(sub, g);
+    sub->fallthrough();  // --json, -o etc. of the parent may follow the generator's arguments
+    sub->callback([&g, kind = kind] { g.generator = kind; });
+  }
+}
+
+// The generators `topo gen` and `topo stats` take, for messages.
+std::string join_generators() {
+  using topo::Kind;
+  return fmt::format("{}, {}, {}", to_string(Kind::kFatTree), to_string(Kind::kLeafSpine),
+                     to_string(Kind::kMrls));
+}
+
+topo::Topology generate(GeneratorArgs& g, uint32_t* tries) {
+  const topo::LinkDefaults link{g.rate_gbps * 1e9, g.delay_ns};
+  if (g.generator == topo::Kind::kFatTree) {
+    g.fat_tree.link = link;
+    return topo::fat_tree(g.fat_tree);
+  }
+  if (g.generator == topo::Kind::kLeafSpine) {
+    g.leaf_spine.link = link;
+    return topo::leaf_spine(g.leaf_spine);
+  }
+  g.mrls.link = link;
+  return topo::mrls(g.mrls, tries);
+}
+
+std::string describe(const GeneratorArgs& g) {
+  const std::string_view name = to_string(*g.generator);
+  if (g.generator == topo::Kind::kFatTree) {
+    return fmt::format("{} --k {} --levels {}", name, g.fat_tree.k, g.fat_tree.levels);
+  }
+  if (g.generator == topo::Kind::kLeafSpine) {
+    return fmt::format("{} --leaves {} --spines {} --hosts-per-leaf {}", name, g.leaf_spine.leaves,
+                       g.leaf_spine.spines, g.leaf_spine.hosts_per_leaf);
+  }
+  return fmt::format("{} --leaves {} --uplinks {} --downlinks {} --seed {}", name, g.mrls.leaves,
+                     g.mrls.uplinks, g.mrls.downlinks, g.mrls.seed);
+}
+
+topo::Topology load(const std::string& file) {
+  conf::Experiment e = conf::load_experiment_file(file);
+  return topo::build(e.topology, e.links);
+}
+
+nlohmann::ordered_json to_json(const topo::Stats& s) {
+  nlohmann::ordered_json j;
+  j["kind"] = s.kind;
+  j["hosts"] = s.hosts;
+  j["leaves"] = s.leaves;
+  j["spines"] = s.spines;
+  j["switches"] = s.switches;
+  j["links"] = s.links;
+  j["radix"] = s.radix;
+  j["uplinks"] = s.uplinks;
+  j["downlinks"] = s.downlinks;
+  j["diameter"] = s.diameter;
+  j["diameter_all"] = s.diameter_all;
+  j["avg_distance"] = s.avg_distance;
+  j["capacity"] = s.capacity;
+  j["cost_links_per_host"] = s.cost_links_per_host;
+  j["cost_switches_per_host"] = s.cost_switches_per_host;
+  j["corners"] = s.corners;
+  j["connected"] = s.connected;
+  return j;
+}
+
+// Problems `topo check` reports; empty when the topology is usable.
+std::vector<std::string> check(const topo::Topology& t, const topo::Routing& r) {
+  std::vector<std::string> problems;
+  if (!r.connected()) problems.push_back("the switch graph is disconnected");
+  for (topo::NodeId h : t.hosts()) {
+    if (t.degree(h) != 1) {
+      problems.push_back(
+          fmt::format("host {} has {} links (needs exactly 1)", t.node(h).name, t.degree(h)));
+    }
+  }
+  for (const topo::Link& l : t.links()) {
+    const auto& a = t.node(l.a.node);
+    const auto& b = t.node(l.b.node);
+    if (a.kind == topo::NodeKind::kSwitch && b.kind == topo::NodeKind::kSwitch &&
+        a.level == b.level) {
+      problems.push_back(
+          fmt::format("link {} - {} joins two switches of level {}: routing "
+                      "needs a leveled graph",
+                      a.name, b.name, a.level));
+    }
+  }
+  if (r.connected() && topo::is_leaf_spine(t)) {
+    auto corners = r.corners(5);
+    for (const auto& c : corners) {
+      problems.push_back(fmt::format("Polarized corner: {} has no allowed hop for traffic from {}",
+                                     t.node(r.graph().node_of(c.sw)).name,
+                                     t.node(r.graph().node_of(c.src_leaf)).name));
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+void print_stats_table(const std::vector<topo::Stats>& cols,
+                       const std::vector<std::string>& titles) {
+  struct Row {
+    const char* name;
+    std::function<std::string(const topo::Stats&)> value;
+  };
+  auto integer = [](uint64_t v) { return fmt::format("{}", v); };
+  const std::vector<Row> rows = {
+      {"hosts (S)", [&](auto& s) { return integer(s.hosts); }},
+      {"leaves (N1)", [&](auto& s) { return integer(s.leaves); }},
+      {"spines (N2)", [&](auto& s) { return integer(s.spines); }},
+      {"switch links (M)", [&](auto& s) { return integer(s.links); }},
+      {"radix (R)", [&](auto& s) { return integer(s.radix); }},
+      {"uplinks / hosts per leaf",
+       [](auto& s) { return fmt::format("{} / {}", s.uplinks, s.downlinks); }},
+      {"diameter D (leaves)", [&](auto& s) { return integer(s.diameter); }},
+      {"diameter D* (all)", [&](auto& s) { return integer(s.diameter_all); }},
+      {"avg distance A", [](auto& s) { return fmt::format("{:.4f}", s.avg_distance); }},
+      {"capacity Θ=2M/(S·A)", [](auto& s) { return fmt::format("{:.4f}", s.capacity); }},
+      {"links per host", [](auto& s) { return fmt::format("{:.4f}", s.cost_links_per_host); }},
+      {"switches per host",
+       [](auto& s) { return fmt::format("{:.4f}", s.cost_switches_per_host); }},
+      {"Polarized corners", [&](auto& s) { return integer(s.corners); }},
+  };
+  size_t width = 26;
+  std::vector<size_t> col_width;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    size_t w = titles[c].size();
+    for (const auto& row : rows) w = std::max(w, row.value(cols[c]).size());
+    col_width.push_back(w + 2);
+  }
+  fmt::print("{:<{}}", "", width);
+  for (size_t c = 0; c < cols.size(); ++c) fmt::print("{:>{}}", titles[c], col_width[c]);
+  fmt::print("\n");
+  for (const auto& row : rows) {
+    // fmt pads by display width, so "Θ" and "·" count as one column each.
+    fmt::print("{:<{}}", row.name, width);
+    for (size_t c = 0; c < cols.size(); ++c) fmt::print("{:>{}}", row.value(cols[c]), col_width[c]);
+    fmt::print("\n");
+  }
+}
+
+void add_topo_commands(CLI::App& app) {
+  auto* topo_cmd = app.add_subcommand("topo", "Generate, describe and check topologies");
+  topo_cmd->require_subcommand(1);
+
+  // topo gen
+  auto gen_args = std::make_shared<GeneratorArgs>();
+  auto out_file = std::make_shared<std::string>();
+  auto* gen = topo_cmd->add_subcommand("gen", "Generate a topology and write it as YAML");
+  gen->add_option("-o,--output", *out_file, "Output file (default: standard output)")
+      ->check(conf::kNonEmptyPath);
+  gen->require_subcommand(1);
+  add_generator_subcommands(gen, *gen_args);
+  gen->final_callback([gen_args, out_file] {
+    uint32_t tries = 1;
+    topo::Topology t = generate(*gen_args, &tries);
+    std::string comment = "spraylab topo gen " + describe(*gen_args);
+    if (tries > 1) comment += fmt::format(" (draw {} of the seed)", tries);
+    if (out_file->empty()) {
+      topo::write_yaml(t, std::cout, comment);
+      return;
+    }
+    std::ofstream f(*out_file);
+    if (!f) throw CLI::ValidationError("--output", "cannot write " + *out_file);
+    topo::write_yaml(t, f, comment);
+    fmt::print(stderr, "wrote {}: {} switches, {} hosts, {} links\n", *out_file,
+               t.switches().size(), t.hosts().size(), t.links().size());
+  });
+
+  // topo stats
+  auto stats_args = std::make_shared<GeneratorArgs>();
+  struct StatsOpts {
+    std::string file;
+    bool json = false;
+    bool no_corners = false;
+  };
+  auto opts = std::make_shared<StatsOpts>();
+  auto* stats = topo_cmd->add_subcommand(
+      "stats", "Statistics of a topology file, or of a generator's output (MRLS paper §2.2)");
+  stats->add_option("file", opts->file, "Topology or experiment YAML file");
+  stats->add_flag("--json", opts->json, "Print one JSON object");
+  stats->add_flag("--no-corners", opts->no_corners, "Skip the Polarized corner scan");
+  stats->require_subcommand(0, 1);
+  add_generator_subcommands(stats, *stats_args);
+  stats->final_callback([stats_args, opts] {
+    if (opts->file.empty() == !stats_args->generator) {
+      throw CLI::ValidationError("topo stats",
+                                 "give either a FILE or a generator (" + join_generators() + ")");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    topo::Topology t = opts->file.empty() ? generate(*stats_args, nullptr) : load(opts->file);
+    topo::Routing r(t);
+    topo::Stats s = topo::compute_stats(r, !opts->no_corners);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (opts->json) {
+      fmt::print("{}\n", to_json(s).dump());
+    } else {
+      print_stats_table(
+          {s}, {opts->file.empty() ? std::string(to_string(*stats_args->generator)) : opts->file});
+      fmt::print(stderr, "({:.2f} s)\n", secs);
+    }
+  });
+
+  // topo check
+  auto check_file = std::make_shared<std::string>();
+  auto* chk = topo_cmd->add_subcommand("check", "Check that a topology file is usable");
+  chk->add_option("file", *check_file, "Topology or experiment YAML file")->required();
+  chk->final_callback([check_file] {
+    topo::Topology t = load(*check_file);
+    topo::Routing r(t);
+    auto problems = check(t, r);
+    for (const auto& p : problems) fmt::print(stderr, "{}: {}\n", *check_file, p);
+    if (!problems.empty()) throw CLI::RuntimeError(1);
+    fmt::print("{}: ok ({} switches, {} hosts, {} links, connected, no corners)\n", *check_file,
+               t.switches().size(), t.hosts().size(), t.links().size());
+  });
+}
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,104 @@
+// A fabric assembled from an experiment: the topology, routing and address plan; one SwitchNode
+// per switch with its tables built exactly as spraylab-switch builds them; one HostNode per leaf
+// for the hosts under it, with spraylab-gen's RunPlan for every host; two Links per topology link;
+// the mbuf pool. Both clocks run the same Fabric (virtual_run.h, inprocess_run.h).
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "conf/experiment.h"
+#include "fabric/emu/event_queue.h"
+#include "fabric/emu/host_node.h"
+#include "fabric/emu/link.h"
+#include "fabric/emu/ring_arena.h"
+#include "fabric/emu/switch_node.h"
+#include "fabric/run/result.h"
+#include "switch/dataplane/route_lookup.h"
+#include "topo/addressing.h"
+#include "topo/link_events.h"
+#include "topo/routing.h"
+#include "trafficgen/host_plan.h"
+
+namespace spraylab::fabric {
+
+// The virtual clock starts at 0 and the workload at 1 ns: the engine reads a time of 0 as
+// "never" (first transmission, first arrival).
+inline constexpr uint64_t kVirtualStartNs = 1;
+
+class Fabric {
+ public:
+  // Throws std::runtime_error (or the config's errors) saying what cannot be built. In-process
+  // fabrics start their workload `start_delay_ns` after construction, on the TSC.
+  Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000);
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  Mode mode() const { return mode_; }
+  const conf::Experiment& experiment() const { return exp_; }
+  const topo::Topology& topology() const { return *topology_; }
+  const gen::RunPlan& plan() const { return plan_; }
+  EventQueue& events() { return events_; }
+  // Every node by its event number: switches first (topology order), then host nodes (leaf order).
+  const std::vector<Node*>& nodes() const { return nodes_; }
+  const std::vector<std::unique_ptr<SwitchNode>>& switches() const { return switches_; }
+  const std::vector<std::unique_ptr<HostNode>>& hosts() const { return hosts_; }
+  // The leaf (switch index) of each host node, to keep a leaf and its hosts on one lcore.
+  const std::vector<uint32_t>& host_leaf() const { return host_leaf_; }
+  std::vector<const gen::HostEngine*> engines() const;
+  rte_mempool* pool() const { return pool_; }
+  // Bytes of a frame its mbuf holds: whole frames in-process, the headers only in virtual time
+  // (the rest of a frame is its length, not memory: emu/fabric.cpp says why).
+  uint32_t frame_room() const;
+  // When the workload starts: ns on the fabric clock, and the engines' TSC.
+  uint64_t start_ns() const { return start_ns_; }
+  uint64_t start_tsc() const { return start_tsc_; }
+
+  // The experiment's link events in the order they happen (topo/link_events.h), and applying
+  // one at `now` (ns on the fabric clock) through the switches' control-plane calls: port down
+  // or up, port rate; and the links' own failure and rate. Virtual time: the run's only thread;
+  // in-process: the main lcore, while the workers poll.
+  const std::vector<topo::PlannedLinkEvent>& link_events() const { return link_events_; }
+  void apply_link_event(size_t i, uint64_t now);
+  // What happened: every event with the time it was applied (null if the run ended first), and
+  // the frames each link direction an event touched lost in flight or was sent while down.
+  // Empty without events.
+  nlohmann::ordered_json link_events_json() const;
+
+ private:
+  // After a link goes down or up: every switch withdraws (or offers again) the next hops that no
+  // longer reach (or reach again) a destination over minimal paths (topo/minimal_reach.h), as a
+  // converged routing protocol would. Returns how many routes changed.
+  uint32_t reroute();
+  void build_switches();
+  void build_hosts();
+  void build_links();
+
+  Mode mode_;
+  conf::Experiment exp_;
+  std::unique_ptr<topo::Topology> topology_;
+  std::unique_ptr<topo::Routing> routing_;
+  std::unique_ptr<topo::AddressPlan> addresses_;
+  gen::RunPlan plan_;
+  EventQueue events_;
+  std::shared_ptr<const dataplane::SharedRoutes> routes_;
+  rte_mempool* pool_ = nullptr;
+  uint64_t start_ns_ = 0, start_tsc_ = 0, tsc_hz_ = 0;
+  uint64_t start_delay_ns_;
+  RingArena rings_;  // every egress queue's and link's ring: before them, so it outlives them
+  std::vector<std::unique_ptr<SwitchNode>> switches_;
+  std::vector<std::unique_ptr<HostNode>> hosts_;
+  std::vector<uint32_t> host_leaf_;
+  std::vector<Node*> nodes_;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<topo::PlannedLinkEvent> link_events_;
+  std::vector<uint64_t> applied_at_;  // per event, ns after the start; UINT64_MAX: not applied
+  std::vector<uint32_t> rerouted_;    // per event, routes whose next hops it changed
+  std::vector<bool> edge_down_;       // per switch-graph edge (a link direction)
+};
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,55 @@
+// The emulated hosts under one leaf: spraylab-gen's HostEngine (the same send, ACK and measure
+// code) with the fabric's links for ports. The engine sees DPDK port numbers; here port r is the
+// link of the host of rank r, so the RunPlan is spraylab-gen's for every host of the topology.
+//
+// Virtual time: the engine is polled when a frame arrives on one of its links and when its own
+// next_wake() is due (the pacer, a message start, a retransmission deadline); its clock is the
+// fabric's, in ns (tsc_hz = 1e9).
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <memory>
+#include <vector>
+
+#include "fabric/emu/event_queue.h"
+#include "fabric/emu/link.h"
+#include "fabric/emu/node.h"
+#include "trafficgen/host_engine.h"
+
+namespace spraylab::fabric {
+
+class HostNode final : public Node {
+ public:
+  // `hosts`: indices into plan.hosts. `events` nullptr: the wall clock, the engine's clock the
+  // TSC (`tsc_hz`, `start_tsc`); else the virtual clock in ns and `id` this node's number there.
+  HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts, rte_mempool* pool,
+           uint32_t engine_id, uint64_t tsc_hz, uint64_t start_tsc, EventQueue* events,
+           uint32_t id);
+
+  // The host on DPDK-style port `port` (its rank) receives from `in` and sends on `out`.
+  void connect(uint16_t port, Link* in, Link* out);
+  // Virtual time: asks for the first wake (the start of the workload).
+  void start(uint64_t now);
+
+  void on_event(uint32_t tag, uint64_t now) override;
+  bool poll(uint64_t now_ns, uint64_t now_tsc) override;
+
+  const gen::HostEngine& engine() const { return *engine_; }
+  // Link slot (the tag its arrivals carry) of a port.
+  uint32_t slot_of(uint16_t port) const;
+
+ private:
+  void schedule(uint64_t now, bool worked);
+
+  std::vector<Link*> in_by_port_, out_by_port_;  // indexed by port (rank)
+  std::vector<Link*> in_links_;                  // by slot
+  std::vector<uint16_t> slot_ports_;
+  uint64_t now_ns_ = 0;  // the time the links see during a poll
+  uint64_t timer_at_ = UINT64_MAX;
+  EventQueue* events_;
+  uint32_t id_;
+  std::unique_ptr<gen::HostEngine> engine_;  // last: its I/O refers to the members above
+};
+
+}  // namespace spraylab::fabric

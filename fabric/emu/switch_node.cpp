@@ -1,0 +1,97 @@
+#include "fabric/emu/switch_node.h"
+
+#include <algorithm>
+
+namespace spraylab::fabric {
+
+SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeOptions& opts,
+                       EventQueue* events, uint32_t id)
+    : rt_(std::make_unique<dataplane::SwitchRuntime>(std::move(tables), opts)),
+      fwd_(*rt_, 0),
+      in_(rt_->ports(), nullptr),
+      out_(rt_->ports(), nullptr),
+      plan_(dataplane::plan_workers(1, rt_->ports(), std::vector<uint16_t>(rt_->ports(), 1))[0]),
+      tx_pending_(rt_->ports(), 0),
+      events_(events),
+      id_(id) {
+  if (events_ != nullptr && opts.shaping) {
+    // Virtual time polls exactly when the link frees up, so no frame need start early.
+    for (uint16_t p = 0; p < rt_->ports(); ++p) {
+      rt_->egress(p).set_shaper(dataplane::Shaper(rt_->tables().ports[p].rate_bps, 0));
+    }
+  }
+}
+
+SwitchNode::~SwitchNode() = default;
+
+void SwitchNode::connect(uint16_t port, Link* in, Link* out) {
+  in_[port] = in;
+  out_[port] = out;
+}
+
+void SwitchNode::receive(uint16_t port, uint64_t now) {
+  rte_mbuf* burst[net::kBurst];
+  Link& link = *in_[port];
+  while (true) {
+    const uint16_t n = link.receive(burst, net::kBurst, now);
+    if (n == 0) break;
+    fwd_.process(burst, n, port, 0, now);
+  }
+}
+
+void SwitchNode::transmit(uint16_t port, uint64_t now) {
+  Link& link = *out_[port];
+  auto tx = [&link, now](uint16_t, rte_mbuf** m, uint16_t n) { return link.send(m, n, now); };
+  while (rt_->depth_packets_now(port) > 0 && fwd_.drain(port, now, tx) > 0) {
+  }
+  if (rt_->depth_packets_now(port) == 0) return;
+  // The shaper's next start; a link that refused frames (full) is tried again a ns later.
+  const uint64_t next = std::max(rt_->egress(port).shaper().busy_until_ns(), now + 1);
+  tx_pending_[port] = 1;
+  events_->push(next, id_, kTxTag | port);
+}
+
+void SwitchNode::start_idle_ports(uint64_t now) {
+  for (uint16_t p = 0; p < rt_->ports(); ++p) {
+    if (!tx_pending_[p] && rt_->depth_packets_now(p) > 0) transmit(p, now);
+  }
+}
+
+void SwitchNode::on_event(uint32_t tag, uint64_t now) {
+  if (tag & kTxTag) {
+    const auto port = static_cast<uint16_t>(tag & 0xffff);
+    tx_pending_[port] = 0;
+    transmit(port, now);
+    return;
+  }
+  const auto port = static_cast<uint16_t>(tag);
+  receive(port, now);
+  in_[port]->rearm(now);
+  start_idle_ports(now);
+}
+
+void SwitchNode::prefetch(uint32_t tag, bool near) const {
+  if (tag & kTxTag) {
+    // The port's queue, then the frame at the head of it (held since its last drain).
+    rt_->egress(static_cast<uint16_t>(tag & 0xffff)).prefetch(near);
+    return;
+  }
+  if (near) {
+    in_[tag]->prefetch_head();
+  } else {
+    in_[tag]->prefetch_consumer();
+  }
+}
+
+bool SwitchNode::poll(uint64_t now_ns, uint64_t /*now_tsc*/) {
+  // spraylab-switch's worker turn, with links for devices (one queue each).
+  auto rx = [this, now_ns](uint16_t port, uint16_t, rte_mbuf** m, uint16_t n) {
+    return in_[port]->receive(m, n, now_ns);
+  };
+  auto tx = [this, now_ns](uint16_t port, rte_mbuf** m, uint16_t n) {
+    return out_[port]->send(m, n, now_ns);
+  };
+  return dataplane::worker_turn(*rt_, fwd_, plan_, now_ns, rx, tx) > 0;
+}
+
+}  // namespace spraylab::fabric

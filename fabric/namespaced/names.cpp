@@ -1,0 +1,48 @@
+#include "fabric/namespaced/names.h"
+
+namespace spraylab::fabric::namespaced {
+
+std::string_view link_kind_name(LinkKind k) {
+  for (const LinkKindInfo& i : kLinkKinds) {
+    if (i.id == k) return i.name;
+  }
+  return "?";
+}
+
+std::optional<LinkKind> find_link_kind(std::string_view name) {
+  for (const LinkKindInfo& i : kLinkKinds) {
+    if (i.name == name) return i.id;
+  }
+  return std::nullopt;
+}
+
+std::string link_kind_choices() {
+  std::string out;
+  for (size_t i = 0; i < kLinkKinds.size(); ++i) {
+    if (i > 0) out += i + 1 == kLinkKinds.size() ? " or " : ", ";
+    out += kLinkKinds[i].name;
+  }
+  return out;
+}
+
+std::map<std::string, LinkKind> link_kind_map() {
+  std::map<std::string, LinkKind> out;
+  for (const LinkKindInfo& i : kLinkKinds) out.emplace(std::string(i.name), i.id);
+  return out;
+}
+
+std::string_view role_name(Role r) {
+  for (const RoleInfo& i : kRoles) {
+    if (i.id == r) return i.name;
+  }
+  return "?";
+}
+
+std::optional<Role> find_role(std::string_view name) {
+  for (const RoleInfo& i : kRoles) {
+    if (i.name == name) return i.id;
+  }
+  return std::nullopt;
+}
+
+}  // namespace spraylab::fabric::namespaced

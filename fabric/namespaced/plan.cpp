@@ -1,0 +1,314 @@
+#include "fabric/namespaced/plan.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+
+#include "conf/loader.h"
+#include "conf/units.h"
+#include "fabric/run/time_scale.h"
+#include "fabric/run/variants.h"
+
+namespace spraylab::fabric::namespaced {
+namespace {
+
+namespace fs = std::filesystem;
+
+// EAL memory per process, in ordinary (--no-huge) memory: only what a process touches is
+// resident. A switch's rte_lpm alone reserves 64 MB (its first level), so 20 switches would take
+// 1.3 GB of the 2 GB of hugepages scripts/setup.sh reserves; anonymous memory costs what is used.
+constexpr int kSwitchMemoryMb = 512;
+constexpr int kGenMemoryMb = 256;
+constexpr uint32_t kSwitchMbufs = 4096;
+// net_af_xdp fills each rx queue's fill ring from the port's pool when the queue is set up: 2048
+// mbufs a port in DPDK 22.11 (ETH_AF_XDP_DFLT_NUM_DESCS), on top of what the switch itself holds.
+constexpr uint32_t kAfXdpFillMbufs = 2048;
+// veth links: the largest payload whose frame fits a 1500-byte MTU and an af_xdp chunk.
+constexpr uint32_t kVethPayloadBytes = 1400;
+constexpr int kSwitchMetricsPort = 9561;
+constexpr int kGenMetricsPort = 9562;
+// A frame's bytes besides its payload, rounded up: Ethernet, IPv4, UDP and the testbed header
+// (82 B), FCS, preamble and inter-frame gap.
+constexpr uint64_t kFrameOverheadBytes = 128;
+
+std::string lcores_arg() {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  // One lcore, free to run on every CPU: the scheduler spreads the processes.
+  return cpus > 1 ? fmt::format("0@(0-{})", cpus - 1) : "0@0";
+}
+
+std::vector<std::string> eal_args(const std::string& prefix, int memory_mb) {
+  return {"--lcores", lcores_arg(), "--no-pci", "--no-huge", "-m", fmt::to_string(memory_mb),
+          "--file-prefix", prefix, "--log-level", "lib.eal:error",
+          // vhost-user's negotiation otherwise fills a log with a page per link.
+          "--log-level", "lib.vhost.config:warning"};
+}
+
+std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
+  // bsize=8192: a frame of up to 8 KB in one descriptor (22.11's memif mangles frames chained
+  // over several: the demo's 4 KB payloads looped as phantom frames at 2 KB). rsize=9: 512
+  // descriptors each way, 8 MB of shared memory a link.
+  return fmt::format("net_memif{},role={},id=0,socket={},socket-abstract=no,bsize=8192,rsize=9",
+                     index, server ? "server" : "client", socket);
+}
+
+// vhost-user links: the end nearer the core owns the socket as a net_vhost port (the vhost-user
+// server, as a virtual switch does), the other end is a net_virtio_user port on it (a VM's view).
+// virtio-user hands its memory to the server by file descriptor: --no-huge memory is a memfd in
+// DPDK 22.11, so it can. 1024 descriptors: an idle-sleeping receiver's ring must hold what
+// arrives while it sleeps (virtio-user fills its rx ring from its pool: kVirtioRxMbufs a port).
+constexpr uint32_t kVirtioQueueSize = 1024;
+constexpr uint32_t kVirtioRxMbufs = kVirtioQueueSize;
+
+std::string vhost_vdev(uint32_t index, bool server, const std::string& socket) {
+  if (server) return fmt::format("net_vhost{},iface={},queues=1", index, socket);
+  return fmt::format("net_virtio_user{},path={},queues=1,queue_size={}", index, socket,
+                     kVirtioQueueSize);
+}
+
+// The socket-backed link kinds: memif or vhost-user, one socket file per link.
+std::string socket_vdev(const Wiring& w, uint32_t index, bool server, const std::string& socket) {
+  return w.links == LinkKind::kVhost ? vhost_vdev(index, server, socket)
+                                     : memif_vdev(index, server, socket);
+}
+
+// The net_af_xdp port of a veth end: one queue, the switch's XDP program (it passes what is not
+// the testbed's to the kernel, docs/switch-ports.md).
+std::string veth_vdev(uint32_t index, const Wiring& w) {
+  return fmt::format("net_af_xdp{},iface={},start_queue=0,queue_count=1,xdp_prog={}", index,
+                     veth_name(index), w.xdp_prog);
+}
+
+// Real time only for a process that sleeps when idle: a busy-polling one (--idle-sleep '') in
+// SCHED_RR would hold its CPU from everything else, and the programs refuse the pair.
+void add_rt_priority(Process& p, const Wiring& w) {
+  if (w.rt_priority == 0 || w.idle_sleep.empty()) return;
+  p.argv.push_back("--rt-priority");
+  p.argv.push_back(fmt::to_string(w.rt_priority));
+}
+
+}  // namespace
+
+std::string safe_name(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  return out;
+}
+
+std::string ns_prefix(const std::string& fabric) { return "sl-" + fabric + "-"; }
+
+std::string gen_node(const std::string& leaf) { return "g-" + leaf; }
+
+std::string veth_name(uint32_t index) { return fmt::format("eth{}", index + 1); }
+
+MgmtNet mgmt_net(const std::string& fabric) {
+  uint32_t h = 2166136261u;  // FNV-1a: the same name gives the same network on every run
+  for (unsigned char c : fabric) h = (h ^ c) * 16777619u;
+  // 10.200.0.0 - 10.249.255.0: away from the 10.0-10.199 a site is likelier to use.
+  return {fmt::format("slb{:08x}", h), fmt::format("10.{}.{}.", 200 + h % 50, (h / 50) % 256)};
+}
+
+std::string MgmtNet::host_veth(size_t index) const {
+  // An interface name has at most 15 characters: "slv", 6 hex digits of the bridge's, the index.
+  return fmt::format("slv{}-{}", bridge.substr(5), index);
+}
+
+uint64_t shaper_slack_bytes(const conf::Experiment& exp) {
+  // Two of the workload's frames (payload, headers, FCS, preamble and gap), as the generator's
+  // pacer may catch up two frames after a late turn (trafficgen/host_engine.cpp).
+  return 2 * (uint64_t{exp.workload.payload_bytes} + kFrameOverheadBytes);
+}
+
+std::string fabric_experiment(const Options& o, double* rate_bps, double* scale) {
+  const std::string text = conf::read_experiment_text(o.experiment);
+  const conf::Experiment exp = conf::load_experiment_string(text, o.experiment);
+  double fastest = exp.links.rate_bps;
+  for (const auto& l : exp.topology.links) {
+    if (l.rate_bps || l.delay_ns) {
+      throw std::invalid_argument(
+          "fabric up: per-link rates or delays of an explicit topology are not supported yet "
+          "(issue 15)");
+    }
+  }
+  VariantRequest request;
+  request.algorithms_option = "--algorithm";
+  if (!o.algorithm.empty()) request.algorithms = {o.algorithm};
+  // An af_xdp frame is one umem chunk (at most a 4 KB page, less its headroom) in DPDK 22.11, and
+  // a veth's MTU is 1500: a larger payload is cut to what fits, and said.
+  if (o.links == LinkKind::kVeth && exp.workload.payload_bytes > kVethPayloadBytes) {
+    request.sets.push_back({"workload.payload", {fmt::to_string(kVethPayloadBytes)}});
+    fmt::print(
+        stderr,
+        "note: veth links: workload.payload {} -> {} (af_xdp frames fit one 1500-byte MTU)\n",
+        exp.workload.payload_bytes, kVethPayloadBytes);
+  }
+  *rate_bps = fastest;
+  *scale = 1;
+  if (o.rate != "file") {
+    const std::string text_rate = o.rate.empty() ? conf::format_rate(kNamespacedRateBps) : o.rate;
+    const std::optional<double> bps = conf::parse_rate_bps(text_rate);
+    if (!bps || *bps <= 0) {
+      throw std::invalid_argument(
+          fmt::format("--rate {}: expected a rate such as 100Mbps, or 'file'", text_rate));
+    }
+    // The same slowing down as the in-process fabric's (run/time_scale.h), as settings of the
+    // file every process reads.
+    const double k = slowdown_factor(exp, *bps);
+    if (k > 1) {
+      *rate_bps = *bps;
+      *scale = k;
+      for (auto& [key, value] : slow_down_settings(exp, k)) request.sets.push_back({key, {value}});
+    }
+  }
+  const std::vector<Variant> variants = expand_variants(text, o.experiment, request);
+  return variants.at(0).yaml;
+}
+
+// Every process of the fabric: a spraylab-switch per switch, a spraylab-gen per leaf's hosts.
+// memif and vhost-user: the end nearer the core listens (memif role=server, net_vhost; a leaf for
+// its hosts), so processes start level by level from the core down and every client finds its
+// server's socket file.
+std::vector<Process> plan_processes(const std::string& name, const topo::Topology& t,
+                                    const Wiring& w) {
+  const std::string sock = fs::path(w.dir) / "sock";
+  const bool veth = w.links == LinkKind::kVeth;
+  const bool vhost = w.links == LinkKind::kVhost;
+  const std::string switch_metrics = fmt::format("{}:{}", w.metrics_host, kSwitchMetricsPort);
+  const std::string gen_metrics = fmt::format("{}:{}", w.metrics_host, kGenMetricsPort);
+  uint8_t top = 0;
+  for (topo::NodeId s : t.switches()) top = std::max(top, t.node(s).level);
+  auto socket_of = [&](topo::NodeId server, topo::PortId port) {
+    return fmt::format("{}/{}-p{}.sock", sock, t.node(server).name, port);
+  };
+  std::vector<Process> out;
+  for (topo::NodeId s : t.switches()) {
+    const topo::Node& n = t.node(s);
+    Process p;
+    p.node = n.name;
+    p.role = Role::kSwitch;
+    p.wave = top - n.level;
+    p.netns = ns_prefix(name) + safe_name(n.name);
+    p.prefix = p.netns;
+    p.log = fs::path(w.dir) / "logs" / (n.name + ".log");
+    p.metrics = switch_metrics;
+    p.ports = static_cast<uint32_t>(t.degree(s));
+    p.argv = {w.switch_bin};
+    for (const auto& a : eal_args(p.prefix, kSwitchMemoryMb)) p.argv.push_back(a);
+    uint32_t clients = 0;  // ports on a socket the peer serves
+    for (topo::PortId port = 0; port < t.degree(s); ++port) {
+      const topo::PortRef peer = t.peer(s, port);
+      const topo::Node& pn = t.node(peer.node);
+      bool server = true;
+      if (pn.kind == topo::NodeKind::kSwitch) {
+        if (pn.level == n.level) {
+          throw std::invalid_argument(fmt::format(
+              "fabric up: {} and {} are switches of one level; links between them are not "
+              "supported yet (issue 15)",
+              n.name, pn.name));
+        }
+        server = n.level > pn.level;
+      }
+      p.argv.push_back("--vdev");
+      if (veth) {
+        p.argv.push_back(veth_vdev(port, w));
+        continue;
+      }
+      const std::string path = server ? socket_of(s, port) : socket_of(peer.node, peer.port);
+      if (server) p.serves.push_back(path);
+      if (!server) ++clients;
+      p.argv.push_back(socket_vdev(w, port, server, path));
+    }
+    for (const std::string& a :
+         {std::string("--"), std::string("--config"), w.experiment, std::string("--switch"), n.name,
+          std::string("--idle-sleep"), w.idle_sleep, std::string("--mbufs"),
+          fmt::to_string(kSwitchMbufs + (veth ? kAfXdpFillMbufs * p.ports : 0) +
+                         (vhost ? kVirtioRxMbufs * clients : 0)),
+          std::string("--metrics-address"), switch_metrics}) {
+      p.argv.push_back(a);
+    }
+    if (w.shaper_slack_bytes > 0) {
+      p.argv.push_back("--shaper-slack");
+      p.argv.push_back(fmt::to_string(w.shaper_slack_bytes));
+    }
+    add_rt_priority(p, w);
+    if (!w.deep_sleep.empty()) {
+      p.argv.push_back("--deep-sleep");
+      p.argv.push_back(w.deep_sleep);
+    }
+    out.push_back(std::move(p));
+  }
+  for (topo::NodeId leaf : t.leaves()) {
+    const topo::Node& n = t.node(leaf);
+    Process p;
+    p.node = gen_node(n.name);
+    p.role = Role::kGen;
+    p.wave = top + 1;
+    p.netns = ns_prefix(name) + safe_name(p.node);
+    p.prefix = p.netns;
+    p.log = fs::path(w.dir) / "logs" / (p.node + ".log");
+    p.results = fs::path(w.dir) / "results" / (p.node + ".json");
+    p.metrics = gen_metrics;
+    p.argv = {w.gen_bin};
+    for (const auto& a : eal_args(p.prefix, kGenMemoryMb)) p.argv.push_back(a);
+    for (topo::PortId port = 0; port < t.degree(leaf); ++port) {
+      const topo::PortRef peer = t.peer(leaf, port);
+      if (t.node(peer.node).kind != topo::NodeKind::kHost) continue;
+      p.argv.push_back("--vdev");
+      p.argv.push_back(veth ? veth_vdev(p.ports, w)
+                            : socket_vdev(w, p.ports, false, socket_of(leaf, port)));
+      ++p.ports;
+      p.hosts.push_back(t.node(peer.node).name);
+    }
+    std::string hosts;
+    for (const auto& h : p.hosts) hosts += (hosts.empty() ? "" : ",") + h;
+    for (const std::string& a :
+         {std::string("--"), std::string("--config"), w.experiment, std::string("--hosts"), hosts,
+          std::string("--start-file"), (fs::path(w.dir) / "start").string(),
+          std::string("--results"), p.results, std::string("--idle-sleep"), w.idle_sleep,
+          std::string("--link-wait"), fmt::to_string(w.link_timeout_s), std::string("--timeout"),
+          fmt::to_string(w.run_timeout_s), std::string("--metrics-address"), gen_metrics}) {
+      p.argv.push_back(a);
+    }
+    add_rt_priority(p, w);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<NodeLink> node_links(const topo::Topology& t) {
+  std::vector<NodeLink> out;
+  for (topo::NodeId s : t.switches()) {
+    const topo::Node& n = t.node(s);
+    uint32_t host_ports = 0;  // a leaf's generator numbers its ports in the leaf's port order
+    for (topo::PortId port = 0; port < t.degree(s); ++port) {
+      const topo::PortRef peer = t.peer(s, port);
+      const topo::Node& pn = t.node(peer.node);
+      if (pn.kind == topo::NodeKind::kHost) {
+        out.push_back({{n.name, veth_name(port)}, {gen_node(n.name), veth_name(host_ports++)}});
+      } else if (n.level > pn.level) {  // each switch link once, from its upper end
+        out.push_back({{n.name, veth_name(port)}, {pn.name, veth_name(peer.port)}});
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json discovery_targets(const std::string& fabric,
+                                         const std::vector<Process>& processes) {
+  nlohmann::ordered_json targets = nlohmann::ordered_json::array();
+  for (const Process& p : processes) {
+    targets.push_back(
+        {{"targets", {p.metrics}},
+         {"labels", {{"fabric", fabric}, {"node", p.node}, {"role", role_name(p.role)}}}});
+  }
+  return targets;
+}
+
+}  // namespace spraylab::fabric::namespaced

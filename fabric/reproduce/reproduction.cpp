@@ -1,0 +1,322 @@
+#include "fabric/reproduce/reproduction.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <limits>
+
+#include "conf/yaml_value.h"
+
+namespace spraylab::fabric {
+namespace {
+
+using conf::Map;
+using conf::Value;
+
+constexpr double kAny = std::numeric_limits<double>::max();
+constexpr std::string_view kBoundPath = "cct.bound_ns";  // relative_to: bound
+
+// A YAML value as --sweep/--set would take it: scalars as written, maps and lists in flow style.
+std::string yaml_text(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << node;
+  return out.c_str();
+}
+
+std::vector<std::string> strings(const Value& list) {
+  std::vector<std::string> out;
+  for (const Value& v : list.as_list()) out.push_back(v.as_string());
+  return out;
+}
+
+// `sweep:` — key: [values] — in the order written; `set:` — key: value.
+std::vector<Sweep> read_sweeps(const Value& value, bool one_value, const std::string& option) {
+  std::vector<Sweep> out;
+  const Map map = value.as_map();
+  for (const Map::Entry& e : map.entries()) {
+    Sweep s{e.key, {}};
+    if (one_value) {
+      s.values.push_back(yaml_text(e.value.node()));
+    } else {
+      if (!e.value.node().IsSequence() || e.value.node().size() == 0) {
+        e.value.expected("a non-empty list of values");
+      }
+      for (const Value& v : e.value.as_list()) s.values.push_back(yaml_text(v.node()));
+    }
+    // The same checks as the command line's: a malformed key path, a duplicate value.
+    std::string text = s.key + "=";
+    for (size_t i = 0; i < s.values.size(); ++i) text += (i ? "," : "") + s.values[i];
+    try {
+      parse_sweep(one_value ? s.key + "=" + s.values[0] : text, option);
+    } catch (const std::invalid_argument& error) {
+      e.value.fail(error.what());
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+ReproRun read_run(const Value& value) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 5> kKeys = {"name", "label", "algorithms", "sweep",
+                                                            "set"};
+  map.allow_only(kKeys);
+  ReproRun run;
+  run.name = map.require("name", "the run's folder name").as_string();
+  if (run.name.find('/') != std::string::npos || run.name.starts_with(".") ||
+      run.name == "figures") {
+    map.require("name", "").fail("a run name is one folder: no '/', no leading '.', not 'figures'");
+  }
+  if (const Value* v = map.find("label")) run.label = v->as_string();
+  if (const Value* v = map.find("algorithms")) run.algorithms = strings(*v);
+  if (const Value* v = map.find("sweep")) run.sweeps = read_sweeps(*v, false, "sweep");
+  if (const Value* v = map.find("set")) run.sets = read_sweeps(*v, true, "set");
+  return run;
+}
+
+Mark read_mark(const Value& value) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 4> kKeys = {"label", "x", "y", "series"};
+  map.allow_only(kKeys);
+  Mark mark;
+  mark.label = map.require("label", "what the paper's value is").as_string();
+  mark.y = map.require("y", "the paper's value").as_number(-kAny, kAny);
+  if (const Value* v = map.find("x")) mark.x = v->as_number(-kAny, kAny);
+  if (const Value* v = map.find("series")) mark.series = v->as_string();
+  return mark;
+}
+
+Figure read_figure(const Value& value) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 15> kKeys = {
+      "name",     "title", "x",   "source", "y",      "x_label", "y_label",    "x_divide",
+      "y_divide", "log",   "fit", "marks",  "series", "runs",    "relative_to"};
+  map.allow_only(kKeys);
+  Figure f;
+  f.name = map.require("name", "the figure's file name").as_string();
+  if (f.name.find('/') != std::string::npos || f.name.starts_with(".")) {
+    map.require("name", "").fail("a figure name is one file stem: no '/', no leading '.'");
+  }
+  f.title = map.find("title") ? map.find("title")->as_string() : f.name;
+  f.x = map.require("x", "a swept key, or variant").as_string();
+  f.y = map.require("y", "a dotted path into summary.json").as_string();
+  if (const Value* v = map.find("source")) f.source = v->as_string();
+  if (!f.source.empty() && f.by_variant()) {
+    map.require("x", "").fail("with source, x is a column of the source file");
+  }
+  f.x_label = map.find("x_label") ? map.find("x_label")->as_string() : f.x;
+  f.y_label = map.find("y_label") ? map.find("y_label")->as_string() : f.y;
+  if (const Value* v = map.find("x_divide")) f.x_divide = v->as_number(1e-300, kAny);
+  if (const Value* v = map.find("y_divide")) f.y_divide = v->as_number(1e-300, kAny);
+  if (const Value* v = map.find("relative_to")) {
+    if (!f.source.empty()) v->fail("relative_to reads a summary; a figure with source has none");
+    const std::string text = v->as_string();
+    char* end = nullptr;
+    const double constant = std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == '\0') {
+      if (!(constant > 0)) v->fail("a constant reference must be > 0");
+      f.relative_to_value = constant;
+    } else if (text.empty() || text.find(' ') != std::string::npos) {
+      v->expected("bound, a dotted path into summary.json, or a number");
+    }
+    f.relative_to = text == "bound" ? std::string(kBoundPath) : text;
+  }
+  if (const Value* v = map.find("log")) {
+    static constexpr std::array<std::string_view, 4> kLog = {"none", "x", "y", "xy"};
+    const std::string log = v->as_choice(kLog);
+    f.log_x = log == "x" || log == "xy";
+    f.log_y = log == "y" || log == "xy";
+  }
+  if (const Value* v = map.find("fit")) {
+    static constexpr std::array<std::string_view, 2> kFit = {"none", "loglog"};
+    f.fit_loglog = v->as_choice(kFit) == "loglog";
+    if (f.fit_loglog && f.by_variant()) v->fail("a fit needs a numeric x, not variant");
+  }
+  if (const Value* v = map.find("marks")) {
+    for (const Value& m : v->as_list()) f.marks.push_back(read_mark(m));
+  }
+  if (const Value* v = map.find("runs")) {
+    for (const Value& r : v->as_list()) f.runs.push_back(r.as_string());
+  }
+  return f;
+}
+
+Check read_check(const Value& value, const std::vector<Figure>& figures) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 9> kKeys = {
+      "figure",       "series",       "slope_below",   "slope_between", "max_at_most",
+      "min_at_least", "below_series", "ratio_at_most", "note"};
+  map.allow_only(kKeys);
+  Check c;
+  const Value& figure = map.require("figure", "the name of a figure of this reproduction");
+  c.figure = figure.as_string();
+  const auto it = std::find_if(figures.begin(), figures.end(),
+                               [&c](const Figure& f) { return f.name == c.figure; });
+  if (it == figures.end()) figure.fail(fmt::format("no figure is named '{}'", c.figure));
+  c.series = map.require("series", "the series the check is about").as_string();
+  int kinds = 0;
+  if (const Value* v = map.find("slope_below")) {
+    c.kind = CheckKind::kSlopeBelow;
+    c.a = v->as_number(-kAny, kAny);
+    c.text = fmt::format("log-log slope < {}", c.a);
+    ++kinds;
+  }
+  if (const Value* v = map.find("slope_between")) {
+    c.kind = CheckKind::kSlopeBetween;
+    const std::vector<Value> bounds = v->as_list();
+    if (bounds.size() != 2) v->expected("[lower, upper]");
+    c.a = bounds[0].as_number(-kAny, kAny);
+    c.b = bounds[1].as_number(c.a, kAny);
+    c.text = fmt::format("log-log slope in [{}, {}]", c.a, c.b);
+    ++kinds;
+  }
+  if (const Value* v = map.find("max_at_most")) {
+    c.kind = CheckKind::kMaxAtMost;
+    c.a = v->as_number(-kAny, kAny);
+    c.text = fmt::format("every value ≤ {}", c.a);
+    ++kinds;
+  }
+  if (const Value* v = map.find("min_at_least")) {
+    c.kind = CheckKind::kMinAtLeast;
+    c.a = v->as_number(-kAny, kAny);
+    c.text = fmt::format("every value ≥ {}", c.a);
+    ++kinds;
+  }
+  if (const Value* v = map.find("below_series")) {
+    c.kind = CheckKind::kBelowSeries;
+    c.other = v->as_string();
+    c.text = fmt::format("below {} at every x", c.other);
+    ++kinds;
+  }
+  if (const Value* v = map.find("ratio_at_most")) {
+    const Map ratio = v->as_map();
+    static constexpr std::array<std::string_view, 2> kRatio = {"series", "ratio"};
+    ratio.allow_only(kRatio);
+    c.kind = CheckKind::kRatioAtMost;
+    c.other = ratio.require("series", "the series compared with").as_string();
+    c.a = ratio.require("ratio", "the largest ratio allowed").as_number(0, kAny);
+    c.text = fmt::format("at most {} × {} at every x", c.a, c.other);
+    ++kinds;
+  }
+  if (kinds != 1) {
+    value.fail(
+        "a check has exactly one of slope_below, slope_between, max_at_most, min_at_least, "
+        "below_series, ratio_at_most");
+  }
+  if (const Value* v = map.find("note")) c.text += " (" + v->as_string() + ")";
+  return c;
+}
+
+}  // namespace
+
+Reproduction read_reproduction(const std::string& yaml, const std::string& source,
+                               const std::string& experiment_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw conf::ConfigError(source, e.mark.line + 1, e.mark.column + 1, "",
+                            "malformed YAML: " + e.msg);
+  }
+  const Value document(root, "", &source);
+  const Map top = document.as_map();
+  const Value& section =
+      top.require("reproduce", "a map of runs, figures and checks (docs/reproduce.md)");
+  const Map map = section.as_map();
+  static constexpr std::array<std::string_view, 6> kKeys = {"title", "paper",   "runs",
+                                                            "small", "figures", "checks"};
+  map.allow_only(kKeys);
+  Reproduction r;
+  r.name = experiment_name;
+  r.title = map.require("title", "what the reproduction shows").as_string();
+  if (const Value* v = map.find("paper")) r.paper = v->as_string();
+  const Value& runs = map.require("runs", "a list of runs (name, algorithms, sweep, set)");
+  for (const Value& run : runs.as_list()) {
+    r.runs.push_back(read_run(run));
+    for (size_t i = 0; i + 1 < r.runs.size(); ++i) {
+      if (r.runs[i].name == r.runs.back().name) {
+        run.fail(fmt::format("two runs are named '{}'", r.runs.back().name));
+      }
+    }
+  }
+  if (r.runs.empty()) runs.expected("at least one run");
+  if (const Value* v = map.find("small")) {
+    const Map small = v->as_map();
+    static constexpr std::array<std::string_view, 2> kSmall = {"set", "sweep"};
+    small.allow_only(kSmall);
+    if (const Value* s = small.find("set")) r.small_sets = read_sweeps(*s, true, "small.set");
+    if (const Value* s = small.find("sweep")) {
+      r.small_sweeps = read_sweeps(*s, false, "small.sweep");
+    }
+  }
+  if (const Value* v = map.find("figures")) {
+    for (const Value& f : v->as_list()) {
+      r.figures.push_back(read_figure(f));
+      for (const std::string& name : r.figures.back().runs) {
+        if (std::none_of(r.runs.begin(), r.runs.end(),
+                         [&name](const ReproRun& run) { return run.name == name; })) {
+          f.fail(fmt::format("figure '{}' names run '{}', which is not one of runs[]",
+                             r.figures.back().name, name));
+        }
+      }
+      for (size_t i = 0; i + 1 < r.figures.size(); ++i) {
+        if (r.figures[i].name == r.figures.back().name) {
+          f.fail(fmt::format("two figures are named '{}'", r.figures.back().name));
+        }
+      }
+    }
+  }
+  if (const Value* v = map.find("checks")) {
+    for (const Value& c : v->as_list()) r.checks.push_back(read_check(c, r.figures));
+  }
+  return r;
+}
+
+std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small) {
+  std::vector<ReproRun> runs = reproduction.runs;
+  if (!small) return runs;
+  for (ReproRun& run : runs) {
+    for (const Sweep& sweep : reproduction.small_sweeps) {
+      auto it = std::find_if(run.sweeps.begin(), run.sweeps.end(),
+                             [&sweep](const Sweep& s) { return s.key == sweep.key; });
+      if (it != run.sweeps.end()) {
+        *it = sweep;
+      } else {
+        run.sweeps.push_back(sweep);
+      }
+    }
+    for (const Sweep& set : reproduction.small_sets) {
+      // A small value replaces the run's own set of that key, and a sweep of it.
+      std::erase_if(run.sets, [&set](const Sweep& s) { return s.key == set.key; });
+      std::erase_if(run.sweeps, [&set](const Sweep& s) { return s.key == set.key; });
+      run.sets.push_back(set);
+    }
+  }
+  return runs;
+}
+
+std::string series_name(const ReproRun& run, const Variant& variant, const Figure& figure) {
+  std::string name =
+      run.label.empty()
+          ? variant.algorithm
+          : (run.algorithms.size() > 1 ? run.label + "/" + variant.algorithm : run.label);
+  // A key swept with one value in this run names no series: every variant of the run has it (a
+  // one-value sweep only gives line figures their common x).
+  const auto single = [&run](const std::string& key) {
+    return std::any_of(run.sweeps.begin(), run.sweeps.end(),
+                       [&key](const Sweep& s) { return s.key == key && s.values.size() == 1; });
+  };
+  for (const NamePart& part : variant.name_parts) {
+    if (part.key.empty() || part.key == figure.x || single(part.key)) continue;
+    name += "-" + part.text;
+  }
+  return name;
+}
+
+}  // namespace spraylab::fabric

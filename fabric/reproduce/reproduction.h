@@ -1,0 +1,98 @@
+// A reproduction of a paper's result: the `reproduce:` section of an experiment file
+// (docs/reproduce.md). It names the runs (each one `spraylab run`: algorithms, sweeps, sets),
+// a smaller version for tests (`small`), the figures drawn from the runs' summaries and the
+// checks that decide whether the paper's shape holds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabric/run/variants.h"
+
+namespace spraylab::fabric {
+
+struct ReproRun {
+  std::string name;   // its folder under the reproduction's results folder
+  std::string label;  // series name of its variants; empty: the algorithm
+  std::vector<std::string> algorithms;
+  std::vector<Sweep> sweeps;
+  std::vector<Sweep> sets;
+};
+
+// A value the paper gives: a horizontal line (y only), a point (x and y), or the value of one
+// series (series and y; at every x of that series, or its bar).
+struct Mark {
+  std::string label;
+  std::optional<double> x;
+  double y = 0;
+  std::string series;
+};
+
+struct Figure {
+  std::string name;  // file stem under figures/
+  std::string title;
+  std::string x;       // a swept key, or "variant"
+  std::string source;  // optional: a CSV in each variant's folder; x and y are its columns
+  std::string y;       // a dotted path into summary.json, or the source's column
+  std::string x_label;
+  std::string y_label;
+  double x_divide = 1;
+  double y_divide = 1;
+  // relative_to: y is drawn as the percentage above a reference, 100 · (y / ref − 1): the
+  // number at this dotted path of the same summary ("bound" is cct.bound_ns, the variant's CCT
+  // lower bound), or a constant in the plotted unit (after y_divide). Empty: y as it is.
+  std::string relative_to;
+  std::optional<double> relative_to_value;
+  bool log_x = false;
+  bool log_y = false;
+  bool fit_loglog = false;
+  std::vector<Mark> marks;
+  std::vector<std::string> runs;  // optional: only these runs' variants (default: every run's)
+  bool by_variant() const { return x == "variant"; }
+};
+
+enum class CheckKind {
+  kSlopeBelow,
+  kSlopeBetween,
+  kMaxAtMost,
+  kMinAtLeast,
+  kBelowSeries,
+  kRatioAtMost
+};
+
+struct Check {
+  std::string figure;
+  std::string series;
+  CheckKind kind = CheckKind::kSlopeBelow;
+  double a = 0;       // the bound (slope_between: the lower one; ratio_at_most: the ratio)
+  double b = 0;       // slope_between: the upper bound
+  std::string other;  // below_series, ratio_at_most: the series compared with
+  std::string text;   // as written, for the report: "slope_below: 0.15"
+};
+
+struct Reproduction {
+  std::string name;  // the experiment's name: results/<name>/
+  std::string title;
+  std::string paper;
+  std::vector<ReproRun> runs;
+  std::vector<Sweep> small_sets;    // --small: set in every run
+  std::vector<Sweep> small_sweeps;  // --small: replaces (or adds) that key's sweep in every run
+  std::vector<Figure> figures;
+  std::vector<Check> checks;
+};
+
+// Reads the `reproduce:` section of the experiment text `yaml` (from `source`). Throws
+// conf::ConfigError naming the file, line, column and key for anything malformed: a missing
+// section, a run without a name, a figure a check names that does not exist, ...
+Reproduction read_reproduction(const std::string& yaml, const std::string& source,
+                               const std::string& experiment_name);
+
+// The runs as they execute: with `small`, the small section's sets and sweeps applied.
+std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small);
+
+// The series a variant of `run` belongs to in `figure`: the run's label (or the algorithm) and
+// any swept value that is not the figure's x (nor of a key the run sweeps over one value).
+std::string series_name(const ReproRun& run, const Variant& variant, const Figure& figure);
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,132 @@
+// What a run of an experiment's variant gives, in every mode (run/mode.h): the options a run
+// takes, its progress, the queue-depth and delivery series, one summary per switch egress port and
+// the generator's results. The emulated fabric (emu/run_fabric.h) and the namespaced one
+// (namespaced/run_namespaced.h) both fill a FabricResult; the results (results/) read only it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "conf/experiment.h"
+#include "fabric/run/mode.h"
+#include "trafficgen/stop_reason.h"
+
+namespace spraylab::fabric {
+
+// The in-process fabric's default link rate: what the nodes of a small fabric sustain on this
+// 2-CPU machine (docs/fabric.md).
+inline constexpr double kInProcessRateBps = 1e9;
+
+struct Progress {
+  uint64_t messages_done = 0;
+  uint64_t messages_total = 0;
+  uint64_t clock_ns = 0;  // the fabric's clock since start (virtual or wall)
+  double wall_seconds = 0;
+  // Virtual time: events run so far, and the share of the workload's data packets that have
+  // arrived (retransmissions count too; capped at 1), from which the time left is estimated.
+  // 0 and -1 when unknown (in-process).
+  uint64_t events = 0;
+  double done_fraction = -1;
+};
+
+struct FabricOptions {
+  Mode mode = Mode::kVirtual;
+  // Stop when the fabric's clock passes this (0: the experiment's measurement.duration, or
+  // until the workload completes); a wall-clock guard for the in-process mode. In the experiment's
+  // time: an in-process run that is slowed down (time_scale) stops at this x time_scale.
+  uint64_t max_clock_ns = 0;
+  double max_wall_seconds = 600;
+  // In-process: worker lcores to use (0: every EAL worker lcore). With one, the fabric's clock
+  // stands still while the lcore is descheduled (FabricResult::stalled_ns), so a busy machine
+  // does not show in the results; with several, give them otherwise idle CPUs (docs/fabric.md).
+  uint32_t lcores = 0;
+  // In-process: the rate of the fastest link (a 2-CPU machine cannot carry 100-800 Gb/s links in
+  // real time; docs/fabric.md says what fits). An experiment with faster links runs k times
+  // slower, k = fastest / this: every rate divided by k, every time constant (link delays, the
+  // retransmission timeout, the queue sample period, the duration) multiplied by k, so buffers
+  // and bandwidth-delay products keep their size in packets. FabricResult::time_scale is k.
+  // 0: the experiment's own rates. Virtual time always runs the experiment as written.
+  double inprocess_rate_bps = kInProcessRateBps;
+  // Virtual time: the most queue samples a run keeps (24 B each; 2^24 is 400 MB). A run that never
+  // completes — a host cut off by failed links retransmits for ever — would otherwise add one
+  // sample per switch port per measurement.queue_sample until its duration: 52 KB per µs on 432
+  // hosts, 9 GB after some 170 ms. Past the limit every other sampling time is dropped and the
+  // period doubles (FabricResult::queue_sample_halvings), so the series stays evenly spaced.
+  size_t max_queue_samples = size_t{1} << 24;
+  // Called about every `progress_period_ns` of wall time from the thread that called run_fabric.
+  std::function<void(const Progress&)> progress;
+  uint64_t progress_period_ns = 200'000'000;
+};
+
+// One row of the queue-depth time series (measurement.queue_sample apart, on the fabric clock).
+struct QueueSample {
+  uint64_t t_ns = 0;
+  uint32_t port_index = 0;  // into FabricResult::ports
+  uint32_t packets = 0;
+  uint32_t bytes = 0;
+};
+
+// Wire bytes (frames plus preamble and inter-frame gap) every switch had sent to hosts by `t_ns`,
+// taken with each queue sample: the delivered-throughput series behind utilisation.csv.
+struct DeliverySample {
+  uint64_t t_ns = 0;
+  uint64_t wire_bytes = 0;
+};
+
+// One switch egress port over the whole run.
+struct PortSummary {
+  std::string switch_name;
+  uint16_t port = 0;
+  std::string peer;
+  uint32_t level = 0;  // the switch's level (0 = leaf)
+  // The paper's layer (Ofan §3.3): the switch's role and the way the port sends, edge_up, agg_up,
+  // core_down, agg_down, edge_down (3 levels); leaf_up, spine_down, leaf_down (2 levels).
+  std::string layer;
+  uint64_t max_packets = 0;  // exact maxima, from the data path
+  uint64_t max_bytes = 0;
+  uint64_t p99_bytes = 0;  // over the samples
+  uint64_t tx_packets = 0;
+  uint64_t tx_bytes = 0;
+  double utilisation = 0;  // wire bytes sent / (link rate x clock_ns)
+  uint64_t drops = 0;      // all reasons
+  uint64_t ecn_marks = 0;
+};
+
+struct FabricResult {
+  Mode mode = Mode::kVirtual;
+  // In-process: how many times slower than written the experiment ran (FabricOptions::
+  // inprocess_rate_bps); its clock, the generator's times and the samples are in that slower time.
+  double time_scale = 1;
+  bool completed = false;  // every message delivered and acknowledged
+  // Completed, duration or timeout; virtual time also stalled (nothing left to happen but the
+  // workload not done: only possible if a frame is lost with no retransmission to follow).
+  gen::StopReason stopped_by = gen::StopReason::kStalled;
+  uint64_t clock_ns = 0;  // fabric clock at the end, from the workload's start
+  double wall_seconds = 0;
+  uint64_t events = 0;  // virtual: events processed; in-process: node polls
+  // In-process with one worker lcore: how long it was off its CPU (descheduled). The fabric's
+  // clock stood still meanwhile (every node stood still alike), so clock_ns leaves it out.
+  uint64_t stalled_ns = 0;
+  // The generator's results, exactly as spraylab-gen writes them (trafficgen/results.h):
+  // collective and per-message CCT, the lower bound and inflation, latency, loss, reordering.
+  nlohmann::ordered_json generator;
+  std::vector<PortSummary> ports;    // every switch egress port
+  std::vector<QueueSample> samples;  // time series of every port in `ports`
+  // What switches delivered to hosts, sampled with the queues, and those ports' summed line rate.
+  std::vector<DeliverySample> delivered;
+  double host_capacity_bps = 0;
+  // measurement.warmup (virtual time): the throughput window's start and the payload bytes
+  // delivered before it; 0 and 0 without a warm-up (the window is the whole run).
+  uint64_t warmup_at_ns = 0;
+  uint64_t delivered_at_warmup = 0;
+  // Times the queue and delivery samples were thinned to every other sampling time because the
+  // run reached FabricOptions::max_queue_samples: the period is queue_sample · 2^this.
+  uint32_t queue_sample_halvings = 0;
+  // The experiment's link events as they happened (Fabric::link_events_json); empty without.
+  nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
+};
+
+}  // namespace spraylab::fabric

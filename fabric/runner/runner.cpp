@@ -1,0 +1,276 @@
+#include "fabric/runner/runner.h"
+#include "fabric/emu/run_fabric.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "fabric/results/plots.h"
+#include "fabric/results/progress_line.h"
+#include "fabric/results/result_files.h"
+#include "fabric/results/results_folder.h"
+#include "fabric/results/summary.h"
+#include "fabric/results/table.h"
+#include "fabric/run/stop_request.h"
+
+namespace spraylab::fabric {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+constexpr const char* kMessageSizeKey = "workload.message_size";
+// A terminal line is redrawn often; a log gets a line now and then.
+constexpr uint64_t kTerminalPeriodNs = 200'000'000;
+constexpr uint64_t kLogPeriodNs = 2'000'000'000;
+
+bool wants(const conf::Experiment& e, const char* output) {
+  const auto& o = e.measurement.outputs;
+  return std::find(o.begin(), o.end(), output) != o.end();
+}
+
+bool message_size_swept(const Variant& v) {
+  return std::any_of(v.name_parts.begin(), v.name_parts.end(),
+                     [](const NamePart& p) { return p.key == kMessageSizeKey; });
+}
+
+void on_stop_signal(int signal) { request_stop(signal); }
+
+// SIGINT and SIGTERM ask the run to stop (request_stop()) while this lives; SA_RESETHAND gives a
+// second signal its default action, so a run that does not stop soon enough can still be ended.
+// A signal ignored when the run started stays ignored (catch_unless_ignored). The earlier
+// handlers come back after.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    catch_unless_ignored(SIGINT, sa, old_int_);
+    catch_unless_ignored(SIGTERM, sa, old_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+std::string utc_now() {
+  return fmt::format(
+      "{:%Y-%m-%dT%H:%M:%SZ}",
+      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+// Facts of this run that differ between two runs of one experiment: kept out of summary.json.
+ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions& options,
+                      const std::string& started_at) {
+  ordered_json j = {{"variant", v.name},
+                    {"mode", mode_name(r.mode)},
+                    {"command", options.command_line},
+                    {"started_at", started_at},
+                    {"wall_seconds", r.wall_seconds},
+                    {"clock_ns", r.clock_ns},
+                    {"events", r.events},
+                    {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
+                    {"eal_lcores", options.eal_lcores}};
+  if (r.mode == Mode::kNamespaced) {
+    // Wall-clock figures of processes, the experiment k times slower (docs/runner.md).
+    j["links"] = namespaced::link_kind_name(options.namespaced.links);
+    j["time_scale"] = r.time_scale;
+  }
+  return j;
+}
+
+void write_variant(const std::string& dir, const Variant& v, const FabricResult& r,
+                   const VariantSummary& s, const RunOptions& options,
+                   const std::string& started_at) {
+  const fs::path base(dir);
+  write_file((base / "config.yaml").string(),
+             fmt::format("# {} of experiment {} ({}); spraylab run re-runs it as it ran.\n{}",
+                         v.name, v.experiment.name, v.experiment.source, v.yaml));
+  write_file((base / "summary.json").string(), json_text(to_json(s)));
+  write_file((base / "generator.json").string(), json_text(r.generator));
+  write_file((base / "run.json").string(), json_text(run_json(v, r, options, started_at)));
+  if (wants(v.experiment, "queues")) {
+    write_file((base / "queues.csv").string(), queues_csv(r));
+    write_file((base / "utilisation.csv").string(), utilisation_csv(r));
+  }
+}
+
+PlotVariant plot_variant(const Variant& v, const FabricResult& r, const VariantSummary& s) {
+  PlotVariant p;
+  p.name = v.name;
+  p.message_cct_ns = message_ccts(r.generator);
+  p.queue_bytes = deepest_queue_over_time(r);
+  p.max_queue_bytes = s.queue.max_bytes;
+  if (message_size_swept(v)) {
+    p.message_bytes = v.experiment.workload.message_bytes;
+    for (const Setting& setting : v.settings) {
+      if (setting.key == kMessageSizeKey) p.message_label = setting.value;
+    }
+    p.series = name_without(v, kMessageSizeKey);
+  }
+  return p;
+}
+
+std::string variant_line(const std::string& label, const VariantSummary& s, double wall) {
+  const std::string cct =
+      s.cct_ns ? fmt::format("CCT {}", format_duration_ns(*s.cct_ns)) : "incomplete";
+  return fmt::format("{}: {} ({}), messages {}/{}, max queue {:.1f} KB, wall {:.2f} s", label, cct,
+                     gen::to_string(s.stopped_by), s.messages_completed, s.messages,
+                     s.queue.max_bytes / 1e3, wall);
+}
+
+}  // namespace
+
+std::string default_out_dir(const conf::Experiment& experiment) {
+  // One folder: the loader checks a name the file gives, expand_variants the file's stem.
+  return (fs::path("results") / experiment.name).string();
+}
+
+namespace {
+
+// The results folder, and how errors name it.
+std::string out_dir(const std::vector<Variant>& variants, const RunOptions& options,
+                    std::string* label) {
+  if (!options.out_dir.empty()) {
+    *label = "--out " + options.out_dir;
+    return options.out_dir;
+  }
+  const std::string out = default_out_dir(variants[0].experiment);
+  *label = "results folder " + out + " (the default; --out names another)";
+  return out;
+}
+
+}  // namespace
+
+void check_out_dir(const std::vector<Variant>& variants, const RunOptions& options) {
+  if (variants.empty()) return;
+  std::string label;
+  const std::string out = out_dir(variants, options, &label);
+  ResultsFolder::check(out, label);
+}
+
+namespace {
+
+FabricOptions fabric_options(const Variant& v, const RunOptions& options, ProgressLine& progress,
+                             const std::string& label) {
+  FabricOptions fo;
+  fo.mode = options.mode;
+  fo.lcores = options.lcores;
+  fo.max_wall_seconds = options.max_wall_seconds;
+  fo.inprocess_rate_bps = options.inprocess_rate_bps;
+  // run_fabric takes max_clock_ns instead of measurement.duration: pass the shorter.
+  fo.max_clock_ns = options.max_clock_ns;
+  const uint64_t duration = v.experiment.measurement.duration_ns;
+  if (duration > 0 && (fo.max_clock_ns == 0 || duration < fo.max_clock_ns)) {
+    fo.max_clock_ns = duration;
+  }
+  fo.progress_period_ns = progress.terminal() ? kTerminalPeriodNs : kLogPeriodNs;
+  fo.progress = [&progress, label](const Progress& p) { progress.update(label, p); };
+  return fo;
+}
+
+// The table on stdout and in DIR/summary.{txt,csv,json}.
+void write_comparison(const std::string& out, const std::string& experiment, Mode mode,
+                      const std::vector<VariantSummary>& summaries) {
+  const std::string table = format_table(summaries);
+  fmt::print("\n{}: {} mode, {} variant{}\n{}", experiment, mode_name(mode), summaries.size(),
+             summaries.size() == 1 ? "" : "s", table);
+  std::fflush(stdout);
+  write_file((fs::path(out) / "summary.txt").string(), table);
+  write_file((fs::path(out) / "summary.csv").string(), format_csv(summaries));
+  ordered_json all = {
+      {"experiment", experiment}, {"mode", mode_name(mode)}, {"variants", ordered_json::array()}};
+  for (const VariantSummary& s : summaries) all["variants"].push_back(to_json(s));
+  write_file((fs::path(out) / "summary.json").string(), json_text(all));
+}
+
+}  // namespace
+
+int run_variants(const std::vector<Variant>& variants, const RunOptions& options) {
+  if (variants.empty()) return 0;
+  std::string out_label;
+  const std::string out = out_dir(variants, options, &out_label);
+  // Checked and created now, not after the first variant ran; written in full before it
+  // replaces an earlier run's folder.
+  ResultsFolder folder(out, out_label);
+  const fs::path dir(folder.staging());
+  ProgressLine progress(stderr, ::isatty(STDERR_FILENO) != 0);
+  const auto started = std::chrono::steady_clock::now();
+
+  // The namespaced fabric outlives a variant when the next differs in its balancer only.
+  std::unique_ptr<NamespacedRunner> namespaced;
+  std::unique_ptr<StopOnSignal> stop_on_signal;
+  if (options.mode == Mode::kNamespaced) {
+    namespaced = std::make_unique<NamespacedRunner>(options.namespaced);
+  } else {
+    stop_on_signal = std::make_unique<StopOnSignal>();
+  }
+  std::vector<VariantSummary> summaries;
+  std::vector<PlotVariant> plots;
+  bool want_plots = false;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Variant& v = variants[i];
+    const std::string label = fmt::format("[{}/{}] {}", i + 1, variants.size(), v.name);
+    for (const std::string& note : v.notes) progress.print("note: " + note);
+    const std::string started_at = utc_now();
+    const FabricOptions fo = fabric_options(v, options, progress, label);
+    const FabricResult result = [&] {
+      try {
+        return namespaced ? namespaced->run(v.yaml, fo) : run_fabric(v.experiment, fo);
+      } catch (const std::runtime_error&) {
+        // The namespaced fabric ends its waits with an error when a signal comes: it was taken
+        // down, and the run ends as any interrupted one. Any other error is itself.
+        if (!namespaced || !stop_requested()) throw;
+        return FabricResult{};
+      }
+    }();
+    if (stop_requested()) {
+      throw Interrupted(
+          fmt::format("interrupted during {}: no results written ({}/ is as it was)", label, out));
+    }
+    VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
+    write_variant((dir / v.name).string(), v, result, s, options, started_at);
+    progress.print(variant_line(label, s, result.wall_seconds));
+    want_plots = want_plots || wants(v.experiment, "plots");
+    plots.push_back(plot_variant(v, result, s));
+    summaries.push_back(std::move(s));
+  }
+  if (namespaced) namespaced->finish();  // down before the table and plots
+  write_comparison(dir.string(), variants[0].experiment.name, options.mode, summaries);
+  if (want_plots) {
+    progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));
+  }
+  // A signal while the table and plots were written (it may also have ended gnuplot): the staged
+  // folder is dropped as after any interrupted variant, not committed half-drawn.
+  if (stop_requested()) {
+    throw Interrupted(fmt::format(
+        "interrupted while writing the results: no results written ({}/ is as it was)", out));
+  }
+  folder.commit();
+
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto incomplete = std::count_if(summaries.begin(), summaries.end(),
+                                        [](const VariantSummary& s) { return !s.completed; });
+  progress.print(
+      fmt::format("results in {}/ ({:.1f} s wall{})", out, wall,
+                  incomplete ? fmt::format(", {} variant(s) did not complete", incomplete) : ""));
+  return incomplete ? 1 : 0;
+}
+
+}  // namespace spraylab::fabric

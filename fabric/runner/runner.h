@@ -1,0 +1,62 @@
+// `spraylab run`: every variant of an experiment on one fabric engine (fabric/run/result.h), one
+// results folder per variant, a comparison table and plots. Usage and files: docs/runner.md.
+//
+// The runner knows the engines only through run_fabric() and run_namespaced() (the namespaced
+// fabric of one process per node, fabric/namespaced/run_namespaced.h), both of which give a
+// FabricResult.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fabric/namespaced/run_namespaced.h"
+#include "fabric/run/result.h"
+#include "fabric/run/variants.h"
+
+namespace spraylab::fabric {
+
+struct RunOptions {
+  Mode mode = Mode::kVirtual;
+  std::string out_dir;      // the results folder; empty: results/<experiment name>
+  uint32_t lcores = 0;      // in-process: worker lcores (0: every EAL worker lcore)
+  uint32_t eal_lcores = 1;  // recorded in run.json
+  // In-process: every link at this rate, per-link rates of explicit topologies included (0:
+  // the variants' own rates). The caller also sets links.rate in the variants, so that their
+  // config.yaml says so.
+  double inprocess_rate_bps = 0;
+  double max_wall_seconds = 600;  // per variant
+  // Per variant, on the fabric's clock (0: none); the experiment's measurement.duration, when
+  // shorter, still applies.
+  uint64_t max_clock_ns = 0;
+  std::string command_line;        // recorded in each run.json
+  namespaced::Options namespaced;  // Mode::kNamespaced: the fabric's links, rate, name, folder
+};
+
+// The default results folder of an experiment, results/<name>.
+std::string default_out_dir(const conf::Experiment& experiment);
+
+// Throws std::invalid_argument when the results folder of `variants` (options.out_dir or the
+// default) may not receive results (fabric/results/results_folder.h). Writes nothing.
+void check_out_dir(const std::vector<Variant>& variants, const RunOptions& options);
+
+// Thrown by run_variants() when SIGINT or SIGTERM stopped it: the results folder is as it was.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `variants` in order (EAL must be initialised), writes every file and prints the table
+// on stdout and progress on stderr. The results folder is replaced whole when every file is
+// written (fabric/results/results_folder.h); a run that throws leaves the earlier one as it was.
+// Returns 0 when every variant completed its workload, 1 otherwise. Throws
+// std::invalid_argument for a results folder it may not replace, std::runtime_error when a
+// fabric cannot be built or a file not written. SIGINT or SIGTERM (Ctrl-C) stops the running
+// variant at its next wall-clock check and throws Interrupted: the earlier results stay, as after
+// a failed run, and EAL and the staging folder are cleaned up; a second signal ends the process
+// at once, as a killed run. (The namespaced fabric takes its signals itself, takes the fabric
+// down, and then ends the same way.)
+
+int run_variants(const std::vector<Variant>& variants, const RunOptions& options);
+
+}  // namespace spraylab::fabric
