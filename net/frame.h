@@ -9,6 +9,7 @@
 #include <span>
 
 #include "net/frame_error.h"
+#include "net/mix32.h"
 
 namespace spraylab::net {
 
@@ -39,14 +40,6 @@ inline uint32_t be32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
          static_cast<uint32_t>(p[2]) << 8 | p[3];
 }
-inline uint32_t mix(uint32_t h) {  // murmur3 finaliser
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
 
 }  // namespace detail
 
@@ -62,8 +55,7 @@ inline uint32_t flow_hash(uint32_t src_ip, uint32_t dst_ip, uint16_t src_port, u
   const uint64_t h = __builtin_ia32_crc32di(0x9e3779b9u, addrs);
   return static_cast<uint32_t>(__builtin_ia32_crc32di(h, rest));
 #else
-  return detail::mix(static_cast<uint32_t>(addrs ^ (addrs >> 29)) ^
-                     detail::mix(static_cast<uint32_t>(rest)));
+  return mix32(static_cast<uint32_t>(addrs ^ (addrs >> 29)) ^ mix32(static_cast<uint32_t>(rest)));
 #endif
 }
 

@@ -77,6 +77,96 @@ bool any_af_xdp(uint16_t count) {
   return false;
 }
 
+namespace {
+
+// The pool every port receives into: descriptors on every ring plus what sits in egress queues
+// and lcore caches, unless the caller says how many. af_xdp needs its mbufs packed (one umem
+// chunk each).
+rte_mempool* make_pool(uint16_t count, const PortSetup& setup) {
+  uint32_t mbufs = setup.mbufs;
+  if (mbufs == 0) {
+    mbufs = count * (setup.rx_queues * setup.rx_desc + setup.tx_queues * setup.tx_desc + 4096) +
+            rte_lcore_count() * 512 + 4096;
+  }
+  rte_mempool* pool =
+      any_af_xdp(count) ? packed_pktmbuf_pool("spraylab_mbufs", mbufs, setup.data_room,
+                                              static_cast<int>(rte_socket_id()))
+                        : rte_pktmbuf_pool_create("spraylab_mbufs", mbufs, 256, 0, setup.data_room,
+                                                  static_cast<int>(rte_socket_id()));
+  if (pool == nullptr) {
+    throw PortError(
+        fmt::format("cannot allocate {} mbufs of {} B: {} (are hugepages reserved? "
+                    "scripts/setup.sh does it)",
+                    mbufs, setup.data_room, rte_strerror(rte_errno)));
+  }
+  return pool;
+}
+
+// What port `p` is: its name, driver, queues (as many as asked, at most what it has) and, for
+// memif and veth drivers, what the peer-death and carrier checks need.
+PortState describe_port(uint16_t p, const PortSetup& setup, rte_eth_dev_info* info) {
+  const int rc = rte_eth_dev_info_get(p, info);
+  if (rc != 0) throw PortError(fmt::format("port {}: cannot read device info: {}", p, err(rc)));
+  char name[RTE_ETH_NAME_MAX_LEN] = {};
+  rte_eth_dev_get_name_by_port(p, name);
+  PortState s{p,
+              name,
+              info->driver_name ? info->driver_name : "?",
+              std::min<uint16_t>(setup.rx_queues, info->max_rx_queues),
+              std::min<uint16_t>(setup.tx_queues, info->max_tx_queues),
+              info->max_rx_queues,
+              false,
+              {},
+              {}};
+  s.memif_client = s.driver == "net_memif" && devarg(*info, "role") == "client";
+  if (s.driver == "net_af_xdp" || s.driver == "net_af_packet") s.iface = devarg(*info, "iface");
+  if (s.driver == "net_memif") {
+    // memif's defaults in 22.11: /run/memif.sock, abstract.
+    s.memif_socket = devarg(*info, "socket");
+    if (s.memif_socket.empty()) s.memif_socket = "/run/memif.sock";
+    if (devarg(*info, "socket-abstract") != "no") s.memif_socket.insert(0, 1, '\0');
+  }
+  if (s.rx_queues == 0 || s.tx_queues == 0) {
+    throw PortError(fmt::format("port {} ({}): the device has no queues", p, name));
+  }
+  return s;
+}
+
+// Configures, sets up the queues of and starts port `s` (RSS over IP and UDP when it has
+// several rx queues and the device hashes).
+void configure_and_start(const PortState& s, const rte_eth_dev_info& info, const PortSetup& setup,
+                         rte_mempool* pool) {
+  const uint16_t p = s.port_id;
+  const std::string& name = s.name;
+  rte_eth_conf conf{};
+  if (s.rx_queues > 1 && info.flow_type_rss_offloads != 0) {
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf =
+        (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+  }
+  int rc = rte_eth_dev_configure(p, s.rx_queues, s.tx_queues, &conf);
+  if (rc != 0) {
+    throw PortError(fmt::format("port {} ({}): configure with {} rx / {} tx queues: {}", p, name,
+                                s.rx_queues, s.tx_queues, err(rc)));
+  }
+  uint16_t rxd = setup.rx_desc, txd = setup.tx_desc;
+  rte_eth_dev_adjust_nb_rx_tx_desc(p, &rxd, &txd);
+  const int socket = rte_eth_dev_socket_id(p);
+  for (uint16_t q = 0; q < s.rx_queues; ++q) {
+    rc = rte_eth_rx_queue_setup(p, q, rxd, socket, nullptr, pool);
+    if (rc != 0) throw PortError(fmt::format("port {} ({}): rx queue {}: {}", p, name, q, err(rc)));
+  }
+  for (uint16_t q = 0; q < s.tx_queues; ++q) {
+    rc = rte_eth_tx_queue_setup(p, q, txd, socket, nullptr);
+    if (rc != 0) throw PortError(fmt::format("port {} ({}): tx queue {}: {}", p, name, q, err(rc)));
+  }
+  rc = rte_eth_dev_start(p);
+  if (rc != 0) throw PortError(fmt::format("port {} ({}): start: {}", p, name, err(rc)));
+  if (setup.promiscuous) rte_eth_promiscuous_enable(p);
+}
+
+}  // namespace
+
 std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_mempool** pool) {
   const uint16_t available = rte_eth_dev_count_avail();
   if (available < count) {
@@ -85,77 +175,12 @@ std::vector<PortState> start_ports(uint16_t count, const PortSetup& setup, rte_m
         "per port, in port order",
         count, available));
   }
-  uint32_t mbufs = setup.mbufs;
-  if (mbufs == 0) {
-    // Descriptors on every ring plus what sits in egress queues and lcore caches.
-    mbufs = count * (setup.rx_queues * setup.rx_desc + setup.tx_queues * setup.tx_desc + 4096) +
-            rte_lcore_count() * 512 + 4096;
-  }
-  *pool = any_af_xdp(count)
-              ? packed_pktmbuf_pool("spraylab_mbufs", mbufs, setup.data_room,
-                                    static_cast<int>(rte_socket_id()))
-              : rte_pktmbuf_pool_create("spraylab_mbufs", mbufs, 256, 0, setup.data_room,
-                                        static_cast<int>(rte_socket_id()));
-  if (*pool == nullptr) {
-    throw PortError(
-        fmt::format("cannot allocate {} mbufs of {} B: {} (are hugepages reserved? "
-                    "scripts/setup.sh does it)",
-                    mbufs, setup.data_room, rte_strerror(rte_errno)));
-  }
+  *pool = make_pool(count, setup);
   std::vector<PortState> out;
   for (uint16_t p = 0; p < count; ++p) {
     rte_eth_dev_info info{};
-    int rc = rte_eth_dev_info_get(p, &info);
-    if (rc != 0) throw PortError(fmt::format("port {}: cannot read device info: {}", p, err(rc)));
-    char name[RTE_ETH_NAME_MAX_LEN] = {};
-    rte_eth_dev_get_name_by_port(p, name);
-    PortState s{p,
-                name,
-                info.driver_name ? info.driver_name : "?",
-                std::min<uint16_t>(setup.rx_queues, info.max_rx_queues),
-                std::min<uint16_t>(setup.tx_queues, info.max_tx_queues),
-                info.max_rx_queues,
-                false,
-                {},
-                {}};
-    s.memif_client = s.driver == "net_memif" && devarg(info, "role") == "client";
-    if (s.driver == "net_af_xdp" || s.driver == "net_af_packet") s.iface = devarg(info, "iface");
-    if (s.driver == "net_memif") {
-      // memif's defaults in 22.11: /run/memif.sock, abstract.
-      s.memif_socket = devarg(info, "socket");
-      if (s.memif_socket.empty()) s.memif_socket = "/run/memif.sock";
-      if (devarg(info, "socket-abstract") != "no") s.memif_socket.insert(0, 1, '\0');
-    }
-    if (s.rx_queues == 0 || s.tx_queues == 0) {
-      throw PortError(fmt::format("port {} ({}): the device has no queues", p, name));
-    }
-    rte_eth_conf conf{};
-    if (s.rx_queues > 1 && info.flow_type_rss_offloads != 0) {
-      conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-      conf.rx_adv_conf.rss_conf.rss_hf =
-          (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
-    }
-    rc = rte_eth_dev_configure(p, s.rx_queues, s.tx_queues, &conf);
-    if (rc != 0) {
-      throw PortError(fmt::format("port {} ({}): configure with {} rx / {} tx queues: {}", p, name,
-                                  s.rx_queues, s.tx_queues, err(rc)));
-    }
-    uint16_t rxd = setup.rx_desc, txd = setup.tx_desc;
-    rte_eth_dev_adjust_nb_rx_tx_desc(p, &rxd, &txd);
-    const int socket = rte_eth_dev_socket_id(p);
-    for (uint16_t q = 0; q < s.rx_queues; ++q) {
-      rc = rte_eth_rx_queue_setup(p, q, rxd, socket, nullptr, *pool);
-      if (rc != 0)
-        throw PortError(fmt::format("port {} ({}): rx queue {}: {}", p, name, q, err(rc)));
-    }
-    for (uint16_t q = 0; q < s.tx_queues; ++q) {
-      rc = rte_eth_tx_queue_setup(p, q, txd, socket, nullptr);
-      if (rc != 0)
-        throw PortError(fmt::format("port {} ({}): tx queue {}: {}", p, name, q, err(rc)));
-    }
-    rc = rte_eth_dev_start(p);
-    if (rc != 0) throw PortError(fmt::format("port {} ({}): start: {}", p, name, err(rc)));
-    if (setup.promiscuous) rte_eth_promiscuous_enable(p);
+    const PortState s = describe_port(p, setup, &info);
+    configure_and_start(s, info, setup, *pool);
     out.push_back(s);
   }
   return out;

@@ -214,38 +214,77 @@ void SwitchControl::set_admin(uint16_t port, bool up) {
   rt_.set_port_state(port, up && link);
 }
 
-nlohmann::ordered_json SwitchControl::stats(bool take_max) {
-  using dataplane::PortCounters;
-  nlohmann::ordered_json j;
-  const auto& t = rt_.tables();
-  j["switch"] = t.name;
-  j["algorithm"] = rt_.algorithm();
-  j["workers"] = rt_.workers();
+// The workers' share: what each received, busy cycles and loops, and the busy period (first to
+// last packet moved over every worker: the rate while traffic flowed).
+void SwitchControl::add_worker_stats(nlohmann::ordered_json& j, double* busy_period) const {
   uint64_t busy = 0, loops = 0;
-  for (uint32_t w = 0; w < rt_.workers(); ++w) {
-    busy += rt_.counters(w).busy_cycles.get();
-    loops += rt_.counters(w).loops.get();
-  }
   nlohmann::ordered_json per_worker = nlohmann::ordered_json::array();
-  for (uint32_t w = 0; w < rt_.workers(); ++w) {
-    uint64_t n = 0;
-    for (uint16_t p = 0; p < rt_.ports(); ++p) n += rt_.counters(w).port[p].rx_packets.get();
-    per_worker.push_back(n);
-  }
-  j["worker_rx_packets"] = per_worker;
-  j["busy_cycles"] = busy;
-  j["loops"] = loops;
-  // First to last packet moved, over every worker: the rate while traffic flowed.
   uint64_t first = UINT64_MAX, last = 0;
   for (uint32_t w = 0; w < rt_.workers(); ++w) {
     const dataplane::WorkerCounters& c = rt_.counters(w);
+    busy += c.busy_cycles.get();
+    loops += c.loops.get();
+    uint64_t n = 0;
+    for (uint16_t p = 0; p < rt_.ports(); ++p) n += c.port[p].rx_packets.get();
+    per_worker.push_back(n);
     if (c.first_busy_tsc.get() == 0) continue;
     first = std::min(first, c.first_busy_tsc.get());
     last = std::max(last, c.last_busy_tsc.get());
   }
-  const double busy_period =
+  j["worker_rx_packets"] = per_worker;
+  j["busy_cycles"] = busy;
+  j["loops"] = loops;
+  *busy_period =
       last > first ? static_cast<double>(last - first) / static_cast<double>(rte_get_tsc_hz()) : 0;
-  j["busy_period_seconds"] = busy_period;
+  j["busy_period_seconds"] = *busy_period;
+}
+
+// One port's state, counters, queue depth (and maxima, taken when `take_max`) and drops by
+// reason, each also added to `drops`.
+nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, bool take_max,
+                                                 std::vector<uint64_t>& drops) {
+  using dataplane::PortCounters;
+  nlohmann::ordered_json pj;
+  pj["port"] = p;
+  pj["peer"] = rt_.tables().ports[p].peer;
+  pj["device"] = p < ports_.size() ? ports_[p].name : "";
+  pj["up"] = rt_.port_up(p);
+  pj["link_downs"] = link_downs_[p].load(std::memory_order_relaxed);
+  pj["rx_packets"] = rt_.sum(p, &PortCounters::rx_packets);
+  pj["rx_bytes"] = rt_.sum(p, &PortCounters::rx_bytes);
+  pj["tx_packets"] = rt_.sum(p, &PortCounters::tx_packets);
+  pj["tx_bytes"] = rt_.sum(p, &PortCounters::tx_bytes);
+  pj["lb_decisions"] = rt_.sum(p, &PortCounters::lb_decisions);
+  pj["ecn_marks"] = rt_.sum(p, &PortCounters::ecn_marks);
+  pj["egress_packets"] = rt_.sum(p, &PortCounters::egress_packets);
+  pj["queue_packets"] = rt_.depth_packets_now(p);
+  pj["queue_bytes"] = rt_.depth_bytes_now(p);
+  if (take_max) {
+    auto [mp, mb] = rt_.take_max_depth(p);
+    pj["queue_max_packets"] = mp;
+    pj["queue_max_bytes"] = mb;
+  }
+  pj["drops"] = drops_json(p, drops);
+  return pj;
+}
+
+nlohmann::ordered_json SwitchControl::drops_json(uint16_t p, std::vector<uint64_t>& drops) const {
+  nlohmann::ordered_json dj;
+  for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
+    const uint64_t n = rt_.sum_drops(p, static_cast<dataplane::DropReason>(r));
+    dj[std::string(dataplane::kDropReasonNames[r])] = n;
+    drops[r] += n;
+  }
+  return dj;
+}
+
+nlohmann::ordered_json SwitchControl::stats(bool take_max) {
+  nlohmann::ordered_json j;
+  j["switch"] = rt_.tables().name;
+  j["algorithm"] = rt_.algorithm();
+  j["workers"] = rt_.workers();
+  double busy_period = 0;
+  add_worker_stats(j, &busy_period);
   if (pool_ != nullptr) {
     // in_use = size - available, where available counts the lcores' caches too: exact, not
     // approximate, whichever lcore last touched the pool.
@@ -253,45 +292,19 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
                       {"in_use", rte_mempool_in_use_count(pool_)},
                       {"available", rte_mempool_avail_count(pool_)}};
   }
-  nlohmann::ordered_json totals;
   uint64_t rx = 0, tx = 0;
   std::vector<uint64_t> drops(dataplane::kDropReasons, 0);
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (uint16_t p = 0; p < rt_.ports(); ++p) {
-    nlohmann::ordered_json pj;
-    pj["port"] = p;
-    pj["peer"] = t.ports[p].peer;
-    pj["device"] = p < ports_.size() ? ports_[p].name : "";
-    pj["up"] = rt_.port_up(p);
-    pj["link_downs"] = link_downs_[p].load(std::memory_order_relaxed);
-    pj["rx_packets"] = rt_.sum(p, &PortCounters::rx_packets);
-    pj["rx_bytes"] = rt_.sum(p, &PortCounters::rx_bytes);
-    pj["tx_packets"] = rt_.sum(p, &PortCounters::tx_packets);
-    pj["tx_bytes"] = rt_.sum(p, &PortCounters::tx_bytes);
-    pj["lb_decisions"] = rt_.sum(p, &PortCounters::lb_decisions);
-    pj["ecn_marks"] = rt_.sum(p, &PortCounters::ecn_marks);
-    pj["egress_packets"] = rt_.sum(p, &PortCounters::egress_packets);
-    pj["queue_packets"] = rt_.depth_packets_now(p);
-    pj["queue_bytes"] = rt_.depth_bytes_now(p);
-    if (take_max) {
-      auto [mp, mb] = rt_.take_max_depth(p);
-      pj["queue_max_packets"] = mp;
-      pj["queue_max_bytes"] = mb;
-    }
-    nlohmann::ordered_json dj;
-    for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
-      const uint64_t n = rt_.sum_drops(p, static_cast<dataplane::DropReason>(r));
-      dj[std::string(dataplane::kDropReasonNames[r])] = n;
-      drops[r] += n;
-    }
-    pj["drops"] = dj;
+    nlohmann::ordered_json pj = port_stats(p, take_max, drops);
     rx += pj["rx_packets"].get<uint64_t>();
     tx += pj["tx_packets"].get<uint64_t>();
-    ports.push_back(pj);
+    ports.push_back(std::move(pj));
   }
+  j["busy_period_rx_pps"] = busy_period > 0 ? static_cast<double>(rx) / busy_period : 0.0;
+  nlohmann::ordered_json totals;
   totals["rx_packets"] = rx;
   totals["tx_packets"] = tx;
-  j["busy_period_rx_pps"] = busy_period > 0 ? static_cast<double>(rx) / busy_period : 0.0;
   nlohmann::ordered_json dj;
   for (size_t r = 0; r < dataplane::kDropReasons; ++r)
     dj[std::string(dataplane::kDropReasonNames[r])] = drops[r];

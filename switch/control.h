@@ -51,6 +51,9 @@ class SwitchControl {
   dataplane::SwitchRuntime& runtime() { return rt_; }
 
  private:
+  void add_worker_stats(nlohmann::ordered_json& j, double* busy_period) const;
+  nlohmann::ordered_json port_stats(uint16_t p, bool take_max, std::vector<uint64_t>& drops);
+  nlohmann::ordered_json drops_json(uint16_t p, std::vector<uint64_t>& drops) const;
   dataplane::SwitchRuntime& rt_;
   std::vector<net::PortState> ports_;
   rte_mempool* pool_;

@@ -5,19 +5,11 @@
 
 #include <cstdint>
 
+#include "net/mix32.h"
 #include "switch/lb/balancer.h"
 
 namespace spraylab::lb {
 
-// murmur3's finaliser: every input bit flips each output bit with probability about 1/2.
-inline uint32_t mix32(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
 // Maps a uniform 32-bit value onto [0, n) without a division (Lemire's multiply-shift).
 inline uint32_t fast_range(uint32_t x, uint32_t n) {
   return static_cast<uint32_t>((static_cast<uint64_t>(x) * n) >> 32);
@@ -31,7 +23,7 @@ class Ecmp final : public Balancer {
       const Packet& p = burst[i];
       out[i] = p.num_candidates == 0
                    ? kNoPort
-                   : p.candidates[fast_range(mix32(p.hash ^ salt_), p.num_candidates)];
+                   : p.candidates[fast_range(net::mix32(p.hash ^ salt_), p.num_candidates)];
     }
   }
 

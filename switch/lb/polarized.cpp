@@ -576,35 +576,11 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
 }
 #endif
 
-void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
+// More fabric ports than one mask word holds: each packet's allowed ports (Polarized's Forward,
+// Expansion, Contraction), the lowest score among them, one draw among the ties.
+void Polarized::choose_in_words(std::span<const Packet> burst, uint32_t words, Rng& rng,
+                                PortId* out) {
   const PolarizedTable& t = *table_;
-  queues_.begin(ctx);
-  // Every fabric port's score once per burst; the burst's own choices are added as they are made.
-  alignas(64) uint32_t depth[kMaxCandidates];
-  queues_.load(t.port_ids(), t.ports(), depth);
-#if defined(SPRAYLAB_LB_AVX512)
-  if (t.words() == 1 && !queues_.bytes() && burst.size() < 255) {
-    Rng rng = *ctx.rng;
-    if (queues_.stale()) {
-      choose_in_word_packets<false>(burst, depth, rng, out);
-    } else {
-      choose_in_word_packets<true>(burst, depth, rng, out);
-    }
-    *ctx.rng = rng;
-    queues_.end({out, burst.size()});
-    return;
-  }
-#endif
-  for (uint32_t f = 0; f < t.ports(); ++f) score_[f] = static_cast<uint64_t>(depth[f]) << 8;
-  const uint32_t words = t.words();
-  find_lowest(words);
-  Rng rng = *ctx.rng;  // in registers (rps.h)
-  if (words == 1) {
-    choose_in_word(burst, rng, out);
-    *ctx.rng = rng;
-    queues_.end({out, burst.size()});
-    return;
-  }
   CandidateMask ties;
   for (size_t i = 0; i < burst.size(); ++i) {
     const Packet& p = burst[i];
@@ -637,24 +613,58 @@ void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, P
     }
     const uint32_t f = ties.select(ties.count == 1 ? 0 : rng.below(ties.count));
     out[i] = t.port(f);
-    if (const uint32_t grew = queues_.add(out[i], p)) {
-      const uint64_t s = score_[f] + (static_cast<uint64_t>(grew) << 8);
-      score_[f] = s;
-      if ((at_lowest_[f / 64] >> (f % 64)) & 1) {
-        at_lowest_[f / 64] &= ~(uint64_t{1} << (f % 64));
-        raised_min_ = s < raised_min_ ? s : raised_min_;
-        if (--at_lowest_count_ == 0) {
-          // Scores are multiples of 256 and the others were above lowest_: a port that rose by
-          // one packet is the new lowest without a search.
-          if (raised_min_ == lowest_ + 256) {
-            find_lowest_at(lowest_ + 256, words);
-          } else {
-            find_lowest(words);
-          }
-        }
-      }
-    }
+    if (const uint32_t grew = queues_.add(out[i], p)) raise_score(f, grew, words);
   }
+}
+
+// Port f's score rose by `grew` (this burst's own choice): keeps lowest_ and at_lowest_ exact
+// without a search when it can.
+void Polarized::raise_score(uint32_t f, uint32_t grew, uint32_t words) {
+  const uint64_t s = score_[f] + (static_cast<uint64_t>(grew) << 8);
+  score_[f] = s;
+  if (((at_lowest_[f / 64] >> (f % 64)) & 1) == 0) return;
+  at_lowest_[f / 64] &= ~(uint64_t{1} << (f % 64));
+  raised_min_ = s < raised_min_ ? s : raised_min_;
+  if (--at_lowest_count_ != 0) return;
+  // Scores are multiples of 256 and the others were above lowest_: a port that rose by one
+  // packet is the new lowest without a search.
+  if (raised_min_ == lowest_ + 256) {
+    find_lowest_at(lowest_ + 256, words);
+  } else {
+    find_lowest(words);
+  }
+}
+
+void Polarized::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
+  const PolarizedTable& t = *table_;
+  queues_.begin(ctx);
+  // Every fabric port's score once per burst; the burst's own choices are added as they are made.
+  alignas(64) uint32_t depth[kMaxCandidates];
+  queues_.load(t.port_ids(), t.ports(), depth);
+#if defined(SPRAYLAB_LB_AVX512)
+  if (t.words() == 1 && !queues_.bytes() && burst.size() < 255) {
+    Rng rng = *ctx.rng;
+    if (queues_.stale()) {
+      choose_in_word_packets<false>(burst, depth, rng, out);
+    } else {
+      choose_in_word_packets<true>(burst, depth, rng, out);
+    }
+    *ctx.rng = rng;
+    queues_.end({out, burst.size()});
+    return;
+  }
+#endif
+  for (uint32_t f = 0; f < t.ports(); ++f) score_[f] = static_cast<uint64_t>(depth[f]) << 8;
+  const uint32_t words = t.words();
+  find_lowest(words);
+  Rng rng = *ctx.rng;  // in registers (rps.h)
+  if (words == 1) {
+    choose_in_word(burst, rng, out);
+    *ctx.rng = rng;
+    queues_.end({out, burst.size()});
+    return;
+  }
+  choose_in_words(burst, words, rng, out);
   *ctx.rng = rng;
   queues_.end({out, burst.size()});
 }

@@ -88,6 +88,8 @@ class Polarized final : public Balancer {
                         CandidateMask& ties) const;
   void find_lowest(uint32_t words);  // lowest_ and at_lowest_ from score_
   void choose_in_word(std::span<const Packet> burst, Rng& rng, PortId* out);
+  void choose_in_words(std::span<const Packet> burst, uint32_t words, Rng& rng, PortId* out);
+  void raise_score(uint32_t f, uint32_t grew, uint32_t words);
 #if defined(SPRAYLAB_LB_AVX512)
   // choose_in_word with the queue unit in packets: the burst's choices kept as byte counters in
   // one vector register, so the lowest level is found again by one compare (see polarized.cpp).
