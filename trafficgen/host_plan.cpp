@@ -165,6 +165,7 @@ void plan_workload(const conf::Experiment& exp, const GenOptions& o, uint32_t ra
   conf::WorkloadSpec spec = exp.workload;
   if (o.payload_bytes != 0) spec.payload_bytes = o.payload_bytes;
   plan->schedule = make_workload(spec, ranks, exp.seed, leaf_of_rank);
+  plan->workload = spec.type;
   plan->payload_bytes = spec.payload_bytes;
   plan->ack_every = o.ack_every;
   plan->entropy = o.entropy;
@@ -230,6 +231,10 @@ void plan_paths(const topo::Topology& t, const topo::Routing& routing,
   plan->path.header_bytes = kFrameHeaderBytes + net::kFcsBytes;
   plan->path.ack_bytes = kFrameHeaderBytes + net::kFcsBytes;
   plan->path.gap_bytes = net::kWireGapBytes;
+  const bool uniform = std::all_of(t.links().begin(), t.links().end(), [&](const topo::Link& l) {
+    return l.rate_bps == host_link.rate_bps && l.delay_ns == host_link.delay_ns;
+  });
+  plan->bound_capacity = uniform ? BoundCapacity::kOffered : BoundCapacity::kNotModelled;
   plan->message_hops.reserve(plan->schedule.messages.size());
   for (const Message& m : plan->schedule.messages) {
     uint32_t hops = 1;
@@ -261,6 +266,7 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
   plan.ranks = rank_addresses(t, addresses, o.back_to_back);
   plan_local_hosts(t, o, &plan);
   plan_paths(t, routing, addresses, o, &plan);
+  if (!exp.events.empty()) plan.bound_capacity = BoundCapacity::kNotModelled;
   return plan;
 }
 
@@ -278,6 +284,16 @@ uint64_t initial_window_bytes(const RunPlan& plan, uint32_t hops) {
     w = static_cast<uint64_t>(plan.initial_window_bdp * bdp);
   }
   return std::max<uint64_t>(w, plan.payload_bytes);
+}
+
+BoundWire bound_wire(const RunPlan& plan) {
+  return {.rate_bps = plan.link_rate_bps,
+          .link_delay_ns = plan.path.link_delay_ns,
+          .header_bytes = plan.path.header_bytes,
+          .ack_bytes = plan.path.ack_bytes,
+          .gap_bytes = plan.path.gap_bytes,
+          .payload_bytes = plan.payload_bytes,
+          .ack_every = plan.ack_every};
 }
 
 CctBound message_bound(const RunPlan& plan, uint64_t bytes, uint32_t hops) {

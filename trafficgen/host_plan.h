@@ -12,6 +12,8 @@
 #include "conf/experiment.h"
 #include "topo/addressing.h"
 #include "topo/topology.h"
+#include "trafficgen/bounds/bound_kind.h"
+#include "trafficgen/bounds/bound_wire.h"
 #include "trafficgen/cc_mode.h"
 #include "trafficgen/cct_bound.h"
 #include "trafficgen/entropy.h"
@@ -87,6 +89,11 @@ struct RunPlan {
   std::vector<RankAddress> ranks;      // every rank
   std::vector<uint32_t> message_hops;  // per message: links on its path (H)
   PathModel path;                      // rate, delay, frame sizes; hops set per message
+  // The workload's type: it picks the collectives' CCT bound (trafficgen/bounds/).
+  WorkloadType workload = WorkloadType::kPermutation;
+  // Offered when every link of the topology has the host links' rate and delay and no link
+  // event changes them: then the bounds' capacity is the fabric's.
+  BoundCapacity bound_capacity = BoundCapacity::kOffered;
   uint32_t payload_bytes = 0;
   uint32_t ack_every = 1;
   EntropyMode entropy = EntropyMode::kFlow;
@@ -109,6 +116,10 @@ RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o);
 // The lower bound for messages of `bytes` over `hops` links (trafficgen/cct_bound.h) with the
 // plan's rate (the pacing rate, or the link rate when unpaced) and frame sizes.
 CctBound message_bound(const RunPlan& plan, uint64_t bytes, uint32_t hops);
+
+// The wire of the per-host and critical-path bounds (trafficgen/bounds/): the host link's rate
+// (never the pacing rate: received data comes at line rate), delay, frame sizes and ACK rule.
+BoundWire bound_wire(const RunPlan& plan);
 
 // One round trip of the path model over `hops` links: a full data packet there and its ACK
 // back, store and forward, with propagation (the CCT bound's first ACK, cct_bound.h).

@@ -36,23 +36,23 @@ nlohmann::ordered_json counters_json(const std::vector<const HostEngine*>& engin
   return counters_json(sum);
 }
 
-std::vector<CctBound> collective_bounds(const RunPlan& plan,
-                                        const std::vector<const HostEngine*>& engines) {
+std::vector<CollectiveBound> collective_bounds(const RunPlan& plan,
+                                               const std::vector<const HostEngine*>& engines) {
   const Schedule& sch = plan.schedule;
-  std::vector<std::map<uint32_t, uint64_t>> bytes_per_sender(sch.collectives.size());
-  std::vector<uint32_t> hops(sch.collectives.size(), 1);
+  std::vector<std::vector<MessageId>> sent_here(sch.collectives.size());
   for (const HostEngine* e : engines) {
-    for (const SendState& s : e->sends()) {
-      const Message& m = sch.messages[s.id];
-      bytes_per_sender[m.collective][m.src] += s.bytes;
-      hops[m.collective] = std::max(hops[m.collective], plan.message_hops[s.id]);
-    }
+    for (const SendState& s : e->sends()) sent_here[sch.messages[s.id].collective].push_back(s.id);
   }
-  std::vector<CctBound> bounds(sch.collectives.size());
+  CollectiveBoundInput in;
+  in.workload = plan.workload;
+  in.schedule = &sch;
+  in.hops = &plan.message_hops;
+  in.permutation_path = plan.path;
+  in.wire = bound_wire(plan);
+  std::vector<CollectiveBound> bounds(sch.collectives.size());
   for (size_t c = 0; c < bounds.size(); ++c) {
-    uint64_t busiest = 0;
-    for (const auto& [src, bytes] : bytes_per_sender[c]) busiest = std::max(busiest, bytes);
-    if (busiest > 0) bounds[c] = message_bound(plan, busiest, hops[c]);
+    in.messages = sent_here[c];
+    bounds[c] = collective_bound(in);
   }
   return bounds;
 }
@@ -102,7 +102,7 @@ std::vector<CollectiveFigures> collective_figures(const RunPlan& plan,
       c.last_ack_ns = std::max(c.last_ack_ns, m.last_ack_ns);
     }
   }
-  const std::vector<CctBound> bounds = collective_bounds(plan, engines);
+  const std::vector<CollectiveBound> bounds = collective_bounds(plan, engines);
   std::vector<CollectiveFigures> out;
   for (const Collective& col : plan.schedule.collectives) {
     CollectiveFigures c = all[col.id];
@@ -247,7 +247,9 @@ nlohmann::ordered_json run_json(const RunPlan& plan, const RunInfo& run) {
                      {"link_delay_ns", plan.path.link_delay_ns},
                      {"data_header_bytes", plan.path.header_bytes},
                      {"ack_bytes", plan.path.ack_bytes},
-                     {"gap_bytes", plan.path.gap_bytes}};
+                     {"gap_bytes", plan.path.gap_bytes},
+                     {"link_rate_bps", plan.link_rate_bps},
+                     {"bound_capacity", std::string(to_string(plan.bound_capacity))}};
   if (plan.cc != CongestionControl::kNone) {  // absent with cc none: results as they were
     j["settings"]["cc"] = std::string(to_string(plan.cc));
     if (plan.initial_window_bytes) {
@@ -284,8 +286,28 @@ nlohmann::ordered_json message_json(const MessageFigures& m) {
   return j;
 }
 
+// The bound's own terms: appendix A's phases, or the host and link of the per-host bound and the
+// critical path's length and time.
+nlohmann::ordered_json bound_json(const CollectiveBound& b) {
+  if (b.kind == BoundKind::kPermutationAppendixA) {
+    const CctBound& a = b.appendix_a;
+    return {{"packets", a.packets},
+            {"data_only_packets", a.data_only_packets},
+            {"data_only_ns", a.data_only_ns},
+            {"interleaved_ns", a.interleaved_ns},
+            {"acks_only_ns", a.acks_only_ns}};
+  }
+  nlohmann::ordered_json j = {{"per_host_ns", b.per_host.total_ns},
+                              {"host", b.per_host.host},
+                              {"link", std::string(to_string(b.per_host.link))}};
+  if (b.kind == BoundKind::kSteps) {
+    j["critical_path_ns"] = b.steps.total_ns;
+    j["critical_path_messages"] = b.steps.messages_on_path;
+  }
+  return j;
+}
+
 nlohmann::ordered_json collective_json(const CollectiveFigures& c) {
-  const CctBound& b = c.bound;
   nlohmann::ordered_json j = {{"id", c.id},
                               {"name", c.name},
                               {"iteration", c.iteration},
@@ -293,13 +315,9 @@ nlohmann::ordered_json collective_json(const CollectiveFigures& c) {
                               {"completed_messages", c.completed_messages},
                               {"bytes", c.bytes},
                               {"hops", c.hops},
-                              {"bound_ns", b.total_ns},
-                              {"bound",
-                               {{"packets", b.packets},
-                                {"data_only_packets", b.data_only_packets},
-                                {"data_only_ns", b.data_only_ns},
-                                {"interleaved_ns", b.interleaved_ns},
-                                {"acks_only_ns", b.acks_only_ns}}}};
+                              {"bound_ns", c.bound.total_ns},
+                              {"bound_kind", std::string(to_string(c.bound.kind))},
+                              {"bound", bound_json(c.bound)}};
   if (c.completed) {
     j["first_tx_ns"] = c.first_tx_ns;
     j["last_ack_ns"] = c.last_ack_ns;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trafficgen/bounds/collective_bound.h"
 #include "trafficgen/host_engine.h"
 #include "trafficgen/host_plan.h"
 #include "trafficgen/stop_reason.h"
@@ -48,7 +49,7 @@ struct CollectiveFigures {
   uint32_t iteration = 0;
   uint64_t messages = 0, completed_messages = 0, bytes = 0;  // of those sent from here
   uint32_t hops = 1;                                         // the longest path
-  CctBound bound;
+  CollectiveBound bound;
   // Every message completed (cct_ns and inflation are set):
   bool completed = false;
   uint64_t first_tx_ns = UINT64_MAX, last_ack_ns = 0, cct_ns = 0;
@@ -115,10 +116,10 @@ nlohmann::ordered_json results_json(const RunPlan& plan,
 // Every counter, summed over engines, by its name.
 nlohmann::ordered_json counters_json(const std::vector<const HostEngine*>& engines);
 
-// The lower bound of each collective (by id) for the messages `engines` send: exact for a
-// permutation; for another collective the permutation bound of the busiest local sender's bytes
-// over the longest path (docs/generator.md). All zero for a collective with none sent here.
-std::vector<CctBound> collective_bounds(const RunPlan& plan,
-                                        const std::vector<const HostEngine*>& engines);
+// The lower bound of each collective (by id) for the messages `engines` send, the one its
+// workload calls for (trafficgen/bounds/collective_bound.h, docs/workloads.md). Zero for a
+// collective with none sent here.
+std::vector<CollectiveBound> collective_bounds(const RunPlan& plan,
+                                               const std::vector<const HostEngine*>& engines);
 
 }  // namespace spraylab::gen

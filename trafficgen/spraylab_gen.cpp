@@ -253,7 +253,7 @@ gen::GenSource gen_source(const gen::RunPlan& plan, const Engines& engines,
           gen::message_bound(plan, s.bytes, plan.message_hops[s.id]).total_ns;
     }
   }
-  for (const gen::CctBound& b : gen::collective_bounds(plan, engines.view())) {
+  for (const gen::CollectiveBound& b : gen::collective_bounds(plan, engines.view())) {
     src.collective_bound_ns.push_back(b.total_ns);
   }
   return src;

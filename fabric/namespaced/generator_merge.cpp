@@ -74,6 +74,7 @@ ordered_json merge_collective(const std::vector<const ordered_json*>& cs) {
   c["bytes"] = bytes;
   c["hops"] = hops;
   c["bound_ns"] = (*widest)["bound_ns"];
+  if (widest->contains("bound_kind")) c["bound_kind"] = (*widest)["bound_kind"];
   c["bound"] = at(*widest, "bound");
   if (all_done && first_tx != UINT64_MAX && last_ack >= first_tx) {
     const double bound = num(*widest, "bound_ns");

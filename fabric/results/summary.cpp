@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "trafficgen/bounds/bound_kind.h"
+
 namespace spraylab::fabric {
 namespace {
 
@@ -27,8 +29,34 @@ template <class T>
 ordered_json or_null(const std::optional<T>& v) {
   return v ? ordered_json(*v) : ordered_json(nullptr);
 }
+ordered_json or_null(const std::string& text) {
+  return text.empty() ? ordered_json(nullptr) : ordered_json(text);
+}
+
+// The bounds the collectives used, each once, in gen::kBoundKindNames's order; and what the
+// generator says of their capacity.
+void summarize_bound(const ordered_json& generator, VariantSummary& s) {
+  std::vector<bool> used(gen::kBoundKindNames.size(), false);
+  for (const ordered_json& c : section(generator, "collectives")) {
+    const auto it = c.find("bound_kind");
+    if (it == c.end() || !it->is_string()) continue;
+    const std::string kind = it->get<std::string>();
+    for (size_t k = 0; k < used.size(); ++k) used[k] = used[k] || kind == gen::kBoundKindNames[k];
+  }
+  for (size_t k = 0; k < used.size(); ++k) {
+    if (!used[k]) continue;
+    if (!s.bound.empty()) s.bound += '+';
+    s.bound += gen::kBoundKindNames[k];
+  }
+  const ordered_json& path = section(generator, "path_model");
+  const auto capacity = path.find("bound_capacity");
+  if (capacity != path.end() && capacity->is_string()) {
+    s.bound_capacity = capacity->get<std::string>();
+  }
+}
 
 void summarize_collectives(const ordered_json& generator, VariantSummary& s) {
+  summarize_bound(generator, s);
   double cct_sum = 0, bound_sum = 0, inflation_sum = 0, cct_max = 0;
   for (const ordered_json& c : section(generator, "collectives")) {
     ++s.collectives;
@@ -272,6 +300,8 @@ ordered_json to_json(const VariantSummary& s) {
               {"collective_ns", or_null(s.cct_ns)},
               {"collective_max_ns", or_null(s.cct_max_ns)},
               {"bound_ns", or_null(s.bound_ns)},
+              {"bound", or_null(s.bound)},
+              {"bound_capacity", or_null(s.bound_capacity)},
               {"inflation", or_null(s.inflation)},
               {"messages", s.messages},
               {"messages_completed", s.messages_completed},

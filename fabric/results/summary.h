@@ -53,6 +53,11 @@ struct VariantSummary {
   std::optional<double> cct_max_ns;
   std::optional<double> bound_ns;
   std::optional<double> inflation;  // cct / bound - 1
+  // The bound the collectives were judged against (gen::BoundKind's names, several joined by
+  // '+' in that list's order; empty: no collective) and whether its capacity is the fabric's
+  // (gen::BoundCapacity's names; empty: the generator did not say).
+  std::string bound;
+  std::string bound_capacity;
 
   // Messages: nearest-rank percentiles over completed messages.
   uint64_t messages = 0;

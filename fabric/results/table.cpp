@@ -5,6 +5,8 @@
 #include <functional>
 #include <optional>
 
+#include "trafficgen/bounds/bound_kind.h"
+
 namespace spraylab::fabric {
 namespace {
 
@@ -30,6 +32,13 @@ std::string exact(uint64_t v) { return fmt::format("{}", v); }
 std::string percent(const std::optional<double>& fraction, bool sign = false) {
   if (!fraction) return "-";
   return sign ? fmt::format("{:+.1f}%", *fraction * 100) : fmt::format("{:.1f}%", *fraction * 100);
+}
+
+std::string bound_text(const VariantSummary& s) {
+  if (s.bound.empty()) return "-";
+  return s.bound_capacity == gen::to_string(gen::BoundCapacity::kNotModelled)
+             ? s.bound + " (nominal)"
+             : s.bound;
 }
 
 std::string kilobytes(uint64_t bytes) {
@@ -73,6 +82,11 @@ const std::vector<Column>& columns() {
       {"", {}, "retransmits", [](auto& s) { return exact(s.retransmits); }},
       {"reordered", [](auto& s) { return percent(s.out_of_order_fraction); },
        "out_of_order_fraction", [](auto& s) { return exact(s.out_of_order_fraction); }},
+      // Last, so the columns before it read as they always did: which bound `inflation` is
+      // over (docs/workloads.md), and "(nominal)" when its capacity is not the fabric's.
+      {"bound", [](auto& s) { return bound_text(s); }, "bound", [](auto& s) { return s.bound; },
+       true},
+      {"", {}, "bound_capacity", [](auto& s) { return s.bound_capacity; }},
   };
   return kColumns;
 }

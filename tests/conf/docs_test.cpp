@@ -9,6 +9,7 @@
 
 #include "conf/loader.h"
 #include "conf/schema.h"
+#include "trafficgen/bounds/bound_kind.h"
 
 namespace spraylab::conf {
 namespace {
@@ -108,6 +109,22 @@ TEST(Docs, EveryWorkloadTypeHasARowWithItsKeys) {
   const auto types = doc_lines("docs/workloads.md");
   for (std::string_view name : gen::kWorkloadTypeNames) {
     EXPECT_FALSE(row_for(types, std::string(name)).empty()) << "docs/workloads.md: " << name;
+  }
+}
+
+// docs/workloads.md's bound table: a row per bound, and every workload type in some row (each
+// type's bound is documented; trafficgen/bounds/collective_bound.h picks it).
+TEST(Docs, EveryBoundHasARowAndEveryWorkloadTypeABound) {
+  const auto lines = doc_lines("docs/workloads.md");
+  std::string rows;
+  for (std::string_view bound : gen::kBoundKindNames) {
+    const std::string row = row_for(lines, std::string(bound));
+    EXPECT_FALSE(row.empty()) << "docs/workloads.md has no row for the bound " << bound;
+    rows += row;
+  }
+  for (std::string_view type : gen::kWorkloadTypeNames) {
+    EXPECT_NE(rows.find(ticked(type)), std::string::npos)
+        << "docs/workloads.md: no bound names the workload type " << type;
   }
 }
 

@@ -69,6 +69,26 @@ TEST(Summary, CollectiveCctIsTheMeanOverCompletedCollectives) {
   EXPECT_DOUBLE_EQ(*s.inflation, (0.25 + 0.5) / 2);
 }
 
+TEST(Summary, NamesEachBoundItsCollectivesUsedOnceInTheListsOrder) {
+  FabricResult r = three_ports();
+  r.generator["collectives"][0]["bound_kind"] = "steps";
+  r.generator["collectives"][1]["bound_kind"] = "per-host";
+  r.generator["collectives"][2]["bound_kind"] = "steps";
+  r.generator["path_model"] = {{"bound_capacity", "not-modelled"}};
+  const VariantSummary s = summarize(r, "v", "ofan", "virtual");
+  EXPECT_EQ(s.bound, "per-host+steps");
+  EXPECT_EQ(s.bound_capacity, "not-modelled");
+  const auto j = to_json(s);
+  EXPECT_EQ(j["cct"]["bound"], "per-host+steps");
+  EXPECT_EQ(j["cct"]["bound_capacity"], "not-modelled");
+}
+
+TEST(Summary, AGeneratorThatNamesNoBoundGivesNull) {
+  const auto j = to_json(summarize(three_ports(), "v", "ofan", "virtual"));
+  EXPECT_TRUE(j["cct"]["bound"].is_null());
+  EXPECT_TRUE(j["cct"]["bound_capacity"].is_null());
+}
+
 TEST(Summary, MessagePercentilesAreNearestRankOverCompletedMessages) {
   const VariantSummary s = summarize(three_ports(), "v", "ofan", "virtual");
   EXPECT_EQ(s.messages, 4u);

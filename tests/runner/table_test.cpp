@@ -63,6 +63,30 @@ TEST(Table, ColumnsLineUpUnderTheirHeadings) {
   EXPECT_EQ(t[1].find_first_not_of("- "), std::string::npos);
 }
 
+TEST(Table, TheBoundIsNamedInTheLastColumnSoTheOthersReadAsBefore) {
+  VariantSummary named = row("ofan", 1500, 12000);
+  named.bound = "per-host";
+  named.bound_capacity = "offered";
+  const auto with = lines(format_table({named}));
+  const auto without = lines(format_table({row("ofan", 1500, 12000)}));
+  ASSERT_EQ(with.size(), 3u);
+  EXPECT_EQ(with[0].substr(with[0].size() - 7), "  bound");
+  EXPECT_EQ(with[2].substr(with[2].size() - 10), "  per-host");
+  EXPECT_EQ(without[2].substr(without[2].size() - 3), "  -");
+  // Every column before it is where it was, whatever it names.
+  EXPECT_EQ(with[2].substr(0, with[2].size() - 10), without[2].substr(0, without[2].size() - 3));
+}
+
+TEST(Table, ABoundWhoseCapacityIsNotTheFabricsSaysNominal) {
+  VariantSummary s = row("psp", 1500, 0);
+  s.bound = "permutation-appendix-a";
+  s.bound_capacity = "not-modelled";
+  EXPECT_THAT(lines(format_table({s}))[2], HasSubstr("permutation-appendix-a (nominal)"));
+  const auto c = lines(format_csv({s}));
+  EXPECT_THAT(c[0], HasSubstr(",bound,bound_capacity"));
+  EXPECT_THAT(c[1], HasSubstr(",permutation-appendix-a,not-modelled"));
+}
+
 TEST(Table, IncompleteRunSaysSoInsteadOfANumber) {
   VariantSummary s = row("rps", 0, 0);
   s.completed = false;
