@@ -22,6 +22,7 @@ NAME_LISTS = {
     "trafficgen/cc_mode.h",
     "trafficgen/entropy_mode.h",
     "trafficgen/workloads/workload_type.h",
+    "trafficgen/bounds/bound_kind.h",
 }
 
 LOWER = ["conf", "topo", "net", "monitoring", "switch/lb", "switch/dataplane", "trafficgen"]
