@@ -24,15 +24,10 @@ inline constexpr int kNamespacedNice = -10;
 inline constexpr int kNamespacedRtPriority = -1;
 
 // The data path's SCHED_RR priority a fabric of `links` gets when --rt-priority is -1: 1 over
-// veth, 0 (the fair scheduler at --nice) over memif and vhost. Over veth the frames are a third
-// of memif's size, so three times the wake-ups, which on this 2-CPU VM came late enough under
-// the fair scheduler to fill the switches' queues for every balancer; in SCHED_RR they are the
-// balancers' again. Over memif SCHED_RR made runs less sure: in two runs of three Ofan's deepest
-// queue was above RPS's (73 and 267 packets against 43 and 41), where the fair scheduler had it
-// below every time (64 / 127, 27 / 79, 42 / 75). Why is not known yet (one candidate: the
-// real-time data path waiting at the peer-death gate, net/intr_gate.h, for EAL's interrupt
-// thread, which stays in the fair class). vhost has not been tried both ways and stays as it
-// was (docs/fabric.md, "Real-time wake-ups").
+// veth, 0 (the fair scheduler at --nice) over memif and vhost. Over veth a third of memif's frame
+// size means three times the wake-ups, and under the fair scheduler they came late enough to fill
+// every switch's queues; over memif real time made the balancers' ranking less repeatable, for a
+// reason not yet known. The measurements: docs/fabric.md, "Real-time wake-ups".
 inline int namespaced_rt_priority(int rt_priority, LinkKind links) {
   if (rt_priority >= 0) return rt_priority;
   return links == LinkKind::kVeth ? 1 : 0;
@@ -56,13 +51,12 @@ struct Options {
   // at -10 it goes first (as the in-process fabric's worker does), so a shaper slot is not
   // missed because a compiler holds the CPU (docs/fabric.md).
   int nice = kNamespacedNice;
-  // Every process's data path in SCHED_RR at this priority (0: not), on top of the nice value:
-  // nice -10 still let a switch's wake-ups come 5 ms late on average, and 32 ms or more in two
-  // of five, on this VM with builds running, and its links then lost most of their rate
-  // (net/realtime.h, docs/fabric.md "Real-time wake-ups"). -1: by link kind
-  // (namespaced_rt_priority: 1 over veth). Safe as every process sleeps when idle (--idle-sleep
-  // is required with it), and the kernel's real-time throttling leaves the rest of the machine
-  // 5% of each CPU even if the fabric wanted it all.
+  // Every process's data path in SCHED_RR at this priority (0: not), on top of the nice value,
+  // because nice alone still let a busy machine delay a switch's wake-ups by milliseconds and its
+  // links lost most of their rate (net/realtime.h, docs/fabric.md "Real-time wake-ups"). -1: by
+  // link kind (namespaced_rt_priority). Safe as every process sleeps when idle (--idle-sleep is
+  // required with it), and the kernel's real-time throttling leaves the rest of the machine 5% of
+  // each CPU even if the fabric wanted it all.
   int rt_priority = kNamespacedRtPriority;
   // For every process to report its links up: 28 processes on this 2-CPU machine take 15-25 s,
   // more with other work beside them.

@@ -16,10 +16,9 @@ namespace spraylab::dataplane {
 
 // Bursts a worker may send per egress port per turn of its loop.
 inline constexpr uint32_t kMaxDrainBursts = 8;
-// WorkerPlan::tx_coalesce_turns: a port holding fewer frames than this may wait. Half a burst,
-// measured (null16-ofan, per CPU second, 4 alternating runs): +8% over draining every turn, where
-// waiting for a whole burst cost 40%: 16 ports x 32 frames in flight outgrew the cache the
-// mbufs come back hot from.
+// WorkerPlan::tx_coalesce_turns: a port holding fewer frames than this may wait. Half a burst:
+// waiting for a whole one keeps 16 ports x 32 frames in flight, more than the cache the mbufs
+// come back hot from (docs/BENCHMARKS.md has the measurements).
 inline constexpr uint32_t kCoalesceBelow = net::kBurst / 2;
 
 struct WorkerPlan {
