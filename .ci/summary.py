@@ -2,7 +2,8 @@
 """The closing line of .ci/run: test suites passed, failed and skipped, from meson's testlog.json
 (one JSON object per suite and line). A suite that exits 77 is skipped, never a pass. A passing
 suite whose cases were partly skipped (tests/cases.py's closing 'N passed, N failed, N skipped')
-is named on a second line, so a skip inside a pass is seen too.
+or a GoogleTest suite with skipped tests ('[  SKIPPED ] N tests'), is named on a second line, so a
+skip inside a pass is seen too.
 
 usage: summary.py [TESTLOG]   (default build/meson-logs/testlog.json)"""
 import json
@@ -11,7 +12,8 @@ import sys
 
 PASSED = ("OK", "EXPECTEDFAIL")
 SKIPPED = ("SKIP",)
-CASES = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", re.M)
+CASES = re.compile(r"^\d+ passed, \d+ failed, (\d+) skipped$", re.M)  # tests/cases.py
+GTEST = re.compile(r"^\[  SKIPPED \] (\d+) tests?,", re.M)  # GTEST_SKIP()
 
 
 def summary(lines):
@@ -24,9 +26,10 @@ def summary(lines):
         r = json.loads(line)
         if r.get("result") in PASSED:
             passed += 1
-            cases = CASES.findall(r.get("stdout") or "")
-            if cases and int(cases[-1][2]) > 0:
-                partly.append(f"{r.get('name')} ({cases[-1][2]} skipped)")
+            out = r.get("stdout") or ""
+            skips = sum(int(n) for n in (CASES.findall(out)[-1:] + GTEST.findall(out)[-1:]))
+            if skips:
+                partly.append(f"{r.get('name')} ({skips} skipped)")
         elif r.get("result") in SKIPPED:
             skipped += 1
         else:

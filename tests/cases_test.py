@@ -83,12 +83,14 @@ def ci_summary_counts_skipped_suites_apart(args):
         {"name": "gen-memif", "result": "OK",
          "stdout": "PASS a\nSKIP b: x\n1 passed, 0 failed, 1 skipped\n"},
         {"name": "namespaced-run", "result": "SKIP", "stdout": "SKIP: needs root"},
+        {"name": "runner", "result": "OK",
+         "stdout": "[  PASSED  ] 82 tests.\n[  SKIPPED ] 1 test, listed below:\n"},
         {"name": "lb", "result": "FAIL"},
         {"name": "fuzz-frame", "result": "TIMEOUT"},
     ]]
     lines = summary.summary(log)
-    check(lines == ["2 passed, 2 failed, 1 skipped",
-                    "passed with cases skipped: gen-memif (1 skipped)"], lines)
+    check(lines == ["3 passed, 2 failed, 1 skipped",
+                    "passed with cases skipped: gen-memif (1 skipped), runner (1 skipped)"], lines)
 
 
 def main():
