@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/config_error.h"
 #include "fabric/figures.h"
 #include "fabric/reproduction.h"
 
@@ -18,7 +19,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A new kind needs its passing and failing cases here before this compiles again.
+// A new kind needs its passing and failing cases here (and EveryKindTheReaderKnowsIsTestedHere
+// finds it from the reader's own list).
 static_assert(static_cast<int>(CheckKind::kRatioAtMost) == 5, "a check kind without cases here");
 
 // Two series, a and b (algorithm names are not looked up here), over message sizes 1, 2 and 16
@@ -207,6 +209,27 @@ TEST_F(Checks, SeriesComparisonsReadOnlyTheXBothSeriesHave) {
   EXPECT_TRUE(check(kBelowSeries, {1, 2, 100}, {2, 3}).passed);
   EXPECT_FALSE(check(kBelowSeries, {1, 5, 100}, {2, 3}).passed);
   EXPECT_THAT(check(kBelowSeries, {1, 2, 3}, {}).detail, HasSubstr("no series 'b'"));
+}
+
+// The kinds read_reproduction accepts, from its own message for a check with none; each must have
+// a check in kExperiment (and its cases above).
+TEST_F(Checks, EveryKindTheReaderKnowsIsTestedHere) {
+  std::string message;
+  try {
+    read_reproduction(kExperiment + "    - {figure: f, series: a}\n", "checks.yaml", "checks");
+    ADD_FAILURE() << "a check without a kind was read";
+  } catch (const conf::ConfigError& e) {
+    message = e.what();
+  }
+  const std::string lead = "exactly one of ";
+  ASSERT_NE(message.find(lead), std::string::npos) << message;
+  std::string list = message.substr(message.find(lead) + lead.size()) + ",";
+  std::vector<std::string> kinds;
+  for (size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 2)
+    kinds.push_back(list.substr(at, comma - at));
+  EXPECT_EQ(kinds.size(), 6u) << message;
+  for (const std::string& kind : kinds)
+    EXPECT_NE(kExperiment.find(", " + kind + ":"), std::string::npos) << kind << " is not tested";
 }
 
 TEST_F(Checks, BarChartComparisonsPassAndFailOnTheBars) {
