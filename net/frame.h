@@ -60,8 +60,10 @@ inline uint32_t flow_hash(uint32_t src_ip, uint32_t dst_ip, uint16_t src_port, u
 }
 
 // Checks Ethernet (one optional 802.1Q tag), IPv4 (version 4, IHL ≥ 5, total length within the
-// frame) and, when proto is UDP, that the UDP header fits. TTL is not checked here: a packet for
-// a local host never has its TTL decremented, so that is the forwarding step's decision.
+// frame) and, when proto is UDP, that the UDP header fits. TTL is not checked here: the forwarding
+// step decrements it on every frame it routes, a frame for a directly attached host too (an IP
+// router's rule, RFC 1812 §5.3.1; the hosts count the switches crossed by what is left), and drops
+// the frame instead when it is 1 or 0 (decrement_ttl).
 inline FrameError parse_frame(const uint8_t* data, uint32_t len, FrameInfo& out) {
   if (len < kEthHeaderLen) return FrameError::kTruncated;
   uint32_t off = 12;
@@ -105,8 +107,6 @@ inline std::span<const uint8_t> udp_payload(const uint8_t* frame, const FrameInf
   return {frame + start, fi.ip_offset + fi.ip_len - start};
 }
 
-// Decrements the TTL and patches the header checksum incrementally (RFC 1624).
-// Returns false, changing nothing, when the TTL is already ≤ 1: the packet must be dropped.
 // Patches the IPv4 header checksum after one 16-bit header word changed from `old_word` to
 // `new_word` (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')).
 inline void update_ip_checksum(uint8_t* ip, uint16_t old_word, uint16_t new_word) {
@@ -119,6 +119,8 @@ inline void update_ip_checksum(uint8_t* ip, uint16_t old_word, uint16_t new_word
   ip[11] = static_cast<uint8_t>(check);
 }
 
+// Decrements the TTL and patches the header checksum incrementally (RFC 1624).
+// Returns false, changing nothing, when the TTL is already ≤ 1: the packet must be dropped.
 inline bool decrement_ttl(uint8_t* ip) {
   if (ip[8] <= 1) return false;
   ip[8]--;

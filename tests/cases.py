@@ -1,5 +1,5 @@
-"""The case runner every Python test script shares: named cases, PASS/FAIL lines with the time
-and figures of each, and the closing 'N passed, N failed' line that .ci/run counts.
+"""The case runner every Python test script shares: named cases, PASS/FAIL/SKIP lines with the time
+and figures of each, and the closing 'N passed, N failed, N skipped' line that .ci/run reads.
 
 A script puts this directory on sys.path, parses its arguments with case_parser() (meson passes
 --build and --source) and ends with sys.exit(run_cases(args, cases))."""
@@ -38,9 +38,10 @@ def case_parser(description=None):
 
 def run_cases(args, cases):
     """Runs (name, function, extra args) cases whose name contains args.k; each function takes
-    (args, *extra) and may return a line of figures. Prints PASS/FAIL/SKIP per case and the closing
-    'N passed, N failed[, N skipped]' line; returns the exit status (1 if anything failed or
-    nothing passed)."""
+    (args, *extra) and may return a line of figures, or raise Skip. Prints PASS/FAIL/SKIP per case
+    and the closing 'N passed, N failed, N skipped' line; returns the exit status: 1 if anything
+    failed or no case matched, else 77 (meson's "skipped") if every case that ran skipped, else
+    0."""
     passed = failed = skipped = 0
     for name, fn, fargs in cases:
         if args.k not in name:
@@ -57,5 +58,10 @@ def run_cases(args, cases):
         except Exception:
             failed += 1
             print(f"FAIL {name} ({time.time() - start:.1f}s)\n{traceback.format_exc()}", flush=True)
-    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
-    return 1 if failed or not passed else 0
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    if failed or not passed + skipped:
+        return 1
+    return 0 if passed else SKIPPED
+
+
+SKIPPED = 77  # the exit status meson counts as a skipped test

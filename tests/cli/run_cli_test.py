@@ -7,7 +7,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, check, run_cases  # noqa: E402
 
 ARGS = case_parser(__doc__).parse_args()
 SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
@@ -20,22 +20,22 @@ def run(*args):
 
 def help_lists_every_option(_args):
     p = run("run", "--help")
-    assert p.returncode == 0, p.stderr
+    check(p.returncode == 0, p.stderr)
     for option in ["--mode", "--algorithms", "--sweep", "--set", "--out", "--lcores", "--timeout",
                    "--dry-run", "virtual", "inprocess", "experiment"]:
-        assert option in p.stdout, f"{option} missing from:\n{p.stdout}"
+        check(option in p.stdout, f"{option} missing from:\n{p.stdout}")
     top = run("--help")
-    assert top.returncode == 0 and "run" in top.stdout, top.stdout
+    check(top.returncode == 0 and "run" in top.stdout, top.stdout)
 
 
 def dry_run_crosses_algorithms_and_sweeps(_args):
     p = run("run", DEMO, "--dry-run", "--algorithms", "ecmp,ofan",
             "--sweep", "workload.message_size=64KB,1MB", "--sweep", "links.rate=10Gbps,25Gbps")
-    assert p.returncode == 0, p.stderr
+    check(p.returncode == 0, p.stderr)
     names = [line.split()[0] for line in p.stdout.splitlines() if line and not line.startswith(" ")]
     expected = [f"{a}-message_size={m}-rate={r}" for a in ("ecmp", "ofan")
                 for m in ("64KB", "1MB") for r in ("10Gbps", "25Gbps")]
-    assert names == expected, names
+    check(names == expected, names)
 
 
 def options_may_come_before_the_experiment(_args):
@@ -45,45 +45,45 @@ def options_may_come_before_the_experiment(_args):
                              (["--sweep", "links.rate=10Gbps,25Gbps"], ["ofan-rate=10Gbps", "ofan-rate=25Gbps"]),
                              (["--set", "seed=3"], ["ofan"])):
         p = run("run", *option, DEMO, "--dry-run")
-        assert p.returncode == 0, (option, p.stderr)
+        check(p.returncode == 0, (option, p.stderr))
         names = [line.split()[0] for line in p.stdout.splitlines()
                  if line and not line.startswith(" ")]
-        assert names == expected, (option, names)
+        check(names == expected, (option, names))
     # Space-separated balancers are not a list: 'ofan' takes the experiment's place and the file
     # is one argument too many.
     p = run("run", "--algorithms", "ecmp", "ofan", DEMO, "--dry-run")
-    assert p.returncode == 2 and "not expected" in p.stderr, (p.returncode, p.stdout, p.stderr)
+    check(p.returncode == 2 and "not expected" in p.stderr, (p.returncode, p.stdout, p.stderr))
 
 
 def dry_run_writes_nothing(_args):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out")
         p = run("run", DEMO, "--dry-run", "--out", out)
-        assert p.returncode == 0, p.stderr
-        assert not os.path.exists(out), os.listdir(d)
+        check(p.returncode == 0, p.stderr)
+        check(not os.path.exists(out), os.listdir(d))
 
 
 def bad_sweep_key_is_the_loaders_error_naming_the_sweep(_args):
     p = run("run", DEMO, "--dry-run", "--sweep", "workload.mesage_size=64KB")
-    assert p.returncode == 2, (p.returncode, p.stderr)
+    check(p.returncode == 2, (p.returncode, p.stderr))
     # demo.yaml:LINE:COL: the key path, the loader's message, and where it came from.
     first = p.stderr.strip().splitlines()[0]
-    assert first.startswith(f"spraylab: {DEMO}:"), first
+    check(first.startswith(f"spraylab: {DEMO}:"), first)
     location = first[len(f"spraylab: {DEMO}:"):].split(":")[:2]
-    assert all(part.isdigit() for part in location), first
-    assert "unknown key 'mesage_size'" in first and "did you mean 'message_size'" in first, first
-    assert "--sweep workload.mesage_size=64KB" in first, first
+    check(all(part.isdigit() for part in location), first)
+    check("unknown key 'mesage_size'" in first and "did you mean 'message_size'" in first, first)
+    check("--sweep workload.mesage_size=64KB" in first, first)
 
 
 def bad_sweep_value_points_at_the_value_in_the_file(_args):
     p = run("run", DEMO, "--dry-run", "--sweep", "links.rate=10Gbps,fast")
-    assert p.returncode == 2, (p.returncode, p.stderr)
+    check(p.returncode == 2, (p.returncode, p.stderr))
     with open(DEMO) as f:
         lines = f.read().splitlines()
     line = next(i for i, text in enumerate(lines, 1) if text.strip().startswith("rate:"))
     column = lines[line - 1].index("100Gbps") + 1
-    assert f"{DEMO}:{line}:{column}: links.rate:" in p.stderr, p.stderr
-    assert "found fast" in p.stderr and "--sweep links.rate=fast" in p.stderr, p.stderr
+    check(f"{DEMO}:{line}:{column}: links.rate:" in p.stderr, p.stderr)
+    check("found fast" in p.stderr and "--sweep links.rate=fast" in p.stderr, p.stderr)
 
 
 def switch_with_too_many_ports_is_refused_before_eal(_args):
@@ -91,16 +91,16 @@ def switch_with_too_many_ports_is_refused_before_eal(_args):
     # fabric this large was first asked for 160 GB and failed with "Cannot allocate memory".
     with open(DEMO) as f:
         text = f.read()
-    assert "  k: 4\n" in text and "  levels: 3\n" in text, "demo.yaml changed: update this test"
+    check("  k: 4\n" in text and "  levels: 3\n" in text, "demo.yaml changed: update this test")
     with tempfile.TemporaryDirectory() as d:
         exp = os.path.join(d, "k200.yaml")
         with open(exp, "w") as f:
             f.write(text.replace("  k: 4\n", "  k: 200\n"))
         out = os.path.join(d, "out")
         p = run("run", exp, "--out", out)
-        assert p.returncode == 2, (p.returncode, p.stderr)
-        assert "switch edge0 has 200 ports; at most 128 are supported" in p.stderr, p.stderr
-        assert "EAL" not in p.stderr and not os.path.exists(out), p.stderr
+        check(p.returncode == 2, (p.returncode, p.stderr))
+        check("switch edge0 has 200 ports; at most 128 are supported" in p.stderr, p.stderr)
+        check("EAL" not in p.stderr and not os.path.exists(out), p.stderr)
 
 
 def bad_input_exits_2_with_a_precise_error(_args):
@@ -132,25 +132,25 @@ def bad_input_exits_2_with_a_precise_error(_args):
     ]
     for args, needle in checks:
         p = run(*args)
-        assert p.returncode == 2, f"{args}: exit {p.returncode}, {p.stderr}"
-        assert needle in p.stderr, f"{args}: {needle!r} not in {p.stderr!r}"
+        check(p.returncode == 2, f"{args}: exit {p.returncode}, {p.stderr}")
+        check(needle in p.stderr, f"{args}: {needle!r} not in {p.stderr!r}")
 
 
 def inprocess_rate_is_each_variants_link_rate(_args):
     p = run("run", DEMO, "--mode", "inprocess", "--algorithms", "rps", "-n")
-    assert p.returncode == 0 and "links.rate=1Gbps" in p.stdout, p.stdout + p.stderr
+    check(p.returncode == 0 and "links.rate=1Gbps" in p.stdout, p.stdout + p.stderr)
     p = run("run", DEMO, "--mode", "inprocess", "--rate", "2.5Gbps", "-n")
-    assert p.returncode == 0 and "links.rate=2.5Gbps" in p.stdout, p.stdout + p.stderr
+    check(p.returncode == 0 and "links.rate=2.5Gbps" in p.stdout, p.stdout + p.stderr)
     p = run("run", DEMO, "--mode", "inprocess", "--rate", "file", "-n")
-    assert p.returncode == 0 and "links.rate" not in p.stdout, p.stdout + p.stderr
+    check(p.returncode == 0 and "links.rate" not in p.stdout, p.stdout + p.stderr)
     p = run("run", DEMO, "--mode", "inprocess", "--sweep", "links.rate=1G,2G", "-n")
-    assert p.returncode == 0 and "rate=2G" in p.stdout and "1Gbps" not in p.stdout, p.stdout
+    check(p.returncode == 0 and "rate=2G" in p.stdout and "1Gbps" not in p.stdout, p.stdout)
 
 
 def topo_commands_need_no_eal(_args):
     p = run("topo", "stats", "fat-tree", "--k", "4", "--levels", "3", "--json")
-    assert p.returncode == 0 and '"hosts":16' in p.stdout, p.stdout + p.stderr
-    assert "EAL" not in p.stderr, p.stderr
+    check(p.returncode == 0 and '"hosts":16' in p.stdout, p.stdout + p.stderr)
+    check("EAL" not in p.stderr, p.stderr)
 
 
 CASES = [

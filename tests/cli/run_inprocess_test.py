@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, check, run_cases  # noqa: E402
 
 ARGS = case_parser(__doc__).parse_args()
 SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
@@ -20,18 +20,19 @@ def inprocess_run_of_rps_and_ofan(_args):
         p = subprocess.run([SPRAYLAB, "run", DEMO, "--mode", "inprocess", "--algorithms", "rps,ofan",
                             "--timeout", "60", "--out", out], capture_output=True, text=True,
                            timeout=300)
-        assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}"
+        check(p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}")
         for variant in ["rps", "ofan"]:
             for name in ["config.yaml", "summary.json", "queues.csv", "generator.json", "run.json"]:
-                assert os.path.getsize(os.path.join(out, variant, name)) > 0, (variant, name)
+                check(os.path.getsize(os.path.join(out, variant, name)) > 0, (variant, name))
             with open(os.path.join(out, variant, "summary.json")) as f:
                 s = json.load(f)
-            assert s["mode"] == "inprocess" and s["completed"], s
-            assert s["cct"]["collective_ns"] >= s["cct"]["bound_ns"] > 0, s["cct"]
+            check(s["mode"] == "inprocess" and s["completed"], s)
+            check(s["cct"]["collective_ns"] >= s["cct"]["bound_ns"] > 0, s["cct"])
             with open(os.path.join(out, variant, "config.yaml")) as f:
-                assert "rate: 1Gbps" in f.read()
+                check("rate: 1Gbps" in f.read(), "rate: 1Gbps missing")
             with open(os.path.join(out, variant, "generator.json")) as f:
-                assert json.load(f)["settings"]["link_rate_bps"] == 1e9
+                rate = json.load(f)["settings"]["link_rate_bps"]
+                check(rate == 1e9, rate)
 
 
 sys.exit(run_cases(ARGS, [("in-process run of rps and ofan", inprocess_run_of_rps_and_ofan, ())]))

@@ -7,7 +7,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cases import case_parser, run_cases  # noqa: E402
+from cases import case_parser, check, run_cases  # noqa: E402
 
 ARGS = case_parser(__doc__).parse_args()
 SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
@@ -23,25 +23,25 @@ def stats_json_has_every_key(_args):
     for args in (["mrls", "--leaves", "14", "--uplinks", "3", "--downlinks", "3", "--seed", "2"],
                  ["fat-tree", "--k", "8", "--levels", "3"]):
         p = run("topo", "stats", *args, "--json")
-        assert p.returncode == 0, p.stderr
+        check(p.returncode == 0, p.stderr)
         j = json.loads(p.stdout)
         missing = [k for k in KEYS if k not in j]
-        assert not missing, f"missing {missing}"
-    assert j["hosts"] == 128 and j["switches"] == 80, j
+        check(not missing, f"missing {missing}")
+    check(j["hosts"] == 128 and j["switches"] == 80, j)
 
 
 def gen_writes_a_file_that_stats_and_check_read(_args):
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "m.yaml")
         p = run("topo", "gen", "mrls", "--leaves", "24", "--uplinks", "4", "--downlinks", "4", "-o", f)
-        assert p.returncode == 0, p.stderr
+        check(p.returncode == 0, p.stderr)
         a = json.loads(run("topo", "stats", f, "--json").stdout)
         b = json.loads(run("topo", "stats", "mrls", "--leaves", "24", "--uplinks", "4", "--downlinks", "4",
                            "--json").stdout)
         for k in KEYS:
-            assert a[k] == b[k], f"{k}: file {a[k]} vs generator {b[k]}"
+            check(a[k] == b[k], f"{k}: file {a[k]} vs generator {b[k]}")
         c = run("topo", "check", f)
-        assert c.returncode == 0 and "ok" in c.stdout, c.stdout + c.stderr
+        check(c.returncode == 0 and "ok" in c.stdout, c.stdout + c.stderr)
 
 
 def check_reports_a_disconnected_file(_args):
@@ -51,54 +51,54 @@ def check_reports_a_disconnected_file(_args):
             out.write("topology:\n  switches: [{name: a, level: 0}, {name: b, level: 0}]\n"
                       "  hosts: [h0, h1]\n  links: [[h0, a], [h1, b]]\n")
         p = run("topo", "check", f)
-        assert p.returncode != 0 and "disconnected" in p.stderr, p.stdout + p.stderr
+        check(p.returncode != 0 and "disconnected" in p.stderr, p.stdout + p.stderr)
 
 
 def bad_input_gets_a_precise_error(_args):
     p = run("topo", "stats", "fat-tree", "--k", "5", "--levels", "3")
-    assert p.returncode == 2 and "k must be even" in p.stderr, p.stderr
+    check(p.returncode == 2 and "k must be even" in p.stderr, p.stderr)
     p = run("topo", "stats", "mrls", "--leaves", "13", "--uplinks", "3", "--downlinks", "3")
-    assert p.returncode == 2 and "not a multiple" in p.stderr, p.stderr
+    check(p.returncode == 2 and "not a multiple" in p.stderr, p.stderr)
     # Values the loader would reject in the file written (it was written, exit 0).
     for args, needle in ((["fat-tree", "--rate", "0"], "--rate: expected a positive number"),
                          (["fat-tree", "--rate", "nan"], "--rate: expected a positive number"),
                          (["fat-tree", "--delay", "-5"], "--delay: expected a number >= 0"),
                          (["mrls", "--seed", "-1"], "--seed: expected a number >= 0")):
         p = run("topo", "gen", *args, "-o", os.devnull)
-        assert p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr)
+        check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
     # Refused before anything is built (it took minutes and gigabytes).
     p = run("topo", "stats", "fat-tree", "--k", "1000", "--levels", "3")
-    assert p.returncode == 2 and "250000000 hosts, more than the 4194304 supported" in p.stderr, \
-        p.stderr
+    check(p.returncode == 2 and "250000000 hosts, more than the 4194304 supported" in p.stderr,
+          p.stderr)
     p = run("topo", "stats", "/nonexistent.yaml")
-    assert p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr
+    check(p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr)
     p = run("topo", "stats")
-    assert p.returncode != 0 and "FILE or a generator" in p.stderr, p.stderr
+    check(p.returncode != 0 and "FILE or a generator" in p.stderr, p.stderr)
 
 
 def algorithms_lists_every_documented_balancer(_args):
     names = run("algorithms", "--names")
-    assert names.returncode == 0, names.stderr
+    check(names.returncode == 0, names.stderr)
     listed = names.stdout.split()
     table = json.loads(run("algorithms", "--json").stdout)
-    assert [a["name"] for a in table] == listed, (table, listed)
-    assert len(set(listed)) == len(listed) >= 10, listed
-    assert "ofan" in listed and "polarized" in listed, listed
+    check([a["name"] for a in table] == listed, (table, listed))
+    check(len(set(listed)) == len(listed) >= 10, listed)
+    check("ofan" in listed and "polarized" in listed, listed)
     docs = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                              "docs", "configuration.md")).read()
     undocumented = [n for n in listed if f"| `{n}` |" not in docs]
-    assert not undocumented, f"not in docs/configuration.md's table: {undocumented}"
+    check(not undocumented, f"not in docs/configuration.md's table: {undocumented}")
     psp = next(a for a in table if a["name"] == "psp")
-    assert psp["reads_queue_depths"] and "state_update" in psp["keys"], psp
+    check(psp["reads_queue_depths"] and "state_update" in psp["keys"], psp)
     p = run("algorithms", "--json", "--names")
-    assert p.returncode == 2, p.stdout
+    check(p.returncode == 2, p.stdout)
 
 
 def stats_kind_is_the_generator(_args):
     for gen in (["fat-tree", "--k", "4"], ["leaf-spine", "--leaves", "4", "--spines", "2"],
                 ["mrls", "--leaves", "14", "--uplinks", "3", "--downlinks", "3"]):
         j = json.loads(run("topo", "stats", *gen, "--json").stdout)
-        assert j["kind"] == gen[0], (gen, j["kind"])
+        check(j["kind"] == gen[0], (gen, j["kind"]))
 
 
 CASES = [

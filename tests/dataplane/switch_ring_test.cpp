@@ -186,6 +186,10 @@ TEST_F(SwitchOnRings, OfanSpreadsOneDestinationOverTheUplinksWithRewrittenHeader
                            << per_uplink[2] << "/" << per_uplink[3];
 }
 
+// A frame for a host of this leaf is routed like any other: as an IP router delivering to a
+// directly attached host (RFC 1812 §5.3.1), the switch decrements its TTL, and drops it when the
+// TTL would reach 0 (net/frame.h). The hosts count the switches a packet crossed by what is left
+// of its TTL (docs/runner.md, hops), the last leaf included.
 TEST_F(SwitchOnRings, LocalDeliveryAndCountedDrops) {
   const SwitchRuntime& rt = *f_->runtime;
   const uint64_t ttl0 = rt.sum_drops(0, DropReason::kTtlExpired);
@@ -193,6 +197,7 @@ TEST_F(SwitchOnRings, LocalDeliveryAndCountedDrops) {
   std::vector<rte_mbuf*> frames;
   for (int i = 0; i < 100; ++i) frames.push_back(frame("h1", 7));            // local: port 1
   for (int i = 0; i < 50; ++i) frames.push_back(frame("h2", 7, /*ttl=*/1));  // expires here
+  for (int i = 0; i < 20; ++i) frames.push_back(frame("h1", 7, /*ttl=*/1));  // local, expires too
   send(frames);
   auto out = collect(100);
   EXPECT_EQ(out[1].size(), 100u);
@@ -200,13 +205,57 @@ TEST_F(SwitchOnRings, LocalDeliveryAndCountedDrops) {
     if (p != 1) {
       EXPECT_TRUE(ms.empty()) << ms.size() << " frames on port " << p;
     }
-    for (rte_mbuf* m : ms) rte_pktmbuf_free(m);
+    for (rte_mbuf* m : ms) {
+      const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+      EXPECT_EQ(f[14 + 8], 63) << "a local frame's TTL not decremented";
+      EXPECT_EQ(ip_checksum(f + 14, 20), 0) << "IPv4 checksum wrong after the TTL update";
+      rte_pktmbuf_free(m);
+    }
   }
   // The drop is counted by the worker; give it the moment it may still need.
-  for (int i = 0; i < 500 && rt.sum_drops(0, DropReason::kTtlExpired) < ttl0 + 50; ++i)
+  for (int i = 0; i < 500 && rt.sum_drops(0, DropReason::kTtlExpired) < ttl0 + 70; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  EXPECT_EQ(rt.sum_drops(0, DropReason::kTtlExpired) - ttl0, 50u);
-  EXPECT_EQ(rt.sum(0, &PortCounters::rx_packets) - rx0, 150u);
+  EXPECT_EQ(rt.sum_drops(0, DropReason::kTtlExpired) - ttl0, 70u);
+  EXPECT_EQ(rt.sum(0, &PortCounters::rx_packets) - rx0, 170u);
+}
+
+// An 802.1Q-tagged frame (net/frame.h parses one tag): routed by the addresses behind the tag,
+// its TTL decremented and checksum patched there, not at the untagged offset; the tag is kept.
+TEST_F(SwitchOnRings, AVlanTaggedFrameIsRoutedAndItsTtlDecrementedBehindTheTag) {
+  std::vector<rte_mbuf*> frames;
+  for (const char* dst : {"h1", "h2"}) {
+    for (int i = 0; i < 8; ++i) {
+      rte_mbuf* m = frame(dst, static_cast<uint16_t>(100 + i), /*ttl=*/9);
+      uint8_t* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, 4));
+      ASSERT_NE(f, nullptr);
+      std::memmove(f, f + 4, 12);  // the MACs forward, the tag (TPID 0x8100, VLAN 5) behind
+      const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x05};
+      std::memcpy(f + 12, tag, 4);
+      frames.push_back(m);
+    }
+  }
+  send(frames);
+  auto out = collect(16);
+  size_t uplinks = 0;
+  for (auto& [p, ms] : out) {
+    if (p == 0) {
+      EXPECT_TRUE(ms.empty()) << ms.size() << " frames back to h0";
+    } else if (p == 1) {
+      EXPECT_EQ(ms.size(), 8u) << "h1's frames";
+    } else {
+      uplinks += ms.size();
+    }
+    for (rte_mbuf* m : ms) {
+      const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+      EXPECT_EQ(rte_pktmbuf_pkt_len(m), 64u);
+      EXPECT_EQ(f[12] << 8 | f[13], 0x8100) << "tag lost on port " << p;
+      EXPECT_EQ(f[16] << 8 | f[17], 0x0800) << "ethertype behind the tag on port " << p;
+      EXPECT_EQ(f[18 + 8], 8) << "TTL behind the tag on port " << p;
+      EXPECT_EQ(ip_checksum(f + 18, 20), 0) << "IPv4 checksum behind the tag on port " << p;
+      rte_pktmbuf_free(m);
+    }
+  }
+  EXPECT_EQ(uplinks, 8u) << "h2's frames go up";
 }
 
 // An egress ring smaller than its buffer: what the ring refuses is a counted queue_full drop and

@@ -32,9 +32,33 @@ bool ip_checksum_ok(const uint8_t* ip, uint32_t header_len) {
   return sum == 0xffff;
 }
 
-// What parse_frame promises about a frame it accepts: every header it reports lies in the frame.
-void check_accepted(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
-  FUZZ_CHECK(fi.ip_offset == 14 || fi.ip_offset == 18, "ip_offset %u", fi.ip_offset);
+// The verdict parse_frame must give, written from net/frame.h's contract and checked in this
+// order: Ethernet (14 bytes) and at most one 802.1Q tag (4 more); the ethertype behind them IPv4;
+// a 20-byte header in the frame; version 4 and IHL ≥ 5; a total length at least the IHL (else a
+// bad header) and within the frame (else truncated); for UDP, room for its 8-byte header in the
+// datagram (else truncated). `ip_offset`: where the IPv4 header starts.
+FrameError expected_verdict(const uint8_t* f, uint32_t len, uint32_t& ip_offset) {
+  if (len < 14) return FrameError::kTruncated;
+  ip_offset = be16(f + 12) == 0x8100 ? 18 : 14;
+  if (len < ip_offset) return FrameError::kTruncated;
+  if (be16(f + ip_offset - 2) != 0x0800) return FrameError::kNotIpv4;
+  if (len < ip_offset + 20) return FrameError::kTruncated;
+  const uint8_t* ip = f + ip_offset;
+  const uint32_t ihl = 4u * (ip[0] & 0x0f);
+  if (ip[0] >> 4 != 4 || ihl < 20) return FrameError::kBadIpHeader;
+  const uint32_t total = be16(ip + 2);
+  if (total < ihl) return FrameError::kBadIpHeader;
+  if (ip_offset + total > len) return FrameError::kTruncated;
+  if (ip[9] == spraylab::net::kIpProtoUdp && total < ihl + 8) return FrameError::kTruncated;
+  return FrameError::kNone;
+}
+
+uint32_t be32(const uint8_t* p) { return static_cast<uint32_t>(be16(p)) << 16 | be16(p + 2); }
+
+// What parse_frame promises about a frame it accepts: every header it reports lies in the frame,
+// and the fields are the bytes at the offsets expected_verdict found.
+void check_accepted(const uint8_t* frame, uint32_t len, const FrameInfo& fi, uint32_t ip_offset) {
+  FUZZ_CHECK(fi.ip_offset == ip_offset, "ip_offset %u, expected %u", fi.ip_offset, ip_offset);
   const uint8_t* ip = frame + fi.ip_offset;
   const uint32_t ihl = (ip[0] & 0x0f) * 4u;
   const uint32_t total = be16(ip + 2);
@@ -44,8 +68,16 @@ void check_accepted(const uint8_t* frame, uint32_t len, const FrameInfo& fi) {
              len);
   FUZZ_CHECK(total >= ihl, "datagram shorter than its header");
   FUZZ_CHECK(fi.ip_len == total, "ip_len %u, header says %u", fi.ip_len, total);
+  FUZZ_CHECK(fi.ttl == ip[8] && fi.proto == ip[9], "TTL or protocol not the header's");
+  FUZZ_CHECK(fi.src_ip == be32(ip + 12) && fi.dst_ip == be32(ip + 16),
+             "addresses not the header's");
+  FUZZ_CHECK(fi.frame_len == len, "frame_len %u of %u", fi.frame_len, len);
   if (fi.proto == spraylab::net::kIpProtoUdp) {
     FUZZ_CHECK(fi.l4_offset + 8u <= fi.ip_offset + total, "UDP header beyond the datagram");
+    FUZZ_CHECK(fi.src_port == be16(ip + ihl) && fi.dst_port == be16(ip + ihl + 2),
+               "UDP ports not the header's");
+  } else {
+    FUZZ_CHECK(fi.src_port == 0 && fi.dst_port == 0, "ports on a datagram that is not UDP");
   }
 }
 
@@ -96,13 +128,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto len = static_cast<uint32_t>(size);
   FrameInfo fi;
   const FrameError r = spraylab::net::parse_frame(frame.data(), len, fi);
-  if (r != FrameError::kNone) {
-    FUZZ_CHECK(
-        r == FrameError::kTruncated || r == FrameError::kNotIpv4 || r == FrameError::kBadIpHeader,
-        "parse_frame returned drop reason %u", static_cast<unsigned>(r));
-    return 0;
-  }
-  check_accepted(frame.data(), len, fi);
+  uint32_t ip_offset = 0;
+  const FrameError expected = expected_verdict(frame.data(), len, ip_offset);
+  FUZZ_CHECK(r == expected, "parse_frame's verdict %u, expected %u", static_cast<unsigned>(r),
+             static_cast<unsigned>(expected));
+  if (r != FrameError::kNone) return 0;
+  check_accepted(frame.data(), len, fi, ip_offset);
   if (fi.proto == spraylab::net::kIpProtoUdp) receive(frame.data(), len, fi);
   forward(frame.data(), fi);
   return 0;

@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]  # dpdk_procs here, cases in tests/
 from dpdk_procs import Proc, eal_args, ensure_hugepages  # noqa: E402
-from cases import case_parser, run_cases, check  # noqa: E402
+from cases import Skip, case_parser, check, run_cases  # noqa: E402
 # Every DPDK process here gets dpdk_procs.eal_args: --no-pci and a --file-prefix of its own.
 
 EXPERIMENT = """\
@@ -159,7 +159,7 @@ def test_loss_retransmits(args):
 
 def test_tshark_decodes_capture(args):
     if not shutil.which("tshark"):
-        return "SKIP: tshark not installed (scripts/setup.sh installs it)"
+        raise Skip("tshark not installed (scripts/setup.sh installs it)")
     d = tempfile.mkdtemp(prefix="spraylab-gen-pcap-")
     prefix = f"sl_gen_{os.getpid()}_pcap"
     try:

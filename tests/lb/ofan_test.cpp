@@ -134,6 +134,35 @@ TEST(Ofan, ConsecutivePacketsOfAKeyRotateThroughItsOrder) {
   EXPECT_EQ(std::set<PortId>(out.begin(), out.begin() + 5), (std::set<PortId>{1, 2, 4, 6, 9}));
 }
 
+// Across bursts, a key's packets go on through its order where the last burst stopped: bursts of
+// 1 to 7 packets of one key (Ofan::one_key), and bursts mixing it with a second key (the grouping
+// path), hand out one cyclic sequence of period 5 per key.
+TEST(Ofan, AKeysRotationContinuesFromOneBurstToTheNext) {
+  BalancerFactory f(spec(Algorithm::kOfan), context({{{4, 1}, {9, 1}, {2, 1}, {6, 1}, {1, 1}}}));
+  auto b = f.make(0);
+  Queues q(16);
+  Rng rng(1);
+  std::map<uint32_t, std::vector<PortId>> by_size;  // 1500 B data, 64 B ACK class: two keys
+  const auto burst = [&](std::vector<uint32_t> sizes) {
+    std::vector<Packet> packets(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) packets[i].bytes = sizes[i];
+    std::vector<PortId> out(packets.size());
+    b->choose(packets, BurstContext{q.view(), &rng, 0}, out.data());
+    for (size_t i = 0; i < out.size(); ++i) by_size[sizes[i]].push_back(out[i]);
+  };
+  for (uint32_t n : {1u, 3u, 7u, 2u, 5u, 1u, 6u, 4u}) burst(std::vector<uint32_t>(n, 1500));
+  burst({1500, 64, 1500, 64, 64, 1500});
+  burst({64, 1500, 1500, 64, 1500, 1500, 1500, 64, 1500});
+  burst({64, 64, 64});
+  burst({1500, 64, 1500});
+  for (const auto& [size, ports] : by_size) {
+    ASSERT_GE(ports.size(), 10u) << size;
+    EXPECT_EQ(std::set<PortId>(ports.begin(), ports.begin() + 5), (std::set<PortId>{1, 2, 4, 6, 9}))
+        << size;
+    for (size_t i = 5; i < ports.size(); ++i) EXPECT_EQ(ports[i], ports[i - 5]) << size << " " << i;
+  }
+}
+
 TEST(Ofan, CombiningGivesExactlyTheSequentialAssignment) {
   const auto dest_ports = random_dest_ports(12, 16, 7);
   BalancerFactory combined_f(spec(Algorithm::kOfan), context(dest_ports));

@@ -79,6 +79,68 @@ TEST(Frame, EveryMalformedFrameGetsItsReason) {
   EXPECT_EQ(parse_frame(v6.data(), n, info), FrameError::kBadIpHeader);
 }
 
+// The same frame with one 802.1Q tag (TPID 0x8100, VLAN 5) between the MACs and the ethertype.
+std::vector<uint8_t> vlan_frame(uint32_t payload) {
+  auto f = udp_frame(payload);
+  const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x05};
+  f.insert(f.begin() + 12, tag, tag + 4);
+  return f;
+}
+
+TEST(Frame, ParsesAVlanTaggedFrameFromBehindTheTag) {
+  auto f = vlan_frame(64);
+  FrameInfo info{};
+  ASSERT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()), info), FrameError::kNone);
+  EXPECT_EQ(info.ip_offset, 18);
+  EXPECT_EQ(info.l4_offset, 38);
+  EXPECT_EQ(info.ip_len, 20 + 8 + 64);
+  EXPECT_EQ(info.src_ip, 0x0a000102u);
+  EXPECT_EQ(info.dst_ip, 0x0a030001u);
+  EXPECT_EQ(info.src_port, 49153);
+  EXPECT_EQ(info.dst_port, 4791);
+  EXPECT_EQ(info.ttl, 64);
+  EXPECT_EQ(udp_payload(f.data(), info).data(), f.data() + 18 + 20 + 8);
+  // The tag counts in every length: its IPv4 header and datagram end 4 bytes later.
+  EXPECT_EQ(parse_frame(f.data(), 17, info), FrameError::kTruncated);  // the tag cut short
+  EXPECT_EQ(parse_frame(f.data(), 18 + 19, info), FrameError::kTruncated);
+  EXPECT_EQ(parse_frame(f.data(), static_cast<uint32_t>(f.size()) - 1, info),
+            FrameError::kTruncated);
+  auto arp = f;
+  arp[17] = 0x06;  // the ethertype behind the tag decides
+  EXPECT_EQ(parse_frame(arp.data(), static_cast<uint32_t>(arp.size()), info), FrameError::kNotIpv4);
+}
+
+// The two length checks after the IPv4 header's own: a total length shorter than the header is a
+// bad header; a UDP datagram too short for the UDP header is truncated. A non-UDP datagram of just
+// its header is fine.
+TEST(Frame, ATotalLengthBelowTheHeaderIsABadHeaderAndAShortUdpIsTruncated) {
+  FrameInfo info{};
+  auto f = udp_frame(16);
+  const auto n = static_cast<uint32_t>(f.size());
+  const auto set_total = [](std::vector<uint8_t>& g, uint16_t total) {
+    g[14 + 2] = static_cast<uint8_t>(total >> 8);
+    g[14 + 3] = static_cast<uint8_t>(total);
+  };
+  auto below_ihl = f;
+  set_total(below_ihl, 19);  // IHL 5: 20 bytes of header
+  EXPECT_EQ(parse_frame(below_ihl.data(), n, info), FrameError::kBadIpHeader);
+  auto options = f;
+  options[14] = 0x46;      // IHL 6: 24 bytes
+  set_total(options, 23);  // at least 20, still below this header
+  EXPECT_EQ(parse_frame(options.data(), n, info), FrameError::kBadIpHeader);
+  auto short_udp = f;
+  set_total(short_udp, 20 + 7);  // one byte short of the UDP header
+  EXPECT_EQ(parse_frame(short_udp.data(), n, info), FrameError::kTruncated);
+  set_total(short_udp, 20 + 8);  // the UDP header exactly, no payload
+  EXPECT_EQ(parse_frame(short_udp.data(), n, info), FrameError::kNone);
+  auto tcp = f;
+  tcp[14 + 9] = 6;
+  set_total(tcp, 20);
+  EXPECT_EQ(parse_frame(tcp.data(), n, info), FrameError::kNone);
+  EXPECT_EQ(info.src_port, 0);
+  EXPECT_EQ(info.ip_len, 20);
+}
+
 TEST(Frame, TtlDecrementKeepsTheChecksumValid) {
   for (uint8_t ttl : {2, 64, 255}) {
     auto f = udp_frame(0, ttl);

@@ -82,6 +82,7 @@ TEST(Generators, RejectTooLargeBeforeBuilding) {
   EXPECT_THROW(mrls({.leaves = 4194304, .uplinks = 1, .downlinks = 2, .link = {}}), TopologyError);
   try {
     fat_tree({.k = 1000, .levels = 3, .link = {}});
+    ADD_FAILURE() << "a 250 M-host fat tree was accepted";
   } catch (const TopologyError& e) {
     EXPECT_STREQ(e.what(), "fat-tree: 250000000 hosts, more than the 4194304 supported");
   }
