@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "conf/config_error.h"
-#include "fabric/figures.h"
-#include "fabric/reproduction.h"
+#include "fabric/reproduce/figures.h"
+#include "fabric/reproduce/reproduction.h"
 
 namespace spraylab::fabric {
 namespace {
