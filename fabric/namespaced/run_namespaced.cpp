@@ -20,6 +20,7 @@
 #include "conf/loader.h"
 #include "fabric/namespaced/generator_merge.h"
 #include "fabric/namespaced/launcher.h"
+#include "fabric/namespaced/link_events.h"
 #include "fabric/namespaced/plan.h"
 #include "fabric/run/port_summary.h"
 #include "fabric/run/stop_request.h"
@@ -243,7 +244,10 @@ class VariantRun {
         wall_s_(std::move(wall_s)),
         st_(namespaced::read_state(dir)),
         exp_(conf::load_experiment_file(st_.experiment)),
-        t_(topo::build(exp_.topology, exp_.links)) {
+        t_(topo::build(exp_.topology, exp_.links)),
+        events_(exp_, t_, st_, [this](const namespaced::Process& p, const std::string& command) {
+          return ask(sessions_, &p, command);
+        }) {
     r_.mode = Mode::kNamespaced;
     r_.time_scale = st_.time_scale;
     r_.ports = port_layout(t_, st_, &places_, &r_.host_capacity_bps);
@@ -261,6 +265,8 @@ class VariantRun {
     watch();
     merge_results();
     port_totals();
+    r_.link_events = events_.to_json();
+    if (r_.completed) events_.restore();  // the next variant may run on this fabric
     return std::move(r_);
   }
 
@@ -286,6 +292,7 @@ class VariantRun {
       if (g_stop) throw std::runtime_error("interrupted");
       const bool started = unix_now() >= start_at_;
       const uint64_t now = run_ns();
+      if (started && !stop_) events_.apply_due(now, [this] { return run_ns(); });
       if (started && now >= next_sample) {
         sample(places_, base_, now, sessions_, &r_);
         next_sample = now + period;
@@ -303,7 +310,11 @@ class VariantRun {
         next_progress = now + opts_.progress_period_ns;
       }
       if (finished) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      // 10 ms between looks, less when a link event is due sooner.
+      const uint64_t due = events_.next_at();
+      const uint64_t nap =
+          started && due > now ? std::min<uint64_t>(due - now, 10'000'000) : uint64_t{10'000'000};
+      std::this_thread::sleep_for(std::chrono::nanoseconds(nap));
     }
     end_at_ = unix_now();
     std::filesystem::remove(fs::path(st_.dir) / "start");
@@ -403,6 +414,7 @@ class VariantRun {
   const conf::Experiment exp_;
   const topo::Topology t_;
   Sessions sessions_;
+  namespaced::LinkEvents events_;
   std::vector<PortPlace> places_;
   uint64_t messages_total_ = 0, payload_total_ = 0;
   FabricResult r_;
