@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """An experiment's link events in every mode (issue 35, "the modes in step"): one small
-experiment with two events -- leaf0 -> spine0 goes down at 6 ms (one direction, no rerouting) and
+experiment with link events -- leaf0 -> spine0 goes down at 6 ms (one direction, no rerouting) and
 leaf1-spine2 drops to half its rate at the same moment -- run with ECMP and RPS by `spraylab run` in
 virtual, in-process and namespaced mode (fabric/emu/fabric_events.cpp applies the events in the
 first two, fabric/namespaced/link_events.cpp over the switches' telemetry in the third).
 
-Each mode must apply both events: summary.json's link_events has them with the times they were
-applied (not before their time), the down port sent frames before its event and none after it
-(the port counters the event records), and the slowed link kept sending. Completion and ranking
-must agree: every message completes in every mode, and ECMP's CCT is above RPS's in each, as in
-virtual time (there by 4x: ECMP's flows collide on the remaining uplinks). Nothing here asserts a
-speed or a time in wall-clock terms; the figures are printed.
+Each mode must apply the first two events: summary.json's link_events has them with the times
+they were applied (not before their time), the down port sent frames before its event and none
+after it (the port counters the event records), and the slowed link kept sending. A third event,
+one random link failure at 1 s (after the workload), must be drawn on the same link in every mode
+(the seed's) and not applied. Completion and ranking must agree: every message completes in every
+mode, and ECMP's CCT is above RPS's in each, as in virtual time (there by 3x: ECMP's flows collide
+on the remaining uplinks). Nothing here asserts a speed or a time in wall-clock terms; the
+figures are printed.
 
 A namespaced run of the same events with `events.reroute: true` (the default) is refused before
 anything starts: the switches cannot withdraw next hops over their control plane.
@@ -66,6 +68,8 @@ events:
   links:
     - {{at: 6ms, link: [leaf0, spine0], action: down, from: leaf0}}
     - {{at: 6ms, link: [leaf1, spine2], action: rate, rate: 500Mbps}}
+  random_link_failures: 1
+  random_failures_at: 1s
 """
 
 # Every mode's summary.json per algorithm, filled by the mode cases for the last one.
@@ -106,13 +110,17 @@ def check_events_applied(mode, algorithm, s, scale):
     (next to) nothing after; the slowed link's two directions sent after theirs."""
     what = f"{mode} {algorithm}"
     events = s.get("link_events", [])
-    check(len(events) == 2, f"{what}: {len(events)} link events in summary.json, not 2")
-    down, rate = events
+    check(len(events) == 3, f"{what}: {len(events)} link events in summary.json, not 3")
+    down, rate, drawn = events
+    check(drawn["random"] and drawn["applied_at_ns"] is None,
+          f"{what}: the random failure (at 1 s, after the workload) {drawn}")
     check(down["action"] == "down" and down["direction"] == "leaf0->spine0",
           f"{what}: first event {down}")
-    check(rate["action"] == "rate" and rate["link"] == "leaf1-spine2", f"{what}: second event {rate}")
-    for ev in events:
-        check(ev["at_ns"] == EVENT_NS * scale, f"{what}: at_ns {ev['at_ns']}, not {EVENT_NS * scale}")
+    check(rate["action"] == "rate" and rate["link"] == "leaf1-spine2",
+          f"{what}: second event {rate}")
+    for ev in (down, rate):
+        check(ev["at_ns"] == EVENT_NS * scale,
+              f"{what}: at_ns {ev['at_ns']}, not {EVENT_NS * scale}")
         check(ev["applied_at_ns"] is not None and ev["applied_at_ns"] >= ev["at_ns"],
               f"{what}: {ev['link']} applied at {ev['applied_at_ns']}, its time is {ev['at_ns']}")
     (d,) = down["directions"]
@@ -120,10 +128,12 @@ def check_events_applied(mode, algorithm, s, scale):
     check(d["tx_packets_before"] > 0, f"{what}: leaf0 -> spine0 sent nothing before it went down")
     check(d["tx_packets_after"] <= limit,
           f"{what}: leaf0 -> spine0 sent {d['tx_packets_after']} frames after it went down")
-    check(len(rate["directions"]) == 2, f"{what}: a rate event on both directions acts on two ports")
+    check(len(rate["directions"]) == 2,
+          f"{what}: a rate event on both directions acts on two ports")
     for r in rate["directions"]:
-        check(r["tx_packets_after"] > 0, f"{what}: {r['from']} -> {r['to']} sent nothing at its new rate")
-    return d["tx_packets_before"], d["tx_packets_after"]
+        check(r["tx_packets_after"] > 0,
+              f"{what}: {r['from']} -> {r['to']} sent nothing at its new rate")
+    return d["tx_packets_before"], d["tx_packets_after"], drawn["link"]
 
 
 def check_mode(mode, got, scale):
@@ -133,13 +143,12 @@ def check_mode(mode, got, scale):
         cct = s["cct"]
         check(s["completed"] and cct["messages_completed"] == cct["messages"] == 16,
               f"{mode} {a}: {cct['messages_completed']}/{cct['messages']} messages completed")
-        before, after = check_events_applied(mode, a, s, scale)
-        figures[a] = (cct["collective_ns"], before, after)
+        figures[a] = (cct["collective_ns"], *check_events_applied(mode, a, s, scale))
     check(figures["ecmp"][0] > figures["rps"][0],
           f"{mode}: ECMP's CCT {figures['ecmp'][0]} ns not above RPS's {figures['rps'][0]} ns")
     RESULTS[mode] = figures
     return ", ".join(f"{a}: CCT {c / 1e6:.1f} ms, leaf0->spine0 tx {b} before / {x} after"
-                     for a, (c, b, x) in figures.items())
+                     for a, (c, b, x, _) in figures.items())
 
 
 def virtual(args, tmp):
@@ -183,7 +192,10 @@ def modes_agree(args, tmp):
     check(not missing, f"modes that did not pass: {missing}")
     order = {m: sorted(ALGORITHMS, key=lambda a: f[a][0]) for m, f in RESULTS.items()}
     check(len({tuple(o) for o in order.values()}) == 1, f"the modes rank differently: {order}")
-    return f"order by CCT {order['virtual']} in every mode"
+    drawn = {m: {f[a][3] for a in ALGORITHMS} for m, f in RESULTS.items()}
+    check(len({frozenset(d) for d in drawn.values()}) == 1 and len(drawn["virtual"]) == 1,
+          f"the random failure drew different links: {drawn}")
+    return f"order by CCT {order['virtual']} in every mode; random failure {drawn['virtual']}"
 
 
 def refused_with_reroute(args, tmp):
