@@ -63,6 +63,7 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
   link_events_ = topo::plan_link_events(exp_, *topology_);
   applied_at_.assign(link_events_.size(), UINT64_MAX);
   rerouted_.assign(link_events_.size(), 0);
+  tx_at_event_.resize(link_events_.size());
   events_.reserve(nodes_.size() + 4 * links_.size() + link_events_.size());
 }
 

@@ -98,7 +98,10 @@ class Fabric {
   std::vector<topo::PlannedLinkEvent> link_events_;
   std::vector<uint64_t> applied_at_;  // per event, ns after the start; UINT64_MAX: not applied
   std::vector<uint32_t> rerouted_;    // per event, routes whose next hops it changed
-  std::vector<bool> edge_down_;       // per switch-graph edge (a link direction)
+  // Per event, per end: the port's tx_packets when the event was applied (what it sent after is
+  // the run's total less this).
+  std::vector<std::vector<uint64_t>> tx_at_event_;
+  std::vector<bool> edge_down_;  // per switch-graph edge (a link direction)
 };
 
 }  // namespace spraylab::fabric

@@ -40,6 +40,10 @@ void Fabric::apply_link_event(size_t i, uint64_t now) {
     }
   }
   applied_at_[i] = now >= start_ns_ ? now - start_ns_ : 0;
+  for (const topo::PortRef& end : ev.ends) {
+    const SwitchNode& sw = *switches_[g.index_of(end.node)];
+    tx_at_event_[i].push_back(sw.runtime().sum(end.port, &dataplane::PortCounters::tx_packets));
+  }
   if (ev.action != conf::LinkAction::kRate && exp_.events.reroute) rerouted_[i] = reroute();
 }
 
@@ -100,8 +104,13 @@ nlohmann::ordered_json Fabric::link_events_json() const {
                                                       : nlohmann::ordered_json(applied_at_[i]);
     j["routes_changed"] = rerouted_[i];
     nlohmann::ordered_json dirs = nlohmann::ordered_json::array();
-    for (const topo::PortRef& end : ev.ends) {
+    for (size_t k = 0; k < ev.ends.size(); ++k) {
+      const topo::PortRef& end = ev.ends[k];
       const SwitchNode& sw = *switches_[routing_->graph().index_of(end.node)];
+      // The port's frames sent before the event and after it (the fabric is the run's own).
+      const uint64_t tx = sw.runtime().sum(end.port, &dataplane::PortCounters::tx_packets);
+      const bool applied = k < tx_at_event_[i].size();
+      const nlohmann::ordered_json null(nullptr);
       const Link& l = *sw.out_link(end.port);
       const topo::PortRef peer = topology_->peer(end.node, end.port);
       dirs.push_back(
@@ -110,7 +119,9 @@ nlohmann::ordered_json Fabric::link_events_json() const {
            {"port", end.port},
            {"port_down_drops", sw.runtime().sum_drops(end.port, dataplane::DropReason::kPortDown)},
            {"lost_in_flight", l.lost_in_flight()},
-           {"sent_while_down", l.sent_while_down()}});
+           {"sent_while_down", l.sent_while_down()},
+           {"tx_packets_before", applied ? nlohmann::ordered_json(tx_at_event_[i][k]) : null},
+           {"tx_packets_after", applied ? nlohmann::ordered_json(tx - tx_at_event_[i][k]) : null}});
     }
     j["directions"] = std::move(dirs);
     out.push_back(std::move(j));

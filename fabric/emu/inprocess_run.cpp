@@ -26,6 +26,7 @@ struct LcoreWork {
   bool sole = false;
   uint64_t stall_cycles = 0;         // a gap this long between two node polls is a stall
   std::atomic<uint64_t> stalled{0};  // TSC cycles the clock stood still
+  std::atomic<uint64_t> clock{0};    // the sole lcore's clock at its latest node poll (TSC)
   uint64_t polls = 0;
 };
 
@@ -56,6 +57,7 @@ int poll_nodes(void* arg) {
       }
       last = t;
       const uint64_t clock = t - stalled;
+      if (w->sole) w->clock.store(clock, std::memory_order_relaxed);
       n->poll(static_cast<uint64_t>(static_cast<double>(clock) * w->ns_per_tsc), clock);
     }
     polls += w->nodes.size();
@@ -106,9 +108,12 @@ uint64_t poll_on_main(const LcoreWork& w) {
   return kRounds * w.nodes.size();
 }
 
-// The fabric's clock in ns: the TSC, less what the sole worker's clock stood still.
+// The fabric's clock in ns: the TSC, less what the sole worker's clock stood still. With a sole
+// worker, its clock at its latest poll: while it is off its CPU its clock stands still (and its
+// stall is only counted once it is back), so link events and samples must not run ahead of it.
 uint64_t fabric_clock_ns(const LcoreWork& first) {
-  const uint64_t tsc = rte_rdtsc() - first.stalled.load(std::memory_order_relaxed);
+  const uint64_t tsc = first.sole ? first.clock.load(std::memory_order_relaxed)
+                                  : rte_rdtsc() - first.stalled.load(std::memory_order_relaxed);
   return static_cast<uint64_t>(static_cast<double>(tsc) * first.ns_per_tsc);
 }
 

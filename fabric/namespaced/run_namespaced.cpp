@@ -8,16 +8,19 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <yaml-cpp/yaml.h>
 
 #include "conf/loader.h"
 #include "fabric/namespaced/generator_merge.h"
 #include "fabric/namespaced/launcher.h"
+#include "fabric/namespaced/link_events.h"
 #include "fabric/namespaced/plan.h"
 #include "fabric/run/port_summary.h"
 #include "fabric/run/stop_request.h"
@@ -231,6 +234,198 @@ std::string balancer_flow(const std::string& yaml) {
   return e.c_str();
 }
 
+// One variant's run on a fabric that is up: the generators released and followed to their end
+// (queue samples, link events, progress, the wall-clock and clock limits), then their results
+// and every switch port's counters over the run.
+class VariantRun {
+ public:
+  VariantRun(const std::string& dir, const FabricOptions& opts, std::function<double()> wall_s)
+      : opts_(opts),
+        wall_s_(std::move(wall_s)),
+        st_(namespaced::read_state(dir)),
+        exp_(conf::load_experiment_file(st_.experiment)),
+        t_(topo::build(exp_.topology, exp_.links)),
+        events_(exp_, t_, st_, [this](const namespaced::Process& p, const std::string& command) {
+          return ask(sessions_, &p, command);
+        }) {
+    r_.mode = Mode::kNamespaced;
+    r_.time_scale = st_.time_scale;
+    r_.ports = port_layout(t_, st_, &places_, &r_.host_capacity_bps);
+    const gen::RunPlan plan = gen::make_run_plan(exp_, gen::options_from_experiment(exp_, t_));
+    messages_total_ = plan.schedule.messages.size();
+    for (const auto& m : plan.schedule.messages) payload_total_ += m.bytes;
+  }
+  VariantRun(const VariantRun&) = delete;
+  VariantRun& operator=(const VariantRun&) = delete;
+
+  FabricResult run() {
+    base_ = port_counts(places_, sessions_);
+    start_at_ = namespaced::release_generators(st_, kStartDelayS);
+    run_started_ = std::chrono::steady_clock::now();
+    watch();
+    merge_results();
+    port_totals();
+    r_.link_events = events_.to_json();
+    if (r_.completed) events_.restore();  // the next variant may run on this fabric
+    return std::move(r_);
+  }
+
+ private:
+  uint64_t run_ns() const {
+    const double t = unix_now() - start_at_;
+    return t > 0 ? static_cast<uint64_t>(t * 1e9) : uint64_t{0};
+  }
+  double run_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started_).count();
+  }
+
+  // Until every generator has exited, or a limit stopped them and the grace period is over.
+  void watch() {
+    const uint64_t period = std::max(exp_.measurement.queue_sample_ns, kMinSamplePeriodNs);
+    const uint64_t clock_limit =
+        opts_.max_clock_ns
+            ? static_cast<uint64_t>(static_cast<double>(opts_.max_clock_ns) * st_.time_scale)
+            : UINT64_MAX;
+    uint64_t next_sample = 0, next_progress = 0;
+    double stop_sent_at = -1;
+    while (true) {
+      if (g_stop) throw std::runtime_error("interrupted");
+      const bool started = unix_now() >= start_at_;
+      const uint64_t now = run_ns();
+      if (started && !stop_) events_.apply_due(now, [this] { return run_ns(); });
+      if (started && now >= next_sample) {
+        sample(places_, base_, now, sessions_, &r_);
+        next_sample = now + period;
+      }
+      const bool all_exited = collect_exited();
+      if (!stop_ && run_s() >= opts_.max_wall_seconds) stop_ = gen::StopReason::kTimeout;
+      if (!stop_ && now >= clock_limit) stop_ = gen::StopReason::kDuration;
+      if (stop_ && stop_sent_at < 0) {
+        namespaced::stop_generators(st_);
+        stop_sent_at = run_s();
+      }
+      const bool finished = all_exited || (stop_ && run_s() - stop_sent_at > kStopGraceS);
+      if (opts_.progress && (finished || now >= next_progress)) {
+        report_progress(now);
+        next_progress = now + opts_.progress_period_ns;
+      }
+      if (finished) break;
+      // 10 ms between looks, less when a link event is due sooner.
+      const uint64_t due = events_.next_at();
+      const uint64_t nap =
+          started && due > now ? std::min<uint64_t>(due - now, 10'000'000) : uint64_t{10'000'000};
+      std::this_thread::sleep_for(std::chrono::nanoseconds(nap));
+    }
+    end_at_ = unix_now();
+    std::filesystem::remove(fs::path(st_.dir) / "start");
+  }
+
+  // Takes in the results of the generators that finished; true when every one has exited.
+  // A generator writes its results when it finishes, then lingers a while answering its peers
+  // (--linger): its results are final once they are there.
+  bool collect_exited() {
+    bool all_exited = true;
+    for (const namespaced::Process& p : st_.processes) {
+      if (p.role != namespaced::Role::kGen || results_.count(p.node)) continue;
+      const bool alive = namespaced::running(p);
+      std::optional<json> res = read_results(p);
+      if (alive && !res) {
+        all_exited = false;
+        continue;
+      }
+      if (alive && !res->value("completed", false)) {
+        all_exited = false;  // stopped early (a signal): wait for it to exit
+        continue;
+      }
+      results_[p.node] = res ? *res : json::object();
+      for (const auto& m : res ? (*res)["messages"] : json::array()) {
+        messages_done_ += m.value("completed", false) ? 1 : 0;
+      }
+    }
+    return all_exited;
+  }
+
+  void report_progress(uint64_t now) const {
+    Progress p;
+    p.messages_done = messages_done_;
+    p.messages_total = messages_total_;
+    p.clock_ns = now;
+    p.wall_seconds = wall_s_();
+    if (!r_.delivered.empty() && payload_total_ > 0) {
+      p.done_fraction = std::min(1.0, static_cast<double>(r_.delivered.back().wire_bytes) /
+                                          static_cast<double>(payload_total_));
+    }
+    opts_.progress(p);
+  }
+
+  // The generators' results as one (what the summary reads in every mode), and how it ended.
+  void merge_results() {
+    std::vector<json> parts;
+    bool every_part = true;
+    for (const namespaced::Process& p : st_.processes) {
+      if (p.role != namespaced::Role::kGen) continue;
+      const auto it = results_.find(p.node);
+      if (it == results_.end() || it->second.empty()) {
+        every_part = false;
+        fmt::print(stderr, "spraylab run: generator {} wrote no results (its log: {})\n", p.node,
+                   p.log);
+        continue;
+      }
+      parts.push_back(it->second);
+    }
+    if (!parts.empty()) r_.generator = merge_generator_results(parts);
+    r_.completed = every_part && !stop_ && r_.generator.value("completed", false);
+    r_.stopped_by =
+        r_.completed ? gen::StopReason::kCompleted : stop_.value_or(gen::StopReason::kStalled);
+    // The run: from the generators' start to the last one's end (their TSC in ns, one clock).
+    const uint64_t gen_elapsed =
+        r_.generator.is_object() ? r_.generator.value("elapsed_ns", 0ull) : 0;
+    r_.clock_ns =
+        gen_elapsed > 0 ? gen_elapsed : static_cast<uint64_t>((end_at_ - start_at_) * 1e9);
+  }
+
+  // Each port's counters over the run and its exact deepest queue since the release.
+  void port_totals() {
+    const std::vector<PortCounts> end = port_counts(places_, sessions_);
+    Replies maxima(sessions_, "/spraylab/queue_max");
+    for (size_t i = 0; i < places_.size(); ++i) {
+      const PortPlace& pl = places_[i];
+      const json& max = maxima.of(pl.process);
+      PortSummary& ps = r_.ports[i];
+      ps.max_packets = at_port(max, "packets", pl.port);
+      ps.max_bytes = at_port(max, "bytes", pl.port);
+      ps.tx_packets = end[i].tx_packets - base_[i].tx_packets;
+      ps.tx_bytes = end[i].tx_bytes - base_[i].tx_bytes;
+      ps.ecn_marks = end[i].ecn_marks - base_[i].ecn_marks;
+      ps.drops = end[i].drops - base_[i].drops;
+      ps.utilisation = port_utilisation(ps.tx_bytes, ps.tx_packets, st_.rate_bps, r_.clock_ns);
+    }
+    set_p99_bytes(r_.samples, &r_.ports);
+    // The last delivery window ends with the run.
+    if (r_.delivered.empty() || r_.delivered.back().t_ns < r_.clock_ns) {
+      sample(places_, base_, r_.clock_ns, sessions_, &r_);
+      r_.samples.resize(r_.samples.size() - places_.size());  // a delivery sample only
+    }
+  }
+
+  const FabricOptions& opts_;
+  const std::function<double()> wall_s_;
+  const namespaced::FabricState st_;
+  const conf::Experiment exp_;
+  const topo::Topology t_;
+  Sessions sessions_;
+  namespaced::LinkEvents events_;
+  std::vector<PortPlace> places_;
+  uint64_t messages_total_ = 0, payload_total_ = 0;
+  FabricResult r_;
+  std::vector<PortCounts> base_;
+  double start_at_ = 0, end_at_ = 0;
+  std::chrono::steady_clock::time_point run_started_;
+  std::map<std::string, json> results_;  // by generator node, once it has exited
+  uint64_t messages_done_ = 0;
+  std::optional<gen::StopReason> stop_;
+};
+
 }  // namespace
 
 // SIGINT and SIGTERM only set g_stop while a NamespacedRunner lives (and interrupt fabric up's
@@ -308,12 +503,7 @@ FabricResult NamespacedRunner::run(const std::string& yaml, const FabricOptions&
   }
 }
 
-FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOptions& opts) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  const auto wall_s = [&wall0] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  };
-  if (g_stop) throw std::runtime_error("interrupted");
+void NamespacedRunner::bring_up(const std::string& yaml, const FabricOptions& opts) {
   const std::string key = without_balancer(yaml);
   if (up_ && key == fabric_key_) {
     // Only the balancer differs: set it on every switch, and fresh generators for the run.
@@ -324,157 +514,33 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
           fmt::format("fabric {}: the generators did not restart (logs in {}/logs)", name_, dir_));
     }
     settle(st);
-  } else {
-    down();
-    namespaced::Options up = o_;
-    up.name = name_;
-    up.dir = dir_;
-    up.run_timeout_s = opts.max_wall_seconds;  // each generator's own guard
-    up.verbose = false;
-    up.experiment = (fs::path(dir_) / "variant.yaml").string();
-    fs::create_directories(dir_);
-    std::ofstream(up.experiment) << yaml;
-    up_ = true;  // from here down() has something to take down
-    if (namespaced::up(up) != 0) {
-      throw std::runtime_error(
-          fmt::format("fabric {} did not come up (logs in {}/logs)", name_, dir_));
-    }
-    fabric_key_ = key;
+    return;
   }
-
-  FabricResult r;
-  r.mode = Mode::kNamespaced;
-  bool completed = false;
-  {
-    const namespaced::FabricState st = namespaced::read_state(dir_);
-    const conf::Experiment exp = conf::load_experiment_file(st.experiment);
-    const topo::Topology t = topo::build(exp.topology, exp.links);
-    r.time_scale = st.time_scale;
-    std::vector<PortPlace> places;
-    r.ports = port_layout(t, st, &places, &r.host_capacity_bps);
-    const gen::RunPlan plan = gen::make_run_plan(exp, gen::options_from_experiment(exp, t));
-    uint64_t payload_total = 0;
-    for (const auto& m : plan.schedule.messages) payload_total += m.bytes;
-
-    Sessions sessions;
-    const std::vector<PortCounts> base = port_counts(places, sessions);
-    const double start_at = namespaced::release_generators(st, kStartDelayS);
-    const auto run_ns = [start_at] {
-      const double t = unix_now() - start_at;
-      return t > 0 ? static_cast<uint64_t>(t * 1e9) : uint64_t{0};
-    };
-    const uint64_t period = std::max(exp.measurement.queue_sample_ns, kMinSamplePeriodNs);
-    const uint64_t clock_limit =
-        opts.max_clock_ns
-            ? static_cast<uint64_t>(static_cast<double>(opts.max_clock_ns) * st.time_scale)
-            : UINT64_MAX;
-    const auto run_started = std::chrono::steady_clock::now();
-    const auto run_s = [&run_started] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
-    };
-    std::map<std::string, json> results;  // by generator node, once it has exited
-    uint64_t next_sample = 0, next_progress = 0, messages_done = 0;
-    std::optional<gen::StopReason> stop;
-    double stop_sent_at = -1;
-    while (true) {
-      if (g_stop) throw std::runtime_error("interrupted");
-      const uint64_t now = run_ns();
-      if (unix_now() >= start_at && now >= next_sample) {
-        sample(places, base, now, sessions, &r);
-        next_sample = now + period;
-      }
-      // A generator writes its results when it finishes, then lingers a while answering its
-      // peers (--linger): its results are final once they are there.
-      bool all_exited = true;
-      for (const namespaced::Process& p : st.processes) {
-        if (p.role != namespaced::Role::kGen || results.count(p.node)) continue;
-        const bool alive = namespaced::running(p);
-        std::optional<json> res = read_results(p);
-        if (alive && !res) {
-          all_exited = false;
-          continue;
-        }
-        if (alive && !res->value("completed", false)) {
-          all_exited = false;  // stopped early (a signal): wait for it to exit
-          continue;
-        }
-        results[p.node] = res ? *res : json::object();
-        for (const auto& m : res ? (*res)["messages"] : json::array()) {
-          messages_done += m.value("completed", false) ? 1 : 0;
-        }
-      }
-      if (!stop && run_s() >= opts.max_wall_seconds) stop = gen::StopReason::kTimeout;
-      if (!stop && now >= clock_limit) stop = gen::StopReason::kDuration;
-      if (stop && stop_sent_at < 0) {
-        namespaced::stop_generators(st);
-        stop_sent_at = run_s();
-      }
-      const bool finished = all_exited || (stop && run_s() - stop_sent_at > kStopGraceS);
-      if (opts.progress && (finished || now >= next_progress)) {
-        Progress p;
-        p.messages_done = messages_done;
-        p.messages_total = plan.schedule.messages.size();
-        p.clock_ns = now;
-        p.wall_seconds = wall_s();
-        if (!r.delivered.empty() && payload_total > 0) {
-          p.done_fraction = std::min(1.0, static_cast<double>(r.delivered.back().wire_bytes) /
-                                              static_cast<double>(payload_total));
-        }
-        opts.progress(p);
-        next_progress = now + opts.progress_period_ns;
-      }
-      if (finished) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    const double end_at = unix_now();
-    std::filesystem::remove(fs::path(st.dir) / "start");
-
-    // The generators' results as one (what the summary reads in every mode).
-    std::vector<json> parts;
-    bool every_part = true;
-    for (const namespaced::Process& p : st.processes) {
-      if (p.role != namespaced::Role::kGen) continue;
-      const auto it = results.find(p.node);
-      if (it == results.end() || it->second.empty()) {
-        every_part = false;
-        fmt::print(stderr, "spraylab run: generator {} wrote no results (its log: {})\n", p.node,
-                   p.log);
-        continue;
-      }
-      parts.push_back(it->second);
-    }
-    if (!parts.empty()) r.generator = merge_generator_results(parts);
-    completed = every_part && !stop && r.generator.value("completed", false);
-    r.completed = completed;
-    r.stopped_by =
-        completed ? gen::StopReason::kCompleted : stop.value_or(gen::StopReason::kStalled);
-    // The run: from the generators' start to the last one's end (their TSC in ns, one clock).
-    const uint64_t gen_elapsed =
-        r.generator.is_object() ? r.generator.value("elapsed_ns", 0ull) : 0;
-    r.clock_ns = gen_elapsed > 0 ? gen_elapsed : static_cast<uint64_t>((end_at - start_at) * 1e9);
-
-    // Each port's counters over the run and its exact deepest queue since the release.
-    const std::vector<PortCounts> end = port_counts(places, sessions);
-    Replies maxima(sessions, "/spraylab/queue_max");
-    for (size_t i = 0; i < places.size(); ++i) {
-      const PortPlace& pl = places[i];
-      const json& max = maxima.of(pl.process);
-      PortSummary& ps = r.ports[i];
-      ps.max_packets = at_port(max, "packets", pl.port);
-      ps.max_bytes = at_port(max, "bytes", pl.port);
-      ps.tx_packets = end[i].tx_packets - base[i].tx_packets;
-      ps.tx_bytes = end[i].tx_bytes - base[i].tx_bytes;
-      ps.ecn_marks = end[i].ecn_marks - base[i].ecn_marks;
-      ps.drops = end[i].drops - base[i].drops;
-      ps.utilisation = port_utilisation(ps.tx_bytes, ps.tx_packets, st.rate_bps, r.clock_ns);
-    }
-    set_p99_bytes(r.samples, &r.ports);
-    // The last delivery window ends with the run.
-    if (r.delivered.empty() || r.delivered.back().t_ns < r.clock_ns) {
-      sample(places, base, r.clock_ns, sessions, &r);
-      r.samples.resize(r.samples.size() - places.size());  // a delivery sample only
-    }
+  down();
+  namespaced::Options up = o_;
+  up.name = name_;
+  up.dir = dir_;
+  up.run_timeout_s = opts.max_wall_seconds;  // each generator's own guard
+  up.verbose = false;
+  up.experiment = (fs::path(dir_) / "variant.yaml").string();
+  fs::create_directories(dir_);
+  std::ofstream(up.experiment) << yaml;
+  up_ = true;  // from here down() has something to take down
+  if (namespaced::up(up) != 0) {
+    throw std::runtime_error(
+        fmt::format("fabric {} did not come up (logs in {}/logs)", name_, dir_));
   }
+  fabric_key_ = key;
+}
+
+FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOptions& opts) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const auto wall_s = [wall0] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  };
+  if (g_stop) throw std::runtime_error("interrupted");
+  bring_up(yaml, opts);
+  FabricResult r = VariantRun(dir_, opts, wall_s).run();
   if (g_stop) throw std::runtime_error("interrupted");
   r.wall_seconds = wall_s();
   return r;

@@ -46,6 +46,9 @@ class NamespacedRunner {
 
  private:
   FabricResult run_once(const std::string& yaml, const FabricOptions& opts);
+  // The variant's fabric up: the running one with its balancer set and fresh generators when
+  // only the balancer differs, else a new one.
+  void bring_up(const std::string& yaml, const FabricOptions& opts);
   void down();
   namespaced::Options o_;
   std::unique_ptr<class StopSignals> signals_;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "fabric/namespaced/link_events.h"
 #include "fabric/results/plots.h"
 #include "fabric/results/progress_line.h"
 #include "fabric/results/result_files.h"
@@ -203,6 +204,10 @@ void write_comparison(const std::string& out, const std::string& experiment, Mod
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options) {
   if (variants.empty()) return 0;
+  if (options.mode == Mode::kNamespaced) {
+    // What the namespaced fabric cannot do is refused before any fabric or folder is made.
+    for (const Variant& v : variants) namespaced::check_events(v.experiment);
+  }
   std::string out_label;
   const std::string out = out_dir(variants, options, &out_label);
   // Checked and created now, not after the first variant ran; written in full before it
