@@ -68,7 +68,8 @@ void add_run_options(CLI::App& app, GenCli& o) {
   app.add_option("--idle-sleep", o.idle_sleep,
                  "Sleep after empty polls, backing off up to this long (e.g. 2ms), never past "
                  "the next pacer slot or timer: for many processes on few cores (default: busy "
-                 "polling)");
+                 "polling)")
+      ->check(conf::sleep_cap_check("busy polling"));
   app.add_option("--rt-priority", o.rt_priority,
                  "Run the engines' lcores in SCHED_RR at this priority (1-49; needs "
                  "--idle-sleep), so that an engine woken for a pacer slot runs before the "
@@ -151,16 +152,6 @@ std::optional<monitoring::Address> metrics_address(const GenCli& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-}
-
-uint64_t idle_sleep_ns(const GenCli& cli) {
-  if (cli.idle_sleep.empty()) return 0;
-  const std::optional<double> ns = conf::parse_time_ns(cli.idle_sleep);
-  if (!ns || *ns < 1000 || *ns > 1e9) {
-    throw UsageError(
-        fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", cli.idle_sleep));
-  }
-  return static_cast<uint64_t>(*ns);
 }
 
 void check_rt_priority(const GenCli& cli) {

@@ -41,8 +41,6 @@ std::optional<int> parse_gen_cli(int argc, char** argv, GenCli* cli);
 // Where to serve metrics, or nothing with --no-metrics. Throws UsageError.
 std::optional<monitoring::Address> metrics_address(const GenCli& cli);
 
-// --idle-sleep in ns (0: busy polling). Throws UsageError.
-uint64_t idle_sleep_ns(const GenCli& cli);
 // --rt-priority without --idle-sleep: throws UsageError.
 void check_rt_priority(const GenCli& cli);
 

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <thread>
 
+#include "conf/cli_checks.h"
 #include "conf/guarded_main.h"
 #include "conf/loader.h"
 #include "conf/units.h"
@@ -691,7 +692,7 @@ int run(int argc, char** argv) {
     return *rc;
   }
   const std::optional<monitoring::Address> metrics_at = gen::metrics_address(cli);
-  const uint64_t idle_sleep_ns = gen::idle_sleep_ns(cli);
+  const uint64_t idle_sleep_ns = conf::sleep_cap_ns(cli.idle_sleep).value_or(0);
   gen::check_rt_priority(cli);
   const gen::RunPlan plan = plan_of(cli);
   GenPorts ports = open_ports(plan, cli);
