@@ -92,10 +92,10 @@ struct Engines {
 
 // ---- Start-up -----------------------------------------------------------------------------------
 
-gen::RunPlan plan_of(const gen::GenCli& cli) {
+gen::RunPlan plan_of(const gen::GenOptions& cli) {
   const conf::Experiment exp = conf::load_experiment_file(cli.config);
   const topo::Topology topology = topo::build(exp.topology, exp.links);
-  return gen::make_run_plan(exp, gen::gen_options(cli, exp, topology));
+  return gen::make_run_plan(exp, gen::host_plan_options(cli, exp, topology));
 }
 
 // The ports of the run and the pool their frames come from.
@@ -148,7 +148,7 @@ void warm_up(const GenPorts& ports, int64_t warmup) {
 }
 
 // Ports started, every link up, memif's buffers warmed.
-GenPorts open_ports(const gen::RunPlan& plan, const gen::GenCli& cli) {
+GenPorts open_ports(const gen::RunPlan& plan, const gen::GenOptions& cli) {
   GenPorts ports;
   ports.max_frame = gen::kFrameHeaderBytes + plan.payload_bytes;
   ports.list = gen::start_gen_ports(plan.ports_needed, ports.max_frame, &ports.pool);
@@ -177,7 +177,7 @@ double wait_for_start_file(const std::string& path) {
 }
 
 // In a millisecond, or at --start-at / the time in --start-file (at most a minute away).
-uint64_t start_tsc_of(const gen::GenCli& cli) {
+uint64_t start_tsc_of(const gen::GenOptions& cli) {
   const uint64_t hz = rte_get_tsc_hz();
   uint64_t start_tsc = rte_rdtsc() + hz / 1000;
   const double start_at =
@@ -263,7 +263,7 @@ gen::GenSource gen_source(const gen::RunPlan& plan, const Engines& engines,
 // Metrics (docs/monitoring.md): scrapes read the engines' state while their lcores run; the
 // server's threads run on EAL's control CPUs.
 std::unique_ptr<monitoring::Exposer> start_metrics(const monitoring::Address& address,
-                                                   const gen::GenCli& cli, gen::GenSource src) {
+                                                   const gen::GenOptions& cli, gen::GenSource src) {
   auto registry = std::make_shared<monitoring::Registry>();
   registry->add(std::make_shared<gen::GenCollector>(std::move(src)));
   std::string note;
@@ -528,7 +528,7 @@ class ProgressLine {
 // comes; --hold's "quiesce" stops all polling meanwhile.
 class RunLoop {
  public:
-  RunLoop(const gen::GenCli& cli, const gen::RunPlan& plan, const Engines& engines,
+  RunLoop(const gen::GenOptions& cli, const gen::RunPlan& plan, const Engines& engines,
           EngineLcores& lcores, LinkLog& link_log, uint64_t start_tsc)
       : cli_(cli),
         plan_(plan),
@@ -566,7 +566,7 @@ class RunLoop {
   uint64_t finish_tsc() const { return finish_tsc_; }
 
  private:
-  static uint64_t linger_cycles(const gen::GenCli& cli, const gen::RunPlan& plan, uint64_t hz) {
+  static uint64_t linger_cycles(const gen::GenOptions& cli, const gen::RunPlan& plan, uint64_t hz) {
     const double s = cli.linger >= 0
                          ? cli.linger
                          : std::max(0.1, 3e-9 * static_cast<double>(plan.retransmit_timeout_ns));
@@ -640,7 +640,7 @@ class RunLoop {
     std::fflush(stdout);
   }
 
-  const gen::GenCli& cli_;
+  const gen::GenOptions& cli_;
   const gen::RunPlan& plan_;
   const Engines& engines_;
   EngineLcores& lcores_;
@@ -686,7 +686,7 @@ void write_stats(const std::string& path, nlohmann::ordered_json stats, const Ge
 int run(int argc, char** argv) {
   if (!net::start_eal(argc, argv, "spraylab-gen", on_signal)) return 2;
   net::install_idle_wake_signal();  // a launcher's SIGUSR1 before a run ends no generator
-  gen::GenCli cli;
+  gen::GenOptions cli;
   if (const std::optional<int> rc = gen::parse_gen_cli(argc, argv, &cli)) {
     rte_eal_cleanup();
     return *rc;
