@@ -35,6 +35,7 @@
 #include "net/ports.h"
 #include "net/realtime.h"
 #include "switch/control.h"
+#include "switch/control_step.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
 #include "switch/switch_metrics.h"
@@ -238,54 +239,12 @@ Metrics start_metrics(const Options& o, const spraylab::monitoring::Address& add
   return m;
 }
 
-// What the main lcore does between (or, alone, inside) the workers' turns: link state, depth
-// samples, dead-link reports, the --duration stop and the --stats-interval line.
-class ControlStep {
- public:
-  ControlStep(const Options& o, spraylab::control::SwitchControl& ctl,
-              spraylab::dataplane::SwitchCollector* metrics)
-      : o_(o), ctl_(ctl), metrics_(metrics), next_print_(o.stats_interval) {}
-
-  void operator()() {
-    ctl_.poll_links();
-    if (metrics_ != nullptr && elapsed() >= next_depth_sample_) {
-      metrics_->sample_depths();
-      next_depth_sample_ = elapsed() + spraylab::dataplane::SwitchCollector::kSamplePeriodNs * 1e-9;
-    }
-    if (elapsed() >= next_link_report_) {
-      ctl_.report_dead_links();
-      next_link_report_ += 1;
-    }
-    if (o_.duration > 0 && elapsed() >= o_.duration) g_stop.store(true);
-    if (o_.stats_interval > 0 && elapsed() >= next_print_) {
-      auto s = ctl_.stats();
-      fmt::print(stderr, "[{:.1f}s] rx {} tx {} drops {}\n", elapsed(),
-                 s["totals"]["rx_packets"].get<uint64_t>(),
-                 s["totals"]["tx_packets"].get<uint64_t>(), s["totals"]["drops"].dump());
-      next_print_ += o_.stats_interval;
-    }
-  }
-
-  double elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  const Options& o_;
-  spraylab::control::SwitchControl& ctl_;
-  spraylab::dataplane::SwitchCollector* metrics_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double next_print_;
-  double next_link_report_ = 5;  // links get a few seconds to come up before any warning
-  double next_depth_sample_ = 0;
-};
-
 // Runs the workers until g_stop: on the worker lcores with the control step on the main one, or,
 // with a single lcore, one worker that calls the control step between its turns. Each worker's
 // thread is in SCHED_RR at `rt_priority` (if not 0) while it forwards.
 void forward(spraylab::dataplane::SwitchRuntime& rt,
-             const std::vector<spraylab::dataplane::WorkerPlan>& plans, ControlStep& control,
-             int rt_priority) {
+             const std::vector<spraylab::dataplane::WorkerPlan>& plans,
+             spraylab::control::ControlStep& control, int rt_priority) {
   using namespace spraylab;
   if (rte_lcore_count() == 1) {
     net::apply_rt_priority("spraylab-switch", rt_priority);
@@ -420,7 +379,7 @@ void serve(const Options& o, const Plan& plan,
   fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", plan.tables.name,
              ports.size(), pacing.workers, rt->algorithm(),
              rte_lcore_count() > 1 ? "worker lcores" : "the main lcore");
-  ControlStep control(o, ctl, metrics.collector.get());
+  control::ControlStep control(o, ctl, metrics.collector.get(), g_stop);
   forward(*rt, plans, control, o.rt_priority);
   if (gate) gate->stop();
 
