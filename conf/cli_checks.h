@@ -6,7 +6,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "conf/units.h"
 
 namespace spraylab::conf {
 
@@ -32,5 +37,27 @@ inline const CLI::Validator kNonEmptyPath(
       return text.empty() ? "expected a path, found ''" : std::string();
     },
     "PATH");
+
+// The longest sleep of a polling process after empty polls (--idle-sleep, --deep-sleep of
+// spraylab-switch and spraylab-gen, and of `spraylab fabric up|export`, which pass them on): a
+// time from 1 us to 1 s, or '' for none. Checked by this one function, so that a value the
+// launcher accepts is one every process accepts. Returns the time in ns (0 for ''), or nullopt.
+inline std::optional<uint64_t> sleep_cap_ns(std::string_view text) {
+  if (text.empty()) return 0;
+  const std::optional<double> ns = parse_time_ns(text);
+  if (!ns || *ns < 1e3 || *ns > 1e9) return std::nullopt;
+  return static_cast<uint64_t>(*ns);
+}
+
+// sleep_cap_ns as a CLI11 check; `empty_means` says what '' does ("busy polling").
+inline CLI::Validator sleep_cap_check(const std::string& empty_means) {
+  return CLI::Validator(
+      [empty_means](std::string& text) -> std::string {
+        if (sleep_cap_ns(text)) return {};
+        return "expected a time from 1us to 1s, e.g. 2ms, or '' for " + empty_means + "; found " +
+               text;
+      },
+      "TIME");
+}
 
 }  // namespace spraylab::conf

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "monitoring/exposer.h"
 
@@ -34,6 +36,16 @@ class MetricsOptions {
   }
   // No address was given: start_exposer may fall back to a free port if the default is taken.
   bool is_default() const { return address_.empty(); }
+
+  // As --metrics-address HOST:PORT sets it (a launcher writing a process's command line).
+  void set_address(std::string address) { address_ = std::move(address); }
+  // The options that differ from their defaults, as add_to parses them back.
+  std::vector<std::string> to_argv() const {
+    std::vector<std::string> argv;
+    if (!address_.empty()) argv.insert(argv.end(), {"--metrics-address", address_});
+    if (off_) argv.push_back("--no-metrics");
+    return argv;
+  }
 
  private:
   uint16_t default_port_;

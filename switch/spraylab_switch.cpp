@@ -20,6 +20,7 @@
 #include <string_view>
 #include <thread>
 
+#include "conf/cli_checks.h"
 #include "conf/config_error.h"
 #include "conf/guarded_main.h"
 #include "conf/loader.h"
@@ -34,9 +35,11 @@
 #include "net/ports.h"
 #include "net/realtime.h"
 #include "switch/control.h"
+#include "switch/control_step.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
 #include "switch/switch_metrics.h"
+#include "switch/switch_options.h"
 #include "topo/build.h"
 
 namespace {
@@ -44,29 +47,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop.store(true); }
 
-struct Options {
-  std::string config;
-  std::string switch_name;
-  uint32_t workers = 0;
-  uint16_t rx_queues = 0;
-  uint16_t tx_queues = 1;
-  uint32_t queue_packets = 0;
-  std::string shaper_slack;  // --shaper-slack as given; empty: a burst of MTU frames
-  bool no_shaping = false;
-  uint32_t tx_coalesce = 32;
-  bool no_direct_tx = false;
-  uint32_t rx_bursts = 0;  // 0: default_rx_bursts()
-  double duration = 0;
-  double stats_interval = 0;
-  std::string stats_json;
-  bool dump_tables = false;
-  std::vector<std::string> routes;
-  std::string idle_sleep;  // --idle-sleep as given; empty: busy polling
-  std::string deep_sleep;  // --deep-sleep as given; empty: as --idle-sleep
-  int rt_priority = 0;     // --rt-priority: the data path's SCHED_RR priority (0: the fair class)
-  uint32_t mbufs = 0;
-  spraylab::monitoring::MetricsOptions metrics{spraylab::monitoring::kSwitchPort};
-};
+using Options = spraylab::dataplane::SwitchOptions;
 
 nlohmann::ordered_json tables_json(const spraylab::dataplane::SwitchTables& t) {
   using spraylab::topo::ip_to_string;
@@ -122,68 +103,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
       "Usage: spraylab-switch [EAL args] -- --config FILE --switch NAME [options]\n"
       "Topology port i is DPDK port i (the order of --vdev / -a arguments).\n"
       "Always pass --no-pci or an -a allow-list to EAL."};
-  app.add_option("--config", o.config, "Experiment YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--switch", o.switch_name, "Switch name in the topology (e.g. leaf0)")->required();
-  app.add_option("--workers", o.workers,
-                 "Worker lcores (default: every lcore but the main one, at least 1)");
-  app.add_option("--rx-queues", o.rx_queues,
-                 "Rx queues per port (default: one per worker where the device has them)");
-  app.add_option("--tx-queues", o.tx_queues,
-                 "Tx queues per port that egress bursts take in turn (default 1: every link "
-                 "stays FIFO; more raise memif throughput but may reorder between bursts)")
-      ->check(CLI::Range(1, 64));
-  app.add_option("--queue-packets", o.queue_packets,
-                 "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
-  app.add_flag("--no-shaping", o.no_shaping,
-               "Send at the device's rate instead of the configured link rate");
-  app.add_option("--tx-coalesce", o.tx_coalesce,
-                 "With --no-shaping: while some rx burst comes back full, an egress port holding "
-                 "fewer than 16 frames waits up to this many loop turns for more before it is "
-                 "sent (default 32; 0: send every turn). Shaped ports send every turn");
-  app.add_flag("--no-direct-tx", o.no_direct_tx,
-               "With --no-shaping: queue every frame in its egress queue, instead of sending a "
-               "burst's frames for a port whose queue is empty straight to the device (for "
-               "comparisons)");
-  app.add_option("--rx-bursts", o.rx_bursts,
-                 "With --no-shaping: bursts a worker reads from an rx queue per turn while they "
-                 "come back full, before its frames go out (default: one per egress port, at most "
-                 "4, so that each port's share of a turn is about a full burst and its device call "
-                 "is paid once for them all; 1: a burst at a time)")
-      ->check(CLI::Range(1, 16));
-  app.add_option("--shaper-slack", o.shaper_slack,
-                 "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
-                 "default: a burst of 32 MTU frames). A switch that sleeps between polls sends "
-                 "that much at once on waking");
-  app.add_option("--duration", o.duration,
-                 "Stop after this many seconds (default: until SIGINT/SIGTERM)");
-  app.add_option("--stats-interval", o.stats_interval, "Print totals every this many seconds");
-  app.add_option("--stats-json", o.stats_json, "Write every counter as JSON to this file on exit");
-  app.add_option("--route", o.routes,
-                 "Static route to addresses outside the topology, balanced over ports: "
-                 "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");
-  app.add_option("--idle-sleep", o.idle_sleep,
-                 "Sleep after empty polls, backing off up to this long (e.g. 2ms): for many "
-                 "switch processes on few cores (docs/fabric.md, the namespaced fabric); "
-                 "default: busy polling");
-  app.add_option("--deep-sleep", o.deep_sleep,
-                 "After 2 s without a frame, sleep up to this long instead (e.g. 100ms): fewer "
-                 "wake-ups of an idle switch; the first frame after such a spell waits up to "
-                 "that long unless SIGUSR1 wakes the switch first (docs/fabric.md); default: as "
-                 "--idle-sleep");
-  app.add_option("--rt-priority", o.rt_priority,
-                 "Run the forwarding lcores in SCHED_RR at this priority (1-49; needs "
-                 "--idle-sleep), so that a switch woken for a shaper slot runs before the "
-                 "machine's other work (docs/fabric.md); default 0: the fair scheduler")
-      ->check(CLI::Range(0, spraylab::net::kMaxRtPriority));
-  app.add_option("--mbufs", o.mbufs,
-                 "Frames in the switch's mbuf pool (default: enough for every port's rings and "
-                 "a full egress queue each)")
-      ->check(CLI::Range(1024u, 16u << 20));
-  app.add_flag("--dump-tables", o.dump_tables,
-               "Print the switch's ports, routes and balancer as JSON and exit");
-  o.metrics.add_to(app);
+  o.add_to(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -217,27 +137,11 @@ std::unique_ptr<Plan> plan_switch(const Options& o) {
   return plan;
 }
 
-// --idle-sleep in ns (0: busy polling).
-uint64_t idle_sleep_ns(const Options& o) {
-  if (o.idle_sleep.empty()) return 0;
-  const std::optional<double> ns = spraylab::conf::parse_time_ns(o.idle_sleep);
-  if (!ns || *ns < 1000 || *ns > 1e9) {
-    throw std::invalid_argument(
-        fmt::format("--idle-sleep {}: expected a time from 1us to 1s, e.g. 2ms", o.idle_sleep));
-  }
-  return static_cast<uint64_t>(*ns);
-}
-
 // --deep-sleep in ns (0: none, the --idle-sleep cap throughout).
 uint64_t deep_sleep_ns(const Options& o, uint64_t idle_sleep) {
   if (o.deep_sleep.empty()) return 0;
-  const std::optional<double> ns = spraylab::conf::parse_time_ns(o.deep_sleep);
-  if (!ns || *ns < 1000 || *ns > 1e9) {
-    throw std::invalid_argument(
-        fmt::format("--deep-sleep {}: expected a time from 1us to 1s, e.g. 100ms", o.deep_sleep));
-  }
   if (idle_sleep == 0) throw std::invalid_argument("--deep-sleep needs --idle-sleep");
-  return static_cast<uint64_t>(*ns);
+  return spraylab::conf::sleep_cap_ns(o.deep_sleep).value_or(0);
 }
 
 uint32_t worker_count(const Options& o, uint32_t lcores) {
@@ -335,54 +239,12 @@ Metrics start_metrics(const Options& o, const spraylab::monitoring::Address& add
   return m;
 }
 
-// What the main lcore does between (or, alone, inside) the workers' turns: link state, depth
-// samples, dead-link reports, the --duration stop and the --stats-interval line.
-class ControlStep {
- public:
-  ControlStep(const Options& o, spraylab::control::SwitchControl& ctl,
-              spraylab::dataplane::SwitchCollector* metrics)
-      : o_(o), ctl_(ctl), metrics_(metrics), next_print_(o.stats_interval) {}
-
-  void operator()() {
-    ctl_.poll_links();
-    if (metrics_ != nullptr && elapsed() >= next_depth_sample_) {
-      metrics_->sample_depths();
-      next_depth_sample_ = elapsed() + spraylab::dataplane::SwitchCollector::kSamplePeriodNs * 1e-9;
-    }
-    if (elapsed() >= next_link_report_) {
-      ctl_.report_dead_links();
-      next_link_report_ += 1;
-    }
-    if (o_.duration > 0 && elapsed() >= o_.duration) g_stop.store(true);
-    if (o_.stats_interval > 0 && elapsed() >= next_print_) {
-      auto s = ctl_.stats();
-      fmt::print(stderr, "[{:.1f}s] rx {} tx {} drops {}\n", elapsed(),
-                 s["totals"]["rx_packets"].get<uint64_t>(),
-                 s["totals"]["tx_packets"].get<uint64_t>(), s["totals"]["drops"].dump());
-      next_print_ += o_.stats_interval;
-    }
-  }
-
-  double elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  const Options& o_;
-  spraylab::control::SwitchControl& ctl_;
-  spraylab::dataplane::SwitchCollector* metrics_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double next_print_;
-  double next_link_report_ = 5;  // links get a few seconds to come up before any warning
-  double next_depth_sample_ = 0;
-};
-
 // Runs the workers until g_stop: on the worker lcores with the control step on the main one, or,
 // with a single lcore, one worker that calls the control step between its turns. Each worker's
 // thread is in SCHED_RR at `rt_priority` (if not 0) while it forwards.
 void forward(spraylab::dataplane::SwitchRuntime& rt,
-             const std::vector<spraylab::dataplane::WorkerPlan>& plans, ControlStep& control,
-             int rt_priority) {
+             const std::vector<spraylab::dataplane::WorkerPlan>& plans,
+             spraylab::control::ControlStep& control, int rt_priority) {
   using namespace spraylab;
   if (rte_lcore_count() == 1) {
     net::apply_rt_priority("spraylab-switch", rt_priority);
@@ -418,6 +280,125 @@ void forward(spraylab::dataplane::SwitchRuntime& rt,
   rte_eal_mp_wait_lcore();
 }
 
+// The pacing options, checked together: the workers EAL's lcores allow and the sleeps in ns.
+struct Pacing {
+  uint32_t workers = 1;
+  uint64_t idle_sleep_ns = 0;  // 0: busy polling
+  uint64_t deep_sleep_ns = 0;  // 0: the idle_sleep cap throughout
+};
+
+Pacing pacing_of(const Options& o) {
+  Pacing p;
+  p.workers = worker_count(o, rte_lcore_count());
+  p.idle_sleep_ns = spraylab::conf::sleep_cap_ns(o.idle_sleep).value_or(0);
+  p.deep_sleep_ns = deep_sleep_ns(o, p.idle_sleep_ns);
+  if (o.rt_priority > 0 && p.idle_sleep_ns == 0) {
+    throw std::invalid_argument(
+        "--rt-priority needs --idle-sleep: a busy-polling real-time thread would take its CPU "
+        "from everything else");
+  }
+  return p;
+}
+
+// The ports' set-up: --mbufs, and a whole frame of the workload in one mbuf: the parser reads
+// headers from the first segment only, and memif receives a frame longer than the data room as a
+// chain (dropped as `truncated`). 128 B covers the testbed's headers (82 B) and a VLAN tag. Not
+// with af_xdp: its umem frames are the mbufs, at most a page (and its MTU is under 3.5 KB anyway).
+spraylab::net::PortSetup port_setup(const Options& o, const Plan& plan) {
+  spraylab::net::PortSetup setup;
+  setup.mbufs = o.mbufs;
+  if (!spraylab::net::any_af_xdp(static_cast<uint16_t>(plan.tables.ports.size()))) {
+    setup.data_room = static_cast<uint16_t>(std::max<uint32_t>(
+        setup.data_room, RTE_PKTMBUF_HEADROOM + (plan.payload_bytes + 128 + 63) / 64 * 64));
+  }
+  return setup;
+}
+
+std::unique_ptr<spraylab::dataplane::SwitchRuntime> make_runtime(
+    const Options& o, const Plan& plan, const spraylab::net::PortSetup& setup, uint32_t workers) {
+  using namespace spraylab;
+  dataplane::RuntimeOptions ro;
+  ro.workers = workers;
+  ro.rx_queues = setup.rx_queues;
+  ro.tx_queues = o.tx_queues;
+  ro.queue_packets = o.queue_packets;
+  ro.shaping = !o.no_shaping;
+  if (!o.shaper_slack.empty()) {
+    const std::optional<uint64_t> slack = conf::parse_size_bytes(o.shaper_slack);
+    if (!slack || *slack == 0) {
+      throw std::invalid_argument(
+          fmt::format("--shaper-slack {}: expected a size such as 9KB", o.shaper_slack));
+    }
+    ro.shaper_slack_bytes = *slack;
+  }
+  ro.socket = static_cast<int>(rte_socket_id());
+  ro.routing = &plan.routing;
+  return std::make_unique<dataplane::SwitchRuntime>(plan.tables, ro);
+}
+
+// One plan per worker: its queues, the gate, its sleeps and the --no-shaping send options.
+std::vector<spraylab::dataplane::WorkerPlan> worker_plans(
+    const Options& o, const Pacing& pacing, const std::vector<spraylab::net::PortState>& ports,
+    spraylab::net::IntrGate* gate) {
+  std::vector<uint16_t> rxq;
+  for (const auto& p : ports) rxq.push_back(p.rx_queues);
+  auto plans =
+      spraylab::dataplane::plan_workers(pacing.workers, static_cast<uint16_t>(ports.size()), rxq);
+  for (auto& p : plans) {
+    p.gate = gate;
+    p.idle_sleep_max_ns = pacing.idle_sleep_ns;
+    p.tx_coalesce_turns = o.no_shaping ? o.tx_coalesce : 0;
+    p.direct_tx = o.no_shaping && !o.no_direct_tx;
+    p.rx_bursts = !o.no_shaping ? 1 : o.rx_bursts ? o.rx_bursts : default_rx_bursts(ports.size());
+    p.idle_deep_ns = pacing.deep_sleep_ns;
+  }
+  return plans;
+}
+
+// The switch's ports and runtime up, forwarding until a stop, then --stats-json and the last line.
+void serve(const Options& o, const Plan& plan,
+           const std::optional<spraylab::monitoring::Address>& metrics_address) {
+  using namespace spraylab;
+  const Pacing pacing = pacing_of(o);
+  net::PortSetup setup = port_setup(o, plan);
+  rte_mempool* pool = nullptr;
+  std::vector<net::PortState> ports =
+      start_switch_ports(o, plan.tables, pacing.workers, &setup, &pool);
+  auto rt = make_runtime(o, plan, setup, pacing.workers);
+  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(pacing.idle_sleep_ns),
+                             net::carrier_max_period(pacing.idle_sleep_ns));
+  ctl.register_telemetry();
+  ctl.poll_links();
+  // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
+  // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
+  const auto gate = make_gate(ports, pacing.workers, net::gate_hold_us(pacing.idle_sleep_ns));
+  const auto plans = worker_plans(o, pacing, ports, gate.get());
+  Metrics metrics;
+  if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, pacing.workers, pool);
+
+  fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", plan.tables.name,
+             ports.size(), pacing.workers, rt->algorithm(),
+             rte_lcore_count() > 1 ? "worker lcores" : "the main lcore");
+  control::ControlStep control(o, ctl, metrics.collector.get(), g_stop);
+  forward(*rt, plans, control, o.rt_priority);
+  if (gate) gate->stop();
+
+  auto s = ctl.stats();
+  s["forwarding_seconds"] = control.elapsed();
+  if (!o.stats_json.empty()) std::ofstream(o.stats_json) << s.dump(2) << "\n";
+  fmt::print(stderr, "spraylab-switch {}: stopped after {:.1f}s: rx {} tx {}\n", plan.tables.name,
+             control.elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
+             s["totals"]["tx_packets"].get<uint64_t>());
+  metrics.exposer.reset();  // no scrape may read the runtime once it goes
+  net::stop_ports(ports);
+  // The runtime is left to the process's end, not destroyed: rte_free zeroes what it frees, and
+  // each of the two route tables (rte_lpm) is a 64 MB array the switch has barely touched, so
+  // destroying them faulted in and cleared 128 MB, 0.4-2 s a switch, and a namespaced fabric's
+  // down (3 s grace on 2 CPUs) killed every switch with SIGKILL. Nothing of the runtime outlives
+  // the process: EAL's cleanup unmaps its memory, mbufs and rings with the rest.
+  static_cast<void>(rt.release());
+}
+
 int run(int argc, char** argv) {
   if (!spraylab::net::start_eal(argc, argv, "spraylab-switch", on_signal)) return 2;
   spraylab::net::install_idle_wake_signal();  // SIGUSR1: out of deep idle (a run comes)
@@ -427,96 +408,13 @@ int run(int argc, char** argv) {
     rte_eal_cleanup();
     return *status;
   }
-  using namespace spraylab;
-  const std::optional<monitoring::Address> metrics_address = o.metrics.address();
+  const std::optional<spraylab::monitoring::Address> metrics_address = o.metrics.address();
   const std::unique_ptr<Plan> plan = plan_switch(o);
-  const dataplane::SwitchTables& tables = plan->tables;
   if (o.dump_tables) {
-    fmt::print("{}\n", tables_json(tables).dump(2));
-    rte_eal_cleanup();
-    return 0;
+    fmt::print("{}\n", tables_json(plan->tables).dump(2));
+  } else {
+    serve(o, *plan, metrics_address);
   }
-  const uint32_t lcores = rte_lcore_count();
-  const uint32_t workers = worker_count(o, lcores);
-  const uint64_t idle_sleep = idle_sleep_ns(o);
-  const uint64_t deep_sleep = deep_sleep_ns(o, idle_sleep);
-  if (o.rt_priority > 0 && idle_sleep == 0) {
-    throw std::invalid_argument(
-        "--rt-priority needs --idle-sleep: a busy-polling real-time thread would take its CPU "
-        "from everything else");
-  }
-  net::PortSetup setup;
-  setup.mbufs = o.mbufs;
-  // A whole frame of the workload in one mbuf: the parser reads headers from the first segment
-  // only, and memif receives a frame longer than the data room as a chain (dropped as
-  // `truncated`). 128 B covers the testbed's headers (82 B) and a VLAN tag. Not with af_xdp: its
-  // umem frames are the mbufs, at most a page (and its MTU is under 3.5 KB anyway).
-  if (!net::any_af_xdp(static_cast<uint16_t>(tables.ports.size()))) {
-    setup.data_room = static_cast<uint16_t>(std::max<uint32_t>(
-        setup.data_room, RTE_PKTMBUF_HEADROOM + (plan->payload_bytes + 128 + 63) / 64 * 64));
-  }
-  rte_mempool* pool = nullptr;
-  std::vector<net::PortState> ports = start_switch_ports(o, tables, workers, &setup, &pool);
-
-  dataplane::RuntimeOptions ro;
-  ro.workers = workers;
-  ro.rx_queues = setup.rx_queues;
-  ro.tx_queues = o.tx_queues;
-  ro.queue_packets = o.queue_packets;
-  ro.shaping = !o.no_shaping;
-  if (!o.shaper_slack.empty()) {
-    const std::optional<uint64_t> slack = spraylab::conf::parse_size_bytes(o.shaper_slack);
-    if (!slack || *slack == 0) {
-      throw std::invalid_argument(
-          fmt::format("--shaper-slack {}: expected a size such as 9KB", o.shaper_slack));
-    }
-    ro.shaper_slack_bytes = *slack;
-  }
-  ro.socket = static_cast<int>(rte_socket_id());
-  ro.routing = &plan->routing;
-  auto rt = std::make_unique<dataplane::SwitchRuntime>(tables, ro);
-  control::SwitchControl ctl(*rt, ports, pool, net::carrier_period(idle_sleep),
-                             net::carrier_max_period(idle_sleep));
-  ctl.register_telemetry();
-  ctl.poll_links();
-  std::vector<uint16_t> rxq;
-  for (const auto& p : ports) rxq.push_back(p.rx_queues);
-  auto plans = dataplane::plan_workers(workers, static_cast<uint16_t>(ports.size()), rxq);
-  // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
-  // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
-  const auto gate = make_gate(ports, workers, net::gate_hold_us(idle_sleep));
-  for (auto& p : plans) {
-    p.gate = gate.get();
-    p.idle_sleep_max_ns = idle_sleep;
-    p.tx_coalesce_turns = o.no_shaping ? o.tx_coalesce : 0;
-    p.direct_tx = o.no_shaping && !o.no_direct_tx;
-    p.rx_bursts = !o.no_shaping ? 1 : o.rx_bursts ? o.rx_bursts : default_rx_bursts(ports.size());
-    p.idle_deep_ns = deep_sleep;
-  }
-  Metrics metrics;
-  if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, workers, pool);
-
-  fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", tables.name,
-             ports.size(), workers, rt->algorithm(),
-             lcores > 1 ? "worker lcores" : "the main lcore");
-  ControlStep control(o, ctl, metrics.collector.get());
-  forward(*rt, plans, control, o.rt_priority);
-  if (gate) gate->stop();
-
-  auto s = ctl.stats();
-  s["forwarding_seconds"] = control.elapsed();
-  if (!o.stats_json.empty()) std::ofstream(o.stats_json) << s.dump(2) << "\n";
-  fmt::print(stderr, "spraylab-switch {}: stopped after {:.1f}s: rx {} tx {}\n", tables.name,
-             control.elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
-             s["totals"]["tx_packets"].get<uint64_t>());
-  metrics.exposer.reset();  // no scrape may read the runtime once it goes
-  net::stop_ports(ports);
-  // The runtime is left to the process's end, not destroyed: rte_free zeroes what it frees, and
-  // each of the two route tables (rte_lpm) is a 64 MB array the switch has barely touched, so
-  // destroying them faulted in and cleared 128 MB, 0.4-2 s a switch, and a namespaced fabric's
-  // down (3 s grace on 2 CPUs) killed every switch with SIGKILL. Nothing of the runtime outlives
-  // the process: EAL's cleanup below unmaps its memory, mbufs and rings with the rest.
-  static_cast<void>(rt.release());
   rte_eal_cleanup();
   return 0;
 }

@@ -139,8 +139,8 @@ double feasible_fraction(const conf::Experiment& exp, const topo::Topology& t) {
 
 }  // namespace
 
-GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t) {
-  GenOptions go;
+HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t) {
+  HostPlanOptions go;
   for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
   const double load = exp.workload.load_feasible ? feasible_fraction(exp, t) : exp.workload.load;
   go.rate_bps = load * topo::slowest_host_link(t).rate_bps;
@@ -160,7 +160,7 @@ namespace {
 
 // The schedule of every rank (with --payload's packet size) and the sender's and receiver's
 // settings, checked.
-void plan_workload(const conf::Experiment& exp, const GenOptions& o, uint32_t ranks,
+void plan_workload(const conf::Experiment& exp, const HostPlanOptions& o, uint32_t ranks,
                    const std::vector<uint32_t>& leaf_of_rank, RunPlan* plan) {
   conf::WorkloadSpec spec = exp.workload;
   if (o.payload_bytes != 0) spec.payload_bytes = o.payload_bytes;
@@ -199,7 +199,7 @@ std::vector<RankAddress> rank_addresses(const topo::Topology& t, const topo::Add
 }
 
 // The hosts of --hosts, each on its DPDK port (--port-map, or host i on port i).
-void plan_local_hosts(const topo::Topology& t, const GenOptions& o, RunPlan* plan) {
+void plan_local_hosts(const topo::Topology& t, const HostPlanOptions& o, RunPlan* plan) {
   plan->local_of_rank.assign(t.hosts().size(), -1);
   if (!o.port_map.empty() && o.port_map.size() != o.hosts.size()) {
     throw PlanError(fmt::format("--port-map has {} entries for {} hosts; give one port per host",
@@ -223,7 +223,7 @@ void plan_local_hosts(const topo::Topology& t, const GenOptions& o, RunPlan* pla
 // The CCT bound's path model, and each message's hops: host link, switch hops between the two
 // leaves, host link; back to back, the one link between the hosts.
 void plan_paths(const topo::Topology& t, const topo::Routing& routing,
-                const topo::AddressPlan& addresses, const GenOptions& o, RunPlan* plan) {
+                const topo::AddressPlan& addresses, const HostPlanOptions& o, RunPlan* plan) {
   const topo::HostLinkBound host_link = topo::slowest_host_link(t);
   plan->link_rate_bps = host_link.rate_bps;
   plan->path.rate_bps = o.rate_bps > 0 ? o.rate_bps : host_link.rate_bps;
@@ -253,7 +253,7 @@ void plan_paths(const topo::Topology& t, const topo::Routing& routing,
 
 }  // namespace
 
-RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o) {
+RunPlan make_run_plan(const conf::Experiment& exp, const HostPlanOptions& o) {
   RunPlan plan;
   const topo::Topology t = topo::build(exp.topology, exp.links);
   const topo::Routing routing(t);

@@ -44,7 +44,7 @@ std::vector<std::string> parse_host_list(const std::string& list, const topo::To
 // unlimited.
 double parse_send_rate(const std::string& text, double link_rate_bps);
 
-struct GenOptions {
+struct HostPlanOptions {
   std::vector<std::string> hosts;  // names, in --hosts order
   std::vector<uint16_t> port_map;  // DPDK port per host; empty: host i on port i
   double rate_bps = 0;             // pacing rate per host; 0 = unlimited
@@ -65,7 +65,7 @@ struct GenOptions {
 // port i; pacing at workload.load x the slowest host link; the workload's ACK, entropy and
 // retransmission settings; the experiment's seed. The fabric runs them as they are;
 // spraylab-gen's command line overrides some (trafficgen/gen_cli.h).
-GenOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t);
+HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo::Topology& t);
 
 struct HostSpec {
   uint32_t rank = 0;  // index in Topology::hosts(): the schedule's rank
@@ -111,7 +111,7 @@ struct RunPlan {
 
 // Builds the topology and schedule of `exp` and resolves the local hosts. Throws PlanError,
 // topo::TopologyError or WorkloadError with a precise message.
-RunPlan make_run_plan(const conf::Experiment& exp, const GenOptions& o);
+RunPlan make_run_plan(const conf::Experiment& exp, const HostPlanOptions& o);
 
 // The lower bound for messages of `bytes` over `hops` links (trafficgen/cct_bound.h) with the
 // plan's rate (the pacing rate, or the link rate when unpaced) and frame sizes.

@@ -23,14 +23,9 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
                                         "every link is up (needs root)");
   // Checked here, before any namespace exists (up) or any command is written (export): the
   // processes would refuse them one by one.
-  const CLI::Validator idle_sleep(
-      [](std::string& text) -> std::string {
-        if (text.empty()) return {};  // busy polling
-        const std::optional<double> ns = conf::parse_time_ns(text);
-        if (ns && *ns >= 1000 && *ns <= 1e9) return {};
-        return "expected a time from 1us to 1s, e.g. 2ms, or '' for busy polling; found " + text;
-      },
-      "TIME");
+  // The processes' own check (conf/cli_checks.h), before any namespace exists (up) or any command
+  // is written (export): the processes would refuse a bad value one by one.
+  const CLI::Validator idle_sleep = conf::sleep_cap_check("busy polling");
   // What `up` and `export` share: the fabric as the processes run it.
   auto add_fabric_options = [&idle_sleep](CLI::App* cmd, namespaced::Options& o) {
     cmd->add_option("experiment", o.experiment, "Experiment YAML file")->required();
@@ -72,6 +67,7 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
       ->add_option("--deep-sleep", up->deep_sleep,
                    "Every switch's longest sleep after 2 s without a frame (fewer wake-ups of an "
                    "idle fabric; `start` wakes the switches first); '' for none")
+      ->check(conf::sleep_cap_check("none"))
       ->capture_default_str();
   up_cmd
       ->add_option("--rt-priority", up->rt_priority,

@@ -71,46 +71,39 @@ WORKDIR {}
       kSwitchInNode, kGenInNode, kXdpInNode, kRunInNode);
 }
 
-}  // namespace
-
-int export_containerlab(const ExportOptions& o) {
-  if (o.out_dir.empty()) throw std::invalid_argument("--containerlab DIR: the folder to write");
-  if (o.fabric.links != LinkKind::kVeth) {
-    throw std::invalid_argument(fmt::format(
-        "--links {}: a containerlab export links its nodes with veth pairs (containerlab's "
-        "links); memif sockets do not cross servers",
-        link_kind_name(o.fabric.links)));
-  }
-  double rate_bps = 0, scale = 1;
-  const std::string yaml = fabric_experiment(o.fabric, &rate_bps, &scale);
-  const conf::Experiment exp = conf::load_experiment_string(yaml, o.fabric.experiment);
-  const std::string name = safe_name(o.fabric.name.empty() ? exp.name : o.fabric.name);
-  const topo::Topology t = topo::build(exp.topology, exp.links);
-
+// Every node's process, with the container's paths and the fabric's options as `o` gives them.
+std::vector<Process> node_processes(const ExportOptions& o, const conf::Experiment& exp,
+                                    const std::string& name, const topo::Topology& t) {
   Wiring w;
-  w.links = LinkKind::kVeth;
   w.dir = kRunInNode;
   w.experiment = fmt::format("{}/experiment.yaml", kRunInNode);
   w.switch_bin = kSwitchInNode;
   w.gen_bin = kGenInNode;
   w.xdp_prog = kXdpInNode;
   w.metrics_host = "0.0.0.0";  // scraped over containerlab's management network
-  w.idle_sleep = o.fabric.idle_sleep;
   w.shaper_slack_bytes = shaper_slack_bytes(exp);
-  w.link_timeout_s = o.fabric.link_timeout_s;
-  w.run_timeout_s = o.fabric.run_timeout_s;
-  std::vector<Process> processes = plan_processes(name, t, w);
+  // No --rt-priority (w.rt_priority 0): the nodes' capabilities hold no SYS_NICE. No
+  // --deep-sleep: nothing wakes a node's switch before a run (the start is a file written by
+  // hand), so the first frames would wait up to the deep sleep at each hop.
+  Options fabric = o.fabric;
+  fabric.deep_sleep.clear();
+  std::vector<Process> processes = plan_processes(name, t, fabric, w);
   // containerlab names a node's container clab-<lab>-<node> on its management network.
   for (Process& p : processes) {
     p.metrics = fmt::format("clab-{}-{}{}", name, p.node, p.metrics.substr(p.metrics.rfind(':')));
   }
+  return processes;
+}
 
+// The .clab.yml: the kind's image, capabilities and binds, a linux node per process, the links.
+std::string clab_topology(const std::string& name, const std::string& image,
+                          const std::vector<Process>& processes, const topo::Topology& t) {
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name;
   out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kinds" << YAML::Value << YAML::BeginMap << YAML::Key << "linux"
       << YAML::Value << YAML::BeginMap << YAML::Key << "image" << YAML::Value
-      << o.image
+      << image
       // af_xdp sockets and their XDP program: the capabilities of `ip netns exec` as root.
       << YAML::Key << "cap-add" << YAML::Value << YAML::Flow << YAML::BeginSeq << "NET_ADMIN"
       << "SYS_ADMIN"
@@ -137,20 +130,12 @@ int export_containerlab(const ExportOptions& o) {
         << fmt::format("{}:{}", l.b.node, l.b.iface) << YAML::EndSeq << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
+  return out.c_str();
+}
 
+void write_readme(const ExportOptions& o, const std::string& name, const std::string& topology_file,
+                  const std::string& repo) {
   const fs::path dir = o.out_dir;
-  fs::create_directories(dir / "run" / "results");
-  const std::string topology_file = name + ".clab.yml";
-  write_file((dir / topology_file).string(),
-             fmt::format("# Written by spraylab fabric export from {} ({} switches, {} generators, "
-                         "{} per link); docs/fabric.md, \"containerlab\".\n{}\n",
-                         o.fabric.experiment, t.switches().size(), t.leaves().size(),
-                         conf::format_rate(rate_bps), out.c_str()));
-  write_file((dir / "run" / "experiment.yaml").string(), yaml);
-  write_file((dir / "Dockerfile").string(), dockerfile());
-  write_file((dir / "prometheus-targets.json").string(),
-             discovery_targets(name, processes).dump(2) + "\n");
-  const std::string repo = source_dir();
   write_file(
       (dir / "README.md").string(),
       fmt::format(
@@ -165,6 +150,39 @@ int export_containerlab(const ExportOptions& o) {
           "Prometheus: add `{2}/prometheus-targets.json` as a `file_sd_configs` file "
           "(docs/monitoring.md). Several servers: docs/fabric.md, \"containerlab\".\n",
           name, o.image, fs::absolute(dir).string(), repo, topology_file));
+}
+
+}  // namespace
+
+int export_containerlab(const ExportOptions& o) {
+  if (o.out_dir.empty()) throw std::invalid_argument("--containerlab DIR: the folder to write");
+  if (o.fabric.links != LinkKind::kVeth) {
+    throw std::invalid_argument(fmt::format(
+        "--links {}: a containerlab export links its nodes with veth pairs (containerlab's "
+        "links); memif sockets do not cross servers",
+        link_kind_name(o.fabric.links)));
+  }
+  double rate_bps = 0, scale = 1;
+  const std::string yaml = fabric_experiment(o.fabric, &rate_bps, &scale);
+  const conf::Experiment exp = conf::load_experiment_string(yaml, o.fabric.experiment);
+  const std::string name = safe_name(o.fabric.name.empty() ? exp.name : o.fabric.name);
+  const topo::Topology t = topo::build(exp.topology, exp.links);
+  const std::vector<Process> processes = node_processes(o, exp, name, t);
+
+  const fs::path dir = o.out_dir;
+  fs::create_directories(dir / "run" / "results");
+  const std::string topology_file = name + ".clab.yml";
+  write_file((dir / topology_file).string(),
+             fmt::format("# Written by spraylab fabric export from {} ({} switches, {} generators, "
+                         "{} per link); docs/fabric.md, \"containerlab\".\n{}\n",
+                         o.fabric.experiment, t.switches().size(), t.leaves().size(),
+                         conf::format_rate(rate_bps), clab_topology(name, o.image, processes, t)));
+  write_file((dir / "run" / "experiment.yaml").string(), yaml);
+  write_file((dir / "Dockerfile").string(), dockerfile());
+  write_file((dir / "prometheus-targets.json").string(),
+             discovery_targets(name, processes).dump(2) + "\n");
+  const std::string repo = source_dir();
+  write_readme(o, name, topology_file, repo);
   fmt::print("{}: {} nodes, {} links in {}; build the image with: docker build -t {} -f {} {}\n",
              topology_file, processes.size(), node_links(t).size(), dir.string(), o.image,
              (fs::absolute(dir) / "Dockerfile").string(), repo);

@@ -624,16 +624,10 @@ std::optional<json> TelemetrySession::command(const std::string& command) {
   return std::nullopt;
 }
 
-int up(const Options& o) {
-  if (geteuid() != 0) throw std::invalid_argument("fabric up needs root (ip netns add)");
-  const auto t0 = std::chrono::steady_clock::now();
-  FabricState st;
-  st.links = o.links;
-  st.nice = o.nice;
-  const std::string yaml = fabric_experiment(o, &st.rate_bps, &st.time_scale);
-  const conf::Experiment exp = conf::load_experiment_file(o.experiment);
-  st.name = safe_name(o.name.empty() ? exp.name : o.name);
-  st.dir = o.dir.empty() ? default_dir(st.name) : fs::absolute(o.dir).string();
+namespace {
+
+// `fabric up` refuses a fabric that is up, or whose namespaces a crash left behind.
+void check_not_up(const FabricState& st) {
   if (const std::optional<FabricState> old = load_state(st.dir)) {
     throw std::invalid_argument(
         fmt::format("fabric {} is up (or was not taken down): spraylab fabric down {} --dir {}",
@@ -643,48 +637,46 @@ int up(const Options& o) {
     throw std::invalid_argument(fmt::format("namespaces {}* exist: spraylab fabric down {} first",
                                             ns_prefix(st.name), st.name));
   }
+}
+
+// The fabric's folder, without a former run's start file and results, with the experiment as the
+// processes read it.
+void prepare_dir(FabricState& st, const std::string& yaml) {
   for (const char* sub : {"sock", "logs", "results"})
     fs::create_directories(fs::path(st.dir) / sub);
   fs::remove(fs::path(st.dir) / "start");
   for (const auto& e : fs::directory_iterator(fs::path(st.dir) / "results")) fs::remove(e.path());
   st.experiment = fs::path(st.dir) / "experiment.yaml";
   std::ofstream(st.experiment) << yaml;
-  const conf::Experiment fabric_exp = conf::load_experiment_file(st.experiment);
-  const topo::Topology t = topo::build(fabric_exp.topology, fabric_exp.links);
-  dataplane::check_switch_ports(t);  // before any namespace: each switch would refuse to start
+}
+
+// The processes of `o`'s fabric with this machine's paths.
+std::vector<Process> plan_here(const Options& o, const FabricState& st, const conf::Experiment& exp,
+                               const topo::Topology& t) {
   Wiring w;
-  w.links = o.links;
   w.dir = st.dir;
   w.experiment = st.experiment;
   w.switch_bin = program_path("spraylab-switch");
   w.gen_bin = program_path("spraylab-gen");
   if (o.links == LinkKind::kVeth) w.xdp_prog = xdp_program_path();
-  w.idle_sleep = o.idle_sleep;
   w.rt_priority = namespaced_rt_priority(o.rt_priority, o.links);
-  w.deep_sleep = o.deep_sleep;
-  w.shaper_slack_bytes = shaper_slack_bytes(fabric_exp);
-  w.link_timeout_s = o.link_timeout_s;
-  w.run_timeout_s = o.run_timeout_s;
+  w.shaper_slack_bytes = shaper_slack_bytes(exp);
   w.metrics_host = "0.0.0.0";  // reached over the management network (add_mgmt_net)
-  st.processes = plan_processes(st.name, t, w);
-  save_state(st);  // from here `down` finds whatever exists
+  return plan_processes(st.name, t, o, w);
+}
 
+void create_namespaces(const FabricState& st) {
   for (const Process& p : st.processes) {
     if (run_command({"ip", "netns", "add", p.netns}) != 0 ||
         run_command({"ip", "-n", p.netns, "link", "set", "lo", "up"}) != 0) {
       throw std::runtime_error(fmt::format("cannot create network namespace {}", p.netns));
     }
   }
-  if (st.links == LinkKind::kVeth) add_veth_links(st, t);
-  add_mgmt_net(st);
-  save_state(st);
-  write_discovery_file(st);
-  int waves = 0;
-  for (const Process& p : st.processes) waves = std::max(waves, p.wave + 1);
-  for (int w = 0; w < waves; ++w) start_wave(st, w, "w");
-  const bool ok = wait_ready(st, std::nullopt, o.link_timeout_s);
-  const double took = since(t0);
+}
 
+// One line on what is up and, verbose, the process table and where to go from here.
+void print_up(const Options& o, const FabricState& st, const topo::Topology& t, bool ok,
+              double took) {
   uint32_t switches = 0, gens = 0, links = 0;
   for (const Process& p : st.processes) {
     (p.role == Role::kSwitch ? switches : gens)++;
@@ -697,7 +689,7 @@ int up(const Options& o) {
              conf::format_rate(st.rate_bps),
              st.time_scale > 1 ? fmt::format(" (time x{:g})", st.time_scale) : "", took,
              ok ? "every link up" : "NOT every link up");
-  if (!o.verbose) return ok ? 0 : 1;
+  if (!o.verbose) return;
   fmt::print("{:<12} {:<6} {:>7}  {:<22} metrics\n", "node", "role", "pid", "namespace");
   for (const Process& p : st.processes) {
     fmt::print("{:<12} {:<6} {:>7}  {:<22} curl -s http://{}/metrics\n", p.node, role_name(p.role),
@@ -707,6 +699,38 @@ int up(const Options& o) {
       "state {}; logs {}/logs; Prometheus targets {}; `spraylab fabric start` runs the "
       "workload, `spraylab fabric down {}` removes it all\n",
       state_path(st.dir), st.dir, discovery_path(st.dir), st.name);
+}
+
+}  // namespace
+
+int up(const Options& o) {
+  if (geteuid() != 0) throw std::invalid_argument("fabric up needs root (ip netns add)");
+  const auto t0 = std::chrono::steady_clock::now();
+  FabricState st;
+  st.links = o.links;
+  st.nice = o.nice;
+  const std::string yaml = fabric_experiment(o, &st.rate_bps, &st.time_scale);
+  const conf::Experiment exp = conf::load_experiment_file(o.experiment);
+  st.name = safe_name(o.name.empty() ? exp.name : o.name);
+  st.dir = o.dir.empty() ? default_dir(st.name) : fs::absolute(o.dir).string();
+  check_not_up(st);
+  prepare_dir(st, yaml);
+  const conf::Experiment fabric_exp = conf::load_experiment_file(st.experiment);
+  const topo::Topology t = topo::build(fabric_exp.topology, fabric_exp.links);
+  dataplane::check_switch_ports(t);  // before any namespace: each switch would refuse to start
+  st.processes = plan_here(o, st, fabric_exp, t);
+  save_state(st);  // from here `down` finds whatever exists
+
+  create_namespaces(st);
+  if (st.links == LinkKind::kVeth) add_veth_links(st, t);
+  add_mgmt_net(st);
+  save_state(st);
+  write_discovery_file(st);
+  int waves = 0;
+  for (const Process& p : st.processes) waves = std::max(waves, p.wave + 1);
+  for (int w = 0; w < waves; ++w) start_wave(st, w, "w");
+  const bool ok = wait_ready(st, std::nullopt, o.link_timeout_s);
+  print_up(o, st, t, ok, since(t0));
   return ok ? 0 : 1;
 }
 

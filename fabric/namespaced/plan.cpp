@@ -13,6 +13,8 @@
 #include "conf/units.h"
 #include "fabric/run/time_scale.h"
 #include "fabric/run/variants.h"
+#include "switch/switch_options.h"
+#include "trafficgen/gen_options.h"
 
 namespace spraylab::fabric::namespaced {
 namespace {
@@ -72,9 +74,9 @@ std::string vhost_vdev(uint32_t index, bool server, const std::string& socket) {
 }
 
 // The socket-backed link kinds: memif or vhost-user, one socket file per link.
-std::string socket_vdev(const Wiring& w, uint32_t index, bool server, const std::string& socket) {
-  return w.links == LinkKind::kVhost ? vhost_vdev(index, server, socket)
-                                     : memif_vdev(index, server, socket);
+std::string socket_vdev(LinkKind links, uint32_t index, bool server, const std::string& socket) {
+  return links == LinkKind::kVhost ? vhost_vdev(index, server, socket)
+                                   : memif_vdev(index, server, socket);
 }
 
 // The net_af_xdp port of a veth end: one queue, the switch's XDP program (it passes what is not
@@ -84,12 +86,126 @@ std::string veth_vdev(uint32_t index, const Wiring& w) {
                      veth_name(index), w.xdp_prog);
 }
 
-// Real time only for a process that sleeps when idle: a busy-polling one (--idle-sleep '') in
-// SCHED_RR would hold its CPU from everything else, and the programs refuse the pair.
-void add_rt_priority(Process& p, const Wiring& w) {
-  if (w.rt_priority == 0 || w.idle_sleep.empty()) return;
-  p.argv.push_back("--rt-priority");
-  p.argv.push_back(fmt::to_string(w.rt_priority));
+// What every process of a plan is planned from.
+struct PlanInput {
+  const std::string& fabric;
+  const topo::Topology& t;
+  const Options& o;
+  const Wiring& w;
+  uint8_t top = 0;  // the highest switch level: its switches start first
+
+  // The socket file of `server`'s port `port` (memif, vhost-user).
+  std::string socket_of(topo::NodeId server, topo::PortId port) const {
+    return fmt::format("{}/{}-p{}.sock", (fs::path(w.dir) / "sock").string(), t.node(server).name,
+                       port);
+  }
+  // Real time only for a process that sleeps when idle: a busy-polling one (--idle-sleep '') in
+  // SCHED_RR would hold its CPU from everything else, and the programs refuse the pair.
+  int rt_priority() const { return o.idle_sleep.empty() ? 0 : w.rt_priority; }
+};
+
+void append(std::vector<std::string>& argv, const std::vector<std::string>& more) {
+  argv.insert(argv.end(), more.begin(), more.end());
+}
+
+// A process's name, namespace, EAL file prefix and log; its program and EAL arguments.
+Process process_of(const PlanInput& in, const std::string& node, Role role, int wave,
+                   const std::string& program, int memory_mb) {
+  Process p;
+  p.node = node;
+  p.role = role;
+  p.wave = wave;
+  p.netns = ns_prefix(in.fabric) + safe_name(node);
+  p.prefix = p.netns;
+  p.log = fs::path(in.w.dir) / "logs" / (node + ".log");
+  p.argv = {program};
+  append(p.argv, eal_args(p.prefix, memory_mb));
+  return p;
+}
+
+// A switch's ports, one --vdev each in port order; returns how many are clients (on a socket the
+// peer serves).
+uint32_t add_switch_ports(const PlanInput& in, topo::NodeId s, Process& p) {
+  const topo::Node& n = in.t.node(s);
+  uint32_t clients = 0;
+  for (topo::PortId port = 0; port < in.t.degree(s); ++port) {
+    const topo::PortRef peer = in.t.peer(s, port);
+    const topo::Node& pn = in.t.node(peer.node);
+    bool server = true;
+    if (pn.kind == topo::NodeKind::kSwitch) {
+      if (pn.level == n.level) {
+        throw std::invalid_argument(fmt::format(
+            "fabric up: {} and {} are switches of one level; links between them are not "
+            "supported yet (issue 15)",
+            n.name, pn.name));
+      }
+      server = n.level > pn.level;
+    }
+    p.argv.push_back("--vdev");
+    if (in.o.links == LinkKind::kVeth) {
+      p.argv.push_back(veth_vdev(port, in.w));
+      continue;
+    }
+    const std::string path = server ? in.socket_of(s, port) : in.socket_of(peer.node, peer.port);
+    if (server) p.serves.push_back(path);
+    if (!server) ++clients;
+    p.argv.push_back(socket_vdev(in.o.links, port, server, path));
+  }
+  return clients;
+}
+
+Process switch_process(const PlanInput& in, topo::NodeId s) {
+  const topo::Node& n = in.t.node(s);
+  Process p =
+      process_of(in, n.name, Role::kSwitch, in.top - n.level, in.w.switch_bin, kSwitchMemoryMb);
+  p.metrics = fmt::format("{}:{}", in.w.metrics_host, kSwitchMetricsPort);
+  p.ports = static_cast<uint32_t>(in.t.degree(s));
+  const uint32_t clients = add_switch_ports(in, s, p);
+  dataplane::SwitchOptions so;
+  so.config = in.w.experiment;
+  so.switch_name = n.name;
+  so.idle_sleep = in.o.idle_sleep;
+  // The switch refuses --deep-sleep without --idle-sleep: a busy poller never sleeps deeper.
+  if (!in.o.idle_sleep.empty()) so.deep_sleep = in.o.deep_sleep;
+  so.rt_priority = in.rt_priority();
+  so.mbufs = kSwitchMbufs + (in.o.links == LinkKind::kVeth ? kAfXdpFillMbufs * p.ports : 0) +
+             (in.o.links == LinkKind::kVhost ? kVirtioRxMbufs * clients : 0);
+  if (in.w.shaper_slack_bytes > 0) so.shaper_slack = fmt::to_string(in.w.shaper_slack_bytes);
+  so.metrics.set_address(p.metrics);
+  p.argv.push_back("--");
+  append(p.argv, so.to_argv());
+  return p;
+}
+
+// The spraylab-gen of a leaf's hosts: one port per host, in the leaf's port order.
+Process gen_process(const PlanInput& in, topo::NodeId leaf) {
+  const topo::Node& n = in.t.node(leaf);
+  Process p = process_of(in, gen_node(n.name), Role::kGen, in.top + 1, in.w.gen_bin, kGenMemoryMb);
+  p.results = fs::path(in.w.dir) / "results" / (p.node + ".json");
+  p.metrics = fmt::format("{}:{}", in.w.metrics_host, kGenMetricsPort);
+  for (topo::PortId port = 0; port < in.t.degree(leaf); ++port) {
+    const topo::PortRef peer = in.t.peer(leaf, port);
+    if (in.t.node(peer.node).kind != topo::NodeKind::kHost) continue;
+    p.argv.push_back("--vdev");
+    p.argv.push_back(in.o.links == LinkKind::kVeth
+                         ? veth_vdev(p.ports, in.w)
+                         : socket_vdev(in.o.links, p.ports, false, in.socket_of(leaf, port)));
+    ++p.ports;
+    p.hosts.push_back(in.t.node(peer.node).name);
+  }
+  gen::GenOptions go;
+  go.config = in.w.experiment;
+  for (const auto& h : p.hosts) go.hosts += (go.hosts.empty() ? "" : ",") + h;
+  go.start_file = (fs::path(in.w.dir) / "start").string();
+  go.results = p.results;
+  go.idle_sleep = in.o.idle_sleep;
+  go.rt_priority = in.rt_priority();
+  go.link_wait = in.o.link_timeout_s;
+  go.timeout = in.o.run_timeout_s;
+  go.metrics.set_address(p.metrics);
+  p.argv.push_back("--");
+  append(p.argv, go.to_argv());
+  return p;
 }
 
 }  // namespace
@@ -176,109 +292,12 @@ std::string fabric_experiment(const Options& o, double* rate_bps, double* scale)
 // its hosts), so processes start level by level from the core down and every client finds its
 // server's socket file.
 std::vector<Process> plan_processes(const std::string& name, const topo::Topology& t,
-                                    const Wiring& w) {
-  const std::string sock = fs::path(w.dir) / "sock";
-  const bool veth = w.links == LinkKind::kVeth;
-  const bool vhost = w.links == LinkKind::kVhost;
-  const std::string switch_metrics = fmt::format("{}:{}", w.metrics_host, kSwitchMetricsPort);
-  const std::string gen_metrics = fmt::format("{}:{}", w.metrics_host, kGenMetricsPort);
-  uint8_t top = 0;
-  for (topo::NodeId s : t.switches()) top = std::max(top, t.node(s).level);
-  auto socket_of = [&](topo::NodeId server, topo::PortId port) {
-    return fmt::format("{}/{}-p{}.sock", sock, t.node(server).name, port);
-  };
+                                    const Options& o, const Wiring& w) {
+  PlanInput in{name, t, o, w};
+  for (topo::NodeId s : t.switches()) in.top = std::max(in.top, t.node(s).level);
   std::vector<Process> out;
-  for (topo::NodeId s : t.switches()) {
-    const topo::Node& n = t.node(s);
-    Process p;
-    p.node = n.name;
-    p.role = Role::kSwitch;
-    p.wave = top - n.level;
-    p.netns = ns_prefix(name) + safe_name(n.name);
-    p.prefix = p.netns;
-    p.log = fs::path(w.dir) / "logs" / (n.name + ".log");
-    p.metrics = switch_metrics;
-    p.ports = static_cast<uint32_t>(t.degree(s));
-    p.argv = {w.switch_bin};
-    for (const auto& a : eal_args(p.prefix, kSwitchMemoryMb)) p.argv.push_back(a);
-    uint32_t clients = 0;  // ports on a socket the peer serves
-    for (topo::PortId port = 0; port < t.degree(s); ++port) {
-      const topo::PortRef peer = t.peer(s, port);
-      const topo::Node& pn = t.node(peer.node);
-      bool server = true;
-      if (pn.kind == topo::NodeKind::kSwitch) {
-        if (pn.level == n.level) {
-          throw std::invalid_argument(fmt::format(
-              "fabric up: {} and {} are switches of one level; links between them are not "
-              "supported yet (issue 15)",
-              n.name, pn.name));
-        }
-        server = n.level > pn.level;
-      }
-      p.argv.push_back("--vdev");
-      if (veth) {
-        p.argv.push_back(veth_vdev(port, w));
-        continue;
-      }
-      const std::string path = server ? socket_of(s, port) : socket_of(peer.node, peer.port);
-      if (server) p.serves.push_back(path);
-      if (!server) ++clients;
-      p.argv.push_back(socket_vdev(w, port, server, path));
-    }
-    for (const std::string& a :
-         {std::string("--"), std::string("--config"), w.experiment, std::string("--switch"), n.name,
-          std::string("--idle-sleep"), w.idle_sleep, std::string("--mbufs"),
-          fmt::to_string(kSwitchMbufs + (veth ? kAfXdpFillMbufs * p.ports : 0) +
-                         (vhost ? kVirtioRxMbufs * clients : 0)),
-          std::string("--metrics-address"), switch_metrics}) {
-      p.argv.push_back(a);
-    }
-    if (w.shaper_slack_bytes > 0) {
-      p.argv.push_back("--shaper-slack");
-      p.argv.push_back(fmt::to_string(w.shaper_slack_bytes));
-    }
-    add_rt_priority(p, w);
-    if (!w.deep_sleep.empty()) {
-      p.argv.push_back("--deep-sleep");
-      p.argv.push_back(w.deep_sleep);
-    }
-    out.push_back(std::move(p));
-  }
-  for (topo::NodeId leaf : t.leaves()) {
-    const topo::Node& n = t.node(leaf);
-    Process p;
-    p.node = gen_node(n.name);
-    p.role = Role::kGen;
-    p.wave = top + 1;
-    p.netns = ns_prefix(name) + safe_name(p.node);
-    p.prefix = p.netns;
-    p.log = fs::path(w.dir) / "logs" / (p.node + ".log");
-    p.results = fs::path(w.dir) / "results" / (p.node + ".json");
-    p.metrics = gen_metrics;
-    p.argv = {w.gen_bin};
-    for (const auto& a : eal_args(p.prefix, kGenMemoryMb)) p.argv.push_back(a);
-    for (topo::PortId port = 0; port < t.degree(leaf); ++port) {
-      const topo::PortRef peer = t.peer(leaf, port);
-      if (t.node(peer.node).kind != topo::NodeKind::kHost) continue;
-      p.argv.push_back("--vdev");
-      p.argv.push_back(veth ? veth_vdev(p.ports, w)
-                            : socket_vdev(w, p.ports, false, socket_of(leaf, port)));
-      ++p.ports;
-      p.hosts.push_back(t.node(peer.node).name);
-    }
-    std::string hosts;
-    for (const auto& h : p.hosts) hosts += (hosts.empty() ? "" : ",") + h;
-    for (const std::string& a :
-         {std::string("--"), std::string("--config"), w.experiment, std::string("--hosts"), hosts,
-          std::string("--start-file"), (fs::path(w.dir) / "start").string(),
-          std::string("--results"), p.results, std::string("--idle-sleep"), w.idle_sleep,
-          std::string("--link-wait"), fmt::to_string(w.link_timeout_s), std::string("--timeout"),
-          fmt::to_string(w.run_timeout_s), std::string("--metrics-address"), gen_metrics}) {
-      p.argv.push_back(a);
-    }
-    add_rt_priority(p, w);
-    out.push_back(std::move(p));
-  }
+  for (topo::NodeId s : t.switches()) out.push_back(switch_process(in, s));
+  for (topo::NodeId leaf : t.leaves()) out.push_back(gen_process(in, leaf));
   return out;
 }
 

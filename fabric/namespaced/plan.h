@@ -18,26 +18,21 @@
 
 namespace spraylab::fabric::namespaced {
 
-// Where the processes find things, as they see them (the launcher's paths in a namespace, the
-// container's paths in an export).
+// What only the caller knows of a fabric's processes: where things are as the processes see them
+// (the launcher's paths in a namespace, the container's paths in an export) and what it resolved
+// for this machine. Everything else (link kind, sleeps, timeouts) is the fabric's Options.
 struct Wiring {
-  LinkKind links = LinkKind::kMemif;
   std::string dir;                         // the fabric's folder: sock/, results/, start
   std::string experiment;                  // the experiment file the processes read
   std::string switch_bin;                  // spraylab-switch
   std::string gen_bin;                     // spraylab-gen
   std::string xdp_prog;                    // veth: the XDP program of the switch's net_af_xdp ports
   std::string metrics_host = "127.0.0.1";  // where each process serves /metrics
-  std::string idle_sleep = "20ms";
-  // Every process's --rt-priority (0: none, the fair scheduler): the data path in SCHED_RR.
-  // Not passed when idle_sleep is empty (busy polling).
+  // Every process's --rt-priority, resolved (namespaced_rt_priority; 0: the fair scheduler).
+  // Not passed when Options::idle_sleep is empty (busy polling).
   int rt_priority = 0;
-  // Every switch's --deep-sleep ("": none).
-  std::string deep_sleep;
   // Every switch's --shaper-slack in bytes (0: the switch's default, a burst of MTU frames).
   uint64_t shaper_slack_bytes = 0;
-  double link_timeout_s = 60;
-  double run_timeout_s = 300;
 };
 
 // One end of a process-level link: a node (a switch, or "g-<leaf>") and its interface (veth).
@@ -70,10 +65,11 @@ std::string fabric_experiment(const Options& o, double* rate_bps, double* scale)
 // balancers make (docs/fabric.md).
 uint64_t shaper_slack_bytes(const conf::Experiment& exp);
 
-// Every process of fabric `name` (a switch per switch, a generator per leaf's hosts), wired as
-// `w` says, in start order waves: servers of memif sockets before their clients.
+// Every process of fabric `name` (a switch per switch, a generator per leaf's hosts) as `o` and
+// `w` say, in start order waves: servers of memif sockets before their clients. Each command line
+// is written from the program's options struct (switch/switch_options.h, trafficgen/gen_options.h).
 std::vector<Process> plan_processes(const std::string& name, const topo::Topology& t,
-                                    const Wiring& w);
+                                    const Options& o, const Wiring& w);
 
 // The management network of a namespaced fabric: a bridge in the host's namespace and one
 // address per process on it (the process's mgmt0), so a Prometheus outside the namespaces reaches

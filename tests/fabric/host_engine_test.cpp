@@ -38,7 +38,7 @@ class EngineRig {
         "workload: {type: trace, trace_file: " +
             trace_ + ", payload: 64}\n",
         "engine.yaml");
-    GenOptions o;
+    HostPlanOptions o;
     o.hosts = {"h0"};
     o.retransmit_timeout_ns = 1'000'000'000;  // no retransmissions while the test runs
     plan_ = make_run_plan(exp, o);

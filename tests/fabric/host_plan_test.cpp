@@ -18,7 +18,7 @@ TEST(HostPlan, ExperimentOptionsAreEveryHostPacedAtTheLoadWithTheWorkloadsSettin
       "           retransmit_timeout: 3ms}\n",
       "plan.yaml");
   const topo::Topology t = topo::build(exp.topology, exp.links);
-  const GenOptions o = options_from_experiment(exp, t);
+  const HostPlanOptions o = options_from_experiment(exp, t);
   EXPECT_EQ(o.hosts, (std::vector<std::string>{"h0", "h1", "h2", "h3"}));
   EXPECT_TRUE(o.port_map.empty());  // host i on port i
   EXPECT_DOUBLE_EQ(o.rate_bps, 10e9);

@@ -42,7 +42,9 @@ ALLOWED = {
     "fabric/run": ["conf", "topo", "net"],
     "fabric/results": ["conf", "topo", "fabric/run"],
     "fabric/emu": LOWER + ["fabric/run"],
-    "fabric/namespaced": LOWER + ["fabric/run"],
+    # "switch": the switch's options (switch/switch_options.h), which the plan writes each
+    # switch's command line from, as it writes each generator's from trafficgen/gen_options.h.
+    "fabric/namespaced": LOWER + ["switch", "fabric/run"],
     "fabric/runner": LOWER + ["fabric/run", "fabric/results", "fabric/emu", "fabric/namespaced"],
     "fabric/reproduce": ["conf", "topo", "fabric/run", "fabric/results"],
     "fabric/cli": LOWER + ["switch", "fabric/run", "fabric/results", "fabric/emu",

@@ -1,0 +1,84 @@
+#include "switch/switch_options.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace spraylab::dataplane {
+namespace {
+
+// add_to's parse of to_argv's command line.
+SwitchOptions parsed(const std::vector<std::string>& argv) {
+  SwitchOptions o;
+  CLI::App app;
+  o.add_to(app);
+  std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 takes them in reverse
+  app.parse(reversed);
+  return o;
+}
+
+TEST(SwitchOptions, DefaultsWriteOnlyTheRequiredOptions) {
+  SwitchOptions o;
+  o.config = "/dev/null";
+  o.switch_name = "leaf0";
+  EXPECT_EQ(o.to_argv(), (std::vector<std::string>{"--config", "/dev/null", "--switch", "leaf0"}));
+}
+
+TEST(SwitchOptions, EveryOptionSetSurvivesToArgvAndAddTo) {
+  SwitchOptions o;
+  o.config = "/dev/null";
+  o.switch_name = "leaf0";
+  o.workers = 2;
+  o.rx_queues = 3;
+  o.tx_queues = 4;
+  o.queue_packets = 512;
+  o.shaper_slack = "9KB";
+  o.no_shaping = true;
+  o.tx_coalesce = 0;
+  o.no_direct_tx = true;
+  o.rx_bursts = 2;
+  o.duration = 1.5;
+  o.stats_interval = 0.25;
+  o.stats_json = "/tmp/s.json";
+  o.routes = {"10.9.0.0/16=0,1", "10.8.0.0/16=2"};
+  o.idle_sleep = "2ms";
+  o.deep_sleep = "100ms";
+  o.rt_priority = 1;
+  o.mbufs = 12288;
+  o.dump_tables = true;
+  o.metrics.set_address("0.0.0.0:9561");
+  const SwitchOptions p = parsed(o.to_argv());
+  EXPECT_EQ(p.to_argv(), o.to_argv());
+  EXPECT_EQ(p.config, o.config);
+  EXPECT_EQ(p.switch_name, o.switch_name);
+  EXPECT_EQ(p.workers, o.workers);
+  EXPECT_EQ(p.rx_queues, o.rx_queues);
+  EXPECT_EQ(p.tx_queues, o.tx_queues);
+  EXPECT_EQ(p.queue_packets, o.queue_packets);
+  EXPECT_EQ(p.shaper_slack, o.shaper_slack);
+  EXPECT_EQ(p.no_shaping, o.no_shaping);
+  EXPECT_EQ(p.tx_coalesce, o.tx_coalesce);
+  EXPECT_EQ(p.no_direct_tx, o.no_direct_tx);
+  EXPECT_EQ(p.rx_bursts, o.rx_bursts);
+  EXPECT_EQ(p.duration, o.duration);
+  EXPECT_EQ(p.stats_interval, o.stats_interval);
+  EXPECT_EQ(p.stats_json, o.stats_json);
+  EXPECT_EQ(p.routes, o.routes);
+  EXPECT_EQ(p.idle_sleep, o.idle_sleep);
+  EXPECT_EQ(p.deep_sleep, o.deep_sleep);
+  EXPECT_EQ(p.rt_priority, o.rt_priority);
+  EXPECT_EQ(p.mbufs, o.mbufs);
+  EXPECT_EQ(p.dump_tables, o.dump_tables);
+  EXPECT_EQ(p.metrics.to_argv(), o.metrics.to_argv());
+}
+
+TEST(SwitchOptions, IdleSleepOutsideOneMicrosecondToOneSecondIsRefused) {
+  SwitchOptions o;
+  CLI::App app;
+  o.add_to(app);
+  EXPECT_THROW(app.parse("--config /dev/null --switch s --idle-sleep 5s", false),
+               CLI::ValidationError);
+}
+
+}  // namespace
+}  // namespace spraylab::dataplane
