@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conf/name_list.h"
 #include "switch/lb/algorithm.h"
 #include "topo/kind.h"
 #include "trafficgen/cc_mode.h"
@@ -46,8 +47,18 @@ struct BalancerSpec {
 // and aggregation switches (levels 0 and 1) runs `balancer`; which ones, `strategy` says
 // (topo/upgrade.h resolves it on the topology, with the experiment seed).
 enum class UpgradeStrategy : uint8_t { kEdge, kAggregation, kRandom, kPods };
-inline constexpr std::array<std::string_view, 4> kUpgradeStrategyNames = {"edge", "aggregation",
-                                                                          "random", "pods"};
+struct UpgradeStrategyInfo {
+  UpgradeStrategy id;
+  std::string_view name;
+};
+inline constexpr std::array<UpgradeStrategyInfo, 4> kUpgradeStrategyTable{
+    {{UpgradeStrategy::kEdge, "edge"},
+     {UpgradeStrategy::kAggregation, "aggregation"},
+     {UpgradeStrategy::kRandom, "random"},
+     {UpgradeStrategy::kPods, "pods"}}};
+static_assert(names::in_enum_order(kUpgradeStrategyTable));
+inline constexpr std::array<std::string_view, 4> kUpgradeStrategyNames =
+    names::names_of(kUpgradeStrategyTable);
 struct UpgradeSpec {
   BalancerSpec balancer;
   UpgradeStrategy strategy = UpgradeStrategy::kEdge;
@@ -159,7 +170,15 @@ struct MeasurementSpec {
 
 // What a link event does (docs/configuration.md, "events").
 enum class LinkAction : uint8_t { kDown, kUp, kRate };
-inline constexpr std::array<std::string_view, 3> kLinkActionNames = {"down", "up", "rate"};
+struct LinkActionInfo {
+  LinkAction id;
+  std::string_view name;
+};
+inline constexpr std::array<LinkActionInfo, 3> kLinkActionTable{
+    {{LinkAction::kDown, "down"}, {LinkAction::kUp, "up"}, {LinkAction::kRate, "rate"}}};
+static_assert(names::in_enum_order(kLinkActionTable));
+inline constexpr std::array<std::string_view, 3> kLinkActionNames =
+    names::names_of(kLinkActionTable);
 
 // One entry of events.links: at `at_ns` after the workload's start, the switch-to-switch link
 // between `a` and `b` goes down, comes up, or runs at `rate_bps`; both directions, or only the

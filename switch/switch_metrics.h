@@ -1,6 +1,6 @@
 // The switch's metrics: read from the data path's per-worker counters (switch_runtime.h) and queue
 // depths at scrape time, without a lock and without the workers knowing. The one list of them is
-// SPRAYLAB_SWITCH_METRICS; drop reasons come from SPRAYLAB_DROP_REASONS (counters.h). Beside the
+// SPRAYLAB_SWITCH_METRICS; drop reasons come from kDropReasonNames (counters.h). Beside the
 // data path it reads; monitoring/ gives the building blocks (families.h) and knows no switch.
 #pragma once
 

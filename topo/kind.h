@@ -9,12 +9,22 @@
 #include <optional>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::topo {
 
 enum class Kind : uint8_t { kFatTree, kLeafSpine, kMrls, kExplicit };
 
-inline constexpr std::array<std::string_view, 4> kKindNames = {"fat-tree", "leaf-spine", "mrls",
-                                                               "explicit"};
+struct KindInfo {
+  Kind id;
+  std::string_view name;
+};
+inline constexpr std::array<KindInfo, 4> kKindTable{{{Kind::kFatTree, "fat-tree"},
+                                                     {Kind::kLeafSpine, "leaf-spine"},
+                                                     {Kind::kMrls, "mrls"},
+                                                     {Kind::kExplicit, "explicit"}}};
+static_assert(names::in_enum_order(kKindTable));
+inline constexpr std::array<std::string_view, 4> kKindNames = names::names_of(kKindTable);
 
 constexpr std::string_view to_string(Kind k) { return kKindNames[static_cast<size_t>(k)]; }
 

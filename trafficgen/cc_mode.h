@@ -8,29 +8,33 @@
 #include <optional>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::gen {
 
-#define SPRAYLAB_CC_MODES(X)                                                             \
-  X(kNone, "none", "no window: send at the pacer's rate until a retransmission timeout") \
-  X(kDctcp, "dctcp", "DCTCP: a window cut in proportion to the ECN-marked fraction")
-
 enum class CongestionControl : uint8_t {
-#define SPRAYLAB_ENUM(id, name, doc) id,
-  SPRAYLAB_CC_MODES(SPRAYLAB_ENUM)
-#undef SPRAYLAB_ENUM
+  kNone,
+  kDctcp,
 };
 
-inline constexpr std::array<std::string_view, 2> kCongestionControlNames = {
-#define SPRAYLAB_NAME(id, name, doc) name,
-    SPRAYLAB_CC_MODES(SPRAYLAB_NAME)
-#undef SPRAYLAB_NAME
+struct CongestionControlInfo {
+  CongestionControl id;
+  std::string_view name;
+  std::string_view doc;
 };
 
-inline constexpr std::array<std::string_view, 2> kCongestionControlDocs = {
-#define SPRAYLAB_DOC(id, name, doc) doc,
-    SPRAYLAB_CC_MODES(SPRAYLAB_DOC)
-#undef SPRAYLAB_DOC
-};
+inline constexpr std::array<CongestionControlInfo, 2> kCongestionControls{{
+    {CongestionControl::kNone, "none",
+     "no window: send at the pacer's rate until a retransmission timeout"},
+    {CongestionControl::kDctcp, "dctcp",
+     "DCTCP: a window cut in proportion to the ECN-marked fraction"},
+}};
+static_assert(names::in_enum_order(kCongestionControls));
+
+inline constexpr std::array<std::string_view, 2> kCongestionControlNames =
+    names::names_of(kCongestionControls);
+inline constexpr std::array<std::string_view, 2> kCongestionControlDocs =
+    names::docs_of(kCongestionControls);
 
 constexpr std::string_view to_string(CongestionControl c) {
   return kCongestionControlNames[static_cast<size_t>(c)];

@@ -8,31 +8,34 @@
 #include <optional>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::gen {
 
-#define SPRAYLAB_ENTROPY_MODES(X)                                                    \
-  X(kFlow, "flow", "one fixed UDP source port per flow: ECMP")                       \
-  X(kPacket, "packet", "a fresh random source port per packet: host-based spraying") \
-  X(kReps, "reps", "REPS: recycle the entropies whose ACKs came back unmarked")      \
-  X(kDrb, "drb", "DRB: rotate each destination's packets over the entropy_range values")
-
 enum class EntropyMode : uint8_t {
-#define SPRAYLAB_ENUM(id, name, doc) id,
-  SPRAYLAB_ENTROPY_MODES(SPRAYLAB_ENUM)
-#undef SPRAYLAB_ENUM
+  kFlow,
+  kPacket,
+  kReps,
+  kDrb,
 };
 
-inline constexpr std::array<std::string_view, 4> kEntropyModeNames = {
-#define SPRAYLAB_NAME(id, name, doc) name,
-    SPRAYLAB_ENTROPY_MODES(SPRAYLAB_NAME)
-#undef SPRAYLAB_NAME
+struct EntropyModeInfo {
+  EntropyMode id;
+  std::string_view name;
+  std::string_view doc;
 };
 
-inline constexpr std::array<std::string_view, 4> kEntropyModeDocs = {
-#define SPRAYLAB_DOC(id, name, doc) doc,
-    SPRAYLAB_ENTROPY_MODES(SPRAYLAB_DOC)
-#undef SPRAYLAB_DOC
-};
+inline constexpr std::array<EntropyModeInfo, 4> kEntropyModes{{
+    {EntropyMode::kFlow, "flow", "one fixed UDP source port per flow: ECMP"},
+    {EntropyMode::kPacket, "packet", "a fresh random source port per packet: host-based spraying"},
+    {EntropyMode::kReps, "reps", "REPS: recycle the entropies whose ACKs came back unmarked"},
+    {EntropyMode::kDrb, "drb",
+     "DRB: rotate each destination's packets over the entropy_range values"},
+}};
+static_assert(names::in_enum_order(kEntropyModes));
+
+inline constexpr std::array<std::string_view, 4> kEntropyModeNames = names::names_of(kEntropyModes);
+inline constexpr std::array<std::string_view, 4> kEntropyModeDocs = names::docs_of(kEntropyModes);
 
 // The settings of the varying modes (workload keys entropy_range, reps_buffer, reps_freezing).
 // Defaults: the UEC htsim reference's (datacenter/main_uec.cpp: path_entropy_size = 64;

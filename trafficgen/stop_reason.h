@@ -7,32 +7,36 @@
 #include <cstdint>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::gen {
 
-#define SPRAYLAB_STOP_REASONS(X)                                               \
-  X(kCompleted, "completed", "every message of the workload was acknowledged") \
-  X(kDuration, "duration", "measurement.duration (or --duration) elapsed")     \
-  X(kTimeout, "timeout", "the wall-clock or fabric-clock guard passed")        \
-  X(kSignal, "signal", "spraylab-gen received SIGINT or SIGTERM")              \
-  X(kStalled, "stalled", "virtual time: nothing left to happen but messages are not done")
-
 enum class StopReason : uint8_t {
-#define SPRAYLAB_ENUM(id, name, doc) id,
-  SPRAYLAB_STOP_REASONS(SPRAYLAB_ENUM)
-#undef SPRAYLAB_ENUM
+  kCompleted,
+  kDuration,
+  kTimeout,
+  kSignal,
+  kStalled,
 };
 
-inline constexpr std::array<std::string_view, 5> kStopReasonNames = {
-#define SPRAYLAB_NAME(id, name, doc) name,
-    SPRAYLAB_STOP_REASONS(SPRAYLAB_NAME)
-#undef SPRAYLAB_NAME
+struct StopReasonInfo {
+  StopReason id;
+  std::string_view name;
+  std::string_view doc;
 };
 
-inline constexpr std::array<std::string_view, 5> kStopReasonDocs = {
-#define SPRAYLAB_DOC(id, name, doc) doc,
-    SPRAYLAB_STOP_REASONS(SPRAYLAB_DOC)
-#undef SPRAYLAB_DOC
-};
+inline constexpr std::array<StopReasonInfo, 5> kStopReasons{{
+    {StopReason::kCompleted, "completed", "every message of the workload was acknowledged"},
+    {StopReason::kDuration, "duration", "measurement.duration (or --duration) elapsed"},
+    {StopReason::kTimeout, "timeout", "the wall-clock or fabric-clock guard passed"},
+    {StopReason::kSignal, "signal", "spraylab-gen received SIGINT or SIGTERM"},
+    {StopReason::kStalled, "stalled",
+     "virtual time: nothing left to happen but messages are not done"},
+}};
+static_assert(names::in_enum_order(kStopReasons));
+
+inline constexpr std::array<std::string_view, 5> kStopReasonNames = names::names_of(kStopReasons);
+inline constexpr std::array<std::string_view, 5> kStopReasonDocs = names::docs_of(kStopReasons);
 
 constexpr std::string_view to_string(StopReason r) {
   return kStopReasonNames[static_cast<size_t>(r)];

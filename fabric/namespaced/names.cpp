@@ -10,10 +10,7 @@ std::string_view link_kind_name(LinkKind k) {
 }
 
 std::optional<LinkKind> find_link_kind(std::string_view name) {
-  for (const LinkKindInfo& i : kLinkKinds) {
-    if (i.name == name) return i.id;
-  }
-  return std::nullopt;
+  return names::find(kLinkKinds, name);
 }
 
 std::string link_kind_choices() {
@@ -38,11 +35,6 @@ std::string_view role_name(Role r) {
   return "?";
 }
 
-std::optional<Role> find_role(std::string_view name) {
-  for (const RoleInfo& i : kRoles) {
-    if (i.name == name) return i.id;
-  }
-  return std::nullopt;
-}
+std::optional<Role> find_role(std::string_view name) { return names::find(kRoles, name); }
 
 }  // namespace spraylab::fabric::namespaced

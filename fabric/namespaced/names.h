@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::fabric::namespaced {
 
 enum class LinkKind : uint8_t { kMemif, kVeth, kVhost };
@@ -26,6 +28,7 @@ inline constexpr std::array<LinkKindInfo, 3> kLinkKinds{{
     {LinkKind::kVeth, "veth", "veth pairs read by net_af_xdp with the switch's XDP program"},
     {LinkKind::kVhost, "vhost", "vhost-user (net_vhost) to virtio-user, socket files"},
 }};
+static_assert(names::in_enum_order(kLinkKinds));
 
 enum class Role : uint8_t { kSwitch, kGen };
 
@@ -39,6 +42,7 @@ inline constexpr std::array<RoleInfo, 2> kRoles{{
     {Role::kSwitch, "switch", "spraylab-switch"},
     {Role::kGen, "gen", "spraylab-gen"},
 }};
+static_assert(names::in_enum_order(kRoles));
 
 std::string_view link_kind_name(LinkKind k);
 std::optional<LinkKind> find_link_kind(std::string_view name);

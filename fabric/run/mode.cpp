@@ -11,12 +11,7 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
-std::optional<Mode> find_mode(std::string_view name) {
-  for (const ModeInfo& i : kModes) {
-    if (i.name == name) return i.id;
-  }
-  return std::nullopt;
-}
+std::optional<Mode> find_mode(std::string_view name) { return names::find(kModes, name); }
 
 std::string mode_choices() {
   std::string out;

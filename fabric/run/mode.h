@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::fabric {
 
 // kVirtual    a counter advanced by an event loop (the next link arrival, shaper departure or
@@ -26,6 +28,7 @@ inline constexpr std::array<ModeInfo, 3> kModes{{
     {Mode::kInProcess, "inprocess"},
     {Mode::kNamespaced, "namespaced"},
 }};
+static_assert(names::in_enum_order(kModes));
 
 const char* mode_name(Mode m);
 std::optional<Mode> find_mode(std::string_view name);

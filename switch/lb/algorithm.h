@@ -10,6 +10,8 @@
 #include <optional>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::lb {
 
 enum class Algorithm : uint8_t {
@@ -151,7 +153,14 @@ constexpr std::optional<Algorithm> algorithm_from_name(std::string_view name) {
 
 // The unit a queue-aware algorithm reads depths in (`queue_unit`).
 enum class QueueUnit : uint8_t { kPackets, kBytes };
-inline constexpr std::array<std::string_view, 2> kQueueUnitNames = {"packets", "bytes"};
+struct QueueUnitInfo {
+  QueueUnit id;
+  std::string_view name;
+};
+inline constexpr std::array<QueueUnitInfo, 2> kQueueUnitTable{
+    {{QueueUnit::kPackets, "packets"}, {QueueUnit::kBytes, "bytes"}}};
+static_assert(names::in_enum_order(kQueueUnitTable));
+inline constexpr std::array<std::string_view, 2> kQueueUnitNames = names::names_of(kQueueUnitTable);
 constexpr std::string_view to_string(QueueUnit u) {
   return kQueueUnitNames[static_cast<size_t>(u)];
 }
@@ -161,14 +170,29 @@ constexpr std::string_view to_string(QueueUnit u) {
 // base w, a switch at level L taking digit L: so a host that rotates its entropy over w^levels
 // values visits every up-path once per turn (DRB over ECMP switches, docs/algorithms.md).
 enum class EcmpHash : uint8_t { kMix, kDigit };
-inline constexpr std::array<std::string_view, 2> kEcmpHashNames = {"mix", "digit"};
+struct EcmpHashInfo {
+  EcmpHash id;
+  std::string_view name;
+};
+inline constexpr std::array<EcmpHashInfo, 2> kEcmpHashTable{
+    {{EcmpHash::kMix, "mix"}, {EcmpHash::kDigit, "digit"}}};
+static_assert(names::in_enum_order(kEcmpHashTable));
+inline constexpr std::array<std::string_view, 2> kEcmpHashNames = names::names_of(kEcmpHashTable);
 
 // What an Ofan or pOfan aggregation switch keys traffic leaving its pod by (`consolidate`):
 // `pod`, the destination pod, one pointer shared by every leaf of that pod (Ofan §4.1, the
 // default); `leaf`, the destination edge switch, as edge switches key: Ofan without the
 // aggregation switches' consolidation (the Ofan paper's Figure 6 split of the gap to DRB).
 enum class Consolidate : uint8_t { kPod, kLeaf };
-inline constexpr std::array<std::string_view, 2> kConsolidateNames = {"pod", "leaf"};
+struct ConsolidateInfo {
+  Consolidate id;
+  std::string_view name;
+};
+inline constexpr std::array<ConsolidateInfo, 2> kConsolidateTable{
+    {{Consolidate::kPod, "pod"}, {Consolidate::kLeaf, "leaf"}}};
+static_assert(names::in_enum_order(kConsolidateTable));
+inline constexpr std::array<std::string_view, 2> kConsolidateNames =
+    names::names_of(kConsolidateTable);
 
 // Polarized's default deroute penalty, in packets (CAMINOS' MRLS runs: 80 phits, 5 packets of 16;
 // under `queue_unit: bytes` the factory scales it by the data frame).

@@ -5,7 +5,7 @@ Every `#include "..."` of product code (every .c/.cpp/.h outside tests/ and benc
 checked against ALLOWED below: a part may include its own headers, the name lists, and the parts
 its entry lists. A part is the deepest folder of ALLOWED that holds the file. The name lists are
 header-only enums with their name tables that conf/ parses into (docs/architecture.md, "Name
-lists"); anyone may include them and they include nothing of the project."""
+lists"); anyone may include them and they include nothing of the project but conf/name_list.h."""
 import os
 import re
 import subprocess
@@ -16,6 +16,7 @@ from cases import case_parser, check, run_cases  # noqa: E402
 
 # The bottom target: name lists every part may include.
 NAME_LISTS = {
+    "conf/name_list.h",  # how a name list's table is read (names::names_of, ...)
     "switch/lb/algorithm.h",
     "topo/kind.h",
     "topo/size_limit.h",
@@ -77,7 +78,8 @@ def violations(sources):
             continue
         for inc in INCLUDE.findall(text):
             if path in NAME_LISTS:
-                out.append(f"{path}: includes {inc} (a name list includes nothing of the project)")
+                if inc not in NAME_LISTS:
+                    out.append(f"{path}: includes {inc} (a name list includes only name lists)")
                 continue
             if inc in NAME_LISTS or (me, inc) in EXCEPTIONS:
                 continue

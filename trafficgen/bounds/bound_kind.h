@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::gen {
 
 enum class BoundKind : uint8_t {
@@ -15,8 +17,16 @@ enum class BoundKind : uint8_t {
   kSteps,                 // the per-host bound or the critical path through the dependencies
 };
 
-inline constexpr std::array<std::string_view, 3> kBoundKindNames = {"permutation-appendix-a",
-                                                                    "per-host", "steps"};
+struct BoundKindInfo {
+  BoundKind id;
+  std::string_view name;
+};
+inline constexpr std::array<BoundKindInfo, 3> kBoundKindTable{
+    {{BoundKind::kPermutationAppendixA, "permutation-appendix-a"},
+     {BoundKind::kPerHost, "per-host"},
+     {BoundKind::kSteps, "steps"}}};
+static_assert(names::in_enum_order(kBoundKindTable));
+inline constexpr std::array<std::string_view, 3> kBoundKindNames = names::names_of(kBoundKindTable);
 
 constexpr std::string_view to_string(BoundKind k) {
   return kBoundKindNames[static_cast<size_t>(k)];
@@ -26,7 +36,15 @@ constexpr std::string_view to_string(BoundKind k) {
 // uses (the slowest host link's) for the whole run, or not (links of other rates or delays, link
 // events), and the bound does not model the difference. Named in the results, never silent.
 enum class BoundCapacity : uint8_t { kOffered, kNotModelled };
-inline constexpr std::array<std::string_view, 2> kBoundCapacityNames = {"offered", "not-modelled"};
+struct BoundCapacityInfo {
+  BoundCapacity id;
+  std::string_view name;
+};
+inline constexpr std::array<BoundCapacityInfo, 2> kBoundCapacityTable{
+    {{BoundCapacity::kOffered, "offered"}, {BoundCapacity::kNotModelled, "not-modelled"}}};
+static_assert(names::in_enum_order(kBoundCapacityTable));
+inline constexpr std::array<std::string_view, 2> kBoundCapacityNames =
+    names::names_of(kBoundCapacityTable);
 constexpr std::string_view to_string(BoundCapacity c) {
   return kBoundCapacityNames[static_cast<size_t>(c)];
 }

@@ -22,13 +22,21 @@
 #include <string_view>
 #include <vector>
 
+#include "conf/name_list.h"
 #include "trafficgen/bounds/bound_wire.h"
 #include "trafficgen/schedule.h"
 
 namespace spraylab::gen {
 
 enum class HostLink : uint8_t { kUplink, kDownlink };
-inline constexpr std::array<std::string_view, 2> kHostLinkNames = {"uplink", "downlink"};
+struct HostLinkInfo {
+  HostLink id;
+  std::string_view name;
+};
+inline constexpr std::array<HostLinkInfo, 2> kHostLinkTable{
+    {{HostLink::kUplink, "uplink"}, {HostLink::kDownlink, "downlink"}}};
+static_assert(names::in_enum_order(kHostLinkTable));
+inline constexpr std::array<std::string_view, 2> kHostLinkNames = names::names_of(kHostLinkTable);
 constexpr std::string_view to_string(HostLink l) { return kHostLinkNames[static_cast<size_t>(l)]; }
 
 struct PerHostBound {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "conf/name_list.h"
+
 namespace spraylab::gen {
 
 enum class WorkloadType : uint8_t {
@@ -68,14 +70,29 @@ constexpr std::string_view to_string(WorkloadType t) {
 
 // all-to-all-v's message sizes: drawn from a Zipf law, or given as a matrix (`workload.skew`).
 enum class Skew : uint8_t { kZipf, kMatrix };
-inline constexpr std::array<std::string_view, 2> kSkewNames = {"zipf", "matrix"};
+struct SkewInfo {
+  Skew id;
+  std::string_view name;
+};
+inline constexpr std::array<SkewInfo, 2> kSkewTable{
+    {{Skew::kZipf, "zipf"}, {Skew::kMatrix, "matrix"}}};
+static_assert(names::in_enum_order(kSkewTable));
+inline constexpr std::array<std::string_view, 2> kSkewNames = names::names_of(kSkewTable);
 constexpr std::string_view to_string(Skew s) { return kSkewNames[static_cast<size_t>(s)]; }
 
 // all-to-all's send order (`workload.order`): every host to ranks 0, 1, ..., n-1 in rank order,
 // or htsim's shifted order (ranks on a ring in a random order, each sending to the next one,
 // the one after, ...: every round a permutation).
 enum class AllToAllOrder : uint8_t { kRank, kShifted };
-inline constexpr std::array<std::string_view, 2> kAllToAllOrderNames = {"rank", "shifted"};
+struct AllToAllOrderInfo {
+  AllToAllOrder id;
+  std::string_view name;
+};
+inline constexpr std::array<AllToAllOrderInfo, 2> kAllToAllOrderTable{
+    {{AllToAllOrder::kRank, "rank"}, {AllToAllOrder::kShifted, "shifted"}}};
+static_assert(names::in_enum_order(kAllToAllOrderTable));
+inline constexpr std::array<std::string_view, 2> kAllToAllOrderNames =
+    names::names_of(kAllToAllOrderTable);
 constexpr std::string_view to_string(AllToAllOrder o) {
   return kAllToAllOrderNames[static_cast<size_t>(o)];
 }
