@@ -38,8 +38,16 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
                     "Every link's rate (default 100Mbps, what this machine sustains with every "
                     "process on 2 CPUs); time constants stretch alike; 'file': the file's");
     cmd->add_option("--name", o.name, "The fabric's name (default: the experiment's)");
-    cmd->add_option("--algorithm", o.algorithm,
-                    "Load balancer of every switch (default: the file's)");
+    // Both spellings, as on `run` (issue 43); a fabric runs one balancer, so a list is refused.
+    cmd->add_option("--algorithm,--algorithms", o.algorithm,
+                    "Load balancer of every switch (default: the file's)")
+        ->check(
+            [](const std::string& text) -> std::string {
+              if (text.find(',') == std::string::npos) return {};
+              return "a fabric runs one load balancer on every switch; found " + text +
+                     " (spraylab run --mode namespaced runs one fabric per balancer)";
+            },
+            "NAME");
     cmd->add_option("--idle-sleep", o.idle_sleep,
                     "Every process's longest sleep when its polls come back empty")
         ->check(idle_sleep)

@@ -169,7 +169,8 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
         return find_mode(text) ? std::string() : fmt::format("expected {}", mode_choices());
       })
       ->capture_default_str();
-  cmd->add_option("--algorithms", args->algorithms,
+  // Both spellings, as on `fabric up` and `export` (issue 43): one balancer is a list of one.
+  cmd->add_option("--algorithms,--algorithm", args->algorithms,
                   fmt::format("Comma-separated load balancers, one variant each (default: the "
                               "file's load_balancer.algorithm): {}",
                               fmt::join(lb::kAlgorithmNames, " ")))

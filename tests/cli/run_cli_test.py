@@ -136,6 +136,16 @@ def bad_input_exits_2_with_a_precise_error(_args):
         assert needle in p.stderr, f"{args}: {needle!r} not in {p.stderr!r}"
 
 
+def algorithm_has_both_spellings_and_a_did_you_mean(_args):
+    # `fabric up` took --algorithm and `run` --algorithms; each now takes both (issue 43, point 4).
+    p = run("run", DEMO, "--algorithm", "ofan", "-n")
+    assert p.returncode == 0 and p.stdout.split()[0] == "ofan", (p.returncode, p.stdout, p.stderr)
+    p = run("run", DEMO, "--algorithms", "ecmp,ofann", "-n")
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert "--algorithms ofann: expected one of ecmp, rps" in p.stderr, p.stderr
+    assert "found ofann; did you mean 'ofan'?" in p.stderr, p.stderr
+
+
 def inprocess_rate_is_each_variants_link_rate(_args):
     p = run("run", DEMO, "--mode", "inprocess", "--algorithms", "rps", "-n")
     assert p.returncode == 0 and "links.rate=1Gbps" in p.stdout, p.stdout + p.stderr
@@ -165,6 +175,8 @@ CASES = [
     ("bad input exits 2 with a precise error", bad_input_exits_2_with_a_precise_error, ()),
     ("a switch with too many ports is refused before EAL",
      switch_with_too_many_ports_is_refused_before_eal, ()),
+    ("--algorithm and --algorithms both work, with a did-you-mean",
+     algorithm_has_both_spellings_and_a_did_you_mean, ()),
     ("the in-process rate is each variant's links.rate",
      inprocess_rate_is_each_variants_link_rate, ()),
     ("topo commands need no EAL", topo_commands_need_no_eal, ()),
