@@ -813,6 +813,15 @@ void stop_generators(const FabricState& st) {
 int start(const std::string& dir, double timeout_s, bool again) {
   FabricState st = require_state(dir);
   const std::string start_file = fs::path(st.dir) / "start";
+  // A start after an earlier one (issue 43): its generators ran and exited, so fresh ones come
+  // first; --again on the earlier start only saves the wait.
+  const bool waiting = std::all_of(st.processes.begin(), st.processes.end(), [](const Process& p) {
+    return p.role != Role::kGen || (running(p) && log_has(p.log, kGenReady, p.log_from));
+  });
+  if (!waiting) {
+    fmt::print(stderr, "fabric {}: the generators ran before; starting fresh ones\n", st.name);
+    if (!restart_generators(st)) return 1;
+  }
   release_generators(st, 0.5);
   const auto t0 = std::chrono::steady_clock::now();
   bool finished = false;
