@@ -63,6 +63,7 @@ class Fabric {
   // or up, port rate; and the links' own failure and rate. Virtual time: the run's only thread;
   // in-process: the main lcore, while the workers poll.
   const std::vector<topo::PlannedLinkEvent>& link_events() const { return link_events_; }
+  const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
   void apply_link_event(size_t i, uint64_t now);
   // What happened: every event with the time it was applied (null if the run ended first), and
   // the frames each link direction an event touched lost in flight or was sent while down.

@@ -19,6 +19,7 @@
 #include "fabric/namespaced/generator_merge.h"
 #include "fabric/namespaced/launcher.h"
 #include "fabric/namespaced/plan.h"
+#include "fabric/run/machine_bound.h"
 #include "fabric/run/port_summary.h"
 #include "fabric/run/stop_request.h"
 #include "net/wire.h"
@@ -350,6 +351,9 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
     const conf::Experiment exp = conf::load_experiment_file(st.experiment);
     const topo::Topology t = topo::build(exp.topology, exp.links);
     r.time_scale = st.time_scale;
+    r.machine_bound = machine_bound_reason({.mode = Mode::kNamespaced,
+                                            .cpus = online_cpus(),
+                                            .threads = static_cast<uint32_t>(st.processes.size())});
     std::vector<PortPlace> places;
     r.ports = port_layout(t, st, &places, &r.host_capacity_bps);
     const gen::RunPlan plan = gen::make_run_plan(exp, gen::options_from_experiment(exp, t));
