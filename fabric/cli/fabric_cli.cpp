@@ -3,8 +3,12 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "conf/cli_checks.h"
+#include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/cli/size_guard.h"
 #include "fabric/namespaced/containerlab.h"
 #include "fabric/namespaced/launcher.h"
 
@@ -92,7 +96,14 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "
                      "/run/spraylab/<name>)");
-  up_cmd->final_callback([up, exit_code] { *exit_code = namespaced::up(*up); });
+  up_cmd->final_callback([up, exit_code] {
+    // Before any namespace exists: processes and memory against the machine (size_guard.h).
+    const FabricSize size =
+        estimate_size(conf::load_experiment_file(up->experiment), Mode::kNamespaced);
+    check_fits(size, Mode::kNamespaced, "fabric up " + up->experiment);
+    fmt::print(stderr, "fabric up: {}\n", describe(size, Mode::kNamespaced));
+    *exit_code = namespaced::up(*up);
+  });
 
   struct Target {
     std::string name, dir;

@@ -51,14 +51,23 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   const double scale =
       opts.mode == Mode::kInProcess ? slowdown_factor(e, opts.inprocess_rate_bps) : 1;
   slow_down(&e, scale);
-  Fabric f(e, opts.mode);
+  // --timeout covers the build too: a fabric of 65,536 hosts takes minutes to build.
+  const auto deadline =
+      wall_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(opts.max_wall_seconds));
+  Fabric f(e, opts.mode, 20'000'000, deadline);
+  FabricOptions run_opts = opts;  // the run has what the build left of the limit
+  run_opts.max_wall_seconds = std::max(
+      1e-3,
+      opts.max_wall_seconds -
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
   // A clock limit is experiment time: scaled like the experiment's own duration.
   const uint64_t duration =
       opts.max_clock_ns ? static_cast<uint64_t>(static_cast<double>(opts.max_clock_ns) * scale)
                         : e.measurement.duration_ns;
   const uint64_t limit_ns = duration ? duration : UINT64_MAX;
-  RunOutcome run = opts.mode == Mode::kVirtual ? run_virtual(f, opts, limit_ns)
-                                               : run_inprocess(f, opts, limit_ns);
+  RunOutcome run = opts.mode == Mode::kVirtual ? run_virtual(f, run_opts, limit_ns)
+                                               : run_inprocess(f, run_opts, limit_ns);
 
   FabricResult r;
   r.mode = opts.mode;

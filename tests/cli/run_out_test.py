@@ -22,6 +22,8 @@ Cases:
                                   the folders `make -n demo` names for its results, filled, and then
                                   README.md's `spraylab run conf/examples/demo.yaml` succeeds
                                   (issue 43, point 1).
+  the timeout covers building the fabric
+                                  --timeout shorter than a 1024-host build stops it while building.
   names that would leave their folder are refused
                                   name: ../x is the loader's error at its line and column; a file
                                   whose stem starts with '.' needs a name; a variant's folder name
@@ -299,6 +301,20 @@ def make_demos_folders_leave_the_readmes_first_run_free(args):
     return " ".join(outs)
 
 
+def the_timeout_covers_building_the_fabric(_args):
+    # Issue 43, point 3: a fabric that takes longer to build than --timeout stops while building
+    # (a 65,536-host fat tree took minutes past --timeout 60 in the build alone).
+    with tempfile.TemporaryDirectory() as work:
+        exp = os.path.join(work, "ft16.yaml")
+        write(exp, "name: ft16\ntopology: {generator: fat-tree, k: 16, levels: 3}\n"
+                   "links: {rate: 100Gbps, delay: 1us}\nworkload: {type: permutation, message_size: 64KB}\n")
+        r = spraylab(work, "run", exp, "--algorithms", "ofan", "--timeout", "0.02", "--out", "o")
+        check(r.returncode == 1, f"exit {r.returncode}: {r.stderr}")
+        check("the wall-clock limit (--timeout) passed while building the fabric" in r.stderr, r.stderr)
+        check(not os.path.exists(os.path.join(work, "o")), "results written")
+    return r.stderr.strip().splitlines()[-1]
+
+
 def names_that_would_leave_their_folder_are_refused(_args):
     with tempfile.TemporaryDirectory() as t:
         exp = experiment(os.path.join(t, "exp.yaml"), name="../escaped")
@@ -333,6 +349,7 @@ CASES = [
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
     ("make demo's folders leave the README's first run free",
      make_demos_folders_leave_the_readmes_first_run_free, ()),
+    ("the timeout covers building the fabric", the_timeout_covers_building_the_fabric, ()),
     ("names that would leave their folder are refused", names_that_would_leave_their_folder_are_refused, ()),
 ]
 sys.exit(run_cases(ARGS, CASES))
