@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "switch/dataplane/switch_runtime.h"
 #include "topo/build.h"
 
 namespace spraylab::fabric {
@@ -24,6 +25,7 @@ std::string gigabytes(uint64_t bytes) {
 
 FabricSize estimate_size(const conf::Experiment& exp, Mode mode) {
   const topo::Topology t = topo::build(exp.topology, exp.links);
+  dataplane::check_switch_ports(t);  // a switch no mode can run says so first
   FabricSize s;
   s.hosts = t.hosts().size();
   s.switches = t.switches().size();
