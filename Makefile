@@ -6,7 +6,7 @@ BUILD   ?= build
 WERROR  ?=
 MESON_OPTS := $(if $(WERROR),-Dwerror=$(if $(filter 1,$(WERROR)),true,false),)
 
-.PHONY: all build setup demo test format clean
+.PHONY: all build setup demo test install format clean
 
 all: build
 
@@ -43,6 +43,13 @@ demo: setup build
 
 test: setup build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+# spraylab, spraylab-switch, spraylab-gen on PATH (PREFIX, default /usr/local) with the XDP
+# objects and the experiment files they read; DESTDIR stages it elsewhere.
+PREFIX  ?= /usr/local
+install: build
+	meson configure $(BUILD) --prefix $(PREFIX) >/dev/null
+	meson install -C $(BUILD) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR),)
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

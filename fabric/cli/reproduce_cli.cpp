@@ -38,10 +38,10 @@ struct ReproduceArgs {
 };
 
 // conf/experiments under the working folder, else beside the binary's source tree
-// (build/fabric/spraylab → conf/experiments two folders up).
+// (build/fabric/spraylab → conf/experiments two folders up), else installed (share/spraylab).
 fs::path experiments_dir() {
   if (fs::is_directory(kExperimentsDir)) return kExperimentsDir;
-  if (const auto tree = ancestor_of_binary_with(kExperimentsDir)) return *tree / kExperimentsDir;
+  if (const auto tree = data_root_with(kExperimentsDir)) return *tree / kExperimentsDir;
   return kExperimentsDir;
 }
 
