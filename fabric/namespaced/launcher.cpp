@@ -759,8 +759,10 @@ int status(const std::string& dir, double cpu_seconds) {
     }
     const long rss = running ? rss_kb(p.pid) : 0;
     rss_total += rss;
-    fmt::print("{:<12} {:<6} {:>7} {:<8} rss {:>4} MB{}  {}\n", p.node, role_name(p.role), p.pid,
-               running ? "running" : "gone", rss / 1024, cpu, detail);
+    // The metrics URL too, as `up` prints it (issue 43): status is where a user looks later.
+    fmt::print("{:<12} {:<6} {:>7} {:<8} rss {:>4} MB{}  {}  http://{}/metrics\n", p.node,
+               role_name(p.role), p.pid, running ? "running" : "gone", rss / 1024, cpu, detail,
+               p.metrics);
   }
   if (cpu_seconds > 0) {
     fmt::print("total cpu {:.1f}% of one core over {:g} s; rss {} MB\n", cpu_total, cpu_seconds,

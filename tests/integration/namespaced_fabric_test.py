@@ -222,6 +222,10 @@ def test_start_twice(args):
         up = spraylab(args, "fabric", "up", exp, "--name", name, "--dir", folder, "--rate", RATE,
                       "--link-timeout", "120", timeout=400)
         check(up.returncode == 0, "fabric up failed")
+        # `status` shows each process's metrics URL, as `up` does (issue 43, point 8).
+        st = spraylab(args, "fabric", "status", name, "--dir", folder, timeout=120)
+        urls = re.findall(r"http://[0-9.]+:\d+/metrics", st.stdout)
+        check(st.returncode == 0 and len(urls) == 5, f"5 metrics URLs in fabric status: {urls}")
         for i in range(2):
             run = spraylab(args, "fabric", "start", name, "--dir", folder, "--timeout", "200",
                            timeout=300)
