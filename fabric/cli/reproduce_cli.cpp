@@ -158,6 +158,7 @@ int reproduce(const ReproduceArgs& args) {
       options.out_dir = p.dir;
       options.max_wall_seconds = args.timeout_seconds;
       options.command_line = args.command_line;
+      options.title = "run " + p.run.name;
       // run_variants says 1 for any variant that did not complete; a reproduction measured over
       // measurement.duration stops every variant there on purpose (stopped_by checked below).
       const int run_rc = run_variants(p.variants, options);
