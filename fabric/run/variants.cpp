@@ -168,7 +168,8 @@ void check_request(const VariantRequest& request) {
   const std::vector<std::string_view> names = conf::balancer_algorithms().names();
   for (const std::string& a : request.algorithms) {
     if (a.empty()) throw std::invalid_argument(fmt::format("{}: empty algorithm name", option));
-    if (std::find(names.begin(), names.end(), a) == names.end()) {
+    // A reproduction's run names its balancers in the file: the loader's error, at the line.
+    if (request.reproduce_run.empty() && std::find(names.begin(), names.end(), a) == names.end()) {
       // As the file's load_balancer.algorithm says it (conf::Value::as_choice).
       const std::optional<std::string_view> guess = conf::nearest(a, names);
       throw std::invalid_argument(
