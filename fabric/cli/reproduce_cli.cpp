@@ -72,7 +72,9 @@ int list_reproductions() {
     const std::string text = conf::read_experiment_text(file.string());
     const conf::Experiment e = conf::load_experiment_string(text, file.string());
     const Reproduction r = read_reproduction(text, file.string(), e.name);
-    fmt::print("{:<22} {}\n", file.stem().string(), r.title);
+    fmt::print(
+        "{:<22} {}{}\n", file.stem().string(), r.title,
+        r.run_time.empty() ? "" : fmt::format(" (full size: {}; --small: seconds)", r.run_time));
   }
   if (files.empty()) fmt::print(stderr, "no reproductions in {}\n", dir.string());
   return 0;

@@ -125,6 +125,9 @@ def list_names_every_reproduction(_args):
     names = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(EXPERIMENTS, "*.yaml")))
     listed = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
     check(listed == names, f"{listed} != {names}")
+    # How long a full-size run takes, where the file records it (issue 43, point 7).
+    scale = [line for line in r.stdout.splitlines() if line.startswith("ofan-scale ")]
+    check(scale and "(full size: 30 minutes; --small: seconds)" in scale[0], f"{scale}")
     return f"{len(names)} reproductions"
 
 
