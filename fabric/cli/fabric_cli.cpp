@@ -3,8 +3,12 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "conf/cli_checks.h"
+#include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/cli/size_guard.h"
 #include "fabric/namespaced/containerlab.h"
 #include "fabric/namespaced/launcher.h"
 
@@ -33,8 +37,16 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
                     "Every link's rate (default 100Mbps, what this machine sustains with every "
                     "process on 2 CPUs); time constants stretch alike; 'file': the file's");
     cmd->add_option("--name", o.name, "The fabric's name (default: the experiment's)");
-    cmd->add_option("--algorithm", o.algorithm,
-                    "Load balancer of every switch (default: the file's)");
+    // Both spellings, as on `run` (issue 43); a fabric runs one balancer, so a list is refused.
+    cmd->add_option("--algorithm,--algorithms", o.algorithm,
+                    "Load balancer of every switch (default: the file's)")
+        ->check(
+            [](const std::string& text) -> std::string {
+              if (text.find(',') == std::string::npos) return {};
+              return "a fabric runs one load balancer on every switch; found " + text +
+                     " (spraylab run --mode namespaced runs one fabric per balancer)";
+            },
+            "NAME");
     cmd->add_option("--idle-sleep", o.idle_sleep,
                     "Every process's longest sleep when its polls come back empty")
         ->check(idle_sleep)
@@ -80,7 +92,14 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   up_cmd->add_option("--dir", up->dir,
                      "The fabric's folder: state, memif sockets, logs, results (default "
                      "/run/spraylab/<name>)");
-  up_cmd->final_callback([up, exit_code] { *exit_code = namespaced::up(*up); });
+  up_cmd->final_callback([up, exit_code] {
+    // Before any namespace exists: processes and memory against the machine (size_guard.h).
+    const FabricSize size =
+        estimate_size(conf::load_experiment_file(up->experiment), Mode::kNamespaced);
+    check_fits(size, Mode::kNamespaced, "fabric up " + up->experiment);
+    fmt::print(stderr, "fabric up: {}\n", describe(size, Mode::kNamespaced));
+    *exit_code = namespaced::up(*up);
+  });
 
   struct Target {
     std::string name, dir;

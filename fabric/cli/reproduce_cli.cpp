@@ -38,10 +38,10 @@ struct ReproduceArgs {
 };
 
 // conf/experiments under the working folder, else beside the binary's source tree
-// (build/fabric/spraylab → conf/experiments two folders up).
+// (build/fabric/spraylab → conf/experiments two folders up), else installed (share/spraylab).
 fs::path experiments_dir() {
   if (fs::is_directory(kExperimentsDir)) return kExperimentsDir;
-  if (const auto tree = ancestor_of_binary_with(kExperimentsDir)) return *tree / kExperimentsDir;
+  if (const auto tree = data_root_with(kExperimentsDir)) return *tree / kExperimentsDir;
   return kExperimentsDir;
 }
 
@@ -72,7 +72,9 @@ int list_reproductions() {
     const std::string text = conf::read_experiment_text(file.string());
     const conf::Experiment e = conf::load_experiment_string(text, file.string());
     const Reproduction r = read_reproduction(text, file.string(), e.name);
-    fmt::print("{:<22} {}\n", file.stem().string(), r.title);
+    fmt::print(
+        "{:<22} {}{}\n", file.stem().string(), r.title,
+        r.run_time.empty() ? "" : fmt::format(" (full size: {}; --small: seconds)", r.run_time));
   }
   if (files.empty()) fmt::print(stderr, "no reproductions in {}\n", dir.string());
   return 0;
@@ -158,6 +160,7 @@ int reproduce(const ReproduceArgs& args) {
       options.out_dir = p.dir;
       options.max_wall_seconds = args.timeout_seconds;
       options.command_line = args.command_line;
+      options.title = "run " + p.run.name;
       // run_variants says 1 for any variant that did not complete; a reproduction measured over
       // measurement.duration stops every variant there on purpose (stopped_by checked below).
       const int run_rc = run_variants(p.variants, options);

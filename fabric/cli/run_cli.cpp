@@ -10,6 +10,7 @@
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/cli/size_guard.h"
 #include "fabric/emu/eal.h"
 #include "fabric/namespaced/launcher.h"
 #include "fabric/run/variants.h"
@@ -37,12 +38,13 @@ struct RunArgs {
   std::string command_line;
 };
 
-void print_variants(const std::vector<Variant>& variants) {
+void print_variants(const std::vector<Variant>& variants, Mode mode) {
   for (const Variant& v : variants) {
     std::string settings;
     for (const Setting& s : v.settings) settings += fmt::format("  {}={}", s.key, s.value);
     fmt::print("{}{}\n", v.name, settings);
     for (const std::string& note : v.notes) fmt::print("  note: {}\n", note);
+    fmt::print("  size: {}\n", describe(estimate_size(v.experiment, mode), mode));
   }
 }
 
@@ -129,9 +131,12 @@ int run(const RunArgs& args) {
   }
   const std::vector<Variant> variants =
       expand_variants(conf::read_experiment_text(args.file), args.file, request);
-  check_out_dir(variants, options);  // a folder it may not replace is refused before any run
+  check_out_dir(variants, options);    // a folder it may not replace is refused before any run
+  for (const Variant& v : variants) {  // and a fabric too large for the machine
+    check_fits(estimate_size(v.experiment, options.mode), options.mode, "variant " + v.name);
+  }
   if (args.dry_run) {
-    print_variants(variants);
+    print_variants(variants, options.mode);
     return 0;
   }
   if (options.mode == Mode::kNamespaced) {
@@ -169,7 +174,8 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
         return find_mode(text) ? std::string() : fmt::format("expected {}", mode_choices());
       })
       ->capture_default_str();
-  cmd->add_option("--algorithms", args->algorithms,
+  // Both spellings, as on `fabric up` and `export` (issue 43): one balancer is a list of one.
+  cmd->add_option("--algorithms,--algorithm", args->algorithms,
                   fmt::format("Comma-separated load balancers, one variant each (default: the "
                               "file's load_balancer.algorithm): {}",
                               fmt::join(lb::kAlgorithmNames, " ")))

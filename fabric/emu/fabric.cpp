@@ -42,12 +42,16 @@ std::shared_ptr<const dataplane::SharedRoutes> process_routes(std::vector<topo::
 
 }  // namespace
 
-Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
-    : mode_(mode), exp_(exp), start_delay_ns_(start_delay_ns) {
+Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
+               std::chrono::steady_clock::time_point deadline)
+    : mode_(mode), exp_(exp), start_delay_ns_(start_delay_ns), deadline_(deadline) {
   topology_ = std::make_unique<topo::Topology>(topo::build(exp_.topology, exp_.links));
+  check_deadline("the topology");
   routing_ = std::make_unique<topo::Routing>(*topology_);
+  check_deadline("the routing");
   addresses_ = std::make_unique<topo::AddressPlan>(*routing_);
   plan_ = gen::make_run_plan(exp_, gen::options_from_experiment(exp_, *topology_));
+  check_deadline("the run plan");
   if (plan_.rate_bps <= 0) {
     throw std::invalid_argument("the fabric paces every host: workload.load must be > 0");
   }
@@ -58,7 +62,9 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns)
       mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves);
   pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room(), mode_ == Mode::kVirtual);
   build_switches();
+  check_deadline("the switches");
   build_hosts();
+  check_deadline("the switches and hosts");
   build_links();
   link_events_ = topo::plan_link_events(exp_, *topology_);
   applied_at_.assign(link_events_.size(), UINT64_MAX);
@@ -81,11 +87,20 @@ uint32_t Fabric::frame_room() const {
                                  : gen::kFrameHeaderBytes + plan_.payload_bytes;
 }
 
+void Fabric::check_deadline(const std::string& done) const {
+  if (std::chrono::steady_clock::now() < deadline_) return;
+  throw BuildTimeout(fmt::format(
+      "the wall-clock limit (--timeout) passed while building the fabric ({} built; {} switches, "
+      "{} hosts)",
+      done, topology_->switches().size(), topology_->hosts().size()));
+}
+
 void Fabric::build_switches() {
   // One route table for all switches (route_lookup.h: one per switch would not fit).
   std::vector<dataplane::SwitchTables> tables;
   std::vector<topo::Prefix> prefixes;
   for (topo::NodeId n : topology_->switches()) {
+    check_deadline(fmt::format("the tables of {} switches", tables.size()));
     tables.push_back(
         dataplane::build_switch_tables(exp_, *routing_, *addresses_, topology_->node(n).name));
     for (const auto& r : tables.back().routes) prefixes.push_back(r.prefix);

@@ -6,8 +6,11 @@
 
 #include <rte_mempool.h>
 
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "conf/experiment.h"
@@ -29,11 +32,19 @@ namespace spraylab::fabric {
 // "never" (first transmission, first arrival).
 inline constexpr uint64_t kVirtualStartNs = 1;
 
+// The wall-clock limit passed while a Fabric was being built.
+struct BuildTimeout : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class Fabric {
  public:
-  // Throws std::runtime_error (or the config's errors) saying what cannot be built. In-process
-  // fabrics start their workload `start_delay_ns` after construction, on the TSC.
-  Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000);
+  // Throws std::runtime_error (or the config's errors) saying what cannot be built, and
+  // BuildTimeout when `deadline` passes while it builds (a large fabric takes minutes: --timeout
+  // covers it). In-process fabrics start their workload `start_delay_ns` after construction.
+  Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000,
+         std::chrono::steady_clock::time_point deadline =
+             std::chrono::steady_clock::time_point::max());
   ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
@@ -63,6 +74,7 @@ class Fabric {
   // or up, port rate; and the links' own failure and rate. Virtual time: the run's only thread;
   // in-process: the main lcore, while the workers poll.
   const std::vector<topo::PlannedLinkEvent>& link_events() const { return link_events_; }
+  const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
   void apply_link_event(size_t i, uint64_t now);
   // What happened: every event with the time it was applied (null if the run ended first), and
   // the frames each link direction an event touched lost in flight or was sent while down.
@@ -74,6 +86,8 @@ class Fabric {
   // longer reach (or reach again) a destination over minimal paths (topo/minimal_reach.h), as a
   // converged routing protocol would. Returns how many routes changed.
   uint32_t reroute();
+  // Throws BuildTimeout once deadline_ has passed; `done` says how far the build got.
+  void check_deadline(const std::string& done) const;
   void build_switches();
   void build_hosts();
   void build_links();
@@ -94,6 +108,7 @@ class Fabric {
   std::vector<std::unique_ptr<HostNode>> hosts_;
   std::vector<uint32_t> host_leaf_;
   std::vector<Node*> nodes_;
+  std::chrono::steady_clock::time_point deadline_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<topo::PlannedLinkEvent> link_events_;
   std::vector<uint64_t> applied_at_;  // per event, ns after the start; UINT64_MAX: not applied

@@ -1,5 +1,7 @@
 #include "fabric/emu/run_fabric.h"
 
+#include <rte_lcore.h>
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -9,10 +11,32 @@
 #include "fabric/emu/inprocess_run.h"
 #include "fabric/emu/port_stats.h"
 #include "fabric/emu/virtual_run.h"
+#include "fabric/run/machine_bound.h"
 #include "fabric/run/time_scale.h"
+#include "net/frame.h"
+#include "net/wire.h"
 #include "trafficgen/results.h"
 
 namespace spraylab::fabric {
+namespace {
+
+// How an in-process run shared the machine (run/machine_bound.h); `e` as it ran (slowed down).
+MachineShare share(const Fabric& f, const conf::Experiment& e) {
+  uint64_t taken = 0, late_ns = 0;
+  for (const auto& link : f.links()) {
+    taken += link->taken();
+    late_ns += link->taken_late_ns();
+  }
+  MachineShare s{.mode = Mode::kInProcess, .cpus = online_cpus(), .threads = rte_lcore_count()};
+  s.mean_late_ns = taken ? static_cast<double>(late_ns) / static_cast<double>(taken) : 0;
+  // A full frame: the payload under Ethernet, IPv4 and UDP headers, and what the wire adds.
+  constexpr uint32_t kHeaders = net::kEthHeaderLen + 20 + 8;
+  const double bits = 8.0 * (e.workload.payload_bytes + kHeaders + net::kWireOverhead);
+  s.frame_ns = e.links.rate_bps > 0 ? bits / e.links.rate_bps * 1e9 : 0;
+  return s;
+}
+
+}  // namespace
 
 FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) {
   if (!eal_initialised()) {
@@ -27,14 +51,23 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   const double scale =
       opts.mode == Mode::kInProcess ? slowdown_factor(e, opts.inprocess_rate_bps) : 1;
   slow_down(&e, scale);
-  Fabric f(e, opts.mode);
+  // --timeout covers the build too: a fabric of 65,536 hosts takes minutes to build.
+  const auto deadline =
+      wall_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(opts.max_wall_seconds));
+  Fabric f(e, opts.mode, 20'000'000, deadline);
+  FabricOptions run_opts = opts;  // the run has what the build left of the limit
+  run_opts.max_wall_seconds = std::max(
+      1e-3,
+      opts.max_wall_seconds -
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
   // A clock limit is experiment time: scaled like the experiment's own duration.
   const uint64_t duration =
       opts.max_clock_ns ? static_cast<uint64_t>(static_cast<double>(opts.max_clock_ns) * scale)
                         : e.measurement.duration_ns;
   const uint64_t limit_ns = duration ? duration : UINT64_MAX;
-  RunOutcome run = opts.mode == Mode::kVirtual ? run_virtual(f, opts, limit_ns)
-                                               : run_inprocess(f, opts, limit_ns);
+  RunOutcome run = opts.mode == Mode::kVirtual ? run_virtual(f, run_opts, limit_ns)
+                                               : run_inprocess(f, run_opts, limit_ns);
 
   FabricResult r;
   r.mode = opts.mode;
@@ -64,6 +97,7 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.queue_sample_halvings = run.queue_sample_halvings;
   r.delivered_at_warmup = run.delivered_at_warmup;
   r.link_events = f.link_events_json();
+  if (opts.mode == Mode::kInProcess) r.machine_bound = machine_bound_reason(share(f, e));
   r.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;

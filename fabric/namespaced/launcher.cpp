@@ -783,8 +783,10 @@ int status(const std::string& dir, double cpu_seconds) {
     }
     const long rss = running ? rss_kb(p.pid) : 0;
     rss_total += rss;
-    fmt::print("{:<12} {:<6} {:>7} {:<8} rss {:>4} MB{}  {}\n", p.node, role_name(p.role), p.pid,
-               running ? "running" : "gone", rss / 1024, cpu, detail);
+    // The metrics URL too, as `up` prints it (issue 43): status is where a user looks later.
+    fmt::print("{:<12} {:<6} {:>7} {:<8} rss {:>4} MB{}  {}  http://{}/metrics\n", p.node,
+               role_name(p.role), p.pid, running ? "running" : "gone", rss / 1024, cpu, detail,
+               p.metrics);
   }
   if (cpu_seconds > 0) {
     fmt::print("total cpu {:.1f}% of one core over {:g} s; rss {} MB\n", cpu_total, cpu_seconds,
@@ -837,6 +839,15 @@ void stop_generators(const FabricState& st) {
 int start(const std::string& dir, double timeout_s, bool again) {
   FabricState st = require_state(dir);
   const std::string start_file = fs::path(st.dir) / "start";
+  // A start after an earlier one (issue 43): its generators ran and exited, so fresh ones come
+  // first; --again on the earlier start only saves the wait.
+  const bool waiting = std::all_of(st.processes.begin(), st.processes.end(), [](const Process& p) {
+    return p.role != Role::kGen || (running(p) && log_has(p.log, kGenReady, p.log_from));
+  });
+  if (!waiting) {
+    fmt::print(stderr, "fabric {}: the generators ran before; starting fresh ones\n", st.name);
+    if (!restart_generators(st)) return 1;
+  }
   release_generators(st, 0.5);
   const auto t0 = std::chrono::steady_clock::now();
   bool finished = false;

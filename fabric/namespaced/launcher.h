@@ -110,7 +110,8 @@ int up(const Options& o);
 // over that many seconds. Returns 0 when every process is alive.
 int status(const std::string& dir, double cpu_seconds);
 // `fabric start`: starts the workload on every generator at once and waits for them; prints
-// what they report. With `again`, starts a fresh set of generators afterwards for another run.
+// what they report. Generators that ran before (an earlier start) are replaced by a fresh set
+// first; with `again`, a fresh set starts afterwards, ready for the next start.
 int start(const std::string& dir, double timeout_s, bool again);
 // `fabric down`: every process, namespace, socket, runtime and hugepage file of fabric `name`,
 // whatever state it is in (also after a kill -9 of any part, or of `up` itself). Its one line

@@ -22,6 +22,7 @@
 #include "fabric/namespaced/launcher.h"
 #include "fabric/namespaced/link_events.h"
 #include "fabric/namespaced/plan.h"
+#include "fabric/run/machine_bound.h"
 #include "fabric/run/port_summary.h"
 #include "fabric/run/stop_request.h"
 #include "net/wire.h"
@@ -250,6 +251,9 @@ class VariantRun {
         }) {
     r_.mode = Mode::kNamespaced;
     r_.time_scale = st_.time_scale;
+    r_.machine_bound = machine_bound_reason({.mode = Mode::kNamespaced,
+                                             .cpus = online_cpus(),
+                                             .threads = static_cast<uint32_t>(st_.processes.size())});
     r_.ports = port_layout(t_, st_, &places_, &r_.host_capacity_bps);
     const gen::RunPlan plan = gen::make_run_plan(exp_, gen::options_from_experiment(exp_, t_));
     messages_total_ = plan.schedule.messages.size();

@@ -229,13 +229,14 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
   const Value& section =
       top.require("reproduce", "a map of runs, figures and checks (docs/reproduce.md)");
   const Map map = section.as_map();
-  static constexpr std::array<std::string_view, 6> kKeys = {"title", "paper",   "runs",
+  static constexpr std::array<std::string_view, 7> kKeys = {"title", "paper",   "run_time", "runs",
                                                             "small", "figures", "checks"};
   map.allow_only(kKeys);
   Reproduction r;
   r.name = experiment_name;
   r.title = map.require("title", "what the reproduction shows").as_string();
   if (const Value* v = map.find("paper")) r.paper = v->as_string();
+  if (const Value* v = map.find("run_time")) r.run_time = v->as_string();
   const Value& runs = map.require("runs", "a list of runs (name, algorithms, sweep, set)");
   for (const Value& run : runs.as_list()) {
     r.runs.push_back(read_run(run));

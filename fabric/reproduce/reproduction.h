@@ -75,6 +75,9 @@ struct Reproduction {
   std::string name;  // the experiment's name: results/<name>/
   std::string title;
   std::string paper;
+  // What a full-size run took on the machine the results come from ("30 minutes"): `--list`
+  // shows it, so that nobody starts one unawares; "" when not recorded.
+  std::string run_time;
   std::vector<ReproRun> runs;
   std::vector<Sweep> small_sets;    // --small: set in every run
   std::vector<Sweep> small_sweeps;  // --small: replaces (or adds) that key's sweep in every run

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -107,13 +108,24 @@ std::map<std::string, std::string> data_files(const std::vector<PlotVariant>& va
   return files;
 }
 
+// Line i's colour and dash: 12 colours that stay apart (gnuplot's own 8 repeat in a
+// reproduction's 10-odd lines, issue 43), then the same colours dashed.
+std::string line_style(size_t i) {
+  static constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                             "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                             "#bcbd22", "#17becf", "#000000", "#aec7e8"};
+  constexpr size_t n = std::size(kColours);
+  return fmt::format("lc rgb '{}' dt {}", kColours[i % n], 1 + (i / n) % 5);
+}
+
 std::string plot_list(const std::vector<PlotVariant>& variants) {
   std::string list;
+  size_t i = 0;
   for (const PlotVariant& v : variants) {
     if (v.message_cct_ns.empty()) continue;
     list +=
-        fmt::format("{}{} using 1:2 with steps lw 2 title {}", list.empty() ? "" : ", \\\n     ",
-                    gnuplot_quoted(cct_file(v)), gnuplot_quoted(v.name));
+        fmt::format("{}{} using 1:2 with steps lw 2 {} title {}", list.empty() ? "" : ", \\\n     ",
+                    gnuplot_quoted(cct_file(v)), line_style(i++), gnuplot_quoted(v.name));
   }
   return list;
 }
@@ -127,12 +139,18 @@ std::string queue_plot(const Terminal& t, const std::vector<PlotVariant>& varian
   if (shown.empty()) return "";
   const size_t columns = std::min(shown.size(), kPanelColumns);
   const size_t rows = (shown.size() + columns - 1) / columns;
+  // One y scale for every panel, so that panels compare at a glance (issue 43); x stays each
+  // variant's own.
+  uint64_t deepest = 0;
+  for (const PlotVariant* v : shown) {
+    for (const auto& sample : v->queue_bytes) deepest = std::max(deepest, sample.second);
+  }
   std::string s = terminal(t, kWidth, kPanelHeight * static_cast<int>(rows) + 40);
   s += fmt::format(
       "set output 'queue_depth.{}'\nset multiplot layout {},{} title 'Queue depth over time "
-      "(deepest switch port per sample)'\nset xlabel 'time (us)'\nset ylabel 'queue (KB)'\n"
-      "set yrange [0:*]\nunset key\n",
-      t.extension, rows, columns);
+      "(deepest switch port per sample; one y scale in every panel)'\nset xlabel 'time (us)'\n"
+      "set ylabel 'queue (KB)'\nset yrange [0:{:.1f}]\nunset key\n",
+      t.extension, rows, columns, std::max(1.0, static_cast<double>(deepest) / 1e3 * 1.05));
   for (const PlotVariant* v : shown) {
     s += fmt::format("set title {}\nplot {} using 1:2 with steps lw 1.5\n", gnuplot_quoted(v->name),
                      gnuplot_quoted(queue_file(*v)));
@@ -146,8 +164,10 @@ std::string cct_plot(const Terminal& t, const std::vector<PlotVariant>& variants
   return terminal(t, kWidth, kHeight) +
          fmt::format(
              "set output 'cct_cdf.{}'\nset title 'Message completion time (CDF)'\nset xlabel "
-             "'message completion time (us)'\nset ylabel 'fraction of messages'\n"
-             "set yrange [0:1]\nplot {}\nunset output\n",
+             "'message completion time (us, log scale)'\nset ylabel 'fraction of messages'\n"
+             // Log x: ECMP's tail is 10x the others', which a linear axis squeezes into a line.
+             "set yrange [0:1]\nset logscale x 10\nset autoscale xfix\nplot {}\nunset logscale x\n"
+             "set autoscale x\nunset output\n",
              t.extension, list);
 }
 

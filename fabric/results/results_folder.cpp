@@ -2,14 +2,18 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "fabric/results/result_files.h"
 
@@ -98,6 +102,22 @@ void remove_leftovers(const fs::path& parent, const std::string& base) {
   }
 }
 
+// "" or, when `dir` holds results folders of earlier runs (`make demo` wrote
+// results/demo/{virtual,inprocess} before issue 43), a sentence naming them.
+std::string nested_results_hint(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    if (entry.is_directory(error) && holds_marker(entry.path())) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  if (names.empty()) return "";
+  std::sort(names.begin(), names.end());
+  return fmt::format(" (it holds earlier runs' results folders: {}; move or remove them)",
+                     fmt::join(names, ", "));
+}
+
 }  // namespace
 
 void ResultsFolder::check(const std::string& target, const std::string& label) {
@@ -129,8 +149,8 @@ void ResultsFolder::check(const std::string& target, const std::string& label) {
   if (!is_empty_folder(path) && !holds_marker(path)) {
     refuse(fmt::format(
         "the folder holds files and is not a spraylab results folder (it has no {}), so a run "
-        "will not replace it; name another folder, or empty this one yourself",
-        kMarker));
+        "will not replace it; name another folder, or empty this one yourself{}",
+        kMarker, nested_results_hint(path)));
   }
 }
 

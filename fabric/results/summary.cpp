@@ -283,6 +283,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
     s.congestion_control = result.generator["congestion_control"];
   }
   s.link_events = result.link_events;
+  s.machine_bound = result.machine_bound;
   return s;
 }
 
@@ -295,6 +296,9 @@ ordered_json to_json(const VariantSummary& s) {
   j["stopped_by"] = std::string(gen::to_string(s.stopped_by));
   j["clock_ns"] = s.clock_ns;
   j["events"] = s.events;
+  // The numbers as measured, flagged where the machine set them (docs/runner.md).
+  j["machine_bound"] = !s.machine_bound.empty();
+  if (!s.machine_bound.empty()) j["machine_bound_reason"] = s.machine_bound;
   j["cct"] = {{"collectives", s.collectives},
               {"collectives_completed", s.collectives_completed},
               {"collective_ns", or_null(s.cct_ns)},

@@ -39,6 +39,8 @@ struct UtilisationWindow {
 
 struct VariantSummary {
   std::string variant;
+  // FabricResult::machine_bound: why the numbers measure the machine more than the fabric, or "".
+  std::string machine_bound;
   std::string mode;  // mode_name() (run/mode.h)
   std::string algorithm;
   bool completed = false;

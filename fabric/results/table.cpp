@@ -1,6 +1,7 @@
 #include "fabric/results/table.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <functional>
 #include <optional>
@@ -130,7 +131,24 @@ std::string format_table(const std::vector<VariantSummary>& rows) {
   std::string out = line([&](size_t c) { return std::string(shown[c]->heading); });
   out += line([&](size_t c) { return std::string(width[c], '-'); });
   for (size_t r = 0; r < rows.size(); ++r) out += line([&](size_t c) { return cells[r][c]; });
-  return out;
+  return out + machine_bound_note(rows);
+}
+
+std::string machine_bound_note(const std::vector<VariantSummary>& rows) {
+  std::vector<std::string> variants;
+  std::string reason;
+  for (const VariantSummary& s : rows) {
+    if (s.machine_bound.empty()) continue;
+    variants.push_back(s.variant);
+    if (reason.empty()) reason = s.machine_bound;  // the first variant's figures stand for all
+  }
+  if (variants.empty()) return "";
+  const std::string which = variants.size() == rows.size()
+                                ? std::string("every variant")
+                                : fmt::format("{}", fmt::join(variants, ", "));
+  return fmt::format(
+      "machine-bound ({}): these numbers measure this machine more than the fabric: {}\n", which,
+      reason);
 }
 
 std::string format_csv(const std::vector<VariantSummary>& rows) {

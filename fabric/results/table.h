@@ -12,6 +12,10 @@ namespace spraylab::fabric {
 // An aligned text table, one row per variant, a header line and a rule; ends with a newline.
 std::string format_table(const std::vector<VariantSummary>& rows);
 
+// "" or, when any row's numbers measure the machine more than the fabric (VariantSummary::
+// machine_bound), one line naming those variants and why; format_table ends with it.
+std::string machine_bound_note(const std::vector<VariantSummary>& rows);
+
 // CSV with a header line (RFC 4180 quoting, \n line ends): exact numbers (ns, bytes, fractions),
 // empty where a value does not exist (the CCT of an incomplete run).
 std::string format_csv(const std::vector<VariantSummary>& rows);

@@ -127,6 +127,8 @@ struct FabricResult {
   uint32_t queue_sample_halvings = 0;
   // The experiment's link events as they happened (Fabric::link_events_json); empty without.
   nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
+  // Why the numbers measure this machine more than the fabric (run/machine_bound.h), or "".
+  std::string machine_bound;
 };
 
 }  // namespace spraylab::fabric

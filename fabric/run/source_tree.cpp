@@ -15,4 +15,15 @@ std::optional<std::filesystem::path> ancestor_of_binary_with(
   return std::nullopt;
 }
 
+std::optional<std::filesystem::path> data_root_with(const std::filesystem::path& relative) {
+  namespace fs = std::filesystem;
+  if (auto tree = ancestor_of_binary_with(relative)) return tree;
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error) return std::nullopt;
+  const fs::path share = exe.parent_path().parent_path() / "share" / "spraylab";
+  if (fs::exists(share / relative, error)) return share;
+  return std::nullopt;
+}
+
 }  // namespace spraylab::fabric

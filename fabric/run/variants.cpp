@@ -14,6 +14,7 @@
 #include "conf/folder_name.h"
 #include "conf/loader.h"
 #include "conf/schema.h"
+#include "conf/yaml_value.h"
 #include "fabric/run/yaml_path.h"
 
 namespace spraylab::fabric {
@@ -163,10 +164,20 @@ bool path_within(const std::string& path, const std::string& key) {
 
 void check_request(const VariantRequest& request) {
   std::set<std::string> seen;
+  const std::string& option = request.algorithms_option;
+  const std::vector<std::string_view> names = conf::balancer_algorithms().names();
   for (const std::string& a : request.algorithms) {
-    if (a.empty()) throw std::invalid_argument("--algorithms: empty algorithm name");
+    if (a.empty()) throw std::invalid_argument(fmt::format("{}: empty algorithm name", option));
+    // A reproduction's run names its balancers in the file: the loader's error, at the line.
+    if (request.reproduce_run.empty() && std::find(names.begin(), names.end(), a) == names.end()) {
+      // As the file's load_balancer.algorithm says it (conf::Value::as_choice).
+      const std::optional<std::string_view> guess = conf::nearest(a, names);
+      throw std::invalid_argument(
+          fmt::format("{} {}: expected one of {}, found {}{}", option, a, conf::join(names), a,
+                      guess ? fmt::format("; did you mean '{}'?", *guess) : ""));
+    }
     if (!seen.insert(a).second) {
-      throw std::invalid_argument(fmt::format("--algorithms: '{}' is listed twice", a));
+      throw std::invalid_argument(fmt::format("{}: '{}' is listed twice", option, a));
     }
   }
   std::set<std::string> keys;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "fabric/namespaced/link_events.h"
 #include "fabric/results/plots.h"
@@ -186,10 +187,12 @@ FabricOptions fabric_options(const Variant& v, const RunOptions& options, Progre
 }
 
 // The table on stdout and in DIR/summary.{txt,csv,json}.
-void write_comparison(const std::string& out, const std::string& experiment, Mode mode,
+void write_comparison(const std::string& out, const std::string& experiment,
+                      const std::string& title, Mode mode,
                       const std::vector<VariantSummary>& summaries) {
   const std::string table = format_table(summaries);
-  fmt::print("\n{}: {} mode, {} variant{}\n{}", experiment, mode_name(mode), summaries.size(),
+  fmt::print("\n{}{}: {} mode, {} variant{}\n{}", experiment,
+             title.empty() ? "" : fmt::format(" ({})", title), mode_name(mode), summaries.size(),
              summaries.size() == 1 ? "" : "s", table);
   std::fflush(stdout);
   write_file((fs::path(out) / "summary.txt").string(), table);
@@ -231,7 +234,11 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   for (size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
     const std::string label = fmt::format("[{}/{}] {}", i + 1, variants.size(), v.name);
-    for (const std::string& note : v.notes) progress.print("note: " + note);
+    // A note repeats for every variant of an algorithm (and every run of a reproduction): once.
+    static std::set<std::string> said;
+    for (const std::string& note : v.notes) {
+      if (said.insert(note).second) progress.print("note: " + note);
+    }
     const std::string started_at = utc_now();
     const FabricOptions fo = fabric_options(v, options, progress, label);
     const FabricResult result = [&] {
@@ -256,7 +263,8 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     summaries.push_back(std::move(s));
   }
   if (namespaced) namespaced->finish();  // down before the table and plots
-  write_comparison(dir.string(), variants[0].experiment.name, options.mode, summaries);
+  write_comparison(dir.string(), variants[0].experiment.name, options.title, options.mode,
+                   summaries);
   if (want_plots) {
     progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));
   }

@@ -30,7 +30,10 @@ struct RunOptions {
   // Per variant, on the fabric's clock (0: none); the experiment's measurement.duration, when
   // shorter, still applies.
   uint64_t max_clock_ns = 0;
-  std::string command_line;        // recorded in each run.json
+  std::string command_line;  // recorded in each run.json
+  // Names this set of variants in the table's header beside the experiment ("run switch" for a
+  // reproduction's runs, so that two tables of one experiment tell themselves apart); "": none.
+  std::string title;
   namespaced::Options namespaced;  // Mode::kNamespaced: the fabric's links, rate, name, folder
 };
 

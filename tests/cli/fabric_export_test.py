@@ -19,6 +19,7 @@ Cases:
 """
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -132,12 +133,21 @@ def bad_process_options_are_exit_2(_args):
                                       ("--idle-sleep", "5s", "found 5s"),
                                       ("--link-timeout", "-5", "expected a positive number"),
                                       ("--run-timeout", "0", "expected a positive number"),
-                                      ("--algorithm", "ofna", "found ofna (from --algorithm ofna)")):
+                                      ("--algorithm", "ofna", "--algorithm ofna: expected one of ecmp"),
+                                      ("--algorithms", "ofann", "found ofann; did you mean 'ofan'?"),
+                                      ("--algorithms", "ofan,ecmp", "a fabric runs one load balancer")):
             r = subprocess.run([SPRAYLAB, "fabric", "export", DEMO, "--containerlab", out,
                                 option, value], capture_output=True, text=True, timeout=60)
             check(r.returncode == 2 and needle in r.stderr,
                   f"{option} {value}: exit {r.returncode}: {r.stderr}")
             check(not os.path.exists(out), f"{option} {value}: files written")
+        # `run` spells it --algorithms: both spellings take one balancer (issue 43, point 4).
+        r = subprocess.run([SPRAYLAB, "fabric", "export", DEMO, "--containerlab", out,
+                            "--algorithms", "rps"], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, f"--algorithms rps: exit {r.returncode}: {r.stderr}")
+        with open(os.path.join(out, "run", "experiment.yaml")) as f:
+            check("algorithm: rps" in f.read(), "--algorithms rps not in the exported experiment")
+        shutil.rmtree(out)
         r = subprocess.run([SPRAYLAB, "fabric", "export", DEMO, "--containerlab", out,
                             "--idle-sleep", ""], capture_output=True, text=True, timeout=60)
         check(r.returncode == 0, f"--idle-sleep '' (busy polling): exit {r.returncode}: {r.stderr}")

@@ -125,13 +125,31 @@ def list_names_every_reproduction(_args):
     names = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(EXPERIMENTS, "*.yaml")))
     listed = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
     check(listed == names, f"{listed} != {names}")
+    # How long a full-size run takes, where the file records it (issue 43, point 7).
+    scale = [line for line in r.stdout.splitlines() if line.startswith("ofan-scale ")]
+    check(scale and "(full size: 30 minutes; --small: seconds)" in scale[0], f"{scale}")
     return f"{len(names)} reproductions"
 
 
 CASES = [(f"{os.path.basename(p)[:-5]} small version holds", small_version_holds,
           (os.path.basename(p)[:-5],))
          for p in sorted(glob.glob(os.path.join(EXPERIMENTS, "*.yaml")))]
+def each_runs_table_says_which_run_and_notes_come_once(_args):
+    # Issue 43, point 7: two runs' tables looked identical, and a note came once per variant.
+    with tempfile.TemporaryDirectory() as work:
+        r = spraylab(work, "reproduce", "ofan-queue-growth", "--small", "-o", "out")
+        check(r.returncode == 0, r.stderr[-2000:])
+        headers = [line for line in r.stdout.splitlines() if " mode, " in line]
+        check(len(headers) > 1 and len(set(headers)) == len(headers), f"table headers: {headers}")
+        check(all("(run " in h for h in headers), f"a header names no run: {headers}")
+        notes = [line for line in (r.stdout + r.stderr).splitlines() if line.startswith("note: ")]
+        check(len(notes) == len(set(notes)), f"notes said more than once: {notes}")
+        return f"{len(headers)} tables, {len(notes)} notes"
+
+
 CASES += [
+    ("each run's table says which run, and a note comes once",
+     each_runs_table_says_which_run_and_notes_come_once, ()),
     ("a failing check exits 1", failing_check_exits_1, ()),
     ("bad input is exit 2", bad_input_is_exit_2, ()),
     ("--list names every reproduction", list_names_every_reproduction, ()),

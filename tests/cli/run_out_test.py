@@ -18,12 +18,19 @@ Cases:
                                   folder as it was, no staging folder, no EAL runtime folder left.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
+  make demo's folders leave the README's first run free
+                                  the folders `make -n demo` names for its results, filled, and then
+                                  README.md's `spraylab run conf/examples/demo.yaml` succeeds
+                                  (issue 43, point 1).
+  the timeout covers building the fabric
+                                  --timeout shorter than a 1024-host build stops it while building.
   names that would leave their folder are refused
                                   name: ../x is the loader's error at its line and column; a file
                                   whose stem starts with '.' needs a name; a variant's folder name
                                   is escaped.
 """
 import hashlib
+import re
 import os
 import signal
 import subprocess
@@ -275,6 +282,39 @@ def a_folder_spraylab_did_not_make_is_refused(_args):
             check(p.returncode == 2 and f"--out {out}: " in p.stderr, (out, p.stderr))
 
 
+def make_demos_folders_leave_the_readmes_first_run_free(args):
+    make = subprocess.run(["make", "-s", "-n", "demo", f"BUILD={os.path.abspath(args.build)}"],
+                          cwd=args.source, capture_output=True, text=True, timeout=60)
+    check(make.returncode == 0, make.stderr)
+    outs = re.findall(r"--out (\S+)", make.stdout)
+    check(len(outs) == 2, f"make -n demo names {outs}, expected two results folders")
+    with tempfile.TemporaryDirectory() as work:
+        os.symlink(os.path.abspath(os.path.join(args.source, "conf")), os.path.join(work, "conf"))
+        for out in outs:  # what make demo leaves behind, one small variant each
+            r = spraylab(work, "run", "conf/examples/demo.yaml", "--algorithms", "ecmp",
+                         "--max-clock", "20ms", "--out", out)
+            check(r.returncode == 0, r.stderr)
+        r = spraylab(work, "run", "conf/examples/demo.yaml", "--algorithms", "ecmp")
+        check(r.returncode == 0, f"after make demo's {outs}: {r.stderr}")
+        check(os.path.exists(os.path.join(work, "results", "demo", "ecmp", "summary.json")),
+              "results/demo/ecmp/summary.json missing")
+    return " ".join(outs)
+
+
+def the_timeout_covers_building_the_fabric(_args):
+    # Issue 43, point 3: a fabric that takes longer to build than --timeout stops while building
+    # (a 65,536-host fat tree took minutes past --timeout 60 in the build alone).
+    with tempfile.TemporaryDirectory() as work:
+        exp = os.path.join(work, "ft16.yaml")
+        write(exp, "name: ft16\ntopology: {generator: fat-tree, k: 16, levels: 3}\n"
+                   "links: {rate: 100Gbps, delay: 1us}\nworkload: {type: permutation, message_size: 64KB}\n")
+        r = spraylab(work, "run", exp, "--algorithms", "ofan", "--timeout", "0.02", "--out", "o")
+        check(r.returncode == 1, f"exit {r.returncode}: {r.stderr}")
+        check("the wall-clock limit (--timeout) passed while building the fabric" in r.stderr, r.stderr)
+        check(not os.path.exists(os.path.join(work, "o")), "results written")
+    return r.stderr.strip().splitlines()[-1]
+
+
 def names_that_would_leave_their_folder_are_refused(_args):
     with tempfile.TemporaryDirectory() as t:
         exp = experiment(os.path.join(t, "exp.yaml"), name="../escaped")
@@ -307,6 +347,9 @@ CASES = [
     ("a shell loop stops and an ignored SIGINT stays ignored",
      a_shell_loop_stops_and_an_ignored_sigint_stays_ignored, ()),
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
+    ("make demo's folders leave the README's first run free",
+     make_demos_folders_leave_the_readmes_first_run_free, ()),
+    ("the timeout covers building the fabric", the_timeout_covers_building_the_fabric, ()),
     ("names that would leave their folder are refused", names_that_would_leave_their_folder_are_refused, ()),
 ]
 sys.exit(run_cases(ARGS, CASES))

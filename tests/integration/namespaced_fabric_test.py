@@ -101,6 +101,10 @@ def take_down(args, name, folder, ns_before):
         shutil.rmtree(folder, ignore_errors=True)
     check(down.returncode == 0, "fabric down failed")
     check(nothing_left(after), f"fabric down left {after}")
+    # Other fabrics on a shared machine (sl-<other>-*) come and go meanwhile; the rest must stay.
+    def not_another_fabrics(names):
+        return [n for n in names if not n.startswith("sl-") or n.startswith(f"sl-{name}-")]
+    ns_before, ns_after = not_another_fabrics(ns_before), not_another_fabrics(ns_after)
     check(ns_after == ns_before, f"namespaces before {ns_before}, after {ns_after}")
 
 
@@ -195,6 +199,47 @@ def test_demo_up_run_kill_down(args):
     return " ".join(f"{k}={v}" for k, v in figures.items())
 
 
+SMALL = """\
+name: small
+seed: 3
+topology: {generator: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+links: {rate: 10Gbps, delay: 1us}
+workload: {type: permutation, message_size: 64KB}
+"""
+
+
+def test_start_twice(args):
+    """Issue 43, point 5: a second `fabric start` (no --again on the first) starts fresh generators
+    itself and its run completes too; 3 switches and 2 generators."""
+    name = f"t{os.getpid()}s"
+    folder = tempfile.mkdtemp(prefix="spraylab-nsfabric-")
+    exp = os.path.join(folder, "small.yaml")
+    with open(exp, "w") as f:
+        f.write(SMALL)
+    ns_before = namespaces()
+    runs = []
+    try:
+        up = spraylab(args, "fabric", "up", exp, "--name", name, "--dir", folder, "--rate", RATE,
+                      "--link-timeout", "120", timeout=400)
+        check(up.returncode == 0, "fabric up failed")
+        # `status` shows each process's metrics URL, as `up` does (issue 43, point 8).
+        st = spraylab(args, "fabric", "status", name, "--dir", folder, timeout=120)
+        urls = re.findall(r"http://[0-9.]+:\d+/metrics", st.stdout)
+        check(st.returncode == 0 and len(urls) == 5, f"5 metrics URLs in fabric status: {urls}")
+        for i in range(2):
+            run = spraylab(args, "fabric", "start", name, "--dir", folder, "--timeout", "200",
+                           timeout=300)
+            check(run.returncode == 0, f"start {i + 1} failed")
+            summary = json.loads(run.stdout.strip().splitlines()[-1])
+            check(summary["completed"] and summary["messages_done"] == summary["messages"] == 4,
+                  f"start {i + 1}: {summary}")
+            runs.append(summary["cct_us"])
+        check("starting fresh ones" in run.stderr, "the second start did not say it restarted")
+    finally:
+        take_down(args, name, folder, ns_before)
+    return f"cct_us={runs}"
+
+
 def test_veth_up_run_down(args):
     """--links veth: a veth pair per link between the namespaces, net_af_xdp ports with the XDP
     program for spraylab-gen's port; the permutation completes, and down leaves nothing."""
@@ -278,6 +323,7 @@ def main():
         return 77
     return run_cases(args, [("demo_up_run_kill_down", test_demo_up_run_kill_down, ()),
                             ("veth_up_run_down", test_veth_up_run_down, ()),
+                            ("start_twice", test_start_twice, ()),
                             ("up_killed_midway_then_down", test_up_killed_midway_then_down, ())])
 
 

@@ -60,7 +60,7 @@ def test_dashboard_queries_return_data(args):
     prom = switch = gen = None
     try:
         prom = Prometheus(d, shipped_config(args.source, {"127.0.0.1:9561": f"127.0.0.1:{sw_port}",
-                                                          "127.0.0.1:9562": f"127.0.0.1:{gen_port}"}))
+                                                          "127.0.0.1:9562": f"127.0.0.1:{gen_port}"}, d))
         vdevs = lambda role, n: sum((["--vdev", f"net_memif{p},role={role},id=0,socket={d}/p{p}.sock,"
                                       "socket-abstract=no"] for p in range(n)), [])
         switch = Proc([f"{args.build}/switch/spraylab-switch", *eal_args("0@1", sw_prefix), *vdevs("server", SWITCH_PORTS),

@@ -1,11 +1,13 @@
 // The plots: which data each one draws, and (when gnuplot is installed) real PNG and SVG files.
 #include "fabric/results/plots.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace spraylab::fabric {
 namespace {
@@ -50,11 +52,26 @@ TEST(GnuplotScript, WithoutASizeSweepMaxQueueIsBarsPerVariant) {
   EXPECT_THAT(s, Not(HasSubstr("'data/rps.queue.dat'")));  // no samples, no line
   EXPECT_THAT(s, HasSubstr("'data/rps.cct.dat'"));
   EXPECT_THAT(s, HasSubstr("histograms"));
-  EXPECT_THAT(s, Not(HasSubstr("logscale x")));
+  EXPECT_THAT(s, Not(HasSubstr("logscale x 2")));     // no size axis
   EXPECT_THAT(s, HasSubstr("multiplot layout 1,1"));  // one queue panel: rps has no samples
   for (const char* image : {"queue_depth.png", "cct_cdf.svg", "max_queue.png", "max_queue.svg"}) {
     EXPECT_THAT(s, HasSubstr(image));
   }
+}
+
+// Issue 43, points 7 and 9: the CDF on a log x axis, every line its own colour, and the queue
+// panels on one y scale.
+TEST(GnuplotScript, CdfIsLogXLinesDifferAndQueuePanelsShareTheirYScale) {
+  std::vector<PlotVariant> vs;
+  for (int i = 0; i < 10; ++i) vs.push_back(variant(fmt::format("v{}", i), 1000 * (i + 1)));
+  const std::string s = gnuplot_script(vs);
+  EXPECT_THAT(s, HasSubstr("set logscale x 10\nset autoscale xfix\nplot 'data/v0.cct.dat'"));
+  std::set<std::string> styles;
+  for (size_t at = s.find("lc rgb '"); at != std::string::npos; at = s.find("lc rgb '", at + 1)) {
+    styles.insert(s.substr(at, s.find(" title", at) - at));
+  }
+  EXPECT_EQ(styles.size(), 10u) << "each CDF line its own colour";
+  EXPECT_THAT(s, HasSubstr("set yrange [0:10.5]\nunset key"));  // 10 KB, the deepest, + 5%
 }
 
 TEST(GnuplotScript, WithASizeSweepMaxQueueIsALinePerSeries) {

@@ -18,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A scratch folder of this test's own, removed afterwards.
 class ResultsFolderTest : public ::testing::Test {
@@ -135,6 +136,18 @@ TEST_F(ResultsFolderTest, AnEmptyFolderIsTakenAndAFolderWithOtherFilesRefused) {
 
   write_file(path("file"), "x");
   EXPECT_THAT(error_of(path("file")), HasSubstr("exists and is not a folder"));
+}
+
+// Issue 43: `make demo` once wrote results/demo/{virtual,inprocess}, where the README's next
+// `spraylab run` writes; the refusal names the results folders inside and what to do.
+TEST_F(ResultsFolderTest, AFolderHoldingEarlierResultsFoldersSaysSo) {
+  run(path("demo/virtual"), {"a"}, "x");
+  run(path("demo/inprocess"), {"a"}, "x");
+  EXPECT_THAT(error_of(path("demo")),
+              HasSubstr("it holds earlier runs' results folders: inprocess, virtual; move or "
+                        "remove them"));
+  write_file(path("mine/thesis.tex"), "years of work");
+  EXPECT_THAT(error_of(path("mine")), Not(HasSubstr("earlier runs")));
 }
 
 TEST_F(ResultsFolderTest, DotDotSlashAndTheWorkingFolderAreRefused) {
