@@ -14,52 +14,47 @@
 
 namespace spraylab::fabric {
 
-void add_fabric_command(CLI::App& app, int* exit_code) {
-  auto* fabric = app.add_subcommand(
-      "fabric",
-      "One process per node in network namespaces: spraylab-switch per switch, spraylab-gen per "
-      "leaf's hosts, memif links (docs/fabric.md)");
-  fabric->require_subcommand(1);
+namespace {
 
+// What `up` and `export` share: the fabric as the processes run it. --idle-sleep and
+// --deep-sleep get the processes' own check (conf/cli_checks.h) before any namespace exists (up)
+// or any command is written (export): the processes would refuse a bad value one by one.
+void add_fabric_options(CLI::App* cmd, namespaced::Options& o) {
+  const CLI::Validator idle_sleep = conf::sleep_cap_check("busy polling");
+  cmd->add_option("experiment", o.experiment, "Experiment YAML file")->required();
+  cmd->add_option("--rate", o.rate,
+                  "Every link's rate (default 100Mbps, what this machine sustains with every "
+                  "process on 2 CPUs); time constants stretch alike; 'file': the file's");
+  cmd->add_option("--name", o.name, "The fabric's name (default: the experiment's)");
+  // Both spellings, as on `run` (issue 43); a fabric runs one balancer, so a list is refused.
+  cmd->add_option("--algorithm,--algorithms", o.algorithm,
+                  "Load balancer of every switch (default: the file's)")
+      ->check(
+          [](const std::string& text) -> std::string {
+            if (text.find(',') == std::string::npos) return {};
+            return "a fabric runs one load balancer on every switch; found " + text +
+                   " (spraylab run --mode namespaced runs one fabric per balancer)";
+          },
+          "NAME");
+  cmd->add_option("--idle-sleep", o.idle_sleep,
+                  "Every process's longest sleep when its polls come back empty")
+      ->check(idle_sleep)
+      ->capture_default_str();
+  cmd->add_option("--link-timeout", o.link_timeout_s,
+                  "Seconds for every process to report its links up")
+      ->check(conf::kPositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--run-timeout", o.run_timeout_s,
+                  "Each generator gives up a run after this many seconds")
+      ->check(conf::kPositiveNumber)
+      ->capture_default_str();
+}
+
+void add_up(CLI::App* fabric, int* exit_code) {
   auto up = std::make_shared<namespaced::Options>();
   auto* up_cmd = fabric->add_subcommand("up",
                                         "Start the fabric of an experiment and wait until "
                                         "every link is up (needs root)");
-  // Checked here, before any namespace exists (up) or any command is written (export): the
-  // processes would refuse them one by one.
-  // The processes' own check (conf/cli_checks.h), before any namespace exists (up) or any command
-  // is written (export): the processes would refuse a bad value one by one.
-  const CLI::Validator idle_sleep = conf::sleep_cap_check("busy polling");
-  // What `up` and `export` share: the fabric as the processes run it.
-  auto add_fabric_options = [&idle_sleep](CLI::App* cmd, namespaced::Options& o) {
-    cmd->add_option("experiment", o.experiment, "Experiment YAML file")->required();
-    cmd->add_option("--rate", o.rate,
-                    "Every link's rate (default 100Mbps, what this machine sustains with every "
-                    "process on 2 CPUs); time constants stretch alike; 'file': the file's");
-    cmd->add_option("--name", o.name, "The fabric's name (default: the experiment's)");
-    // Both spellings, as on `run` (issue 43); a fabric runs one balancer, so a list is refused.
-    cmd->add_option("--algorithm,--algorithms", o.algorithm,
-                    "Load balancer of every switch (default: the file's)")
-        ->check(
-            [](const std::string& text) -> std::string {
-              if (text.find(',') == std::string::npos) return {};
-              return "a fabric runs one load balancer on every switch; found " + text +
-                     " (spraylab run --mode namespaced runs one fabric per balancer)";
-            },
-            "NAME");
-    cmd->add_option("--idle-sleep", o.idle_sleep,
-                    "Every process's longest sleep when its polls come back empty")
-        ->check(idle_sleep)
-        ->capture_default_str();
-    cmd->add_option("--link-timeout", o.link_timeout_s,
-                    "Seconds for every process to report its links up")
-        ->check(conf::kPositiveNumber)
-        ->capture_default_str();
-    cmd->add_option("--run-timeout", o.run_timeout_s,
-                    "Each generator gives up a run after this many seconds")
-        ->check(conf::kPositiveNumber)
-        ->capture_default_str();
-  };
   add_fabric_options(up_cmd, *up);
   up_cmd
       ->add_option("--links", up->links,
@@ -100,16 +95,19 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
     fmt::print(stderr, "fabric up: {}\n", describe(size, Mode::kNamespaced));
     *exit_code = namespaced::up(*up);
   });
+}
 
-  struct Target {
-    std::string name, dir;
-    double cpu_seconds = 0, timeout = 300;
-    bool again = false;
-  };
-  auto add_target = [](CLI::App* cmd, Target& t) {
-    cmd->add_option("name", t.name, "The fabric's name (default: the one fabric that is up)");
-    cmd->add_option("--dir", t.dir, "The fabric's folder (default /run/spraylab/<name>)");
-  };
+struct Target {
+  std::string name, dir;
+  double cpu_seconds = 0, timeout = 300;
+  bool again = false;
+};
+void add_target(CLI::App* cmd, Target& t) {
+  cmd->add_option("name", t.name, "The fabric's name (default: the one fabric that is up)");
+  cmd->add_option("--dir", t.dir, "The fabric's folder (default /run/spraylab/<name>)");
+}
+
+void add_status(CLI::App* fabric, int* exit_code) {
   auto st = std::make_shared<Target>();
   auto* st_cmd = fabric->add_subcommand("status", "Processes, links and queue depths");
   add_target(st_cmd, *st);
@@ -118,7 +116,9 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   st_cmd->final_callback([st, exit_code] {
     *exit_code = namespaced::status(namespaced::default_dir_of(st->name, st->dir), st->cpu_seconds);
   });
+}
 
+void add_start(CLI::App* fabric, int* exit_code) {
   auto go = std::make_shared<Target>();
   auto* go_cmd = fabric->add_subcommand(
       "start", "Start the workload on every generator at once, wait, print what they report");
@@ -130,7 +130,9 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
     *exit_code =
         namespaced::start(namespaced::default_dir_of(go->name, go->dir), go->timeout, go->again);
   });
+}
 
+void add_export(CLI::App* fabric, int* exit_code) {
   auto ex = std::make_shared<namespaced::ExportOptions>();
   ex->fabric.links = namespaced::LinkKind::kVeth;
   auto* ex_cmd = fabric->add_subcommand(
@@ -142,12 +144,29 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   ex_cmd->add_option("--containerlab", ex->out_dir, "The folder to write")->required();
   ex_cmd->add_option("--image", ex->image, "The node image")->capture_default_str();
   ex_cmd->final_callback([ex, exit_code] { *exit_code = namespaced::export_containerlab(*ex); });
+}
 
+void add_down(CLI::App* fabric, int* exit_code) {
   auto dn = std::make_shared<Target>();
   auto* dn_cmd = fabric->add_subcommand(
       "down", "Remove every process, namespace, socket, runtime and hugepage file of a fabric");
   add_target(dn_cmd, *dn);
   dn_cmd->final_callback([dn, exit_code] { *exit_code = namespaced::down(dn->name, dn->dir); });
+}
+
+}  // namespace
+
+void add_fabric_command(CLI::App& app, int* exit_code) {
+  auto* fabric = app.add_subcommand(
+      "fabric",
+      "One process per node in network namespaces: spraylab-switch per switch, spraylab-gen per "
+      "leaf's hosts, memif links (docs/fabric.md)");
+  fabric->require_subcommand(1);
+  add_up(fabric, exit_code);
+  add_status(fabric, exit_code);
+  add_start(fabric, exit_code);
+  add_export(fabric, exit_code);
+  add_down(fabric, exit_code);
 }
 
 }  // namespace spraylab::fabric

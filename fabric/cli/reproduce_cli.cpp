@@ -105,6 +105,109 @@ nlohmann::json read_summary(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
+// Every run of the reproduction (only the --small ones with --small) as its variants, each
+// folder checked before anything runs.
+std::vector<PlannedRun> plan_runs(const Reproduction& reproduction, const std::string& text,
+                                  const std::string& path, const std::string& out, bool small) {
+  std::vector<PlannedRun> plan;
+  for (const ReproRun& run : runs_to_execute(reproduction, small)) {
+    VariantRequest request;
+    request.algorithms = run.algorithms;
+    request.sweeps = run.sweeps;
+    request.sets = run.sets;
+    request.reproduce_run = run.name;
+    PlannedRun p{run, expand_variants(text, path, request), (fs::path(out) / run.name).string()};
+    RunOptions check;
+    check.out_dir = p.dir;
+    check_out_dir(p.variants, check);
+    plan.push_back(std::move(p));
+  }
+  return plan;
+}
+
+// Runs every planned variant (EAL sized for the largest); the worst of the runs' exit codes
+// above 1 (1 only says a variant did not complete, which collect_results judges).
+int execute(const std::vector<PlannedRun>& plan, size_t total, const std::string& out,
+            const ReproduceArgs& args) {
+  fs::create_directories(out);
+  write_file((fs::path(out) / kMarker).string(), "spraylab reproduce\n");
+  EalOptions eal;
+  for (const PlannedRun& p : plan) {
+    for (const Variant& v : p.variants) {
+      eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment));
+    }
+  }
+  init_eal(eal, "spraylab");
+  int rc = 0;
+  size_t done = 0;
+  for (const PlannedRun& p : plan) {
+    fmt::print(stderr, "[{}/{} variants done] run {}: {} variants into {}\n", done, total,
+               p.run.name, p.variants.size(), p.dir);
+    RunOptions options;
+    options.out_dir = p.dir;
+    options.max_wall_seconds = args.timeout_seconds;
+    options.command_line = args.command_line;
+    options.title = "run " + p.run.name;
+    // run_variants says 1 for any variant that did not complete; a reproduction measured over
+    // measurement.duration stops every variant there on purpose (stopped_by checked later).
+    const int run_rc = run_variants(p.variants, options);
+    if (run_rc > 1) rc = std::max(rc, run_rc);
+    done += p.variants.size();
+  }
+  return rc;
+}
+
+// Every variant's summary. Completed, or stopped by its own measurement.duration, is what the
+// experiment asked for; stopped by --timeout or stalled, the numbers are not the experiment's:
+// *rc becomes at least 1.
+std::vector<VariantResult> collect_results(const std::vector<PlannedRun>& plan, int* rc) {
+  std::vector<VariantResult> results;
+  for (const PlannedRun& p : plan) {
+    for (const Variant& v : p.variants) {
+      const std::string dir = (fs::path(p.dir) / v.name).string();
+      results.push_back({&p.run, v, dir, read_summary((fs::path(dir) / "summary.json").string())});
+      const std::string stopped = results.back().summary.value("stopped_by", "");
+      const bool by_design = stopped == "completed" ||
+                             (stopped == "duration" && v.experiment.measurement.duration_ns > 0);
+      if (!by_design) {
+        fmt::print(stderr, "{}/{}: stopped by {}: incomplete\n", p.run.name, v.name, stopped);
+        *rc = std::max(*rc, 1);
+      }
+    }
+  }
+  return results;
+}
+
+// The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
+// fails; 2: a figure draws nothing, a mistake of the reproduction file, not of the result).
+int judge_and_report(const Reproduction& reproduction, const std::vector<VariantResult>& results,
+                     const std::string& path, const std::string& out, const ReproduceArgs& args) {
+  std::vector<FigureData> figures;
+  for (const Figure& f : reproduction.figures) figures.push_back(gather_figure(f, results));
+  std::vector<CheckOutcome> checks;
+  for (const Check& c : reproduction.checks) checks.push_back(evaluate_check(c, figures));
+  const std::string command =
+      fmt::format("spraylab reproduce {}{}", args.target, args.small ? " --small" : "");
+  const std::string plots = write_report(out, reproduction, command, figures, checks, args.small);
+  int rc = 0;
+  fmt::print("\n{}\n", reproduction.title);
+  for (const CheckOutcome& c : checks) {
+    fmt::print("  {:<5} {} {}: {} — {}\n", c.passed ? "holds" : "FAILS", c.check->figure,
+               c.check->series, c.check->text, c.detail);
+    if (!c.passed) rc = 1;
+  }
+  fmt::print("report: {}/report.md; {}\n", out, plots);
+  for (const FigureData& d : figures) {
+    if (d.series.empty() && !d.problems.empty()) {
+      fmt::print(stderr,
+                 "spraylab: {}: figure {} draws nothing: no variant has its values, e.g. {}\n",
+                 path, d.figure->name, d.problems.front());
+      rc = std::max(rc, 2);
+    }
+  }
+  return rc;
+}
+
 int reproduce(const ReproduceArgs& args) {
   if (args.list) return list_reproductions();
   if (args.target.empty()) {
@@ -117,20 +220,7 @@ int reproduce(const ReproduceArgs& args) {
   const std::string out =
       args.out_dir.empty() ? (fs::path("results") / experiment.name).string() : args.out_dir;
   check_reproduction_dir(out);
-
-  std::vector<PlannedRun> plan;
-  for (const ReproRun& run : runs_to_execute(reproduction, args.small)) {
-    VariantRequest request;
-    request.algorithms = run.algorithms;
-    request.sweeps = run.sweeps;
-    request.sets = run.sets;
-    request.reproduce_run = run.name;
-    PlannedRun p{run, expand_variants(text, path, request), (fs::path(out) / run.name).string()};
-    RunOptions check;
-    check.out_dir = p.dir;
-    check_out_dir(p.variants, check);
-    plan.push_back(std::move(p));
-  }
+  const std::vector<PlannedRun> plan = plan_runs(reproduction, text, path, out, args.small);
   size_t total = 0;
   for (const PlannedRun& p : plan) total += p.variants.size();
   if (args.dry_run) {
@@ -140,76 +230,9 @@ int reproduce(const ReproduceArgs& args) {
     }
     return 0;
   }
-
-  int rc = 0;
-  if (!args.redraw) {
-    fs::create_directories(out);
-    write_file((fs::path(out) / kMarker).string(), "spraylab reproduce\n");
-    EalOptions eal;
-    for (const PlannedRun& p : plan) {
-      for (const Variant& v : p.variants) {
-        eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment));
-      }
-    }
-    init_eal(eal, "spraylab");
-    size_t done = 0;
-    for (const PlannedRun& p : plan) {
-      fmt::print(stderr, "[{}/{} variants done] run {}: {} variants into {}\n", done, total,
-                 p.run.name, p.variants.size(), p.dir);
-      RunOptions options;
-      options.out_dir = p.dir;
-      options.max_wall_seconds = args.timeout_seconds;
-      options.command_line = args.command_line;
-      options.title = "run " + p.run.name;
-      // run_variants says 1 for any variant that did not complete; a reproduction measured over
-      // measurement.duration stops every variant there on purpose (stopped_by checked below).
-      const int run_rc = run_variants(p.variants, options);
-      if (run_rc > 1) rc = std::max(rc, run_rc);
-      done += p.variants.size();
-    }
-  }
-
-  std::vector<VariantResult> results;
-  for (const PlannedRun& p : plan) {
-    for (const Variant& v : p.variants) {
-      const std::string dir = (fs::path(p.dir) / v.name).string();
-      results.push_back({&p.run, v, dir, read_summary((fs::path(dir) / "summary.json").string())});
-      // Completed, or stopped by its own measurement.duration: what the experiment asked for.
-      // Stopped by --timeout or stalled: the numbers are not the experiment's, exit 1.
-      const std::string stopped = results.back().summary.value("stopped_by", "");
-      const bool by_design = stopped == "completed" ||
-                             (stopped == "duration" && v.experiment.measurement.duration_ns > 0);
-      if (!by_design) {
-        fmt::print(stderr, "{}/{}: stopped by {}: incomplete\n", p.run.name, v.name, stopped);
-        rc = std::max(rc, 1);
-      }
-    }
-  }
-  std::vector<FigureData> figures;
-  for (const Figure& f : reproduction.figures) figures.push_back(gather_figure(f, results));
-  std::vector<CheckOutcome> checks;
-  for (const Check& c : reproduction.checks) checks.push_back(evaluate_check(c, figures));
-  const std::string command =
-      fmt::format("spraylab reproduce {}{}", args.target, args.small ? " --small" : "");
-  const std::string plots = write_report(out, reproduction, command, figures, checks, args.small);
-  fmt::print("\n{}\n", reproduction.title);
-  for (const CheckOutcome& c : checks) {
-    fmt::print("  {:<5} {} {}: {} — {}\n", c.passed ? "holds" : "FAILS", c.check->figure,
-               c.check->series, c.check->text, c.detail);
-    if (!c.passed) rc = 1;
-  }
-  fmt::print("report: {}/report.md; {}\n", out, plots);
-  // A figure with no point from any variant names what no summary has (a mistyped y, an x that
-  // is not swept): the reproduction file is wrong, not the result.
-  for (const FigureData& d : figures) {
-    if (d.series.empty() && !d.problems.empty()) {
-      fmt::print(stderr,
-                 "spraylab: {}: figure {} draws nothing: no variant has its values, e.g. {}\n",
-                 path, d.figure->name, d.problems.front());
-      rc = std::max(rc, 2);
-    }
-  }
-  return rc;
+  int rc = args.redraw ? 0 : execute(plan, total, out, args);
+  const std::vector<VariantResult> results = collect_results(plan, &rc);
+  return std::max(rc, judge_and_report(reproduction, results, path, out, args));
 }
 
 }  // namespace

@@ -397,6 +397,88 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
   return out;
 }
 
+namespace {
+
+// A figure of one value per variant (a bar), or of a time series (its mean and extremes: the
+// figure shows the rest), as a table of series.
+std::string series_table(const Figure& f, const FigureData& data) {
+  std::string md;
+  md += fmt::format("| series | {} |{}\n| --- | ---: |{}\n", f.y_label,
+                    f.source.empty() ? "" : " points |", f.source.empty() ? "" : " ---: |");
+  for (const FigureSeries& s : data.series) {
+    if (f.source.empty()) {
+      md += fmt::format("| {} | {} |\n", s.name, number(s.points[0].y));
+    } else {
+      // A time series: its mean and extremes, the figure shows the rest.
+      double sum = 0, lo = INFINITY, hi = -INFINITY;
+      for (const FigurePoint& p : s.points) {
+        sum += p.y;
+        lo = std::min(lo, p.y);
+        hi = std::max(hi, p.y);
+      }
+      md += fmt::format("| {} | mean {}, min {}, max {} | {} |\n", s.name,
+                        number(sum / s.points.size()), number(lo), number(hi), s.points.size());
+    }
+  }
+  return md;
+}
+
+// A figure over x as a table: one row per x, one column per series, and the log-log slopes.
+std::string x_table(const Figure& f, const FigureData& data) {
+  std::string md;
+  std::vector<std::pair<double, std::string>> xs;
+  for (const FigureSeries& s : data.series) {
+    for (const FigurePoint& p : s.points) {
+      if (std::none_of(xs.begin(), xs.end(), [&p](const auto& x) { return x.first == p.x; }))
+        xs.emplace_back(p.x, f.x_divide == 1 ? p.x_text : number(p.x));
+    }
+  }
+  std::sort(xs.begin(), xs.end());
+  md += fmt::format("| {} |", f.x_label);
+  std::string rule = "| ---: |";
+  for (const FigureSeries& s : data.series) {
+    md += fmt::format(" {} |", s.name);
+    rule += " ---: |";
+  }
+  md += "\n" + rule + "\n";
+  for (const auto& [x, text] : xs) {
+    md += fmt::format("| {} |", text);
+    for (const FigureSeries& s : data.series) {
+      const auto p = std::find_if(s.points.begin(), s.points.end(),
+                                  [x = x](const FigurePoint& q) { return q.x == x; });
+      md += p == s.points.end() ? " |" : fmt::format(" {} |", number(p->y));
+    }
+    md += "\n";
+  }
+  if (f.fit_loglog) {
+    md += "| log-log slope |";
+    for (const FigureSeries& s : data.series) {
+      md += s.slope ? fmt::format(" {:.3f} |", *s.slope) : std::string(" — |");
+    }
+    md += "\n";
+  }
+  return md;
+}
+
+// What the figure's values are, the paper's marks, what no variant gave, and the plot.
+std::string figure_notes(const Figure& f, const FigureData& data) {
+  std::string md;
+  md += f.relative_to.empty()
+            ? fmt::format("\n{} ({}).\n", f.y_label, f.y)
+            : fmt::format("\n{} ({}, % above {}).\n", f.y_label, f.y,
+                          f.relative_to_value ? number(*f.relative_to_value) : f.relative_to);
+  for (const Mark& m : f.marks) {
+    md += fmt::format("Paper: {}{}{} = {}.\n", m.label,
+                      m.series.empty() ? "" : fmt::format(" ({})", m.series),
+                      m.x ? fmt::format(" at x = {}", number(*m.x)) : "", number(m.y));
+  }
+  for (const std::string& p : data.problems) md += fmt::format("Missing: {}.\n", p);
+  md += fmt::format("\n![{}](figures/{}.png)\n\n", f.title, f.name);
+  return md;
+}
+
+}  // namespace
+
 std::string report_markdown(const Reproduction& reproduction, const std::string& command,
                             const std::vector<FigureData>& figures,
                             const std::vector<CheckOutcome>& checks, bool small) {
@@ -407,68 +489,8 @@ std::string report_markdown(const Reproduction& reproduction, const std::string&
   for (const FigureData& data : figures) {
     const Figure& f = *data.figure;
     md += fmt::format("## {}\n\n", f.title);
-    if (f.by_variant() || !f.source.empty()) {
-      md += fmt::format("| series | {} |{}\n| --- | ---: |{}\n", f.y_label,
-                        f.source.empty() ? "" : " points |", f.source.empty() ? "" : " ---: |");
-      for (const FigureSeries& s : data.series) {
-        if (f.source.empty()) {
-          md += fmt::format("| {} | {} |\n", s.name, number(s.points[0].y));
-        } else {
-          // A time series: its mean and extremes, the figure shows the rest.
-          double sum = 0, lo = INFINITY, hi = -INFINITY;
-          for (const FigurePoint& p : s.points) {
-            sum += p.y;
-            lo = std::min(lo, p.y);
-            hi = std::max(hi, p.y);
-          }
-          md += fmt::format("| {} | mean {}, min {}, max {} | {} |\n", s.name,
-                            number(sum / s.points.size()), number(lo), number(hi), s.points.size());
-        }
-      }
-    } else {
-      std::vector<std::pair<double, std::string>> xs;
-      for (const FigureSeries& s : data.series) {
-        for (const FigurePoint& p : s.points) {
-          if (std::none_of(xs.begin(), xs.end(), [&p](const auto& x) { return x.first == p.x; }))
-            xs.emplace_back(p.x, f.x_divide == 1 ? p.x_text : number(p.x));
-        }
-      }
-      std::sort(xs.begin(), xs.end());
-      md += fmt::format("| {} |", f.x_label);
-      std::string rule = "| ---: |";
-      for (const FigureSeries& s : data.series) {
-        md += fmt::format(" {} |", s.name);
-        rule += " ---: |";
-      }
-      md += "\n" + rule + "\n";
-      for (const auto& [x, text] : xs) {
-        md += fmt::format("| {} |", text);
-        for (const FigureSeries& s : data.series) {
-          const auto p = std::find_if(s.points.begin(), s.points.end(),
-                                      [x = x](const FigurePoint& q) { return q.x == x; });
-          md += p == s.points.end() ? " |" : fmt::format(" {} |", number(p->y));
-        }
-        md += "\n";
-      }
-      if (f.fit_loglog) {
-        md += "| log-log slope |";
-        for (const FigureSeries& s : data.series) {
-          md += s.slope ? fmt::format(" {:.3f} |", *s.slope) : std::string(" — |");
-        }
-        md += "\n";
-      }
-    }
-    md += f.relative_to.empty()
-              ? fmt::format("\n{} ({}).\n", f.y_label, f.y)
-              : fmt::format("\n{} ({}, % above {}).\n", f.y_label, f.y,
-                            f.relative_to_value ? number(*f.relative_to_value) : f.relative_to);
-    for (const Mark& m : f.marks) {
-      md += fmt::format("Paper: {}{}{} = {}.\n", m.label,
-                        m.series.empty() ? "" : fmt::format(" ({})", m.series),
-                        m.x ? fmt::format(" at x = {}", number(*m.x)) : "", number(m.y));
-    }
-    for (const std::string& p : data.problems) md += fmt::format("Missing: {}.\n", p);
-    md += fmt::format("\n![{}](figures/{}.png)\n\n", f.title, f.name);
+    md += f.by_variant() || !f.source.empty() ? series_table(f, data) : x_table(f, data);
+    md += figure_notes(f, data);
   }
   if (!checks.empty()) {
     md +=

@@ -139,11 +139,11 @@ def bad_input_exits_2_with_a_precise_error(_args):
 def algorithm_has_both_spellings_and_a_did_you_mean(_args):
     # `fabric up` took --algorithm and `run` --algorithms; each now takes both (issue 43, point 4).
     p = run("run", DEMO, "--algorithm", "ofan", "-n")
-    assert p.returncode == 0 and p.stdout.split()[0] == "ofan", (p.returncode, p.stdout, p.stderr)
+    check(p.returncode == 0 and p.stdout.split()[0] == "ofan", (p.returncode, p.stdout, p.stderr))
     p = run("run", DEMO, "--algorithms", "ecmp,ofann", "-n")
-    assert p.returncode == 2, (p.returncode, p.stderr)
-    assert "--algorithms ofann: expected one of ecmp, rps" in p.stderr, p.stderr
-    assert "found ofann; did you mean 'ofan'?" in p.stderr, p.stderr
+    check(p.returncode == 2, (p.returncode, p.stderr))
+    check("--algorithms ofann: expected one of ecmp, rps" in p.stderr, p.stderr)
+    check("found ofann; did you mean 'ofan'?" in p.stderr, p.stderr)
 
 
 def fat_tree(d, k):
@@ -158,18 +158,17 @@ def a_fabric_too_large_for_the_machine_is_refused_with_its_estimate(_args):
     # Issue 43, point 3: -n and fabric up estimate the fabric against the machine's memory.
     with tempfile.TemporaryDirectory() as d:
         p = run("run", DEMO, "--algorithms", "ofan", "-n")
-        assert p.returncode == 0 and "  size: 16 hosts, 20 switches (80 ports), about" in p.stdout, p.stdout
+        check(p.returncode == 0 and "  size: 16 hosts, 20 switches (80 ports), about" in p.stdout, p.stdout)
         huge = fat_tree(d, 128)  # 524,288 hosts: some 300 GB
         p = run("run", huge, "-n")
-        assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-        assert "variant ecmp: 524288 hosts, 20480 switches (2621440 ports), about" in p.stderr, p.stderr
-        assert "more than this machine's" in p.stderr, p.stderr
+        check(p.returncode == 2, (p.returncode, p.stdout, p.stderr))
+        check("variant ecmp: 524288 hosts, 20480 switches (2621440 ports), about" in p.stderr, p.stderr)
+        check("more than this machine's" in p.stderr, p.stderr)
         p = run("run", huge, "--mode", "namespaced", "-n")
-        assert p.returncode == 2 and "processes, about" in p.stderr, p.stderr
+        check(p.returncode == 2 and "processes, about" in p.stderr, p.stderr)
         p = run("fabric", "up", huge, "--name", f"huge{os.getpid()}", "--dir", os.path.join(d, "f"))
-        assert p.returncode == 2 and "fabric up" in p.stderr and "more than this machine's" in p.stderr, \
-            (p.returncode, p.stderr)
-        assert not os.path.exists(os.path.join(d, "f")), "fabric up wrote its folder"
+        check(p.returncode == 2 and "fabric up" in p.stderr and "more than this machine's" in p.stderr, (p.returncode, p.stderr))
+        check(not os.path.exists(os.path.join(d, "f")), "fabric up wrote its folder")
         return p.stderr.strip().splitlines()[-1]
 
 
