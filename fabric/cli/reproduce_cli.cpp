@@ -72,9 +72,10 @@ int list_reproductions() {
     const std::string text = conf::read_experiment_text(file.string());
     const conf::Experiment e = conf::load_experiment_string(text, file.string());
     const Reproduction r = read_reproduction(text, file.string(), e.name);
-    fmt::print(
-        "{:<22} {}{}\n", file.stem().string(), r.title,
-        r.run_time.empty() ? "" : fmt::format(" (full size: {}; --small: seconds)", r.run_time));
+    // Every line says what a run costs: a user picks by it (issue 43); a reproduction whose
+    // full-size run has not been timed here says so rather than nothing.
+    fmt::print("{:<22} {} (full size: {}; --small: seconds)\n", file.stem().string(), r.title,
+               r.run_time.empty() ? "not timed yet" : r.run_time);
   }
   if (files.empty()) fmt::print(stderr, "no reproductions in {}\n", dir.string());
   return 0;

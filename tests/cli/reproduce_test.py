@@ -128,6 +128,8 @@ def list_names_every_reproduction(_args):
     # How long a full-size run takes, where the file records it (issue 43, point 7).
     scale = [line for line in r.stdout.splitlines() if line.startswith("ofan-scale ")]
     check(scale and "(full size: 30 minutes; --small: seconds)" in scale[0], f"{scale}")
+    silent = [line for line in r.stdout.splitlines() if line.strip() and "(full size: " not in line]
+    check(not silent, f"lines that do not say what a full-size run costs: {silent}")
     return f"{len(names)} reproductions"
 
 
