@@ -13,6 +13,7 @@
 #include "fabric/cli/size_guard.h"
 #include "fabric/emu/eal.h"
 #include "fabric/namespaced/launcher.h"
+#include "fabric/run/time_scale.h"
 #include "fabric/run/variants.h"
 #include "fabric/runner/runner.h"
 #include "switch/lb/algorithm.h"
@@ -38,12 +39,21 @@ struct RunArgs {
   std::string command_line;
 };
 
-void print_variants(const std::vector<Variant>& variants, Mode mode) {
+// `inprocess_rate_bps`: the in-process fabric's rate (0: the variants' own), said per variant
+// with how many times slower it runs the experiment than written (run/time_scale.h).
+void print_variants(const std::vector<Variant>& variants, Mode mode, double inprocess_rate_bps) {
   for (const Variant& v : variants) {
     std::string settings;
     for (const Setting& s : v.settings) settings += fmt::format("  {}={}", s.key, s.value);
     fmt::print("{}{}\n", v.name, settings);
     for (const std::string& note : v.notes) fmt::print("  note: {}\n", note);
+    if (mode == Mode::kInProcess && inprocess_rate_bps > 0) {
+      const double k = slowdown_factor(v.experiment, inprocess_rate_bps);
+      fmt::print(
+          "  in-process: fastest link at {}, time x{:g} (every rate / {:g}, every time "
+          "constant x {:g})\n",
+          conf::format_rate(k > 1 ? inprocess_rate_bps : v.experiment.links.rate_bps), k, k, k);
+    }
     fmt::print("  size: {}\n", describe(estimate_size(v.experiment, mode), mode));
   }
 }
@@ -64,9 +74,9 @@ bool names_link_rate(const std::vector<Sweep>& sweeps) {
                      [](const Sweep& s) { return s.key == kLinkRateKey; });
 }
 
-// The in-process link rate (0: the variants' own), also set as links.rate of every variant so
-// that its config.yaml says what ran. Rates the user sweeps or sets win over the default.
-double apply_inprocess_rate(const RunArgs& args, VariantRequest& request) {
+// The in-process fabric's rate (0: the variants' own, as written). Rates the user sweeps or sets
+// with links.rate are the experiment's own: they win over the default and are run as written.
+double inprocess_rate(const RunArgs& args, const VariantRequest& request) {
   const bool explicit_rate = names_link_rate(request.sweeps) || names_link_rate(request.sets);
   if (args.rate.empty() && explicit_rate) return 0;
   if (explicit_rate) {
@@ -80,7 +90,9 @@ double apply_inprocess_rate(const RunArgs& args, VariantRequest& request) {
     throw std::invalid_argument(
         fmt::format("--rate {}: expected a rate such as 1Gbps or 500Mbps, or 'file'", text));
   }
-  request.sets.push_back({kLinkRateKey, {text}});
+  // The same slowing down as the namespaced fabric's (run/time_scale.h): run_fabric divides
+  // every rate and multiplies every time constant by fastest link / this, so the experiment keeps
+  // its shape in packets; config.yaml keeps the file's rates and run.json says time_scale.
   return *bps;
 }
 
@@ -120,7 +132,7 @@ int run(const RunArgs& args) {
     options.namespaced = args.namespaced;
     options.namespaced.rate = args.rate;
   } else if (options.mode == Mode::kInProcess) {
-    options.inprocess_rate_bps = apply_inprocess_rate(args, request);
+    options.inprocess_rate_bps = inprocess_rate(args, request);
   } else if (!args.rate.empty()) {
     throw std::invalid_argument(fmt::format(
         "--rate is for --mode inprocess; virtual time runs the experiment's rates (change "
@@ -136,7 +148,7 @@ int run(const RunArgs& args) {
     check_fits(estimate_size(v.experiment, options.mode), options.mode, "variant " + v.name);
   }
   if (args.dry_run) {
-    print_variants(variants, options.mode);
+    print_variants(variants, options.mode, options.inprocess_rate_bps);
     return 0;
   }
   if (options.mode == Mode::kNamespaced) {

@@ -88,11 +88,13 @@ ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions&
                     {"events", r.events},
                     {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
                     {"eal_lcores", options.eal_lcores}};
-  if (r.mode == Mode::kNamespaced) {
-    // Wall-clock figures of processes, the experiment k times slower (docs/runner.md).
-    j["links"] = namespaced::link_kind_name(options.namespaced.links);
+  if (r.mode != Mode::kVirtual) {
+    // Wall-clock modes run the experiment k times slower when the machine cannot keep up with
+    // its links (run/time_scale.h, docs/runner.md); their times are in that slower time.
     j["time_scale"] = r.time_scale;
   }
+  if (r.mode == Mode::kNamespaced)
+    j["links"] = namespaced::link_kind_name(options.namespaced.links);
   return j;
 }
 

@@ -22,9 +22,8 @@ struct RunOptions {
   std::string out_dir;      // the results folder; empty: results/<experiment name>
   uint32_t lcores = 0;      // in-process: worker lcores (0: every EAL worker lcore)
   uint32_t eal_lcores = 1;  // recorded in run.json
-  // In-process: every link at this rate, per-link rates of explicit topologies included (0:
-  // the variants' own rates). The caller also sets links.rate in the variants, so that their
-  // config.yaml says so.
+  // In-process: the fastest link at this rate and the experiment slowed down alike
+  // (FabricOptions::inprocess_rate_bps, run/time_scale.h); 0: the variants as written.
   double inprocess_rate_bps = 0;
   double max_wall_seconds = 600;  // per variant
   // Per variant, on the fabric's clock (0: none); the experiment's measurement.duration, when
