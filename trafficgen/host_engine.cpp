@@ -21,6 +21,8 @@ HostEngine::HostEngine(const EngineSetup& s)
     : plan_(*s.plan),
       pool_(s.pool),
       tsc_hz_(s.tsc_hz),
+      epoch_tsc_(s.epoch_tsc),
+      epoch_ns_(s.epoch_ns),
       dctcp_(s.plan->cc == CongestionControl::kDctcp),
       loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)),
       rx_(s.rx),

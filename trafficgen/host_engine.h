@@ -145,6 +145,14 @@ struct EngineSetup {
   rte_mempool* pool = nullptr;
   uint64_t tsc_hz = 0;
   uint64_t start_tsc = 0;  // no message starts before this
+  // What ns_of() counts from: the TSC reading `epoch_tsc` is `epoch_ns`. spraylab-gen pairs a
+  // TSC reading with the realtime clock at start, so that its times compare with other
+  // processes' (the namespaced fabric merges several generators' first and last packets into one
+  // CCT; each process estimates the TSC's rate for itself, and a TSC count since boot scaled by
+  // two estimates 0.01 % apart differs by 0.4 s after an hour of uptime). The emulated fabric's
+  // clock is its own ns: 0 and 0.
+  uint64_t epoch_tsc = 0;
+  uint64_t epoch_ns = 0;
   uint32_t engine_id = 0;
   BurstIo rx;  // empty: rte_eth_rx_burst
   BurstIo tx;  // empty: rte_eth_tx_burst
@@ -213,8 +221,16 @@ class HostEngine {
   // cc dctcp: each flow's window (index: SendState::flow); empty with cc none.
   const std::vector<DctcpWindow>& windows() const { return windows_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
+  // The time of TSC reading `tsc` in ns, from EngineSetup's epoch.
   uint64_t ns_of(uint64_t tsc) const {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(tsc) * ns_per_tsc_q32_) >> 32);
+    if (tsc >= epoch_tsc_) {
+      return epoch_ns_ +
+             static_cast<uint64_t>(
+                 (static_cast<unsigned __int128>(tsc - epoch_tsc_) * ns_per_tsc_q32_) >> 32);
+    }
+    return epoch_ns_ -
+           static_cast<uint64_t>(
+               (static_cast<unsigned __int128>(epoch_tsc_ - tsc) * ns_per_tsc_q32_) >> 32);
   }
 
  private:
@@ -274,6 +290,8 @@ class HostEngine {
   const RunPlan& plan_;
   rte_mempool* pool_;
   uint64_t tsc_hz_;
+  uint64_t epoch_tsc_ = 0;  // EngineSetup::epoch_tsc, epoch_ns
+  uint64_t epoch_ns_ = 0;
   uint64_t ns_per_tsc_q32_;
   uint64_t cycles_per_byte_q16_;  // pacing; 0 = unlimited
   uint64_t rto_cycles_;

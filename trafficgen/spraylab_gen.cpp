@@ -179,8 +179,17 @@ gen::Engines make_engines(const gen::RunPlan& plan, rte_mempool* pool, uint64_t 
   const uint32_t lcores = rte_lcore_count();
   const uint32_t n_engines = std::min<uint32_t>(lcores > 1 ? lcores - 1 : 1, used_ports.size());
   gen::Engines engines;
+  // One epoch for every engine: a TSC reading and the realtime clock taken together, so that the
+  // results' times are UNIX times every process of a fabric shares (EngineSetup::epoch_tsc).
+  const uint64_t epoch_tsc = rte_rdtsc();
+  const uint64_t epoch_ns =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count());
   for (uint32_t e = 0; e < n_engines; ++e) {
     gen::EngineSetup s;
+    s.epoch_tsc = epoch_tsc;
+    s.epoch_ns = epoch_ns;
     s.plan = &plan;
     s.pool = pool;
     s.tsc_hz = rte_get_tsc_hz();
