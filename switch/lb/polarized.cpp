@@ -410,6 +410,97 @@ inline uint64_t vector_ties(const uint32_t* depth, __m512i delta, uint64_t derou
          (ds == best ? at_depth(now, deroute, dd) : 0);
 }
 
+// Each fabric port's depth above the lowest valid one, a byte a port (saturated at 254); 255 for
+// ports that do not exist, never at a level. Sixteen ports' depths a register: only the registers
+// with a port are read (one on a switch of at most 16 fabric ports).
+inline __m512i relative_depths(const uint32_t* depth, uint64_t valid, uint32_t ports) {
+  const uint32_t groups = ports > 16 ? (ports + 15) / 16 : 1;
+  auto group = [depth](uint32_t j) { return _mm512_load_si512(depth + 16 * j); };
+  __m512i m = _mm512_set1_epi32(-1);
+  for (uint32_t j = 0; j < groups; ++j)
+    m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, group(j));
+  const __m512i base = _mm512_set1_epi32(static_cast<int>(reduce_min_epu32(m)));
+  auto bytes = [&](uint32_t j) {
+    return _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(group(j), base));
+  };
+  __m512i rel = _mm512_set1_epi8(-1);
+  rel = _mm512_inserti32x4(rel, bytes(0), 0);
+  if (groups > 1) rel = _mm512_inserti32x4(rel, bytes(1), 1);
+  if (groups > 2) rel = _mm512_inserti32x4(rel, bytes(2), 2);
+  if (groups > 3) rel = _mm512_inserti32x4(rel, bytes(3), 3);
+  return _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
+}
+
+// The search the levels could not answer: scalars for a few allowed ports, else vectors.
+inline uint64_t full_search(const uint32_t* depth, __m512i delta, uint64_t allowed,
+                            uint64_t deroute, uint64_t forward, uint64_t penalty) {
+  if (std::popcount(allowed) <= kScalarSearch) {
+    alignas(64) uint8_t added[64];
+    _mm512_store_si512(added, delta);
+    return scalar_ties(depth, added, allowed, deroute, penalty);
+  }
+  return vector_ties(depth, delta, deroute, forward, penalty);
+}
+
+// A burst's levels (choose_in_word_packets): each port's level is rel + delta (its depth above the
+// burst's lowest, plus the burst's own choices); `level` is the lowest tracked one and `low` the
+// tracked ports at it. Ports no packet may take can be dropped from `tracked` (and kept in the
+// switch's `idle` for the next bursts) so that they do not hold the level down.
+struct BurstLevels {
+  __m512i rel;
+  __m512i delta = _mm512_setzero_si512();
+  uint64_t tracked;
+  bool dropped;  // tracked is not every fabric port
+  uint32_t level = 0;
+  uint64_t low;
+
+  BurstLevels(__m512i r, uint64_t valid, uint64_t idle)
+      : rel(r), tracked(valid & ~idle), dropped(tracked != valid) {
+    low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
+    if (dropped) relevel();
+  }
+  // The lowest level of the tracked ports, and the ports at it.
+  void relevel() {
+    const __m512i lv = _mm512_adds_epu8(rel, delta);
+    level = min_level(lv, tracked);
+    low = level < kNoLevel ? at_level(lv, level) & tracked : 0;
+  }
+  // Ports a packet may take that were dropped: tracked again; the level drops to theirs if they
+  // are lower.
+  void track(uint64_t more, uint64_t& idle) {
+    const __m512i lv = _mm512_adds_epu8(rel, delta);
+    tracked |= more;
+    idle &= ~more;
+    const uint32_t v = min_level(lv, more);
+    if (v < kNoLevel && v <= level) {
+      low = (v == level ? low : 0) | (at_level(lv, v) & more);
+      level = v;
+    }
+  }
+  // Tracked ports that no packet so far may take: dropped, and the level found again.
+  void drop(uint64_t ports, uint64_t& idle) {
+    dropped = true;
+    tracked &= ~ports;
+    idle |= ports;
+    relevel();
+  }
+  // The burst chose port `f`: its level rises by one, and `level` with it when it was the last
+  // port at the level.
+  void grow(uint32_t f) {
+    const uint64_t bit = uint64_t{1} << f;
+    delta = _mm512_mask_add_epi8(delta, bit, delta, _mm512_set1_epi8(1));
+    if ((low & bit) == 0) return;
+    low &= ~bit;
+    if (low != 0) return;
+    ++level;
+    low = level < kNoLevel ? at_level(_mm512_adds_epu8(rel, delta), level) & tracked : 0;
+  }
+  uint64_t ties(uint64_t allowed, uint64_t deroute, uint64_t forward, uint64_t penalty,
+                int& window) const {
+    return ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
+  }
+};
+
 }  // namespace
 
 // The fabric ports that some packet of `burst` may take, live or not (a superset of their allowed
@@ -458,35 +549,8 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
   const PortId* port = t.port_ids();
   const uint64_t penalty = penalty_;
   Rng rng = kept_rng;  // a local: in registers
-  // Sixteen ports' depths a register: only the registers with a port are read (one on a switch
-  // of at most 16 fabric ports).
-  const uint32_t groups = t.ports() > 16 ? (t.ports() + 15) / 16 : 1;
-  auto group = [&](uint32_t j) { return _mm512_load_si512(depth + 16 * j); };
-  __m512i m = _mm512_set1_epi32(-1);
-  for (uint32_t j = 0; j < groups; ++j)
-    m = _mm512_mask_min_epu32(m, static_cast<__mmask16>(valid >> (16 * j)), m, group(j));
-  const uint32_t start = reduce_min_epu32(m);
-  __m512i rel = _mm512_set1_epi8(-1);  // ports that do not exist: 255, never at the level
-  const __m512i base = _mm512_set1_epi32(static_cast<int>(start));
-  auto bytes = [&](uint32_t j) {
-    return _mm512_maskz_cvtusepi32_epi8(0xffff, _mm512_sub_epi32(group(j), base));
-  };
-  rel = _mm512_inserti32x4(rel, bytes(0), 0);
-  if (groups > 1) rel = _mm512_inserti32x4(rel, bytes(1), 1);
-  if (groups > 2) rel = _mm512_inserti32x4(rel, bytes(2), 2);
-  if (groups > 3) rel = _mm512_inserti32x4(rel, bytes(3), 3);
-  rel = _mm512_mask_mov_epi8(_mm512_set1_epi8(-1), valid, rel);
-  __m512i delta = _mm512_setzero_si512();
-  const __m512i one = _mm512_set1_epi8(1);
   // The ports dropped in earlier bursts stay dropped until a packet may take one.
-  uint64_t tracked = valid & ~idle_;
-  bool dropped = tracked != valid;  // tracked is not every fabric port
-  uint32_t level = 0;               // the lowest tracked depth is start + level
-  uint64_t low = _mm512_cmpeq_epi8_mask(rel, _mm512_setzero_si512()) & valid;
-  if (dropped) {
-    level = min_level(rel, tracked);
-    low = level < kNoLevel ? at_level(rel, level) & tracked : 0;
-  }
+  BurstLevels lv(relative_depths(depth, valid, t.ports()), valid, idle_);
   bool checked = false;  // the burst looked for ports to drop
   int window = 2;        // see ties_at_levels
   uint64_t up = valid;
@@ -505,52 +569,26 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     }
     const PolarizedTable::Label& s = label[p.src_leaf];
     const PolarizedTable::Label& d = label[p.dst_leaf];
-    const uint64_t to_s = s.closer;
-    const uint64_t to_t = d.closer;
     const bool expanding = s.distance < d.distance;
-    const uint64_t deroute = (expanding ? ~to_s & ~to_t : to_s & to_t) & up;
-    const uint64_t allowed = (~to_s & to_t & up) | deroute;
+    const uint64_t deroute = (expanding ? ~s.closer & ~d.closer : s.closer & d.closer) & up;
+    const uint64_t allowed = (~s.closer & d.closer & up) | deroute;
     uint64_t ties;
     if ((allowed & (allowed - 1)) == 0) {
       ties = allowed;  // one port or none: no level is read
     } else {
       const uint64_t forward = allowed & ~deroute;
-      if (dropped && (allowed & ~tracked) != 0) {
-        // Ports to track: the level drops to theirs if they are lower.
-        const uint64_t more = allowed & ~tracked;
-        const __m512i lv = _mm512_adds_epu8(rel, delta);
-        tracked |= more;
-        idle_ &= ~more;
-        const uint32_t v = min_level(lv, more);
-        if (v < kNoLevel && v <= level) {
-          low = (v == level ? low : 0) | (at_level(lv, v) & more);
-          level = v;
-        }
-      }
-      ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
+      if (lv.dropped && (allowed & ~lv.tracked) != 0) lv.track(allowed & ~lv.tracked, idle_);
+      ties = lv.ties(allowed, deroute, forward, penalty, window);
       // Tracked ports that no packet so far may take hold the lowest level: drop them (looked for
       // once a burst, after a few packets, so that these say which ports the burst may take).
       if (ties == 0 && !checked && i >= 8) {
         checked = true;
-        if (const uint64_t idle = low & ~taken(burst.first(i + 1)); idle != 0) {
-          dropped = true;
-          tracked &= ~idle;
-          idle_ |= idle;
-          const __m512i lv = _mm512_adds_epu8(rel, delta);
-          level = min_level(lv, tracked);
-          low = level < kNoLevel ? at_level(lv, level) & tracked : 0;
-          ties = ties_at_levels(rel, delta, level, low, allowed, deroute, forward, penalty, window);
+        if (const uint64_t idle = lv.low & ~taken(burst.first(i + 1)); idle != 0) {
+          lv.drop(idle, idle_);
+          ties = lv.ties(allowed, deroute, forward, penalty, window);
         }
       }
-      if (ties == 0) {
-        if (std::popcount(allowed) <= kScalarSearch) {
-          alignas(64) uint8_t added[64];
-          _mm512_store_si512(added, delta);
-          ties = scalar_ties(depth, added, allowed, deroute, penalty);
-        } else {
-          ties = vector_ties(depth, delta, deroute, forward, penalty);
-        }
-      }
+      if (ties == 0) ties = full_search(depth, lv.delta, allowed, deroute, forward, penalty);
     }
     if (ties == 0) {
       out[i] = kNoPort;
@@ -561,16 +599,7 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
     const uint32_t f = count == 1 ? static_cast<uint32_t>(std::countr_zero(ties))
                                   : select_bit(ties, rng.below(count));
     out[i] = port[f];
-    if (!kGrows) continue;
-    const uint64_t bit = uint64_t{1} << f;
-    delta = _mm512_mask_add_epi8(delta, bit, delta, one);
-    if ((low & bit) != 0) {
-      low &= ~bit;
-      if (low == 0) {
-        ++level;
-        low = level < kNoLevel ? at_level(_mm512_adds_epu8(rel, delta), level) & tracked : 0;
-      }
-    }
+    if (kGrows) lv.grow(f);
   }
   kept_rng = rng;
 }
