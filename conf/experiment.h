@@ -116,8 +116,25 @@ struct LinkSpec {
 struct BufferSpec {
   uint64_t bytes = 800'000;    // per egress port
   uint64_t ecn_threshold = 0;  // bytes; 0 = no ECN marking
+  // Above ecn_threshold, marking is random up to here (probability rising linearly to 1); 0 or
+  // at most ecn_threshold: every frame beyond ecn_threshold is marked.
+  uint64_t ecn_high = 0;
+  // Trimming: data frames beyond trim_threshold bytes are cut to their headers (net/trim.h).
+  bool trim = false;
+  uint64_t trim_threshold = 0;
   // cc: dctcp without an ecn_threshold in the file marks beyond this share of `bytes`.
   static constexpr double kDctcpEcnShare = 0.2;
+  // The UEC reference's defaults (main_uec.cpp), in bandwidth-delay products of the longest
+  // host-to-host path: the buffer with and without trimming, and NSCC's marking thresholds.
+  static constexpr double kTrimBufferBdp = 1;
+  static constexpr double kDropBufferBdp = 5;
+  static constexpr double kUecEcnLowBdp = 0.2;
+  static constexpr double kUecEcnHighBdp = 0.8;
+  // A data frame's bytes beyond its payload (Ethernet, IPv4, UDP, testbed header; FCS not
+  // counted, as the buffer does not count it), and an ACK's, on the wire with FCS: the BDP's
+  // inputs (trafficgen/host_plan.h checks them against the generator's own).
+  static constexpr uint32_t kFrameHeaderBytes = 82;
+  static constexpr uint32_t kFcsBytes = 4;
 };
 
 struct WorkloadSpec {

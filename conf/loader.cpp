@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "conf/buffer_defaults.h"
 #include "conf/schema.h"
 #include "conf/sections.h"
 
@@ -74,15 +75,22 @@ Experiment read_experiment(const Value& document) {
                 experiment.topology);
   if (const Value* links = top.find("links"))
     read_section(links->as_map(), link_fields(), experiment.links);
-  if (const Value* buffer = top.find("buffer")) {
-    read_section(buffer->as_map(), buffer_fields(), experiment.buffer);
+  const Value* buffer = top.find("buffer");
+  const Value* workload = top.find("workload");
+  {
+    // The UEC defaults size the buffer by the workload's packets: read it first, as it will be.
+    WorkloadSpec early = experiment.workload;
+    if (workload != nullptr) read_workload(workload->as_map(), early);
+    if (buffer != nullptr) buffer->as_map();  // "expected a map" before reading into it
+    default_buffer_bytes(top, buffer, early, experiment);
   }
+  if (buffer != nullptr) read_section(buffer->as_map(), buffer_fields(), experiment.buffer);
   if (const Value* balancer = top.find("load_balancer")) {
     read_balancer_plan(balancer->as_map(), experiment.topology, experiment.balancer);
   }
-  if (const Value* workload = top.find("workload"))
-    read_workload(workload->as_map(), experiment.workload);
+  if (workload != nullptr) read_workload(workload->as_map(), experiment.workload);
   default_ecn_threshold(top, experiment);
+  default_uec_buffer(buffer, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
   }

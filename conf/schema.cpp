@@ -32,25 +32,53 @@ Field<TopologySpec> fat_tree_k() {
           "required"};
 }
 
-// An ECN threshold is either a size or a percentage of buffer.bytes (read before it).
+// A depth in the buffer: a size or a percentage of buffer.bytes (read before it), at most that.
+uint64_t buffer_depth(const Value& v, const BufferSpec& b) {
+  const std::string what =
+      "a size or a percentage of buffer.bytes, at most " + format_size(b.bytes);
+  const std::string text = v.scalar(what);
+  if (auto percent = parse_percent(text)) {
+    if (*percent > 100) v.expected("a percentage in [0%, 100%]");
+    return static_cast<uint64_t>(*percent / 100 * static_cast<double>(b.bytes));
+  }
+  auto bytes = parse_size_bytes(text);
+  if (!bytes || *bytes > b.bytes) v.expected(what);
+  return *bytes;
+}
+
 Field<BufferSpec> ecn_threshold() {
   return {"ecn_threshold", "size or percentage of bytes",
           "mark ECN on packets enqueued beyond this depth; 0 = no marking",
-          [](const Value& v, BufferSpec& b) {
-            const std::string what =
-                "a size or a percentage of buffer.bytes, at most " + format_size(b.bytes);
-            const std::string text = v.scalar(what);
-            if (auto percent = parse_percent(text)) {
-              if (*percent > 100) v.expected("a percentage in [0%, 100%]");
-              b.ecn_threshold =
-                  static_cast<uint64_t>(*percent / 100 * static_cast<double>(b.bytes));
-              return;
-            }
-            auto bytes = parse_size_bytes(text);
-            if (!bytes || *bytes > b.bytes) v.expected(what);
-            b.ecn_threshold = *bytes;
-          },
+          [](const Value& v, BufferSpec& b) { b.ecn_threshold = buffer_depth(v, b); },
           [](const BufferSpec& b) { return format_size(b.ecn_threshold); }};
+}
+
+// The top of the random marking band, above ecn_threshold (read before it).
+Field<BufferSpec> ecn_high() {
+  return {"ecn_high", "size or percentage of bytes",
+          "beyond ecn_threshold, mark with a probability rising linearly to 1 at this depth; "
+          "0 = mark every packet beyond ecn_threshold",
+          [](const Value& v, BufferSpec& b) {
+            b.ecn_high = buffer_depth(v, b);
+            if (b.ecn_high != 0 && b.ecn_high <= b.ecn_threshold) {
+              v.fail(fmt::format("ecn_high must be above ecn_threshold ({}), or 0",
+                                 format_size(b.ecn_threshold)));
+            }
+          },
+          [](const BufferSpec& b) { return format_size(b.ecn_high); }};
+}
+
+// The trim threshold: a depth in the buffer, read only with trim: true (read before it).
+Field<BufferSpec> trim_threshold() {
+  return {"trim_threshold",
+          "size or percentage of bytes",
+          "trim: cut a data packet to its headers when it would queue beyond this depth",
+          [](const Value& v, BufferSpec& b) {
+            if (!b.trim) v.fail("read only with trim: true");
+            b.trim_threshold = buffer_depth(v, b);
+          },
+          [](const BufferSpec& b) { return format_size(b.trim_threshold); },
+          "bytes"};
 }
 
 // pOfan's pipe: one rx queue, or a group of W ingress ports (ALGORITHMS.md, "pOfan").
@@ -366,11 +394,21 @@ const Fields<LinkSpec>& link_fields() {
 }
 
 const Fields<BufferSpec>& buffer_fields() {
-  static const Fields<BufferSpec> fields = {
-      size_key("bytes", &BufferSpec::bytes, 1, kMax64,
-               "egress buffer per port; a packet that does not fit is dropped"),
-      ecn_threshold(),
-  };
+  static const Fields<BufferSpec> fields = [] {
+    Fields<BufferSpec> f = {
+        size_key("bytes", &BufferSpec::bytes, 1, kMax64,
+                 "egress buffer per port; a packet that does not fit is dropped (trimmed, with "
+                 "trim)"),
+        ecn_threshold(),
+        ecn_high(),
+        bool_key("trim", &BufferSpec::trim,
+                 "cut data packets beyond trim_threshold to their headers, sent ahead of data; the "
+                 "receiver NACKs them and the sender resends at once"),
+        trim_threshold(),
+    };
+    set_default(f, "bytes", "800KB; 1xBDP with trim, 5xBDP with cc nscc");
+    return f;
+  }();
   return fields;
 }
 

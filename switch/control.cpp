@@ -256,6 +256,7 @@ nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, bool take_max,
   pj["tx_bytes"] = rt_.sum(p, &PortCounters::tx_bytes);
   pj["lb_decisions"] = rt_.sum(p, &PortCounters::lb_decisions);
   pj["ecn_marks"] = rt_.sum(p, &PortCounters::ecn_marks);
+  pj["trims"] = rt_.sum(p, &PortCounters::trims);
   pj["egress_packets"] = rt_.sum(p, &PortCounters::egress_packets);
   pj["queue_packets"] = rt_.depth_packets_now(p);
   pj["queue_bytes"] = rt_.depth_bytes_now(p);

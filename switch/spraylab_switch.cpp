@@ -131,6 +131,7 @@ std::unique_ptr<Plan> plan_switch(const Options& o) {
   plan->payload_bytes = exp.workload.payload_bytes;
   const topo::AddressPlan addresses(plan->routing);
   plan->tables = dataplane::build_switch_tables(exp, plan->routing, addresses, o.switch_name);
+  dataplane::apply_trim_threshold(o.trim_threshold, plan->tables);
   for (const std::string& r : o.routes) {
     dataplane::add_static_route(plan->tables, dataplane::parse_static_route(r));
   }
@@ -322,6 +323,7 @@ std::unique_ptr<spraylab::dataplane::SwitchRuntime> make_runtime(
   ro.rx_queues = setup.rx_queues;
   ro.tx_queues = o.tx_queues;
   ro.queue_packets = o.queue_packets;
+  ro.trim_queue_packets = o.trim_queue_packets;
   ro.shaping = !o.no_shaping;
   if (!o.shaper_slack.empty()) {
     const std::optional<uint64_t> slack = conf::parse_size_bytes(o.shaper_slack);

@@ -42,6 +42,8 @@ namespace spraylab::dataplane {
     "Packets the load balancer sent to this port (packets with a choice of next hop)")             \
   X(kEcnMarks, "spraylab_switch_ecn_marks_total", Counter, "switch,port,peer",                     \
     "Packets CE-marked on entering this port's egress queue")                                      \
+  X(kTrims, "spraylab_switch_trims_total", Counter, "switch,port,peer",                            \
+    "Data packets cut to their headers for this port's priority class (buffer.trim)")              \
   X(kEgressPackets, "spraylab_switch_egress_packets_total", Counter, "switch,port,peer",           \
     "Packets routed to the port's egress queue: each is sent, dropped (queue_full, port_down) or " \
     "still queued")                                                                                \
@@ -76,6 +78,7 @@ namespace spraylab::dataplane {
   X(kTxBytes, tx_bytes)                        \
   X(kLbDecisions, lb_decisions)                \
   X(kEcnMarks, ecn_marks)                      \
+  X(kTrims, trims)                             \
   X(kEgressPackets, egress_packets)
 
 enum class SwitchMetric : uint8_t {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "conf/cli_checks.h"
+#include "conf/units.h"
 #include "net/realtime.h"
 
 namespace spraylab::dataplane {
@@ -33,6 +34,14 @@ void SwitchOptions::add_to(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   app.add_option("--queue-packets", queue_packets,
                  "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
+  app.add_option("--trim-threshold", trim_threshold,
+                 "Trim data packets that would queue beyond this depth (e.g. 200KB, at most the "
+                 "buffer) to their headers, sent in a priority class (default: the experiment's "
+                 "buffer.trim and buffer.trim_threshold)");
+  app.add_option("--trim-queue-packets", trim_queue_packets,
+                 "Slots of each trimming port's priority queue of trimmed headers (default 1024; "
+                 "a header that finds it full is dropped and counted as trim_queue_full)")
+      ->check(CLI::Range(2u, 1u << 20));
   app.add_flag("--no-shaping", no_shaping,
                "Send at the device's rate instead of the configured link rate");
   app.add_option("--tx-coalesce", tx_coalesce,
@@ -94,6 +103,8 @@ std::vector<std::string> SwitchOptions::to_argv() const {
   add_if_set(argv, "--rx-queues", rx_queues, d.rx_queues);
   add_if_set(argv, "--tx-queues", tx_queues, d.tx_queues);
   add_if_set(argv, "--queue-packets", queue_packets, d.queue_packets);
+  add_if_set(argv, "--trim-threshold", trim_threshold, d.trim_threshold);
+  add_if_set(argv, "--trim-queue-packets", trim_queue_packets, d.trim_queue_packets);
   add_flag_if_set(argv, "--no-shaping", no_shaping);
   add_if_set(argv, "--tx-coalesce", tx_coalesce, d.tx_coalesce);
   add_flag_if_set(argv, "--no-direct-tx", no_direct_tx);
@@ -110,6 +121,22 @@ std::vector<std::string> SwitchOptions::to_argv() const {
   add_flag_if_set(argv, "--dump-tables", dump_tables);
   for (std::string& a : metrics.to_argv()) argv.push_back(std::move(a));
   return argv;
+}
+
+void apply_trim_threshold(const std::string& text, SwitchTables& t) {
+  if (text.empty()) return;
+  const std::optional<uint64_t> bytes = conf::parse_size_bytes(text);
+  if (!bytes) {
+    throw std::invalid_argument(
+        fmt::format("--trim-threshold {}: expected a size such as 200KB", text));
+  }
+  if (*bytes > t.buffer_bytes) {
+    throw std::invalid_argument(
+        fmt::format("--trim-threshold {}: above the buffer ({}, buffer.bytes)", text,
+                    conf::format_size(t.buffer_bytes)));
+  }
+  t.trim = true;
+  t.trim_threshold_bytes = *bytes;
 }
 
 }  // namespace spraylab::dataplane

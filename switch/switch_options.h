@@ -9,17 +9,20 @@
 #include <vector>
 
 #include "monitoring/metrics_options.h"
+#include "switch/dataplane/switch_tables.h"
 
 namespace spraylab::dataplane {
 
 struct SwitchOptions {
-  std::string config;          // --config: the experiment file
-  std::string switch_name;     // --switch: the switch's name in the topology
-  uint32_t workers = 0;        // 0: every lcore but the main one, at least 1
-  uint16_t rx_queues = 0;      // per port; 0: one per worker
-  uint16_t tx_queues = 1;      // per port, taken in turn by egress bursts
-  uint32_t queue_packets = 0;  // egress ring slots per port; 0: buffer / 64 B, at most 4096
-  std::string shaper_slack;    // as given ("9KB"); empty: a burst of MTU frames
+  std::string config;               // --config: the experiment file
+  std::string switch_name;          // --switch: the switch's name in the topology
+  uint32_t workers = 0;             // 0: every lcore but the main one, at least 1
+  uint16_t rx_queues = 0;           // per port; 0: one per worker
+  uint16_t tx_queues = 1;           // per port, taken in turn by egress bursts
+  uint32_t queue_packets = 0;       // egress ring slots per port; 0: buffer / 64 B, at most 4096
+  std::string trim_threshold;       // as given ("200KB"); empty: the experiment's buffer.trim
+  uint32_t trim_queue_packets = 0;  // priority ring slots per trimming port; 0: 1024
+  std::string shaper_slack;         // as given ("9KB"); empty: a burst of MTU frames
   bool no_shaping = false;
   uint32_t tx_coalesce = 32;  // with no_shaping: loop turns a thin egress port waits
   bool no_direct_tx = false;
@@ -40,5 +43,10 @@ struct SwitchOptions {
   // add_to parses back into these values.
   std::vector<std::string> to_argv() const;
 };
+
+// --trim-threshold (not empty): trimming on, beyond that depth, whatever the experiment's
+// buffer.trim says. Throws std::invalid_argument naming the option for a text that is no size or
+// a depth above the buffer.
+void apply_trim_threshold(const std::string& text, SwitchTables& t);
 
 }  // namespace spraylab::dataplane

@@ -15,6 +15,7 @@ namespace spraylab::gen {
 enum class CongestionControl : uint8_t {
   kNone,
   kDctcp,
+  kNscc,
 };
 
 struct CongestionControlInfo {
@@ -23,17 +24,20 @@ struct CongestionControlInfo {
   std::string_view doc;
 };
 
-inline constexpr std::array<CongestionControlInfo, 2> kCongestionControls{{
+inline constexpr std::array<CongestionControlInfo, 3> kCongestionControls{{
     {CongestionControl::kNone, "none",
      "no window: send at the pacer's rate until a retransmission timeout"},
     {CongestionControl::kDctcp, "dctcp",
      "DCTCP: a window cut in proportion to the ECN-marked fraction"},
+    {CongestionControl::kNscc, "nscc",
+     "UEC's NSCC: a window driven by ECN marks and queueing delay (switches mark between 20% "
+     "and 80% of a BDP by default)"},
 }};
 static_assert(names::in_enum_order(kCongestionControls));
 
-inline constexpr std::array<std::string_view, 2> kCongestionControlNames =
+inline constexpr std::array<std::string_view, 3> kCongestionControlNames =
     names::names_of(kCongestionControls);
-inline constexpr std::array<std::string_view, 2> kCongestionControlDocs =
+inline constexpr std::array<std::string_view, 3> kCongestionControlDocs =
     names::docs_of(kCongestionControls);
 
 constexpr std::string_view to_string(CongestionControl c) {

@@ -94,6 +94,9 @@ class PathEntropy {
   uint16_t next() { return mode_ == EntropyMode::kFlow ? fixed_ : next_varying(); }
   void on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns);
   void on_timeout(uint64_t now_ns);
+  // A NACK: the packet sent with `entropy` was trimmed on its way (buffer.trim). No mode reacts
+  // yet (UEC's bitmap and mixed selectors penalise the value).
+  void on_nack(uint16_t, uint64_t) {}
   EntropyMode mode() const { return mode_; }
 
  private:

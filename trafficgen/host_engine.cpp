@@ -161,14 +161,25 @@ void HostEngine::add_dependents() {
 // the ACK and counts it (ack_queue_full). Sized per host, not kAckQueue each: 4096 ACKs are
 // 229 KB, 1.8 GB for 8192 hosts.
 void HostEngine::add_ack_queues() {
-  std::vector<uint64_t> packets(hosts_.size(), 0);
+  std::vector<uint64_t> packets(hosts_.size(), 0), sent(hosts_.size(), 0);
   for (const RecvState& r : recvs_) packets[r.host] += r.packets;
-  for (size_t i = 0; i < hosts_.size(); ++i) {
-    const uint64_t want = packets[i] + packets[i] / 4 + net::kBurst;
+  for (const SendState& s : sends_) sent[s.host] += s.packets;
+  const auto ring = [](uint64_t want) {
     uint32_t slots = 64;
     while (slots < want && slots < kAckQueue) slots <<= 1;
+    return slots;
+  };
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const uint32_t slots = ring(packets[i] + packets[i] / 4 + net::kBurst);
     hosts_[i].acks.resize(slots);
     hosts_[i].ack_mask = slots - 1;
+    // Resends (NACKs; buffer.trim): as many as packets it sends, at most kAckQueue. Only with
+    // trimming: a ring per host is 32 KB at most, for 8192 hosts 256 MB.
+    if (plan_.trim) {
+      const uint32_t resend = ring(sent[i] + net::kBurst);
+      hosts_[i].resend.resize(resend);
+      hosts_[i].resend_mask = resend - 1;
+    }
   }
 }
 
@@ -277,10 +288,14 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
     return;
   }
   count(GenCounter::kRxBytes, rte_pktmbuf_pkt_len(m));
-  if (h.flags & kData) {
+  if (h.flags & kTrimmed) {
+    on_trimmed(slot, h, now);
+  } else if (h.flags & kData) {
     on_data(slot, h, (data[fi.ip_offset + 1] & 0x03) == kCe, fi.ttl, now);
   } else if (h.flags & kAck) {
     on_ack(slot, h, now);
+  } else if (h.flags & kNack) {
+    on_nack(slot, h, now);
   } else {
     count(GenCounter::kRxMalformed);
   }
@@ -338,6 +353,55 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   a.tmpl = r.tmpl;
   r.since_ack = 0;
   r.ce_since_ack = false;
+}
+
+// A switch trimmed data packet h.sequence (buffer.trim): NACK it at once, ahead of the ACKs
+// waiting, unless the packet itself arrived already (a retransmission overtook its header).
+void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
+  (void)now;
+  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  const RecvState& r = recvs_[ri];
+  count(GenCounter::kRxTrimmed);
+  if (r.reorder.seen(h.sequence)) return;
+  HostState& host = hosts_[host_slot];
+  if (host.ack_count == host.acks.size()) {
+    count(GenCounter::kAckQueueFull);
+    return;
+  }
+  host.ack_head = (host.ack_head - 1) & host.ack_mask;
+  ++host.ack_count;
+  host.acks[host.ack_head] = {make_nack(h, plan_.payload_bytes), r.tmpl};
+}
+
+// The receiver got packet h.sequence trimmed: send it again at once (send_resends), unless it is
+// acknowledged already. The flow's entropy and window learn of it; for DCTCP a NACK is a
+// congestion signal like an ECN echo (a cut, at most once per window of data). It is progress
+// too: the peer answers, so no timeout is due.
+void HostEngine::on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
+  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  if (si < 0 || sends_[si].host != host_slot || h.sequence >= sends_[si].packets) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  SendState& s = sends_[si];
+  count(GenCounter::kRxNack);
+  const uint64_t now_ns = ns_of(now);
+  flows_[s.flow].on_nack(h.entropy, now_ns);
+  if (dctcp_) windows_[s.flow].on_ack(0, true);
+  if (s.done || (s.acked_bits[h.sequence >> 6] >> (h.sequence & 63) & 1)) return;
+  s.last_progress_tsc = std::max(s.last_progress_tsc, now);
+  HostState& host = hosts_[s.host];
+  if (host.resend_count == host.resend.size()) {
+    count(GenCounter::kNackQueueFull);
+    return;
+  }
+  host.resend[(host.resend_head + host.resend_count) & host.resend_mask] = {
+      static_cast<uint32_t>(si), h.sequence};
+  ++host.resend_count;
 }
 
 bool HostEngine::mark_acked(SendState& s, uint32_t seq) {
@@ -577,7 +641,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
   if (paced && now < pace_base_tsc_) return;  // the pacer's link is free from the start only
   const uint64_t pace_now = now - std::min(now, pace_base_tsc_);
   const uint64_t now_q16 = pace_now << 16;
-  if (h.ack_count == 0 && h.active.empty()) {
+  if (h.ack_count == 0 && h.active.empty() && h.resend_count == 0) {
     if (h.next_tx_q16 < now_q16) h.next_tx_q16 = now_q16;  // an idle link earns no credit
     return;
   }
@@ -594,7 +658,10 @@ void HostEngine::send(HostState& h, uint64_t now) {
            h.next_tx_q16};
   // ACKs first: a peer's messages wait on them.
   send_acks(h, t);
-  if (!data_stopped_.load(std::memory_order_relaxed)) send_data(h, t);
+  if (!data_stopped_.load(std::memory_order_relaxed)) {
+    if (h.resend_count > 0) send_resends(h, t);
+    send_data(h, t);
+  }
   port.tx_count = t.queued;
   if (paced) h.next_tx_q16 = t.next_tx;
   count(GenCounter::kTxAck, t.tx_acks);
@@ -611,9 +678,13 @@ void HostEngine::send(HostState& h, uint64_t now) {
       t.mbufs = false;
       return;
     }
+    if (a.header.flags & kNack) {
+      count(GenCounter::kTxNack);
+    } else {
+      ++t.tx_acks;
+    }
     h.ack_head = (h.ack_head + 1) & h.ack_mask;
     --h.ack_count;
-    ++t.tx_acks;
     t.queue(m);
   }
 }
@@ -669,6 +740,40 @@ void HostEngine::send(HostState& h, uint64_t now) {
       s.retransmits += sent;
       t.retransmits += sent;
     }
+  }
+}
+
+// The packets NACKed (on_nack), each again at once, ahead of the host's other data and whatever
+// its flow's window says: it replaces a packet that was in flight and still counts there.
+void HostEngine::send_resends(HostState& h, TxTurn& t) {
+  while (h.resend_count > 0 && t.mbufs && t.may_send()) {
+    const auto [send_idx, seq] = h.resend[h.resend_head];
+    SendState& s = sends_[send_idx];
+    if (!s.done && !(s.acked_bits[seq >> 6] >> (seq & 63) & 1)) {
+      const PacketSlice slice = packet_slice(s.bytes, seq, plan_.payload_bytes);
+      TestbedHeader th;
+      th.flags = kData | kRetransmit;
+      th.entropy = flows_[s.flow].next();
+      th.message_id = s.id;
+      th.sequence = seq;
+      th.offset = slice.offset;
+      th.message_bytes = s.bytes;
+      th.send_ts_ns = t.now_ns;
+      rte_mbuf* m = build(t.tmpl[s.tmpl], th, slice.length, th.entropy);
+      if (m == nullptr) {
+        t.mbufs = false;
+        return;
+      }
+      t.queue(m);
+      ++s.tx_packets;
+      ++s.retransmits;
+      ++t.tx_data;
+      ++t.retransmits;
+      count(GenCounter::kNackRetransmits);
+      if (s.last_progress_tsc < t.now) s.last_progress_tsc = t.now;
+    }
+    h.resend_head = (h.resend_head + 1) & h.resend_mask;
+    --h.resend_count;
   }
 }
 
@@ -766,7 +871,7 @@ uint64_t HostEngine::next_wake(uint64_t now) const {
   }
   uint64_t t = std::min(earliest_start_, timeout_due_);
   for (const HostState& h : hosts_) {
-    if (h.ack_count == 0 && h.active.empty()) continue;
+    if (h.ack_count == 0 && h.active.empty() && h.resend_count == 0) continue;
     if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
     // send() sends from the tick the pacer's next slot starts in.
     t = std::min(t, std::max(pace_base_tsc_ + (h.next_tx_q16 >> 16), now));

@@ -35,7 +35,7 @@ namespace spraylab::gen {
   X(kTxData, "tx_data_packets", "data packets sent, retransmissions included")         \
   X(kTxAck, "tx_ack_packets", "ACKs sent")                                             \
   X(kTxBytes, "tx_bytes", "frame bytes sent (no FCS)")                                 \
-  X(kRetransmits, "retransmits", "data packets sent again after a timeout")            \
+  X(kRetransmits, "retransmits", "data packets sent again (timeout or NACK)")          \
   X(kTimeouts, "timeouts", "retransmission timeouts")                                  \
   X(kRxData, "rx_data_packets", "data packets received (after injected loss)")         \
   X(kRxAck, "rx_ack_packets", "ACKs received (after injected loss)")                   \
@@ -47,7 +47,12 @@ namespace spraylab::gen {
   X(kLossData, "injected_data_drops", "data packets dropped by --loss")                \
   X(kLossAck, "injected_ack_drops", "ACKs dropped by --loss")                          \
   X(kAckQueueFull, "ack_queue_full", "ACKs not sent: the host's ACK queue was full")   \
-  X(kNoMbuf, "no_mbuf", "packets not built: the mempool was empty")
+  X(kNoMbuf, "no_mbuf", "packets not built: the mempool was empty")                    \
+  X(kRxTrimmed, "rx_trimmed_headers", "data packets that arrived trimmed to headers")  \
+  X(kTxNack, "tx_nack_packets", "NACKs sent, one per trimmed header")                  \
+  X(kRxNack, "rx_nack_packets", "NACKs received (after injected loss)")                \
+  X(kNackRetransmits, "nack_retransmits", "data packets sent again at once on a NACK") \
+  X(kNackQueueFull, "nack_queue_full", "NACKs not acted on: the resend queue was full")
 
 enum class GenCounter : uint8_t {
 #define SPRAYLAB_GEN_ENUM(id, name, doc) id,
@@ -132,6 +137,12 @@ struct HostState {
   std::vector<PendingAck> acks;
   uint32_t ack_mask = 0;  // acks.size() - 1
   uint32_t ack_head = 0, ack_count = 0;
+  // Packets NACKed (a switch trimmed them), to send again before any other data: (SendState
+  // index, sequence), a ring of a power of two (add_ack_queues()); full, a NACK is counted and
+  // left to the timeout.
+  std::vector<std::pair<uint32_t, uint32_t>> resend;
+  uint32_t resend_mask = 0;
+  uint32_t resend_head = 0, resend_count = 0;
 };
 
 // A burst of frames in or out of a host's port: (port, mbufs, count) → frames taken. The engine's
@@ -253,10 +264,14 @@ class HostEngine {
   void build_header_templates();
   void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl, uint64_t now);
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
+  // buffer.trim (docs/generator.md, "Trimming and NACKs").
+  void on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
+  void on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
   struct TxTurn;
   void send(HostState& h, uint64_t now);
   void send_acks(HostState& h, TxTurn& t);
   void send_data(HostState& h, TxTurn& t);
+  void send_resends(HostState& h, TxTurn& t);
   bool next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool* retx);
   // Packets first .. first + count - 1 of sends_[send_idx], sent back to back.
   struct DataRun {

@@ -153,6 +153,7 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
   go.cc = exp.workload.cc;
   go.initial_window_bdp = exp.workload.initial_window_bdp;
   go.initial_window_bytes = exp.workload.initial_window_bytes;
+  go.trim = exp.buffer.trim;
   return go;
 }
 
@@ -177,6 +178,7 @@ void plan_workload(const conf::Experiment& exp, const HostPlanOptions& o, uint32
   plan->cc = o.cc;
   plan->initial_window_bdp = o.initial_window_bdp;
   plan->initial_window_bytes = o.initial_window_bytes;
+  plan->trim = o.trim;
   if (o.ack_every == 0 || o.ack_every > 65535) throw PlanError("--ack-every: expected 1..65535");
   if (o.retransmit_timeout_ns == 0) throw PlanError("--retransmit-timeout must be positive");
   if (!(o.loss >= 0 && o.loss < 1)) throw PlanError("--loss: expected a probability in [0, 1)");

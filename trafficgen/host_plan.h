@@ -25,6 +25,7 @@ namespace spraylab::gen {
 // exactly this long. On a wire every frame also has an FCS and a preamble + gap
 // (net/wire.h).
 inline constexpr uint32_t kFrameHeaderBytes = 14 + 20 + 8 + 40;
+static_assert(conf::BufferSpec::kFrameHeaderBytes == kFrameHeaderBytes);  // the BDP default's
 // The UDP destination port of generator traffic (the source port carries the path entropy).
 // Not RoCEv2's 4791: the testbed header is not a BTH, and Wireshark would decode it as one.
 inline constexpr uint16_t kGenUdpPort = 4792;
@@ -59,6 +60,7 @@ struct HostPlanOptions {
   CongestionControl cc = CongestionControl::kNone;
   double initial_window_bdp = 2;      // cc dctcp: in bandwidth-delay products of the path ...
   uint64_t initial_window_bytes = 0;  // ... unless this is set
+  bool trim = false;  // buffer.trim: switches trim, senders keep a resend queue for NACKs
 };
 
 // The generator options an experiment implies: every host of the topology in order, host i on
@@ -107,6 +109,7 @@ struct RunPlan {
   CongestionControl cc = CongestionControl::kNone;
   double initial_window_bdp = 2;
   uint64_t initial_window_bytes = 0;
+  bool trim = false;
 };
 
 // Builds the topology and schedule of `exp` and resolves the local hosts. Throws PlanError,

@@ -1,6 +1,10 @@
 #include "trafficgen/packet.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
+
+#include "net/trim.h"
 
 namespace spraylab::gen {
 
@@ -8,11 +12,20 @@ uint64_t packet_count(uint64_t message_bytes, uint32_t payload_bytes) {
   return (message_bytes + payload_bytes - 1) / payload_bytes;
 }
 
+// The switch trims by these (net/trim.h): the same header.
+static_assert(net::kTestbedMagic == kHeaderMagic && net::kTestbedVersion == kHeaderVersion);
+static_assert(net::kTestbedFlagsOffset == offsetof(WireHeader, flags));
+static_assert(net::kTestbedData == kData && net::kTestbedTrimmed == kTrimmed &&
+              net::kTestbedNack == kNack);
+static_assert(net::kTrimmedTestbedBytes == kTrimmedHeaderBytes &&
+              kTrimmedHeaderBytes == offsetof(WireHeader, offset));
+
 bool decode(const void* in, size_t len, TestbedHeader* h) {
-  if (len < sizeof(WireHeader)) return false;
-  WireHeader w;
-  std::memcpy(&w, in, sizeof(w));
+  if (len < kTrimmedHeaderBytes) return false;
+  WireHeader w{};  // a trimmed header's missing fields read as 0
+  std::memcpy(&w, in, std::min(len, sizeof(w)));
   if (from_big_endian(w.magic) != kHeaderMagic || w.version != kHeaderVersion) return false;
+  if (len < sizeof(WireHeader) && !(w.flags & kTrimmed)) return false;
   h->flags = w.flags;
   h->entropy = from_big_endian(w.entropy);
   h->acked_packets = from_big_endian(w.acked_packets);
@@ -29,6 +42,16 @@ TestbedHeader make_ack(const TestbedHeader& data, bool ce_marked, uint16_t acked
   ack.flags = static_cast<uint8_t>(kAck | (ce_marked ? kEcnEcho : 0));
   ack.acked_packets = acked_packets;
   return ack;
+}
+
+TestbedHeader make_nack(const TestbedHeader& trimmed, uint32_t payload_bytes) {
+  TestbedHeader nack;
+  nack.flags = kNack;
+  nack.entropy = trimmed.entropy;
+  nack.message_id = trimmed.message_id;
+  nack.sequence = trimmed.sequence;
+  nack.offset = uint64_t{trimmed.sequence} * payload_bytes;
+  return nack;
 }
 
 }  // namespace spraylab::gen

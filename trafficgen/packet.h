@@ -3,7 +3,7 @@
 // Wire layout (40 bytes, all fields big-endian, after Eth/IPv4/UDP; DESIGN.md "Addressing"):
 //   0  magic          u16  0x5350 ("SP"): lets a parser count foreign packets as malformed
 //   2  version        u8   1
-//   3  flags          u8   kData | kAck | kEcnEcho | kRetransmit
+//   3  flags          u8   kData | kAck | kEcnEcho | kRetransmit | kTrimmed | kNack
 //   4  entropy        u16  the UDP source port the data packet was sent with; an ACK echoes it,
 //                          which is what REPS recycles (entropy.h)
 //   6  acked_packets  u16  ACK: data packets this ACK covers (ack_every); data: 0
@@ -75,8 +75,12 @@ enum HeaderFlag : uint8_t {
   kData = 1 << 0,
   kAck = 1 << 1,
   kEcnEcho = 1 << 2,     // ACK: the data packet arrived CE-marked
-  kRetransmit = 1 << 3,  // data: sent again after a timeout
+  kRetransmit = 1 << 3,  // data: sent again (after a timeout or a NACK)
+  kTrimmed = 1 << 4,     // data: a switch cut it to its headers (net/trim.h), set by the switch
+  kNack = 1 << 5,        // the receiver got packet `sequence` trimmed: send it again now
 };
+// A trimmed data frame's testbed header: its first bytes, through `sequence`.
+inline constexpr size_t kTrimmedHeaderBytes = 16;
 
 inline constexpr uint16_t kHeaderMagic = 0x5350;
 inline constexpr uint8_t kHeaderVersion = 1;
@@ -128,11 +132,15 @@ inline void encode(const TestbedHeader& h, void* out) {
   };
   std::memcpy(out, &w, sizeof(w));  // memcpy: `out` may be unaligned inside a packet
 }
-// Reads a header from `len` bytes at `in`; false if too short, or the magic or version is wrong.
+// Reads a header from `len` bytes at `in`; false if too short (kHeaderBytes, or
+// kTrimmedHeaderBytes for a header with kTrimmed), or the magic or version is wrong.
 bool decode(const void* in, size_t len, TestbedHeader* h);
 
 // The ACK a receiver returns for data header `data`: same message, sequence, offset, entropy and
 // send timestamp; kEcnEcho set if the data packet was CE-marked.
 TestbedHeader make_ack(const TestbedHeader& data, bool ce_marked, uint16_t acked_packets = 1);
+// The NACK a receiver returns for trimmed data header `trimmed`: same message and sequence,
+// entropy echoed, offset the trimmed packet's (`payload_bytes` per packet).
+TestbedHeader make_nack(const TestbedHeader& trimmed, uint32_t payload_bytes);
 
 }  // namespace spraylab::gen

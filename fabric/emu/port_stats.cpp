@@ -73,6 +73,7 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
       s.tx_packets = rt.sum(p, &dataplane::PortCounters::tx_packets);
       s.tx_bytes = rt.sum(p, &dataplane::PortCounters::tx_bytes);
       s.ecn_marks = rt.sum(p, &dataplane::PortCounters::ecn_marks);
+      s.trims = rt.sum(p, &dataplane::PortCounters::trims);
       for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
         s.drops += rt.sum_drops(p, static_cast<dataplane::DropReason>(r));
       }

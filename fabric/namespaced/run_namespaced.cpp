@@ -136,7 +136,7 @@ uint64_t at_port(const json& ports, const char* key, uint16_t port) {
 // Counters of every port: what /spraylab/ports has, and the drops of every reason (one
 // /spraylab/port request per port: the ports command leaves nested objects out).
 struct PortCounts {
-  uint64_t tx_packets = 0, tx_bytes = 0, ecn_marks = 0, drops = 0;
+  uint64_t tx_packets = 0, tx_bytes = 0, ecn_marks = 0, trims = 0, drops = 0;
 };
 std::vector<PortCounts> port_counts(const std::vector<PortPlace>& places, Sessions& sessions) {
   std::vector<PortCounts> out(places.size());
@@ -147,6 +147,7 @@ std::vector<PortCounts> port_counts(const std::vector<PortPlace>& places, Sessio
     out[i].tx_packets = at_port(j, "tx_packets", pl.port);
     out[i].tx_bytes = at_port(j, "tx_bytes", pl.port);
     out[i].ecn_marks = at_port(j, "ecn_marks", pl.port);
+    out[i].trims = at_port(j, "trims", pl.port);
     const json one = ask(sessions, pl.process, fmt::format("/spraylab/port,{}", pl.port));
     for (const auto& [key, value] : one.items()) {
       if (key.starts_with("drops_") && value.is_number()) out[i].drops += value.get<uint64_t>();
@@ -251,9 +252,10 @@ class VariantRun {
         }) {
     r_.mode = Mode::kNamespaced;
     r_.time_scale = st_.time_scale;
-    r_.machine_bound = machine_bound_reason({.mode = Mode::kNamespaced,
-                                             .cpus = online_cpus(),
-                                             .threads = static_cast<uint32_t>(st_.processes.size())});
+    r_.machine_bound =
+        machine_bound_reason({.mode = Mode::kNamespaced,
+                              .cpus = online_cpus(),
+                              .threads = static_cast<uint32_t>(st_.processes.size())});
     r_.ports = port_layout(t_, st_, &places_, &r_.host_capacity_bps);
     const gen::RunPlan plan = gen::make_run_plan(exp_, gen::options_from_experiment(exp_, t_));
     messages_total_ = plan.schedule.messages.size();
@@ -401,6 +403,7 @@ class VariantRun {
       ps.tx_packets = end[i].tx_packets - base_[i].tx_packets;
       ps.tx_bytes = end[i].tx_bytes - base_[i].tx_bytes;
       ps.ecn_marks = end[i].ecn_marks - base_[i].ecn_marks;
+      ps.trims = end[i].trims - base_[i].trims;
       ps.drops = end[i].drops - base_[i].drops;
       ps.utilisation = port_utilisation(ps.tx_bytes, ps.tx_packets, st_.rate_bps, r_.clock_ns);
     }

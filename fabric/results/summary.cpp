@@ -133,6 +133,7 @@ void summarize_ports(const FabricResult& r, VariantSummary& s) {
   for (const PortSummary& p : r.ports) {
     s.switch_drops += p.drops;
     s.ecn_marks += p.ecn_marks;
+    s.trims += p.trims;
     if (p.tx_packets == 0) continue;
     ++s.active_ports;
     utilisation_sum += p.utilisation;
@@ -268,6 +269,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
   s.retransmits = count(loss, "retransmits");
   s.timeouts = count(loss, "timeouts");
   s.missing_at_end = count(loss, "missing_at_end");
+  s.nacks = count(section(result.generator, "counters"), "rx_nack_packets");
   const ordered_json& reordering = section(result.generator, "reordering");
   s.received_packets = count(reordering, "received");
   s.out_of_order = count(reordering, "out_of_order");
@@ -336,6 +338,7 @@ ordered_json to_json(const VariantSummary& s) {
                        {"p99_bytes", p.p99_bytes},
                        {"utilisation", p.utilisation},
                        {"drops", p.drops}});
+    if (s.trims > 0) hottest.back()["trims"] = p.trims;
   }
   j["hottest_ports"] = std::move(hottest);
   j["utilisation"] = {{"mean", or_null(s.utilisation_mean)},
@@ -349,6 +352,11 @@ ordered_json to_json(const VariantSummary& s) {
                {"retransmits", s.retransmits},
                {"timeouts", s.timeouts},
                {"missing_at_end", s.missing_at_end}};
+  // Trimming (buffer.trim): only when it happened, so that other runs' summaries read as before.
+  if (s.trims > 0 || s.nacks > 0) {
+    j["loss"]["trims"] = s.trims;
+    j["loss"]["nacks"] = s.nacks;
+  }
   j["reordering"] = {{"received", s.received_packets},
                      {"out_of_order", s.out_of_order},
                      {"out_of_order_fraction", or_null(s.out_of_order_fraction)},

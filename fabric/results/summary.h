@@ -90,6 +90,8 @@ struct VariantSummary {
 
   uint64_t switch_drops = 0;
   uint64_t ecn_marks = 0;
+  uint64_t trims = 0;  // buffer.trim: in summary.json when a switch trimmed
+  uint64_t nacks = 0;  // NACKs the senders received
   uint64_t retransmits = 0;
   uint64_t timeouts = 0;
   uint64_t missing_at_end = 0;

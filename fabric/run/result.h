@@ -93,6 +93,7 @@ struct PortSummary {
   double utilisation = 0;  // wire bytes sent / (link rate x clock_ns)
   uint64_t drops = 0;      // all reasons
   uint64_t ecn_marks = 0;
+  uint64_t trims = 0;  // data packets cut to their headers (buffer.trim)
 };
 
 struct FabricResult {

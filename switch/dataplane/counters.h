@@ -21,6 +21,7 @@ enum class DropReason : uint8_t {
   kQueueFull,
   kPortDown,
   kUnknownSource,
+  kTrimQueueFull,
   kCount,
   kNone = 0xff,
 };
@@ -42,6 +43,8 @@ inline constexpr std::array<DropReasonInfo, kDropReasons - net::kFrameErrors.siz
         {DropReason::kPortDown, "port_down", "egress port down, or queued when it went down"},
         {DropReason::kUnknownSource, "unknown_source",
          "polarized at a non-leaf switch: the source address is in no leaf's prefix"},
+        {DropReason::kTrimQueueFull, "trim_queue_full",
+         "a trimmed header found the port's priority queue full (buffer.trim)"},
     }};
 
 inline constexpr std::array<DropReasonInfo, kDropReasons> kDropReasonTable = [] {

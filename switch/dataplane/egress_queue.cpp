@@ -7,10 +7,43 @@
 #include <stdexcept>
 
 namespace spraylab::dataplane {
+namespace {
+
+// The priority class's ring: an rte_ring (it is small, and only trimming switches have one), a
+// memzone of its own or on `memory` (a fabric's tens of thousands of ports would exhaust EAL's
+// memzones). Single producer when one worker enqueues. Sets `owned` to whether it is a memzone.
+rte_ring* priority_ring(const std::string& name, uint32_t slots, int socket, bool single,
+                        const RingMemory& memory, bool& owned) {
+  const unsigned flags = RING_F_SC_DEQ | (single ? RING_F_SP_ENQ : 0);
+  owned = !memory;
+  if (!memory) {
+    rte_ring* r = rte_ring_create(name.c_str(), slots, socket, flags);
+    if (r == nullptr) {
+      throw std::runtime_error(
+          fmt::format("cannot create priority queue {}: {}", name, rte_strerror(rte_errno)));
+    }
+    return r;
+  }
+  const ssize_t bytes = rte_ring_get_memsize(slots);
+  if (bytes <= 0) {
+    throw std::runtime_error(
+        fmt::format("priority queue {}: {} slots is no ring size", name, slots));
+  }
+  auto* r = static_cast<rte_ring*>(memory(static_cast<size_t>(bytes)));
+  if (rte_ring_init(r, name.substr(0, RTE_RING_NAMESIZE - 1).c_str(), slots, flags) != 0) {
+    throw std::runtime_error(fmt::format("cannot initialise priority queue {}", name));
+  }
+  return r;
+}
+
+}  // namespace
 
 EgressQueue::EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
-                         bool single_producer, const RingMemory& memory)
+                         bool single_producer, const RingMemory& memory, uint32_t priority_slots)
     : single_(single_producer), depth_(depth) {
+  if (priority_slots > 0) {
+    prio_ = priority_ring(ring_name + "p", priority_slots, socket, single_, memory, owns_prio_);
+  }
   if (single_) {
     if (slots < 2 || (slots & (slots - 1)) != 0) {
       throw std::runtime_error(
@@ -64,12 +97,19 @@ EgressQueue::EgressQueue(EgressQueue&& other) noexcept
       shaper_(other.shaper_),
       held_(other.held_),
       held_count_(std::exchange(other.held_count_, 0)),
+      prio_held_(std::exchange(other.prio_held_, 0)),
+      prio_(std::exchange(other.prio_, nullptr)),
+      owns_prio_(other.owns_prio_),
       depth_(other.depth_) {}
 
 EgressQueue::~EgressQueue() {
   for (uint16_t i = 0; i < held_count_; ++i) rte_pktmbuf_free(held_[i]);
-  if (ring_ == nullptr && slots_ == nullptr) return;  // moved from
   rte_mbuf* m;
+  if (prio_ != nullptr) {
+    while (rte_ring_sc_dequeue(prio_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
+    if (owns_prio_) rte_ring_free(prio_);
+  }
+  if (ring_ == nullptr && slots_ == nullptr) return;  // moved from
   while (ring_dequeue(&m, 1) == 1) rte_pktmbuf_free(m);
   if (!owns_ring_) return;
   if (ring_ != nullptr) rte_ring_free(ring_);
@@ -85,7 +125,7 @@ std::pair<uint32_t, uint32_t> EgressQueue::take_max() {
 
 EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
                            uint64_t buffer_bytes, int socket, uint32_t workers,
-                           const RingMemory& memory)
+                           const RingMemory& memory, uint32_t priority_slots)
     : ports_(ports),
       packets_(new std::atomic<uint32_t>[ports]()),
       bytes_(new std::atomic<uint32_t>[ports]()),
@@ -97,7 +137,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
     queues_.emplace_back(
         fmt::format("eq_{}_{}", switch_name, p), slots, socket,
         EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &max_packets_[p], &max_bytes_[p]},
-        workers == 1, memory);
+        workers == 1, memory, priority_slots);
     capacity_packets_.push_back(queues_[p].capacity());
     capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));
   }

@@ -8,6 +8,10 @@
 // by port, rather than inside each queue: a balancer reads several ports' depths per packet
 // (lb::QueueView), and an array keeps 16 ports on one cache line.
 //
+// With trimming (buffer.trim) a queue has a second, small ring: the priority class of trimmed
+// headers. Its frames go out ahead of every data frame not yet sent, the ones already taken from
+// the data ring included, and count in the same depth.
+//
 // The methods run on the data path and are inline: no locks, no allocation, no exceptions.
 #pragma once
 
@@ -56,8 +60,10 @@ class EgressQueue {
   // more cache lines, cold in a large fabric) and locked instructions were a fifth of a large
   // virtual-time run. The same frames in the same order either way. Throws std::runtime_error if
   // DPDK cannot create it.
+  // `priority_slots` (a power of two, or 0 for none): the priority class's ring (trimmed
+  // headers; it holds priority_slots - 1).
   EgressQueue(const std::string& ring_name, uint32_t slots, int socket, DepthSlots depth,
-              bool single_producer, const RingMemory& memory = {});
+              bool single_producer, const RingMemory& memory = {}, uint32_t priority_slots = 0);
   ~EgressQueue();  // frees the frames still queued
   EgressQueue(EgressQueue&& other) noexcept;
   EgressQueue(const EgressQueue&) = delete;
@@ -71,6 +77,9 @@ class EgressQueue {
   // when it is smaller than the buffer (--queue-packets), and pkts[queued..n) are then the
   // caller's to drop and count.
   uint16_t enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes);
+  // The same for the priority class: pkts[queued..n) did not fit its ring (or there is none).
+  uint16_t enqueue_priority(rte_mbuf** pkts, uint16_t n, uint32_t bytes);
+  bool has_priority() const { return prio_ != nullptr; }
 
   // --- the owner (the worker that drains the port) ---
   // Sends what the shaper lets start at `now_ns` through `tx`, a function (mbufs, count) → sent.
@@ -96,6 +105,7 @@ class EgressQueue {
 
  private:
   uint16_t refill();
+  void take_priority();
   void note_max(uint32_t packets, uint32_t bytes);
   // depth += n or depth -= n; returns the new depth. Readers on other threads (metrics, other
   // workers' balancers) see whole values either way: relaxed loads and stores of an atomic.
@@ -127,8 +137,13 @@ class EgressQueue {
   bool owns_ring_ = true;  // rte_ring_create's or rte_malloc's (freed with it), else RingMemory
   bool single_ = false;    // one worker: plain loads and stores, the queue's own ring
   Shaper shaper_;
-  std::array<rte_mbuf*, net::kBurst> held_{};  // dequeued but not yet sent (shaper or full tx ring)
+  // Dequeued but not yet sent (shaper or full tx ring): the priority frames first (prio_held_ of
+  // them, at most a burst), then at most a burst of data frames.
+  std::array<rte_mbuf*, 2 * net::kBurst> held_{};
   uint16_t held_count_ = 0;
+  uint16_t prio_held_ = 0;
+  rte_ring* prio_ = nullptr;  // the priority class (trimmed headers); nullptr: none
+  bool owns_prio_ = true;     // rte_ring_create's, else on RingMemory
   DepthSlots depth_;
 };
 
@@ -139,8 +154,10 @@ class EgressQueues {
   // `memory` if given), and a buffer of `buffer_bytes` (the capacity a byte-unit balancer sees);
   // `workers` enqueue on them (EgressQueue: one is the single-producer case). No shaping until
   // set_shaper().
+  // `priority_slots`: each queue's priority class (EgressQueue), 0 for none.
   EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
-               uint64_t buffer_bytes, int socket, uint32_t workers, const RingMemory& memory = {});
+               uint64_t buffer_bytes, int socket, uint32_t workers, const RingMemory& memory = {},
+               uint32_t priority_slots = 0);
 
   EgressQueue& operator[](uint16_t p) { return queues_[p]; }
   const EgressQueue& operator[](uint16_t p) const { return queues_[p]; }
@@ -153,6 +170,26 @@ class EgressQueues {
   std::vector<uint32_t> capacity_packets_, capacity_bytes_;
   std::vector<EgressQueue> queues_;
 };
+
+inline uint16_t EgressQueue::enqueue_priority(rte_mbuf** pkts, uint16_t n, uint32_t bytes) {
+  if (prio_ == nullptr || n == 0) return 0;
+  // As enqueue(): the depth first, what the ring refuses taken back.
+  uint32_t np = add(depth_.packets, n);
+  uint32_t nb = add(depth_.bytes, bytes);
+  const auto queued = static_cast<uint16_t>(
+      single_ ? rte_ring_sp_enqueue_burst(prio_, reinterpret_cast<void**>(pkts), n, nullptr)
+              : rte_ring_mp_enqueue_burst(prio_, reinterpret_cast<void**>(pkts), n, nullptr));
+  if (queued < n) {
+    uint32_t refused = 0;
+    for (uint16_t i = queued; i < n; ++i) refused += rte_pktmbuf_pkt_len(pkts[i]);
+    sub(depth_.packets, n - queued);
+    sub(depth_.bytes, refused);
+    np -= n - queued;
+    nb -= refused;
+  }
+  note_max(np, nb);
+  return queued;
+}
 
 inline uint16_t EgressQueue::enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes) {
   // The depth grows before the packets enter the ring, never after: with two workers the port's
@@ -180,7 +217,8 @@ inline uint16_t EgressQueue::enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes
 template <typename Tx>
 uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
   bytes = 0;
-  if (held_count_ == 0 && refill() == 0) return 0;
+  if (prio_ != nullptr) take_priority();
+  if (held_count_ == prio_held_ && refill() == 0 && held_count_ == 0) return 0;
   // How many held frames the shaper lets start now: all of them, unshaped.
   uint16_t allowed = held_count_;
   if (shaper_.shaping()) {
@@ -200,6 +238,7 @@ uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
   }
   for (uint16_t i = sent; i < held_count_; ++i) held_[i - sent] = held_[i];
   held_count_ = static_cast<uint16_t>(held_count_ - sent);
+  prio_held_ = static_cast<uint16_t>(prio_held_ - std::min(prio_held_, sent));
   sub(depth_.packets, sent);
   sub(depth_.bytes, bytes);
   return sent;
@@ -207,10 +246,14 @@ uint16_t EgressQueue::drain(uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
 
 template <typename Drop>
 void EgressQueue::discard(Drop&& drop) {
-  rte_mbuf* m[net::kBurst];
+  rte_mbuf* m[2 * net::kBurst];
   uint16_t n = held_count_;
   std::copy(held_.begin(), held_.begin() + n, m);
-  held_count_ = 0;
+  held_count_ = prio_held_ = 0;
+  if (prio_ != nullptr) {
+    n = static_cast<uint16_t>(n + rte_ring_sc_dequeue_burst(prio_, reinterpret_cast<void**>(m + n),
+                                                            net::kBurst, nullptr));
+  }
   do {
     uint32_t bytes = 0;
     for (uint16_t i = 0; i < n; ++i) {
@@ -220,6 +263,10 @@ void EgressQueue::discard(Drop&& drop) {
     sub(depth_.packets, n);
     sub(depth_.bytes, bytes);
     n = ring_dequeue(m, net::kBurst);
+    if (n == 0 && prio_ != nullptr) {
+      n = static_cast<uint16_t>(
+          rte_ring_sc_dequeue_burst(prio_, reinterpret_cast<void**>(m), net::kBurst, nullptr));
+    }
   } while (n > 0);
 }
 
@@ -252,9 +299,25 @@ inline uint16_t EgressQueue::ring_dequeue(rte_mbuf** pkts, uint16_t n) {
   return n;
 }
 
+// A burst of data frames behind the priority frames held (if any).
 inline uint16_t EgressQueue::refill() {
-  held_count_ = ring_dequeue(held_.data(), net::kBurst);
-  return held_count_;
+  const uint16_t n = ring_dequeue(held_.data() + held_count_, net::kBurst);
+  held_count_ = static_cast<uint16_t>(held_count_ + n);
+  return n;
+}
+
+// Priority frames from their ring, up to a burst held, go in front of the held data frames.
+inline void EgressQueue::take_priority() {
+  const uint16_t room = static_cast<uint16_t>(net::kBurst - prio_held_);
+  if (room == 0) return;
+  rte_mbuf* m[net::kBurst];
+  const auto n = static_cast<uint16_t>(
+      rte_ring_sc_dequeue_burst(prio_, reinterpret_cast<void**>(m), room, nullptr));
+  if (n == 0) return;
+  for (uint16_t i = held_count_; i > prio_held_; --i) held_[i - 1 + n] = held_[i - 1];
+  std::copy(m, m + n, held_.begin() + prio_held_);
+  prio_held_ = static_cast<uint16_t>(prio_held_ + n);
+  held_count_ = static_cast<uint16_t>(held_count_ + n);
 }
 
 inline void EgressQueue::note_max(uint32_t packets, uint32_t bytes) {

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "switch/dataplane/trim_step.h"
+
 // The steps of process() and flush() are functions for the reader, and inlined for the machine:
 // the burst's arrays and counts stay in the one frame (and registers) they had as one body.
 #define SPRAYLAB_STEP [[gnu::always_inline]] inline
@@ -237,6 +239,15 @@ void Forwarder::flush(uint16_t port) {
   }
   uint32_t bytes = 0;
   const uint16_t kept = admit(port, pkts.data(), n, bytes);
+  if (trimmed_count_ > 0) {
+    const uint16_t queued =
+        rt_.egress(port).enqueue_priority(trimmed_.data(), trimmed_count_, trimmed_bytes_);
+    for (uint16_t i = queued; i < trimmed_count_; ++i) {
+      drop(trimmed_[i], port, DropReason::kTrimQueueFull);
+    }
+    trimmed_count_ = 0;
+    trimmed_bytes_ = 0;
+  }
   if (kept == 0) return;
   uint16_t sent = 0;
   if (may_send_direct(port)) {
@@ -274,6 +285,18 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     const uint32_t len = rte_pktmbuf_pkt_len(m);
+    // Trimming (UEC; the reference's CompositeQueue): a data frame beyond the threshold goes on
+    // as its headers, in the priority class, where it would have been a drop or a long wait.
+    if (t.trim && depth + bytes + trimmed_bytes_ + len > t.trim_threshold_bytes &&
+        trim_data_frame(m)) {
+      uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+      std::memcpy(eth, &macs.head, 8);
+      std::memcpy(eth + 8, &macs.tail, 4);
+      trimmed_[trimmed_count_++] = m;
+      trimmed_bytes_ += rte_pktmbuf_pkt_len(m);
+      pc.trims.inc();
+      continue;
+    }
     if (depth + bytes + len > t.buffer_bytes) {
       drop(m, port, DropReason::kQueueFull);
       continue;
@@ -281,7 +304,7 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
     uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
     std::memcpy(eth, &macs.head, 8);
     std::memcpy(eth + 8, &macs.tail, 4);
-    if (t.ecn_threshold_bytes && depth + bytes > t.ecn_threshold_bytes) {
+    if (t.ecn_threshold_bytes && ecn_mark(depth + bytes)) {
       // parse_frame accepted it, so the IPv4 header follows Ethernet (and at most one VLAN tag).
       uint8_t* ip = eth + (eth[12] == 0x81 && eth[13] == 0x00 ? 18 : 14);
       if (net::mark_ce(ip)) pc.ecn_marks.inc();
@@ -290,6 +313,16 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
     pkts[kept++] = m;
   }
   return kept;
+}
+
+SPRAYLAB_STEP bool Forwarder::ecn_mark(uint64_t depth) {
+  const SwitchTables& t = rt_.tables();
+  if (depth <= t.ecn_threshold_bytes) return false;
+  if (depth >= t.ecn_high_bytes) return true;  // one threshold (high 0), or beyond the high one
+  // Between the two: with probability (depth - low) / (high - low), as the reference's
+  // CompositeQueue::decide_ECN, from the forwarder's own stream (one draw per such frame).
+  const uint64_t span = t.ecn_high_bytes - t.ecn_threshold_bytes;
+  return uint64_t{rng_.next()} * span < (depth - t.ecn_threshold_bytes) * (uint64_t{1} << 32);
 }
 
 void Forwarder::discard(uint16_t p) {

@@ -98,9 +98,12 @@ class Forwarder {
   // Sends pkts[0..n) (`bytes` in all) through direct_send_; returns how many the device took and
   // takes their bytes off `bytes`, which then counts the frames left to the caller.
   uint16_t send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
-  // Tail drop, MAC rewrite and ECN mark of frames bound for `port`: keeps the frames the buffer
-  // has room for at the front of pkts[0..n), returns how many, and adds their bytes to `bytes`.
+  // Tail drop, trimming, MAC rewrite and ECN mark of frames bound for `port`: keeps the frames the
+  // buffer has room for at the front of pkts[0..n), returns how many, and adds their bytes to
+  // `bytes`; the frames it trimmed go to trimmed_ (trimmed_count_ of them, trimmed_bytes_).
   inline uint16_t admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
+  // Whether a frame that finds `depth` bytes queued is CE-marked (SwitchTables' thresholds).
+  inline bool ecn_mark(uint64_t depth);
   // Drops and counts everything queued on a down port.
   void discard(uint16_t p);
 
@@ -134,6 +137,10 @@ class Forwarder {
     uint32_t tail;  // bytes 8..11
   };
   std::array<MacPair, kMaxPorts> macs_{};
+  // The frames admit() trimmed for the port it admits to: its priority class's.
+  std::array<rte_mbuf*, kStaged> trimmed_{};
+  uint16_t trimmed_count_ = 0;
+  uint32_t trimmed_bytes_ = 0;
 };
 
 template <typename Tx>

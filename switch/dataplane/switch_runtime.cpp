@@ -25,6 +25,13 @@ uint32_t egress_slots(const SwitchTables& t, const RuntimeOptions& opts) {
                                   pow2_at_least(static_cast<uint32_t>(t.buffer_bytes / 64 + 1)));
 }
 
+// The priority ring of a trimming switch's ports; none without trimming.
+uint32_t priority_slots(const SwitchTables& t, const RuntimeOptions& opts) {
+  if (!t.trim) return 0;
+  return opts.trim_queue_packets ? std::bit_ceil(std::max<uint32_t>(2, opts.trim_queue_packets))
+                                 : kTrimQueueSlots;
+}
+
 std::vector<topo::Prefix> route_prefixes(const SwitchTables& t) {
   std::vector<topo::Prefix> out;
   for (const auto& r : t.routes) out.push_back(r.prefix);
@@ -49,7 +56,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     : tables_(std::move(tables)),
       opts_(opts),
       egress_(tables_.name, ports(), egress_slots(tables_, opts_), tables_.buffer_bytes,
-              opts_.socket, opts_.workers, opts_.ring_memory),
+              opts_.socket, opts_.workers, opts_.ring_memory, priority_slots(tables_, opts_)),
       port_up_(new std::atomic<bool>[kMaxPorts]()),
       rate_request_(new std::atomic<uint64_t>[kMaxPorts]()),
       groups_(nullptr, opts.workers),

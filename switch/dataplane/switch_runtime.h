@@ -25,6 +25,10 @@
 namespace spraylab::dataplane {
 
 inline constexpr uint16_t kMaxPorts = 128;
+// A trimming port's priority ring: 1023 trimmed headers (61 KB) at most; a header that finds it
+// full is a trim_queue_full drop. (The reference bounds its header queue at twice the buffer in
+// bytes; a fixed ring keeps a fabric's memory per port small.)
+inline constexpr uint32_t kTrimQueueSlots = 1024;
 
 // Throws the error SwitchRuntime would if a switch of t has more than kMaxPorts ports: fabrics
 // call it before EAL, whose memory for a fabric that large can fail first with a vaguer error.
@@ -33,6 +37,8 @@ void check_switch_ports(const topo::Topology& t);
 // Per-port counters of one worker (only that worker writes them).
 struct alignas(64) PortCounters {
   Counter rx_packets, rx_bytes, tx_packets, tx_bytes, lb_decisions, ecn_marks;
+  // Data frames cut to their headers and queued in the port's priority class (buffer.trim).
+  Counter trims;
   // Packets routed to this port's egress queue. Each then leaves as tx, a queue_full or port_down
   // drop of this port, or is still queued: the per-port balance bench/soak checks.
   Counter egress_packets;
@@ -75,6 +81,9 @@ struct RuntimeOptions {
   // packets between bursts, as a multi-queue NIC would.
   uint16_t tx_queues = 1;
   uint32_t queue_packets = 0;  // egress ring size; 0 = from the buffer size
+  // With trimming (SwitchTables::trim): the slots of each port's priority ring (trimmed headers),
+  // rounded up to a power of two; 0 = kTrimQueueSlots.
+  uint32_t trim_queue_packets = 0;
   // Memory for the egress rings (egress_queue.h); empty: a memzone each (rte_ring_create).
   RingMemory ring_memory;
   bool shaping = true;  // drain at the link rate; false = the device's own rate

@@ -69,6 +69,9 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
   }
   t.buffer_bytes = e.buffer.bytes;
   t.ecn_threshold_bytes = e.buffer.ecn_threshold;
+  t.ecn_high_bytes = e.buffer.ecn_high;
+  t.trim = e.buffer.trim;
+  t.trim_threshold_bytes = e.buffer.trim_threshold;
   t.seed = lb::switch_seed(e.seed, t.sw);  // this switch's own stream (rng.h)
   add_ports(t, r, node);
 

@@ -56,7 +56,15 @@ struct SwitchTables {
   // The workload's data frame (payload + Ethernet, IPv4, UDP and testbed headers): the packet a
   // balancer's packet-denominated defaults mean in bytes (band thresholds, deroute penalty).
   uint32_t frame_bytes = 1514;
+  // ECN: frames queued beyond ecn_threshold_bytes are CE-marked (0: none); when
+  // ecn_high_bytes is above it, with a probability rising linearly from 0 there to 1 at
+  // ecn_high_bytes (RED-like, the UEC reference's marking between its low and high thresholds).
   uint64_t ecn_threshold_bytes = 0;
+  uint64_t ecn_high_bytes = 0;
+  // buffer.trim: a generator data frame that would queue beyond trim_threshold_bytes is cut to
+  // its headers (net/trim.h) and queued in the port's priority class.
+  bool trim = false;
+  uint64_t trim_threshold_bytes = 0;
   // lb::switch_seed(experiment seed, sw): the seed of this switch's forwarder and balancer
   // generators, ECMP salt and Ofan/pOfan orders, the same in a fabric and standalone.
   uint64_t seed = 1;

@@ -439,3 +439,34 @@ TEST(ConfigErrors, AFolderNameWithDotsInsideIsAName) {
 
 }  // namespace
 }  // namespace spraylab::conf::testing
+
+namespace spraylab::conf::testing {
+namespace {
+
+TEST(ConfigErrors, TrimThresholdCannotExceedTheBuffer) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "buffer: {bytes: 100KB, trim: true, trim_threshold: 200KB}\n"),
+              StartsWith("test.yaml:2:52: buffer.trim_threshold: expected a size or a percentage "
+                         "of buffer.bytes, at most 100KB, found 200KB"));
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "buffer: {bytes: 100KB, trim_threshold: 50KB}\n"),
+              HasSubstr("buffer.trim_threshold: read only with trim: true"));
+}
+
+TEST(ConfigErrors, EcnHighMustBeAboveTheThreshold) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "buffer: {ecn_threshold: 50KB, ecn_high: 40KB}\n"),
+              HasSubstr("buffer.ecn_high: ecn_high must be above ecn_threshold (50KB), or 0"));
+}
+
+TEST(ConfigErrors, TrimOnATopologyWithoutAKnownBdpNeedsTheBufferSize) {
+  EXPECT_THAT(load_error("topology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3}\n"
+                         "buffer: {trim: true}\n"),
+              HasSubstr("buffer.bytes"));
+  EXPECT_THAT(load_error("topology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3}\n"
+                         "buffer: {trim: true}\n"),
+              HasSubstr("known before the build for fat-tree and leaf-spine topologies only"));
+}
+
+}  // namespace
+}  // namespace spraylab::conf::testing

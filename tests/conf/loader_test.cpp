@@ -200,3 +200,52 @@ TEST(Loader, BooleansAndNumbers) {
 
 }  // namespace
 }  // namespace spraylab::conf::testing
+
+namespace spraylab::conf::testing {
+namespace {
+
+// kFatTree's longest path: 4 links of 100 Gb/s and 500 ns; a 4178 B data frame out and an
+// 86 B ACK back over each: 5365.8 ns, 67 KB, 17 frames (the reference rounds up to frames).
+constexpr uint64_t kFrame = 4096 + 82;
+constexpr uint64_t kBdpFrames = 17;
+
+TEST(Loader, TrimmingDefaultsToOneBdpOfBufferTrimmedAtItsEnd) {
+  const Experiment e = load(std::string(kFatTree) + "buffer: {trim: true}\n");
+  EXPECT_TRUE(e.buffer.trim);
+  EXPECT_EQ(e.buffer.bytes, kBdpFrames * kFrame);
+  EXPECT_EQ(e.buffer.trim_threshold, e.buffer.bytes);
+  EXPECT_EQ(e.buffer.ecn_threshold, 0u);  // cc none: no marking
+  // What the file sets is kept.
+  const Experiment set =
+      load(std::string(kFatTree) + "buffer: {bytes: 400KB, trim: true, trim_threshold: 50%}\n");
+  EXPECT_EQ(set.buffer.bytes, 400'000u);
+  EXPECT_EQ(set.buffer.trim_threshold, 200'000u);
+}
+
+TEST(Loader, NsccDefaultsToFiveBdpsAndMarksBetweenAFifthAndFourFifthsOfABdp) {
+  const Experiment e = load(std::string(kFatTree) + "workload: {cc: nscc}\n");
+  EXPECT_FALSE(e.buffer.trim);
+  EXPECT_EQ(e.buffer.bytes, 5 * kBdpFrames * kFrame);
+  EXPECT_EQ(e.buffer.ecn_threshold, 4 * kFrame);  // ceil(0.2 x 17) frames
+  EXPECT_EQ(e.buffer.ecn_high, 14 * kFrame);      // ceil(0.8 x 17) frames
+  const Experiment trim =
+      load(std::string(kFatTree) + "buffer: {trim: true}\nworkload: {cc: nscc}\n");
+  EXPECT_EQ(trim.buffer.bytes, kBdpFrames * kFrame);
+  EXPECT_EQ(trim.buffer.ecn_high, 14 * kFrame);
+  // A threshold the file sets is kept (and no band is made up around it).
+  const Experiment own =
+      load(std::string(kFatTree) + "buffer: {ecn_threshold: 30KB}\nworkload: {cc: nscc}\n");
+  EXPECT_EQ(own.buffer.ecn_threshold, 30'000u);
+  EXPECT_EQ(own.buffer.ecn_high, 0u);
+}
+
+TEST(Loader, OtherExperimentsKeepTheirBuffer) {
+  const Experiment none = load(kFatTree);
+  EXPECT_EQ(none.buffer.bytes, 800'000u);
+  EXPECT_FALSE(none.buffer.trim);
+  EXPECT_EQ(none.buffer.ecn_high, 0u);
+  EXPECT_EQ(load(std::string(kFatTree) + "workload: {cc: dctcp}\n").buffer.bytes, 800'000u);
+}
+
+}  // namespace
+}  // namespace spraylab::conf::testing

@@ -32,6 +32,8 @@ TEST(SwitchOptions, EveryOptionSetSurvivesToArgvAndAddTo) {
   o.rx_queues = 3;
   o.tx_queues = 4;
   o.queue_packets = 512;
+  o.trim_threshold = "200KB";
+  o.trim_queue_packets = 256;
   o.shaper_slack = "9KB";
   o.no_shaping = true;
   o.tx_coalesce = 0;
@@ -55,6 +57,8 @@ TEST(SwitchOptions, EveryOptionSetSurvivesToArgvAndAddTo) {
   EXPECT_EQ(p.rx_queues, o.rx_queues);
   EXPECT_EQ(p.tx_queues, o.tx_queues);
   EXPECT_EQ(p.queue_packets, o.queue_packets);
+  EXPECT_EQ(p.trim_threshold, o.trim_threshold);
+  EXPECT_EQ(p.trim_queue_packets, o.trim_queue_packets);
   EXPECT_EQ(p.shaper_slack, o.shaper_slack);
   EXPECT_EQ(p.no_shaping, o.no_shaping);
   EXPECT_EQ(p.tx_coalesce, o.tx_coalesce);
@@ -78,6 +82,30 @@ TEST(SwitchOptions, IdleSleepOutsideOneMicrosecondToOneSecondIsRefused) {
   o.add_to(app);
   EXPECT_THROW(app.parse("--config /dev/null --switch s --idle-sleep 5s", false),
                CLI::ValidationError);
+}
+
+}  // namespace
+}  // namespace spraylab::dataplane
+
+namespace spraylab::dataplane {
+namespace {
+
+TEST(SwitchOptions, TrimThresholdTurnsTrimmingOnUpToTheBuffer) {
+  SwitchTables t;
+  t.buffer_bytes = 100'000;
+  apply_trim_threshold("", t);
+  EXPECT_FALSE(t.trim);
+  apply_trim_threshold("40KB", t);
+  EXPECT_TRUE(t.trim);
+  EXPECT_EQ(t.trim_threshold_bytes, 40'000u);
+  try {
+    apply_trim_threshold("200KB", t);
+    FAIL() << "a threshold above the buffer was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--trim-threshold 200KB: above the buffer (100KB, buffer.bytes)");
+  }
+  EXPECT_THROW(apply_trim_threshold("lots", t), std::invalid_argument);
+  EXPECT_EQ(t.trim_threshold_bytes, 40'000u);
 }
 
 }  // namespace

@@ -68,6 +68,8 @@ TEST(SwitchCollector, PortCountersAreSummedOverWorkersWithSwitchPortAndPeerLabel
   sw.workers[1]->port[2].tx_bytes.add(64);
   sw.workers[1]->port[2].lb_decisions.add(7);
   sw.workers[0]->port[0].ecn_marks.add(2);
+  sw.workers[0]->port[2].trims.add(3);
+  sw.workers[1]->port[2].trims.add(4);
   SwitchCollector c(sw.source());
   const auto fs = c.Collect();
 
@@ -89,6 +91,11 @@ TEST(SwitchCollector, PortCountersAreSummedOverWorkersWithSwitchPortAndPeerLabel
   EXPECT_EQ(
       sample(*find_family(fs, "spraylab_switch_ecn_marks_total"), {{"port", "0"}}).counter.value,
       2);
+  // buffer.trim: trims per port, summed over workers.
+  const auto* trims = find_family(fs, "spraylab_switch_trims_total");
+  ASSERT_NE(trims, nullptr);
+  EXPECT_EQ(sample(*trims, {{"port", "2"}}).counter.value, 7);
+  EXPECT_EQ(sample(*trims, {{"port", "1"}}).counter.value, 0);
 }
 
 TEST(SwitchCollector, EveryDropReasonOfEveryPortIsASeries) {

@@ -1,0 +1,32 @@
+// The UEC defaults of the buffer section (buffer.trim, cc nscc), after the reference simulator's
+// main_uec.cpp: a buffer of 1 BDP with trimming and 5 BDP without, NSCC's ECN marking between
+// 20% and 80% of a BDP, trimming at the buffer's end. Applied only where the file does not set
+// the key, and only when trimming is on or cc is nscc: every other experiment reads as before.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "conf/experiment.h"
+#include "conf/yaml_value.h"
+
+namespace spraylab::conf {
+
+// The bandwidth-delay product of the longest host-to-host path, in data frames of
+// `payload_bytes` (the reference's calculate_bdp_pkt: the base RTT of a data frame out and an
+// ACK back over every link of the path, times the link rate, rounded up to whole frames); empty
+// where that path is not known before the topology is built (mrls, explicit).
+std::optional<uint64_t> bdp_frames(const TopologySpec& topology, const LinkSpec& links,
+                                   uint32_t payload_bytes);
+
+// Before the buffer section is read: buffer.bytes from the BDP when the file (`buffer`,
+// `workload`: its sections, either may be null) turns trimming or NSCC on and sets no
+// buffer.bytes. Throws ConfigError asking for buffer.bytes where the BDP is not known.
+void default_buffer_bytes(const Map& top, const Value* buffer, const WorkloadSpec& workload,
+                          Experiment& experiment);
+
+// After every section is read: the trim threshold (the buffer's end) and NSCC's ECN band where
+// the file sets neither.
+void default_uec_buffer(const Value* buffer, Experiment& experiment);
+
+}  // namespace spraylab::conf
