@@ -286,16 +286,20 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
     rte_mbuf* m = pkts[i];
     const uint32_t len = rte_pktmbuf_pkt_len(m);
     // Trimming (UEC; the reference's CompositeQueue): a data frame beyond the threshold goes on
-    // as its headers, in the priority class, where it would have been a drop or a long wait.
-    if (t.trim && depth + bytes + trimmed_bytes_ + len > t.trim_threshold_bytes &&
-        trim_data_frame(m)) {
-      uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-      std::memcpy(eth, &macs.head, 8);
-      std::memcpy(eth + 8, &macs.tail, 4);
-      trimmed_[trimmed_count_++] = m;
-      trimmed_bytes_ += rte_pktmbuf_pkt_len(m);
-      pc.trims.inc();
-      continue;
+    // as its headers, in the priority class, where it would have been a drop or a long wait; a
+    // header trimmed at an earlier hop keeps to the priority class at every later one.
+    if (t.trim) {
+      const bool cut =
+          depth + bytes + trimmed_bytes_ + len > t.trim_threshold_bytes && trim_data_frame(m);
+      if (cut || (len <= kMaxTrimmedFrame && is_trimmed_header(m))) {
+        uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+        std::memcpy(eth, &macs.head, 8);
+        std::memcpy(eth + 8, &macs.tail, 4);
+        trimmed_[trimmed_count_++] = m;
+        trimmed_bytes_ += rte_pktmbuf_pkt_len(m);
+        if (cut) pc.trims.inc();
+        continue;
+      }
     }
     if (depth + bytes + len > t.buffer_bytes) {
       drop(m, port, DropReason::kQueueFull);

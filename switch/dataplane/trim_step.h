@@ -31,4 +31,15 @@ inline bool trim_data_frame(rte_mbuf* m) {
   return true;
 }
 
+// The longest trimmed header (a VLAN tag and IPv4 options make it longer than 60 B).
+inline constexpr uint32_t kMaxTrimmedFrame = 18 + 60 + 8 + net::kTrimmedTestbedBytes;
+
+// Whether `m` is a header a switch trimmed (it travels in the priority class at every hop).
+inline bool is_trimmed_header(rte_mbuf* m) {
+  const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
+  net::FrameInfo fi{};
+  return net::parse_frame(frame, rte_pktmbuf_data_len(m), fi) == net::FrameError::kNone &&
+         (net::testbed_flags(frame, fi) & net::kTestbedTrimmed) != 0;
+}
+
 }  // namespace spraylab::dataplane

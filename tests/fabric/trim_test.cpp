@@ -15,7 +15,7 @@ namespace {
 
 using testing::experiment;
 
-// A two-level fat tree of 18 hosts (k = 6); 16 of them send 64 KB each to one more, at line rate
+// A two-level fat tree of 18 hosts (k = 6); 16 of them send 256 KB each to one more, at line rate
 // (cc none). No buffer.bytes: the UEC defaults size it, 1 BDP with trimming, 5 without.
 std::string incast(bool trim) {
   return std::string(R"(seed: 3
@@ -24,7 +24,7 @@ links: {rate: 100Gbps, delay: 500ns}
 buffer: {trim: )") +
          (trim ? "true" : "false") + R"(}
 load_balancer: {algorithm: ofan}
-workload: {type: incast, fan_in: 16, message_size: 64KB, payload: 4096, cc: none}
+workload: {type: incast, fan_in: 16, message_size: 256KB, payload: 4096, cc: none}
 measurement: {queue_sample: 1us}
 )";
 }
@@ -63,7 +63,7 @@ TEST(Trimming, IncastCompletesWithoutTimeoutsWhereDroppingWaitsForThem) {
   EXPECT_EQ(trims(dropped), 0u);
   EXPECT_GT(dropped.generator["loss"]["timeouts"].get<uint64_t>(), 0u);
   std::printf(
-      "incast 16 x 64 KB: trimming %lu trims, %lu NACK resends, CCT %.1f us; "
+      "incast 16 x 256 KB: trimming %lu trims, %lu NACK resends, CCT %.1f us; "
       "dropping %lu timeouts, CCT %.1f us\n",
       static_cast<unsigned long>(trims(trimmed)),
       static_cast<unsigned long>(counter(trimmed, "nack_retransmits")),
