@@ -147,10 +147,14 @@ struct WorkloadSpec {
   // balanced (topo/feasible_load.h); `load` is then unused.
   bool load_feasible = false;
   gen::EntropyMode entropy = gen::EntropyMode::kFlow;
-  // The entropy values hosts draw from, and REPS's ring size and freezing (entropy_mode.h).
+  // The entropy values hosts draw from, REPS's ring size and freezing, and the bitmap selector's
+  // penalties (entropy_mode.h).
   uint32_t entropy_range = gen::EntropyParams{}.range;
   uint32_t reps_buffer = gen::EntropyParams{}.reps_buffer;
   bool reps_freezing = gen::EntropyParams{}.reps_freezing;
+  uint8_t bitmap_ecn_penalty = gen::EntropyParams{}.bitmap_ecn_penalty;
+  uint8_t bitmap_nack_penalty = gen::EntropyParams{}.bitmap_nack_penalty;
+  uint8_t bitmap_max_penalty = gen::EntropyParams{}.bitmap_max_penalty;
   // all-to-all
   gen::AllToAllOrder order = gen::AllToAllOrder::kRank;
   // all-to-all-v

@@ -46,6 +46,22 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
                           gen::to_string(workload.entropy)));
     }
   }
+  // Likewise the bitmap selector's penalties, which mixed uses too.
+  for (const char* key : {"bitmap_ecn_penalty", "bitmap_nack_penalty", "bitmap_max_penalty"}) {
+    const Value* v = map.find(key);
+    if (v != nullptr && !gen::uses_bitmap(workload.entropy)) {
+      v->fail(fmt::format("read only with entropy: bitmap or mixed; found entropy: {}",
+                          gen::to_string(workload.entropy)));
+    }
+  }
+  // The UEC selectors index a flow's values with a mask (uec_mp.cpp: "must be a power of 2").
+  // (The default, 64, is one.)
+  const Value* range = map.find("entropy_range");
+  if (range != nullptr && gen::needs_power_of_two_range(workload.entropy) &&
+      !gen::is_power_of_two(workload.entropy_range)) {
+    range->fail(fmt::format("entropy {} needs a power of two, found {}",
+                            gen::to_string(workload.entropy), workload.entropy_range));
+  }
 }
 
 // DCTCP reacts to ECN marks: with cc: dctcp and no buffer.ecn_threshold in the file, switches

@@ -495,14 +495,23 @@ const Fields<WorkloadSpec>& workload_fields() {
                     "times the collective runs back to back"),
         load(),
         enum_key("entropy", &WorkloadSpec::entropy, gen::kEntropyModeNames,
-                 "UDP source port: fixed per flow (ECMP), random per packet, or REPS"),
+                 "UDP source port: fixed per flow (ECMP), random per packet, REPS, DRB, or the "
+                 "UEC selectors oblivious, bitmap, mixed"),
         integer_key("entropy_range", &WorkloadSpec::entropy_range, 1, gen::kMaxEntropyRange,
-                    "distinct UDP source ports a host draws from (49152 upwards)"),
+                    "distinct UDP source ports a flow draws from (49152 upwards); a power of two "
+                    "for oblivious, bitmap and mixed"),
         integer_key("reps_buffer", &WorkloadSpec::reps_buffer, 1, gen::kMaxRepsBuffer,
                     "entropy reps: good entropies kept per connection"),
         bool_key("reps_freezing", &WorkloadSpec::reps_freezing,
                  "entropy reps: a retransmission timeout freezes the connection on its kept "
                  "entropies for 10 ms"),
+        integer_key("bitmap_ecn_penalty", &WorkloadSpec::bitmap_ecn_penalty, 0, 255,
+                    "entropy bitmap, mixed: penalty an ACK with an ECN echo adds to its value"),
+        integer_key("bitmap_nack_penalty", &WorkloadSpec::bitmap_nack_penalty, 0, 255,
+                    "entropy bitmap, mixed: penalty a NACK (trimmed packet) adds to its value"),
+        integer_key("bitmap_max_penalty", &WorkloadSpec::bitmap_max_penalty, 1, 255,
+                    "entropy bitmap, mixed: the cap on a value's penalty, and what a "
+                    "retransmission timeout adds (to the flow's value 0)"),
         enum_key("order", &WorkloadSpec::order, gen::kAllToAllOrderNames,
                  "all-to-all: each host's send order, ranks 0..n-1 at every host or htsim's "
                  "shifted ring (every round a permutation)"),
@@ -538,7 +547,8 @@ const VariantTable& workload_types() {
         "type",
         "workload type",
         {"type", "message_size", "payload", "iterations", "load", "entropy", "entropy_range",
-         "reps_buffer", "reps_freezing", "ack_every", "retransmit_timeout", "cc", "initial_window"},
+         "reps_buffer", "reps_freezing", "bitmap_ecn_penalty", "bitmap_nack_penalty",
+         "bitmap_max_penalty", "ack_every", "retransmit_timeout", "cc", "initial_window"},
         {}};
     for (const gen::WorkloadTypeInfo& w : gen::kWorkloadTypes) {
       t.variants.push_back({w.name, words(w.keys), words(w.required)});

@@ -4,110 +4,83 @@
 
 namespace spraylab::gen {
 
-uint16_t random_entropy(Rng& rng, uint32_t range) {
-  return static_cast<uint16_t>(kEntropyMin + rng.below(range));
-}
-
 uint64_t flow_seed(uint64_t seed, uint32_t src, uint32_t dst) {
   Rng mix(seed ^ (static_cast<uint64_t>(src) << 32 | dst));
   return mix.next();
 }
 
-RepsEntropy::RepsEntropy(uint64_t seed, const EntropyParams& params)
-    : rng_(seed), range_(params.range), freezing_(params.reps_freezing), ring_(params.reps_buffer) {
-  if (range_ == 0 || range_ > kMaxEntropyRange || ring_.empty()) {
-    throw std::invalid_argument("REPS: entropy range must be in [1, 16384], buffer at least 1");
-  }
-}
-
-uint32_t RepsEntropy::unused() const {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < stored_; ++i) n += ring_[(oldest() + i) % size()].fresh ? 1 : 0;
-  return n;
-}
-
-// uec_mp.cpp: a freeze ends on the first feedback strictly after its end (now > can_exit): the
-// ring is reset (buffer_reps.cpp resetBuffer) and the next 16 packets explore.
-void RepsEntropy::thaw_if_due(uint64_t now_ns) {
-  if (!frozen_ || now_ns <= frozen_until_) return;
-  frozen_ = false;
-  ring_.assign(ring_.size(), Slot{});
-  head_ = 0;
-  stored_ = 0;
-  cycle_ = 0;
-  explore_left_ = kExplorePackets;
-}
-
-uint16_t RepsEntropy::next() {
-  if (explore_left_ > 0) {
-    --explore_left_;
-    return random_entropy(rng_, range_);
-  }
-  if (frozen_) {
-    if (stored_ == 0) return random_entropy(rng_, range_);
-    // Slots 0..stored_-1 hold values (the ring fills from slot 0 after a reset): cycle through
-    // them, as remove_frozen does, whether or not a value was reused before.
-    Slot& s = ring_[cycle_];
-    s.fresh = false;
-    cycle_ = (cycle_ + 1) % stored_;
-    return s.value;
-  }
-  // The oldest value not yet reused: it has waited longest, and each good ACK buys one reuse.
-  for (uint32_t i = 0; i < stored_; ++i) {
-    Slot& s = ring_[(oldest() + i) % size()];
-    if (s.fresh) {
-      s.fresh = false;
-      return s.value;
-    }
-  }
-  return random_entropy(rng_, range_);
-}
-
-void RepsEntropy::on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns) {
-  thaw_if_due(now_ns);
-  if (ecn_echo) return;
-  // Kept whether or not frozen (uec_mp.cpp adds PATH_GOOD values in both states): a freeze that
-  // began with an empty ring recycles the first good paths it learns of.
-  ring_[head_] = Slot{entropy, true};
-  head_ = (head_ + 1) % size();
-  if (stored_ < size()) ++stored_;
-}
-
-void RepsEntropy::on_timeout(uint64_t now_ns) {
-  // uec_mp.cpp processEv: freeze only when not frozen and not exploring; then the thaw check, so a
-  // timeout after a freeze's end thaws it instead of freezing again.
-  if (freezing_ && !frozen_ && explore_left_ == 0) {
-    frozen_ = true;
-    frozen_until_ = now_ns + kFreezeNs;
-  }
-  thaw_if_due(now_ns);
-}
-
 PathEntropy::PathEntropy(EntropyMode mode, uint64_t seed, const EntropyParams& params)
-    : mode_(mode),
-      range_(params.range),
-      rng_(seed),
-      fixed_(random_entropy(rng_, range_)),
-      reps_(rng_.next(), params) {
+    : mode_(mode), range_(params.range), rng_(seed), fixed_(random_entropy(rng_, range_)) {
+  if (range_ == 0 || range_ > kMaxEntropyRange) {
+    throw std::invalid_argument("path entropy: the range must be in [1, 16384]");
+  }
+  // One seed for whichever selector, drawn in every mode (it was REPS's alone before the UEC
+  // selectors), so flow, packet, reps and drb keep their sequences.
+  const uint64_t selector_seed = rng_.next();
+  switch (mode_) {
+    case EntropyMode::kReps:
+      selector_.emplace<RepsEntropy>(selector_seed, params);
+      break;
+    case EntropyMode::kOblivious:
+      selector_.emplace<ObliviousEntropy>(selector_seed, params);
+      break;
+    case EntropyMode::kBitmap:
+      selector_.emplace<BitmapEntropy>(selector_seed, params);
+      break;
+    case EntropyMode::kMixed:
+      selector_.emplace<MixedEntropy>(selector_seed, params);
+      break;
+    case EntropyMode::kFlow:
+    case EntropyMode::kPacket:
+    case EntropyMode::kDrb:
+      break;
+  }
   // Drawn after the other modes' values, so their sequences are unchanged by DRB.
   if (mode_ == EntropyMode::kDrb) rotation_ = rng_.below(range_);
 }
 
 uint16_t PathEntropy::next_varying() {
-  if (mode_ == EntropyMode::kDrb) {
-    const auto value = static_cast<uint16_t>(kEntropyMin + rotation_);
-    rotation_ = rotation_ + 1 == range_ ? 0 : rotation_ + 1;
-    return value;
+  switch (mode_) {
+    case EntropyMode::kDrb: {
+      const auto value = static_cast<uint16_t>(kEntropyMin + rotation_);
+      rotation_ = rotation_ + 1 == range_ ? 0 : rotation_ + 1;
+      return value;
+    }
+    case EntropyMode::kReps:
+      return std::get_if<RepsEntropy>(&selector_)->next();
+    case EntropyMode::kOblivious:
+      return std::get_if<ObliviousEntropy>(&selector_)->next();
+    case EntropyMode::kBitmap:
+      return std::get_if<BitmapEntropy>(&selector_)->next();
+    case EntropyMode::kMixed:
+      return std::get_if<MixedEntropy>(&selector_)->next();
+    case EntropyMode::kFlow:
+      return fixed_;
+    case EntropyMode::kPacket:
+      break;
   }
-  return mode_ == EntropyMode::kPacket ? random_entropy(rng_, range_) : reps_.next();
+  return random_entropy(rng_, range_);
 }
 
+// The feedback each selector takes (uec.cpp: processAck, processNack, rtxTimerExpired call
+// UecMultipath::processEv with PATH_GOOD/PATH_ECN, PATH_NACK and PATH_TIMEOUT). Oblivious, flow,
+// packet and drb take none.
 void PathEntropy::on_ack(uint16_t entropy, bool ecn_echo, uint64_t now_ns) {
-  if (mode_ == EntropyMode::kReps) reps_.on_ack(entropy, ecn_echo, now_ns);
+  if (auto* reps = std::get_if<RepsEntropy>(&selector_)) reps->on_ack(entropy, ecn_echo, now_ns);
+  if (auto* bitmap = std::get_if<BitmapEntropy>(&selector_)) bitmap->on_ack(entropy, ecn_echo);
+  if (auto* mixed = std::get_if<MixedEntropy>(&selector_)) mixed->on_ack(entropy, ecn_echo);
+}
+
+void PathEntropy::on_nack(uint16_t entropy, uint64_t now_ns) {
+  if (auto* reps = std::get_if<RepsEntropy>(&selector_)) reps->on_nack(now_ns);
+  if (auto* bitmap = std::get_if<BitmapEntropy>(&selector_)) bitmap->on_nack(entropy);
+  if (auto* mixed = std::get_if<MixedEntropy>(&selector_)) mixed->on_nack(entropy);
 }
 
 void PathEntropy::on_timeout(uint64_t now_ns) {
-  if (mode_ == EntropyMode::kReps) reps_.on_timeout(now_ns);
+  if (auto* reps = std::get_if<RepsEntropy>(&selector_)) reps->on_timeout(now_ns);
+  if (auto* bitmap = std::get_if<BitmapEntropy>(&selector_)) bitmap->on_timeout();
+  if (auto* mixed = std::get_if<MixedEntropy>(&selector_)) mixed->on_timeout();
 }
 
 }  // namespace spraylab::gen

@@ -85,7 +85,15 @@ HostPlanOptions host_plan_options(const GenOptions& cli, const conf::Experiment&
     go.rate_bps = parse_send_rate(cli.rate, topo::slowest_host_link(t).rate_bps);
   }
   if (cli.ack_every) go.ack_every = cli.ack_every;
-  if (!cli.entropy.empty()) go.entropy = *entropy_mode_from_name(cli.entropy);
+  if (!cli.entropy.empty()) {
+    go.entropy = *entropy_mode_from_name(cli.entropy);
+    // The file's range was checked against the file's mode only.
+    if (needs_power_of_two_range(go.entropy) && !is_power_of_two(go.entropy_params.range)) {
+      throw UsageError(fmt::format(
+          "--entropy {} needs workload.entropy_range to be a power of two; the config has {}",
+          cli.entropy, go.entropy_params.range));
+    }
+  }
   if (!cli.rto.empty())
     go.retransmit_timeout_ns = parse_time_option("--retransmit-timeout", cli.rto);
   go.loss = cli.loss;

@@ -146,8 +146,9 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
   go.rate_bps = load * topo::slowest_host_link(t).rate_bps;
   go.ack_every = exp.workload.ack_every;
   go.entropy = exp.workload.entropy;
-  go.entropy_params = {exp.workload.entropy_range, exp.workload.reps_buffer,
-                       exp.workload.reps_freezing};
+  go.entropy_params = {exp.workload.entropy_range,       exp.workload.reps_buffer,
+                       exp.workload.reps_freezing,       exp.workload.bitmap_ecn_penalty,
+                       exp.workload.bitmap_nack_penalty, exp.workload.bitmap_max_penalty};
   go.retransmit_timeout_ns = exp.workload.retransmit_timeout_ns;
   go.seed = exp.seed;
   go.cc = exp.workload.cc;

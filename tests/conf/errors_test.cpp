@@ -166,8 +166,33 @@ TEST(ConfigErrors, UnknownWorkloadTypeListsTheTypes) {
 
 TEST(ConfigErrors, UnknownEntropyModeListsTheModes) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {entropy: rep}\n"),
-            "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, drb, found rep; "
-            "did you mean 'reps'?");
+            "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, drb, oblivious, "
+            "bitmap, mixed, found rep; did you mean 'reps'?");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {entropy: mixd}\n"),
+            "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, drb, oblivious, "
+            "bitmap, mixed, found mixd; did you mean 'mixed'?");
+}
+
+TEST(ConfigErrors, TheUecSelectorsNeedAPowerOfTwoRangeAndBitmapKeysNeedBitmap) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy: oblivious, entropy_range: 36}\n"),
+            "test.yaml:2:47: workload.entropy_range: entropy oblivious needs a power of two, "
+            "found 36");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy_range: 48, entropy: mixed}\n"),
+            "test.yaml:2:27: workload.entropy_range: entropy mixed needs a power of two, found 48");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy: reps, bitmap_nack_penalty: 2}\n"),
+            "test.yaml:2:48: workload.bitmap_nack_penalty: read only with entropy: bitmap or "
+            "mixed; found entropy: reps");
+  EXPECT_EQ(
+      load_error("topology: {generator: fat-tree, k: 4}\n"
+                 "workload: {entropy: bitmap, bitmap_max_penalty: 0}\n"),
+      "test.yaml:2:49: workload.bitmap_max_penalty: expected an integer in [1, 255], found 0");
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {entropy: bitmap, bitmap_ecn_penalty: 256}\n"),
+            "test.yaml:2:49: workload.bitmap_ecn_penalty: expected an integer in [0, 255], found "
+            "256");
 }
 
 TEST(ConfigErrors, EntropyRangeAndRepsKeysAreCheckedAndRepsKeysNeedReps) {

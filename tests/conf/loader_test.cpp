@@ -35,6 +35,22 @@ TEST(Loader, EntropyKeysReachTheWorkload) {
   EXPECT_FALSE(e.workload.reps_freezing);
 }
 
+TEST(Loader, BitmapPenaltiesDefaultToTheReferencesAndReachTheWorkload) {
+  const Experiment d = load("topology: {generator: fat-tree, k: 4}\nworkload: {entropy: mixed}\n");
+  EXPECT_EQ(d.workload.entropy, gen::EntropyMode::kMixed);
+  EXPECT_EQ(d.workload.bitmap_ecn_penalty, 1);  // htsim uec_mp.cpp UecMpBitmap
+  EXPECT_EQ(d.workload.bitmap_nack_penalty, 4);
+  EXPECT_EQ(d.workload.bitmap_max_penalty, 15);
+  const Experiment e = load(
+      "topology: {generator: fat-tree, k: 4}\n"
+      "workload: {entropy: bitmap, entropy_range: 16, bitmap_ecn_penalty: 0,\n"
+      "           bitmap_nack_penalty: 9, bitmap_max_penalty: 200}\n");
+  EXPECT_EQ(e.workload.entropy_range, 16u);
+  EXPECT_EQ(e.workload.bitmap_ecn_penalty, 0);
+  EXPECT_EQ(e.workload.bitmap_nack_penalty, 9);
+  EXPECT_EQ(e.workload.bitmap_max_penalty, 200);
+}
+
 TEST(Loader, NameDefaultsToTheFileStem) {
   EXPECT_EQ(load_experiment_string(kFatTree, "dir/my-run.yaml").name, "my-run");
   EXPECT_EQ(load(std::string(kFatTree) + "name: other\n").name, "other");
