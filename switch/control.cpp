@@ -124,6 +124,8 @@ int cmd_port_rate(const char*, const char* params, rte_tel_data* d) {
   if (port < 0 || port >= g_control->runtime().ports()) return -EINVAL;
   const std::optional<double> rate = conf::parse_rate_bps(text.substr(comma + 1));
   if (!rate || !(*rate > 0)) return -EINVAL;
+  // Each worker sends on its own tx queue: no one shaper for the port (set_port_rate says more).
+  if (g_control->runtime().per_worker_tx()) return -ENOTSUP;
   g_control->runtime().set_port_rate(static_cast<uint16_t>(port), *rate);
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_int(d, "port", port);

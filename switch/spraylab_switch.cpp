@@ -341,11 +341,11 @@ std::unique_ptr<spraylab::dataplane::SwitchRuntime> make_runtime(
 // One plan per worker: its queues, the gate, its sleeps and the --no-shaping send options.
 std::vector<spraylab::dataplane::WorkerPlan> worker_plans(
     const Options& o, const Pacing& pacing, const std::vector<spraylab::net::PortState>& ports,
-    spraylab::net::IntrGate* gate) {
+    spraylab::net::IntrGate* gate, bool per_worker_tx) {
   std::vector<uint16_t> rxq;
   for (const auto& p : ports) rxq.push_back(p.rx_queues);
-  auto plans =
-      spraylab::dataplane::plan_workers(pacing.workers, static_cast<uint16_t>(ports.size()), rxq);
+  auto plans = spraylab::dataplane::plan_workers(
+      pacing.workers, static_cast<uint16_t>(ports.size()), rxq, per_worker_tx);
   for (auto& p : plans) {
     p.gate = gate;
     p.idle_sleep_max_ns = pacing.idle_sleep_ns;
@@ -374,7 +374,7 @@ void serve(const Options& o, const Plan& plan,
   // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
   // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
   const auto gate = make_gate(ports, pacing.workers, net::gate_hold_us(pacing.idle_sleep_ns));
-  const auto plans = worker_plans(o, pacing, ports, gate.get());
+  const auto plans = worker_plans(o, pacing, ports, gate.get(), rt->per_worker_tx());
   Metrics metrics;
   if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, pacing.workers, pool);
 

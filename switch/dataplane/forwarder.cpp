@@ -193,7 +193,10 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
 SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const BalancerSet& set,
                                       uint64_t now_ns) {
   std::array<lb::PortId, net::kBurst> chosen;
-  lb::BurstContext ctx{rt_.queue_view(set), &rng_, now_ns};
+  const lb::QueueView depths = lb::traits(set.factory->algorithm()).queue_depths
+                                   ? rt_.queue_view(set, depth_snapshot_.data())
+                                   : lb::QueueView();
+  lb::BurstContext ctx{depths, &rng_, now_ns};
   set.per_worker[worker_]->choose(std::span<const lb::Packet>(choice_.data(), choices), ctx,
                                   chosen.data());
   for (uint16_t j = 0; j < choices; ++j) {
@@ -241,7 +244,8 @@ void Forwarder::flush(uint16_t port) {
   const uint16_t kept = admit(port, pkts.data(), n, bytes);
   if (trimmed_count_ > 0) {
     const uint16_t queued =
-        rt_.egress(port).enqueue_priority(trimmed_.data(), trimmed_count_, trimmed_bytes_);
+        rt_.egress_queues().enqueue_priority(port, worker_, trimmed_.data(), trimmed_count_,
+                                             trimmed_bytes_);
     for (uint16_t i = queued; i < trimmed_count_; ++i) {
       drop(trimmed_[i], port, DropReason::kTrimQueueFull);
     }
@@ -254,8 +258,8 @@ void Forwarder::flush(uint16_t port) {
     sent = send_direct(port, pkts.data(), kept, bytes);
     if (sent == kept) return;
   }
-  const uint16_t queued =
-      rt_.egress(port).enqueue(pkts.data() + sent, static_cast<uint16_t>(kept - sent), bytes);
+  const uint16_t queued = rt_.egress_queues().enqueue(port, worker_, pkts.data() + sent,
+                                                      static_cast<uint16_t>(kept - sent), bytes);
   for (uint16_t i = sent + queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
 }
 
@@ -280,7 +284,7 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
   PortCounters& pc = c_.port[port];
   // Tail drop against the buffer in bytes. Producers on other lcores may add at the same time, so
   // a queue can overshoot its buffer by at most one burst per worker.
-  const uint32_t depth = rt_.egress(port).depth_bytes();
+  const uint32_t depth = rt_.depth_bytes_now(port);
   uint16_t kept = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
@@ -330,7 +334,8 @@ SPRAYLAB_STEP bool Forwarder::ecn_mark(uint64_t depth) {
 }
 
 void Forwarder::discard(uint16_t p) {
-  rt_.egress(p).discard([this, p](rte_mbuf* m) { drop(m, p, DropReason::kPortDown); });
+  rt_.egress_queues().discard(p, worker_,
+                              [this, p](rte_mbuf* m) { drop(m, p, DropReason::kPortDown); });
 }
 
 }  // namespace spraylab::dataplane

@@ -26,7 +26,8 @@ class Forwarder {
   // Enqueues (or sends) what process() held, port by port.
   void flush_staged();
   // Sends what port `p`'s shaper allows through `tx`: a function (port, mbufs, count) → sent,
-  // e.g. rte_eth_tx_burst on queue 0. Returns packets sent. Only the port's owner calls it.
+  // e.g. rte_eth_tx_burst on queue 0. Returns packets sent. Only the port's drainer calls it: its
+  // owner, or with per-worker tx queues every worker (each its own egress queue).
   template <typename Tx>
   uint16_t drain(uint16_t p, uint64_t now_ns, Tx&& tx);
 
@@ -92,8 +93,12 @@ class Forwarder {
   // its next drain on: queue, and let that drain apply it.
   bool may_send_direct(uint16_t port) const {
     if (!direct_[port]) return false;
-    const EgressQueue& q = rt_.egress(port);
-    return q.depth_packets() == 0 && !q.shaper().shaping() && !rt_.rate_requested(port);
+    // Several workers: each with a tx queue of its own, its own egress queue; sharing the port's,
+    // every worker's (the total: the owner must not overtake another worker's queued frames).
+    const EgressQueues& eq = rt_.egress_queues();
+    const uint32_t queued =
+        eq.per_worker_tx() ? eq.queue(port, worker_).depth_packets() : rt_.depth_packets_now(port);
+    return queued == 0 && !rt_.egress(port).shaper().shaping() && !rt_.rate_requested(port);
   }
   // Sends pkts[0..n) (`bytes` in all) through direct_send_; returns how many the device took and
   // takes their bytes off `bytes`, which then counts the frames left to the caller.
@@ -141,6 +146,9 @@ class Forwarder {
   std::array<rte_mbuf*, kStaged> trimmed_{};
   uint16_t trimmed_count_ = 0;
   uint32_t trimmed_bytes_ = 0;
+  // Several workers: the ports' total depths as this worker's balancer reads them, summed once per
+  // burst (SwitchRuntime::queue_view; docs/switch.md, "Several workers").
+  std::array<std::atomic<uint32_t>, kMaxPorts> depth_snapshot_{};
 };
 
 template <typename Tx>
@@ -149,10 +157,11 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
     discard(p);
     return 0;
   }
-  if (const double rate = rt_.take_rate_request(p); rate > 0) rt_.egress(p).set_rate(rate);
+  if (const double rate = rt_.take_rate_request(p); rate > 0) rt_.egress_queues().set_rate(p, rate);
   uint32_t bytes;
-  const uint16_t sent = rt_.egress(p).drain(
-      now_ns, [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); }, bytes);
+  const uint16_t sent = rt_.egress_queues().drain(
+      p, worker_, now_ns, [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); },
+      bytes);
   if (sent == 0) return 0;
   c_.port[p].tx_packets.add(sent);
   c_.port[p].tx_bytes.add(bytes);

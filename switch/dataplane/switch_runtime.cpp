@@ -56,7 +56,9 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     : tables_(std::move(tables)),
       opts_(opts),
       egress_(tables_.name, ports(), egress_slots(tables_, opts_), tables_.buffer_bytes,
-              opts_.socket, opts_.workers, opts_.ring_memory, priority_slots(tables_, opts_)),
+              opts_.socket, opts_.workers,
+              opts_.per_worker_tx && !opts_.shaping && opts_.tx_queues >= opts_.workers,
+              opts_.ring_memory, priority_slots(tables_, opts_)),
       port_up_(new std::atomic<bool>[kMaxPorts]()),
       rate_request_(new std::atomic<uint64_t>[kMaxPorts]()),
       groups_(nullptr, opts.workers),
@@ -81,7 +83,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     const double slack_bytes = opts_.shaper_slack_bytes > 0
                                    ? static_cast<double>(opts_.shaper_slack_bytes)
                                    : net::kBurst * (1514 + net::kWireOverhead);
-    egress_[p].set_shaper(Shaper(opts_.shaping ? rate : 0,
+    egress_.set_shaper(p, Shaper(opts_.shaping ? rate : 0,
                                  static_cast<uint64_t>(slack_bytes * 8e9 / std::max(1.0, rate))));
     port_up_[p].store(true);
   }
@@ -207,6 +209,13 @@ void SwitchRuntime::set_port_rate(uint16_t port, double rate_bps) {
   if (port >= ports())
     throw std::invalid_argument(fmt::format("no port {} (the switch has {})", port, ports()));
   if (!(rate_bps > 0)) throw std::invalid_argument(fmt::format("port {}: rate must be > 0", port));
+  if (per_worker_tx()) {
+    // Every worker sends on the port through its own tx queue: one shaper would need them all.
+    throw std::invalid_argument(fmt::format(
+        "port {}: its rate cannot be set while each worker sends on a tx queue of its own "
+        "(--no-shaping with --tx-queues >= --workers); start with --tx-queues 1 or with shaping",
+        port));
+  }
   rate_request_[port].store(std::bit_cast<uint64_t>(rate_bps), std::memory_order_release);
 }
 

@@ -80,6 +80,11 @@ struct RuntimeOptions {
   // every link FIFO; more raise a memif link's throughput (one ring per queue) but may reorder
   // packets between bursts, as a multi-queue NIC would.
   uint16_t tx_queues = 1;
+  // With several workers: each worker sends on its own device tx queue(s) of every port and
+  // drains its own egress queues (per_worker_tx() below), instead of one owner per port draining
+  // every worker's queue of the port. Only for unshaped ports (shaping off) and tx_queues ≥
+  // workers; a port's rate cannot then be set at run time.
+  bool per_worker_tx = true;
   uint32_t queue_packets = 0;  // egress ring size; 0 = from the buffer size
   // With trimming (SwitchTables::trim): the slots of each port's priority ring (trimmed headers),
   // rounded up to a power of two; 0 = kTrimQueueSlots.
@@ -116,8 +121,16 @@ class SwitchRuntime {
   const RouteLookup* src_leaves() const { return src_leaves_.get(); }
   const LiveGroups* groups() const { return groups_.read(); }
   const BalancerSet* balancers() const { return balancers_.read(); }
-  EgressQueue& egress(uint16_t p) { return egress_[p]; }
-  lb::QueueView queue_view(const BalancerSet& set) const { return egress_.view(set.queue_bytes); }
+  // Port p's queue that its drainer paces it with (one worker: the port's queue).
+  EgressQueue& egress(uint16_t p) { return egress_.port_queue(p); }
+  EgressQueues& egress_queues() { return egress_; }
+  // Each worker drains its own egress queues into a device tx queue of its own (RuntimeOptions).
+  bool per_worker_tx() const { return egress_.per_worker_tx(); }
+  // The depths a balancer reads: one worker, the live words; several, `snapshot` (kMaxPorts
+  // words of the calling worker's) filled with the ports' totals now.
+  lb::QueueView queue_view(const BalancerSet& set, std::atomic<uint32_t>* snapshot) const {
+    return egress_.view(set.queue_bytes, snapshot);
+  }
   bool port_up(uint16_t p) const { return port_up_[p].load(std::memory_order_acquire); }
   WorkerCounters& counters(uint32_t worker) { return *counters_[worker]; }
   // The port's owner: a rate set_port_rate() asked for, once (0: none).
@@ -148,11 +161,13 @@ class SwitchRuntime {
   void set_balancer(const conf::BalancerSpec& spec);
   std::string algorithm() const;
   const WorkerCounters& counters(uint32_t worker) const { return *counters_[worker]; }
-  const EgressQueue& egress(uint16_t p) const { return egress_[p]; }
-  uint32_t depth_packets_now(uint16_t p) const { return egress(p).depth_packets(); }
-  uint32_t depth_bytes_now(uint16_t p) const { return egress(p).depth_bytes(); }
+  const EgressQueue& egress(uint16_t p) const { return egress_.port_queue(p); }
+  const EgressQueues& egress_queues() const { return egress_; }
+  // Port p's depth, its total over workers.
+  uint32_t depth_packets_now(uint16_t p) const { return egress_.depth_packets(p); }
+  uint32_t depth_bytes_now(uint16_t p) const { return egress_.depth_bytes(p); }
   // Maxima since the last call (then reset): what a scrape reports.
-  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p) { return egress(p).take_max(); }
+  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p) { return egress_.take_max(p); }
   // Sum over workers of one port's counter.
   uint64_t sum(uint16_t port, Counter PortCounters::*field) const;
   uint64_t sum_drops(uint16_t port, DropReason r) const;

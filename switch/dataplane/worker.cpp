@@ -8,7 +8,7 @@
 namespace spraylab::dataplane {
 
 std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
-                                     const std::vector<uint16_t>& rx_queues) {
+                                     const std::vector<uint16_t>& rx_queues, bool per_worker_tx) {
   std::vector<WorkerPlan> plans(workers);
   for (uint32_t w = 0; w < workers; ++w) plans[w].worker = w;
   uint32_t next = 0;
@@ -18,7 +18,11 @@ std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
     } else {
       for (uint16_t q = 0; q < rx_queues[p]; ++q) plans[next++ % workers].rx.emplace_back(p, q);
     }
-    plans[p % workers].tx.push_back(p);  // its egress queue's owner: the only worker that drains it
+    if (per_worker_tx && workers > 1) {
+      for (auto& plan : plans) plan.tx.push_back(p);  // each drains its own queue of the port
+    } else {
+      plans[p % workers].tx.push_back(p);  // the port's owner: the only worker that drains it
+    }
   }
   return plans;
 }
@@ -35,7 +39,7 @@ namespace {
 uint64_t next_departure_ns(const SwitchRuntime& rt, const WorkerPlan& plan) {
   uint64_t wake = UINT64_MAX;
   for (uint16_t port : plan.tx) {
-    if (rt.depth_packets_now(port) == 0) continue;
+    if (rt.egress_queues().pending(port, plan.worker) == 0) continue;
     wake = std::min(wake, rt.egress(port).shaper().next_start_ns());
   }
   return wake;
@@ -52,15 +56,22 @@ void run_worker(SwitchRuntime& rt, const WorkerPlan& plan, const std::atomic<boo
   Forwarder fwd(rt, plan.worker);
   TscClock clock;
   WorkerCounters& c = rt.counters(plan.worker);
-  // Only the port's owner sends, so it owns every tx queue of the port: bursts take the first
-  // `tx_queues` in turn (one by default, which keeps each link FIFO). A memif peer must poll each
-  // of them: a memif ring per queue that the peer does not poll swallows packets silently.
+  // The tx queues this worker sends on, bursts taking them in turn. Only the port's owner sends:
+  // it owns the first `tx_queues` (one by default, which keeps each link FIFO). Per-worker tx
+  // queues: worker w owns queues w, w + workers, ... below `tx_queues` on every port (l3fwd's
+  // layout), so no two workers ever share a device queue. A memif peer must poll each of them: a
+  // memif ring per queue that the peer does not poll swallows packets silently.
   const uint16_t tx_queues = std::max<uint16_t>(1, rt.options().tx_queues);
-  std::vector<uint16_t> next_queue(rt.ports(), 0);
-  auto tx = [&next_queue, tx_queues](uint16_t port, rte_mbuf** m, uint16_t n) {
+  const bool own_tx = rt.per_worker_tx();
+  const uint16_t first_queue = own_tx ? static_cast<uint16_t>(plan.worker) : 0;
+  const uint16_t queue_step = own_tx ? static_cast<uint16_t>(rt.workers()) : 1;
+  std::vector<uint16_t> next_queue(rt.ports(), first_queue);
+  auto tx = [&next_queue, tx_queues, first_queue, queue_step](uint16_t port, rte_mbuf** m,
+                                                              uint16_t n) {
     uint16_t& q = next_queue[port];
     const uint16_t sent = rte_eth_tx_burst(port, q, m, n);
-    if (++q == tx_queues) q = 0;
+    q = static_cast<uint16_t>(q + queue_step);
+    if (q >= tx_queues) q = first_queue;
     return sent;
   };
   if (plan.direct_tx) {

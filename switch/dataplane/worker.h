@@ -51,9 +51,12 @@ struct WorkerPlan {
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
-// queues; single-queue ports, and egress ports, go round robin.
+// queues; single-queue ports go round robin. Egress ports: `per_worker_tx` (SwitchRuntime::
+// per_worker_tx), every worker drains every port (its own queue, into its own tx queue); else
+// port p's owner, worker p % workers (EgressQueues::owner), drains all of p's queues.
 std::vector<WorkerPlan> plan_workers(uint32_t workers, uint16_t ports,
-                                     const std::vector<uint16_t>& rx_queues);
+                                     const std::vector<uint16_t>& rx_queues,
+                                     bool per_worker_tx = false);
 
 // Nanoseconds from the TSC.
 class TscClock {
@@ -93,7 +96,7 @@ uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, 
   }
   if (hold) fwd.flush_staged();
   for (uint16_t port : plan.tx) {
-    const uint32_t depth = rt.depth_packets_now(port);
+    const uint32_t depth = rt.egress_queues().pending(port, plan.worker);
     if (depth == 0) continue;  // nothing held, nothing in the ring
     if (plan.tx_coalesce_turns > 0 &&
         fwd.defer_drain(port, rx_full && depth < kCoalesceBelow, plan.tx_coalesce_turns)) {
