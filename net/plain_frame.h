@@ -17,14 +17,16 @@ namespace spraylab::net {
 // filled exactly as parse_frame fills it; false, `out` unspecified, for any other frame, which
 // parse_frame then judges (a VLAN tag, IPv4 options, or a malformed frame and its reason). One
 // 4-byte compare stands for the ethertype, version and IHL tests, and the rest is branch-free, so
-// that the forwarder can check four frames and take one branch for all four (switch/dataplane/forwarder.cpp).
+// that the forwarder can check four frames and take one branch for all four
+// (switch/dataplane/forwarder.cpp).
 inline bool parse_plain_ipv4(const uint8_t* data, uint32_t len, FrameInfo& out) {
   constexpr uint32_t kMinLen = kEthHeaderLen + 20 + 8;
   if (len < kMinLen) return false;
   // Bytes 12..14: ethertype 0x0800, then version 4 and IHL 5 (0x45), in the host's byte order.
   uint32_t head;
   std::memcpy(&head, data + 12, 4);
-  constexpr uint32_t kPlain = std::endian::native == std::endian::little ? 0x00450008u : 0x08004500u;
+  constexpr uint32_t kPlain =
+      std::endian::native == std::endian::little ? 0x00450008u : 0x08004500u;
   constexpr uint32_t kMask = std::endian::native == std::endian::little ? 0x00ffffffu : 0xffffff00u;
   const uint8_t* ip = data + kEthHeaderLen;
   const uint32_t total = detail::be16(ip + 2);
