@@ -25,6 +25,7 @@
 #include <array>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -225,6 +226,11 @@ int main(int argc, char** argv) {
   vs.clear();
   runtime.reset();  // frees what is still queued: before the ports and EAL go
   net::stop_ports(ports);
+  // DPDK 22.11's rte_eal_cleanup leaves the runtime folder (/var/run/dpdk/fwdb<pid>): one per run
+  // piled up.
+  const std::string runtime_dir = rte_eal_get_runtime_dir();
   rte_eal_cleanup();
+  std::error_code ec;
+  std::filesystem::remove_all(runtime_dir, ec);
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "net/frame.h"
+#include "net/plain_frame.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "trafficgen/packet.h"
 
@@ -137,6 +138,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const FrameError expected = expected_verdict(frame.data(), len, ip_offset);
   FUZZ_CHECK(r == expected, "parse_frame's verdict %u, expected %u", static_cast<unsigned>(r),
              static_cast<unsigned>(expected));
+  // The forwarder's fast path: never a frame parse_frame rejects, and parse_frame's record.
+  FrameInfo plain;
+  if (spraylab::net::parse_plain_ipv4(frame.data(), len, plain)) {
+    FUZZ_CHECK(r == FrameError::kNone, "parse_plain_ipv4 accepted a frame parse_frame gives %u",
+               static_cast<unsigned>(r));
+    FUZZ_CHECK(plain.src_ip == fi.src_ip && plain.dst_ip == fi.dst_ip &&
+                   plain.src_port == fi.src_port && plain.dst_port == fi.dst_port &&
+                   plain.proto == fi.proto && plain.ttl == fi.ttl &&
+                   plain.ip_offset == fi.ip_offset && plain.l4_offset == fi.l4_offset &&
+                   plain.ip_len == fi.ip_len && plain.frame_len == fi.frame_len,
+               "parse_plain_ipv4's record differs from parse_frame's");
+  }
   if (r != FrameError::kNone) return 0;
   check_accepted(frame.data(), len, fi, ip_offset);
   if (fi.proto == spraylab::net::kIpProtoUdp) receive(frame.data(), len, fi);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "net/frame.h"
+#include "net/plain_frame.h"
 #include "tests/integration/test_frames.h"
 
 namespace spraylab::net {
@@ -46,6 +47,79 @@ TEST(Frame, ParsesAValidUdpFrame) {
   EXPECT_EQ(info.dst_port, 4791);
   EXPECT_EQ(info.ttl, 64);
   EXPECT_EQ(info.l4_offset, 34);
+}
+
+// The forwarder's fast path (parse_plain_ipv4) never accepts a frame parse_frame would not, and
+// fills the frame record exactly as parse_frame does: checked on every one- and two-byte change of
+// a plain UDP frame's headers (and of a plain non-UDP one) and at every length.
+bool same_info(const FrameInfo& a, const FrameInfo& b) {
+  return a.src_ip == b.src_ip && a.dst_ip == b.dst_ip && a.src_port == b.src_port &&
+         a.dst_port == b.dst_port && a.proto == b.proto && a.ttl == b.ttl &&
+         a.ip_offset == b.ip_offset && a.l4_offset == b.l4_offset && a.ip_len == b.ip_len &&
+         a.frame_len == b.frame_len;
+}
+
+// 1 if the fast path accepted f, 0 if it left it to parse_frame; fails the test if it accepted a
+// frame parse_frame rejects or filled a field differently.
+int check_plain(const std::vector<uint8_t>& f, uint32_t len) {
+  FrameInfo fast{}, full{};
+  if (!parse_plain_ipv4(f.data(), len, fast)) return 0;
+  const FrameError r = parse_frame(f.data(), len, full);
+  EXPECT_EQ(r, FrameError::kNone) << "fast path accepted a frame of " << len << " bytes";
+  EXPECT_TRUE(same_info(fast, full)) << "fast path's record differs, " << len << " bytes";
+  return 1;
+}
+
+TEST(Frame, ThePlainFramePathAgreesWithParseFrame) {
+  for (const uint8_t proto : {kIpProtoUdp, uint8_t{6}}) {
+    auto base = udp_frame(18);  // 60 bytes, the null bench's frame
+    base[14 + 9] = proto;
+    int accepted = 0, tried = 0;
+    for (uint32_t len = 0; len <= base.size(); ++len, ++tried) accepted += check_plain(base, len);
+    // Every byte of the headers (Ethernet, IPv4, UDP) to a few values, and the length and
+    // protocol bytes in pairs.
+    for (size_t at = 0; at < 42; ++at) {
+      for (const uint8_t v :
+           {0x00, 0x01, 0x05, 0x08, 0x11, 0x14, 0x1b, 0x1c, 0x2e, 0x45, 0x46, 0x81, 0xff}) {
+        auto f = base;
+        f[at] = v;
+        accepted += check_plain(f, static_cast<uint32_t>(f.size()));
+        ++tried;
+      }
+    }
+    for (uint32_t total = 0; total < 64; ++total) {
+      auto f = base;
+      f[16] = 0;
+      f[17] = static_cast<uint8_t>(total);
+      for (const uint32_t len : {42u, 47u, 48u, 60u}) {
+        accepted += check_plain(f, len);
+        ++tried;
+      }
+    }
+    // The plain frame itself takes the fast path, and so do most one-byte changes (addresses,
+    // ports, TTL, checksum): the fast path is not a path never taken.
+    EXPECT_EQ(check_plain(base, static_cast<uint32_t>(base.size())), 1);
+    EXPECT_GT(accepted, tried / 2);
+  }
+}
+
+TEST(Frame, ThePlainFramePathLeavesTagsOptionsAndShortFramesToParseFrame) {
+  FrameInfo info{};
+  auto f = udp_frame(18);
+  EXPECT_TRUE(parse_plain_ipv4(f.data(), static_cast<uint32_t>(f.size()), info));
+  EXPECT_FALSE(parse_plain_ipv4(f.data(), 41, info));  // below Ethernet + IPv4 + UDP headers
+  auto options = f;
+  options[14] = 0x46;  // IHL 6: options
+  EXPECT_FALSE(parse_plain_ipv4(options.data(), static_cast<uint32_t>(options.size()), info));
+  auto tagged = f;
+  tagged.insert(tagged.begin() + 12, {0x81, 0x00, 0x00, 0x05});
+  EXPECT_FALSE(parse_plain_ipv4(tagged.data(), static_cast<uint32_t>(tagged.size()), info));
+  EXPECT_EQ(parse_frame(tagged.data(), static_cast<uint32_t>(tagged.size()), info),
+            FrameError::kNone);
+  auto short_udp = f;
+  short_udp[16] = 0;
+  short_udp[17] = 27;  // a UDP datagram without room for its header
+  EXPECT_FALSE(parse_plain_ipv4(short_udp.data(), static_cast<uint32_t>(short_udp.size()), info));
 }
 
 // Found by tests/fuzz/frame_fuzz.cpp: the generator read its testbed header up to the frame's
