@@ -54,9 +54,6 @@ class PathEntropy {
   void on_nack(uint16_t entropy, uint64_t now_ns);
   // The flow's retransmission timer fired at now_ns (uec.cpp rtxTimerExpired: no entropy known).
   void on_timeout(uint64_t now_ns);
-  // A NACK: the packet sent with `entropy` was trimmed on its way (buffer.trim). No mode reacts
-  // yet (UEC's bitmap and mixed selectors penalise the value).
-  void on_nack(uint16_t, uint64_t) {}
   EntropyMode mode() const { return mode_; }
 
  private:
