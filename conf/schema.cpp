@@ -514,6 +514,7 @@ const Fields<WorkloadSpec>& workload_fields() {
     set_default(f, "nscc_target_delay", "0 (the fabric's unloaded RTT)");
     set_default(f, "mswift_base_target", "0 (the flow's unloaded RTT)");
     set_default(f, "mswift_hop_scale", "0 (one full frame)");
+    set_default(f, "mswift_fs_range", "0 (no flow scaling)");
     set_default(f, "layers", "0 (the preset's)");
     return f;
   }();
