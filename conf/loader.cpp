@@ -67,14 +67,17 @@ void default_ecn_threshold(const Map& top, Experiment& experiment) {
   const gen::CongestionControl cc = experiment.workload.cc;
   if (cc != gen::CongestionControl::kDctcp && cc != gen::CongestionControl::kNscc) return;
   const Value* buffer = top.find("buffer");
-  const Value* threshold = buffer != nullptr ? Map(*buffer).find("ecn_threshold") : nullptr;
-  if (threshold != nullptr && experiment.buffer.ecn_threshold == 0 &&
-      cc == gen::CongestionControl::kNscc) {
-    threshold->fail(
-        "cc: nscc needs ECN marking (its only decrease is on an ECN echo): a threshold above 0, "
-        "or no ecn_threshold for the default 20% of buffer.bytes");
+  if (buffer != nullptr) {
+    const Map section(*buffer);  // find() points into it: keep it while the value is used
+    if (const Value* threshold = section.find("ecn_threshold")) {
+      if (experiment.buffer.ecn_threshold == 0 && cc == gen::CongestionControl::kNscc) {
+        threshold->fail(
+            "cc: nscc needs ECN marking (its only decrease is on an ECN echo): a threshold above "
+            "0, or no ecn_threshold for the default 20% of buffer.bytes");
+      }
+      return;
+    }
   }
-  if (threshold != nullptr) return;
   experiment.buffer.ecn_threshold = static_cast<uint64_t>(
       BufferSpec::kDctcpEcnShare * static_cast<double>(experiment.buffer.bytes));
 }
