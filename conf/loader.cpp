@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "conf/buffer_defaults.h"
 #include "conf/schema.h"
@@ -62,14 +63,38 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
     range->fail(fmt::format("entropy {} needs a power of two, found {}",
                             gen::to_string(workload.entropy), workload.entropy_range));
   }
+  // So are each congestion control's.
+  workload.initial_window_given = map.find("initial_window") != nullptr;
+  for (const auto& [prefix, cc] : {std::pair{"nscc_", gen::CongestionControl::kNscc},
+                                   std::pair{"mswift_", gen::CongestionControl::kMswift}}) {
+    for (const auto& field : workload_fields()) {
+      const Value* v = field.key.starts_with(prefix) ? map.find(field.key) : nullptr;
+      if (v != nullptr && workload.cc != cc) {
+        v->fail(fmt::format("read only with cc: {}; found cc: {}", gen::to_string(cc),
+                            gen::to_string(workload.cc)));
+      }
+    }
+  }
 }
 
-// DCTCP reacts to ECN marks: with cc: dctcp and no buffer.ecn_threshold in the file, switches
-// mark beyond 20% of the buffer (an explicit threshold, 0 included, is kept).
+// DCTCP and NSCC react to ECN marks: with cc: dctcp or nscc and no buffer.ecn_threshold in the
+// file, switches mark beyond 20% of the buffer (an explicit threshold, 0 included, is kept for
+// DCTCP; NSCC cannot run without marks: its decrease needs an echo).
 void default_ecn_threshold(const Map& top, Experiment& experiment) {
-  if (experiment.workload.cc != gen::CongestionControl::kDctcp) return;
+  const gen::CongestionControl cc = experiment.workload.cc;
+  if (cc != gen::CongestionControl::kDctcp && cc != gen::CongestionControl::kNscc) return;
   const Value* buffer = top.find("buffer");
-  if (buffer != nullptr && Map(*buffer).find("ecn_threshold") != nullptr) return;
+  if (buffer != nullptr) {
+    const Map section(*buffer);  // find() points into it: keep it while the value is used
+    if (const Value* threshold = section.find("ecn_threshold")) {
+      if (experiment.buffer.ecn_threshold == 0 && cc == gen::CongestionControl::kNscc) {
+        threshold->fail(
+            "cc: nscc needs ECN marking (its only decrease is on an ECN echo): a threshold above "
+            "0, or no ecn_threshold for the default 20% of buffer.bytes");
+      }
+      return;
+    }
+  }
   experiment.buffer.ecn_threshold = static_cast<uint64_t>(
       BufferSpec::kDctcpEcnShare * static_cast<double>(experiment.buffer.bytes));
 }

@@ -532,9 +532,36 @@ const Fields<WorkloadSpec>& workload_fields() {
                  "a sender resends a packet not acknowledged within this time; with cc dctcp, "
                  "the minimum RTO"),
         enum_key("cc", &WorkloadSpec::cc, gen::kCongestionControlNames,
-                 "host congestion control: none (line rate until a timeout) or DCTCP"),
+                 "host congestion control: none (line rate until a timeout), DCTCP, NSCC or "
+                 "MSwift"),
         initial_window(),
+        time_key("nscc_target_delay", &WorkloadSpec::nscc_target_delay_ns, 0,
+                 "cc nscc: the target queueing delay; 0 = the fabric's unloaded RTT"),
+        integer_key("nscc_qa_gate", &WorkloadSpec::nscc_qa_gate, 0, 30,
+                    "cc nscc: quick adapt acts below max window / 2^gate delivered per period"),
+        bool_key("nscc_quick_adapt", &WorkloadSpec::nscc_quick_adapt,
+                 "cc nscc: quick adapt on or off"),
+        bool_key("nscc_accurate_base_rtt", &WorkloadSpec::nscc_accurate_base_rtt,
+                 "cc nscc: a flow's base RTT starts at its own path's, not the fabric's largest"),
+        integer_key("mswift_subflows", &WorkloadSpec::mswift_subflows, 1, gen::kMaxMswiftSubflows,
+                    "cc mswift: sub-windows per flow, one per entropy value mod this"),
+        number_key("mswift_ai", &WorkloadSpec::mswift_ai, 0, 1e6,
+                   "cc mswift: additive increase, packets per window of ACKs"),
+        number_key("mswift_beta", &WorkloadSpec::mswift_beta, 0, 1,
+                   "cc mswift: the multiplicative decrease's gain"),
+        number_key("mswift_max_mdf", &WorkloadSpec::mswift_max_mdf, 0, 1,
+                   "cc mswift: the deepest single cut (a fraction of the window)"),
+        time_key("mswift_base_target", &WorkloadSpec::mswift_base_target_ns, 0,
+                 "cc mswift: the delay target's base; 0 = the flow's unloaded path RTT"),
+        time_key("mswift_hop_scale", &WorkloadSpec::mswift_hop_scale_ns, 0,
+                 "cc mswift: the delay target per hop; 0 = one full frame at the link rate"),
+        time_key("mswift_fs_range", &WorkloadSpec::mswift_fs_range_ns, 0,
+                 "cc mswift: Swift's flow-scaling range; 0 = no flow scaling"),
     };
+    set_default(f, "nscc_target_delay", "0 (the fabric's unloaded RTT)");
+    set_default(f, "mswift_base_target", "0 (the flow's unloaded RTT)");
+    set_default(f, "mswift_hop_scale", "0 (one full frame)");
+    set_default(f, "mswift_fs_range", "0 (no flow scaling)");
     set_default(f, "layers", "0 (the preset's)");
     return f;
   }();
@@ -543,13 +570,36 @@ const Fields<WorkloadSpec>& workload_fields() {
 
 const VariantTable& workload_types() {
   static const VariantTable table = [] {
-    VariantTable t = {
-        "type",
-        "workload type",
-        {"type", "message_size", "payload", "iterations", "load", "entropy", "entropy_range",
-         "reps_buffer", "reps_freezing", "bitmap_ecn_penalty", "bitmap_nack_penalty",
-         "bitmap_max_penalty", "ack_every", "retransmit_timeout", "cc", "initial_window"},
-        {}};
+    VariantTable t = {"type",
+                      "workload type",
+                      {"type",
+                       "message_size",
+                       "payload",
+                       "iterations",
+                       "load",
+                       "entropy",
+                       "entropy_range",
+                       "reps_buffer",
+                       "reps_freezing",
+                       "bitmap_ecn_penalty",
+                       "bitmap_nack_penalty",
+                       "bitmap_max_penalty",
+                       "ack_every",
+                       "retransmit_timeout",
+                       "cc",
+                       "initial_window",
+                       "nscc_target_delay",
+                       "nscc_qa_gate",
+                       "nscc_quick_adapt",
+                       "nscc_accurate_base_rtt",
+                       "mswift_subflows",
+                       "mswift_ai",
+                       "mswift_beta",
+                       "mswift_max_mdf",
+                       "mswift_base_target",
+                       "mswift_hop_scale",
+                       "mswift_fs_range"},
+                      {}};
     for (const gen::WorkloadTypeInfo& w : gen::kWorkloadTypes) {
       t.variants.push_back({w.name, words(w.keys), words(w.required)});
     }

@@ -1,5 +1,6 @@
 // The one list of host congestion controls (`workload.cc`): the schema, the generator, the
-// results and the docs test read it (dctcp_window.h implements DCTCP).
+// results and the docs test read it (dctcp_window.h, nscc_window.h and mswift_window.h implement
+// them; flow_window.h holds whichever a flow runs).
 #pragma once
 
 #include <array>
@@ -16,7 +17,11 @@ enum class CongestionControl : uint8_t {
   kNone,
   kDctcp,
   kNscc,
+  kMswift,
 };
+
+// cc mswift: the most sub-windows (entropy values mod this) a flow keeps.
+inline constexpr uint32_t kMaxMswiftSubflows = 64;
 
 struct CongestionControlInfo {
   CongestionControl id;
@@ -24,20 +29,21 @@ struct CongestionControlInfo {
   std::string_view doc;
 };
 
-inline constexpr std::array<CongestionControlInfo, 3> kCongestionControls{{
+inline constexpr std::array<CongestionControlInfo, 4> kCongestionControls{{
     {CongestionControl::kNone, "none",
      "no window: send at the pacer's rate until a retransmission timeout"},
     {CongestionControl::kDctcp, "dctcp",
      "DCTCP: a window cut in proportion to the ECN-marked fraction"},
     {CongestionControl::kNscc, "nscc",
-     "UEC's NSCC: a window driven by ECN marks and queueing delay (switches mark between 20% "
-     "and 80% of a BDP by default)"},
+     "NSCC (Ultra Ethernet 1.0): a window steered by ECN echoes and queueing delay"},
+    {CongestionControl::kMswift, "mswift",
+     "MSwift: Swift's delay-target window, one per entropy value (the Ofan paper's)"},
 }};
 static_assert(names::in_enum_order(kCongestionControls));
 
-inline constexpr std::array<std::string_view, 3> kCongestionControlNames =
+inline constexpr std::array<std::string_view, 4> kCongestionControlNames =
     names::names_of(kCongestionControls);
-inline constexpr std::array<std::string_view, 3> kCongestionControlDocs =
+inline constexpr std::array<std::string_view, 4> kCongestionControlDocs =
     names::docs_of(kCongestionControls);
 
 constexpr std::string_view to_string(CongestionControl c) {

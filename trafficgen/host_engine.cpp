@@ -23,7 +23,7 @@ HostEngine::HostEngine(const EngineSetup& s)
       tsc_hz_(s.tsc_hz),
       epoch_tsc_(s.epoch_tsc),
       epoch_ns_(s.epoch_ns),
-      dctcp_(s.plan->cc == CongestionControl::kDctcp),
+      windowed_(s.plan->cc != CongestionControl::kNone),
       loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)),
       rx_(s.rx),
       tx_(s.tx),
@@ -97,12 +97,8 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
         f = static_cast<int32_t>(flows_.size());
         flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst),
                             plan_.entropy_params);
-        if (dctcp_) {
-          DctcpParams p;
-          p.mss = plan_.payload_bytes;
-          p.initial_window = initial_window_bytes(plan_, plan_.message_hops[m.id]);
-          p.min_rto_ns = plan_.retransmit_timeout_ns;
-          windows_.emplace_back(p);
+        if (windowed_) {
+          windows_.push_back(make_window(m));
           parked_head_.push_back(UINT32_MAX);
         }
       }
@@ -391,7 +387,11 @@ void HostEngine::on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t no
   count(GenCounter::kRxNack);
   const uint64_t now_ns = ns_of(now);
   flows_[s.flow].on_nack(h.entropy, now_ns);
-  if (dctcp_) windows_[s.flow].on_ack(0, true);
+  if (windowed_ && h.sequence < s.packets) {
+    // A trimmed header carries no send time: no RTT sample.
+    windows_[s.flow].on_nack(packet_slice(s.bytes, h.sequence, plan_.payload_bytes).length,
+                             h.entropy, 0, now_ns);
+  }
   if (s.done || (s.acked_bits[h.sequence >> 6] >> (h.sequence & 63) & 1)) return;
   s.last_progress_tsc = std::max(s.last_progress_tsc, now);
   HostState& host = hosts_[s.host];
@@ -431,14 +431,16 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
   }
   flows_[s.flow].on_ack(h.entropy, echo, now_ns);
   const uint64_t rtt_ns = h.send_ts_ns <= now_ns ? now_ns - h.send_ts_ns : 0;
+  AckSignal signal{
+      .acked = 0, .ecn_echo = echo, .rtt_ns = rtt_ns, .entropy = h.entropy, .now_ns = now_ns};
   if (s.done) {
-    if (dctcp_) window_on_ack(s, 0, echo, rtt_ns);
+    if (windowed_) window_on_ack(s, signal);
     return;
   }
   const uint32_t before = s.acked;
-  uint64_t acked_bytes = 0;  // cc dctcp: payload newly acknowledged
+  uint64_t acked_bytes = 0;  // windowed_: payload newly acknowledged
   const auto ack = [&](uint32_t seq) {
-    if (mark_acked(s, seq) && dctcp_) {
+    if (mark_acked(s, seq) && windowed_) {
       acked_bytes += packet_slice(s.bytes, seq, plan_.payload_bytes).length;
     }
   };
@@ -450,22 +452,72 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
     ++s.cum_acked;
   }
   if (s.acked != before) s.last_progress_tsc = now;
-  if (dctcp_) window_on_ack(s, acked_bytes, echo, rtt_ns);
+  if (windowed_) {
+    signal.acked = acked_bytes;
+    window_on_ack(s, signal);
+  }
   if (s.acked == s.packets) complete_send(s, now);
 }
 
 // The flow's window learns of an ACK of `s`: what left the flight, the echo, an RTT sample. If
 // that opens the window, the flow's parked messages go back on their host's active list.
-void HostEngine::window_on_ack(SendState& s, uint64_t acked_bytes, bool echo, uint64_t rtt_ns) {
-  DctcpWindow& w = windows_[s.flow];
+void HostEngine::window_on_ack(SendState& s, const AckSignal& a) {
+  FlowWindow& w = windows_[s.flow];
   // A complete message has nothing in flight, whatever the per-packet accounting says.
-  const uint64_t left =
-      s.acked == s.packets ? s.flight_bytes : std::min(s.flight_bytes, acked_bytes);
+  const uint64_t left = s.acked == s.packets ? s.flight_bytes : std::min(s.flight_bytes, a.acked);
   s.flight_bytes -= left;
   w.release(left);
-  if (rtt_ns) w.on_rtt(rtt_ns);
-  w.on_ack(acked_bytes, echo);
+  w.on_ack(a);
   wake_parked(s.flow);
+}
+
+// The window `workload.cc` names for the flow of message `m` (docs/generator.md, "Congestion
+// control": where each value comes from).
+FlowWindow HostEngine::make_window(const Message& m) const {
+  const uint32_t hops = plan_.message_hops[m.id];
+  const CcTuning& t = plan_.cc_tuning;
+  if (plan_.cc == CongestionControl::kNscc) {
+    // The reference scales NSCC by the fabric's unloaded RTT (main_uec.cpp: the topology's
+    // diameter): here the longest path of the workload's messages.
+    uint32_t most_hops = hops;
+    for (uint32_t h : plan_.message_hops) most_hops = std::max(most_hops, h);
+    NsccParams p;
+    p.mss = plan_.payload_bytes;
+    p.link_rate_bps = plan_.link_rate_bps;
+    p.network_rtt_ns = static_cast<uint64_t>(path_rtt_ns(plan_, most_hops));
+    p.base_rtt_ns = t.nscc_accurate_base_rtt ? static_cast<uint64_t>(path_rtt_ns(plan_, hops)) : 0;
+    p.target_delay_ns = t.nscc_target_delay_ns;
+    p.trimming = t.trimming;
+    p.qa_gate = t.nscc_qa_gate;
+    p.quick_adapt = t.nscc_quick_adapt;
+    p.initial_window = t.initial_window_given ? initial_window_bytes(plan_, hops) : 0;
+    p.min_rto_ns = plan_.retransmit_timeout_ns;
+    return FlowWindow(NsccWindow(p));
+  }
+  if (plan_.cc == CongestionControl::kMswift) {
+    MswiftParams p;
+    p.mss = plan_.payload_bytes;
+    p.subflows = t.mswift_subflows;
+    p.initial_window = initial_window_bytes(plan_, hops);
+    p.ai = t.mswift_ai;
+    p.beta = t.mswift_beta;
+    p.max_mdf = t.mswift_max_mdf;
+    p.hops = hops;
+    p.base_target_ns = t.mswift_base_target_ns ? t.mswift_base_target_ns
+                                               : static_cast<uint64_t>(path_rtt_ns(plan_, hops));
+    const double frame_bits = 8.0 * (plan_.payload_bytes + kFrameHeaderBytes + net::kWireOverhead);
+    p.hop_scale_ns = t.mswift_hop_scale_ns
+                         ? t.mswift_hop_scale_ns
+                         : static_cast<uint64_t>(frame_bits / plan_.link_rate_bps * 1e9);
+    p.fs_range_ns = t.mswift_fs_range_ns;
+    p.min_rto_ns = plan_.retransmit_timeout_ns;
+    return FlowWindow(MswiftWindow(p));
+  }
+  DctcpParams p;
+  p.mss = plan_.payload_bytes;
+  p.initial_window = initial_window_bytes(plan_, hops);
+  p.min_rto_ns = plan_.retransmit_timeout_ns;
+  return FlowWindow(DctcpWindow(p));
 }
 
 // A message whose flow's window is full leaves the active list (next_data) and waits in its
@@ -551,7 +603,7 @@ inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
     uint32_t n = 0;
     if (s.first_pass_left()) {
       n = std::min(max, s.packets - s.next_seq);
-      if (dctcp_) n = std::min(n, windows_[s.flow].packets_allowed());
+      if (windowed_) n = std::min(n, windows_[s.flow].packets_allowed());
     }
     if (n > 0) {  // else next_data() parks it (a full window) or takes it off the list
       *run = {h.active[0], s.next_seq, n, false};
@@ -572,7 +624,7 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
     if (h.rr >= h.active.size()) h.rr = 0;
     const uint32_t idx = h.active[h.rr];
     SendState& s = sends_[idx];
-    if (!s.done && dctcp_ && (s.first_pass_left() || s.retx_pass) &&
+    if (!s.done && windowed_ && (s.first_pass_left() || s.retx_pass) &&
         !windows_[s.flow].may_send(plan_.payload_bytes)) {
       park(idx);  // and leave the active list below: an ACK of its flow brings it back
     } else if (!s.done) {
@@ -728,7 +780,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
       }
     }
     if (sent == 0) break;
-    if (dctcp_) {
+    if (windowed_) {
       s.flight_bytes += payload_sent;
       windows_[s.flow].on_send(payload_sent);
     }
@@ -796,7 +848,7 @@ void HostEngine::check_timeouts(uint64_t now) {
     // its own, so there is nothing to time out (the flow's other messages time out if they must,
     // and their ACKs or timeouts wake it; it re-arms its deadline when it leaves the list again).
     if (s.parked && s.flight_bytes == 0) continue;
-    // With cc dctcp the timeout adapts to the flow's RTT (above its floor), so a deadline may also
+    // With a window the timeout adapts to the flow's RTT (above its floor), so a deadline may also
     // move earlier than timeout_due_; this scan then finds it late, never misses it.
     const uint64_t rto = rto_of(s);
     if (now - s.last_progress_tsc < rto) {
@@ -804,10 +856,11 @@ void HostEngine::check_timeouts(uint64_t now) {
       continue;
     }
     count(GenCounter::kTimeouts);
-    if (dctcp_) {  // what it had in flight is given up; the retransmission pass sends it again
-      windows_[s.flow].release(s.flight_bytes);
+    if (windowed_) {  // what it had in flight is given up; the retransmission pass sends it again
+      const uint64_t given_up = s.flight_bytes;
+      windows_[s.flow].release(given_up);
       s.flight_bytes = 0;
-      windows_[s.flow].on_timeout();
+      windows_[s.flow].on_timeout(given_up, ns_of(now));
     }
     flows_[s.flow].on_timeout(ns_of(now));
     s.retx_pass = true;
@@ -817,7 +870,7 @@ void HostEngine::check_timeouts(uint64_t now) {
     hosts_[s.host].active.push_back(idx);
     // The flow may have nothing in flight now: its other parked messages may go too (after the
     // line above, so this one is not listed twice).
-    if (dctcp_) wake_parked(s.flow);
+    if (windowed_) wake_parked(s.flow);
   }
 }
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "net/wire.h"
-#include "trafficgen/dctcp_window.h"
 #include "trafficgen/entropy.h"
+#include "trafficgen/flow_window.h"
 #include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
 #include "trafficgen/latency_histogram.h"
@@ -93,8 +93,8 @@ struct SendState {
   uint64_t tx_packets = 0;
   uint64_t retransmits = 0;
   uint64_t ecn_echoes = 0;
-  // cc dctcp: payload bytes of this message in its flow's window; and the flow's list of
-  // messages its window stopped (parked: out of the active list until an ACK opens the window).
+  // cc dctcp, nscc, mswift: payload bytes of this message in its flow's window; and the flow's list
+  // of messages its window stopped (parked: out of the active list until an ACK opens the window).
   uint64_t flight_bytes = 0;
   bool parked = false;
   uint32_t next_parked = UINT32_MAX;
@@ -229,8 +229,8 @@ class HostEngine {
   // Payload bytes of data packets received for the first time, so far (the fabric reads it at
   // its warm-up time: the accepted-throughput window of summary.json).
   uint64_t delivered_bytes() const { return delivered_bytes_; }
-  // cc dctcp: each flow's window (index: SendState::flow); empty with cc none.
-  const std::vector<DctcpWindow>& windows() const { return windows_; }
+  // cc dctcp, nscc, mswift: each flow's window (index: SendState::flow); empty with cc none.
+  const std::vector<FlowWindow>& windows() const { return windows_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
   // The time of TSC reading `tsc` in ns, from EngineSetup's epoch.
   uint64_t ns_of(uint64_t tsc) const {
@@ -285,14 +285,15 @@ class HostEngine {
   rte_mbuf* build(const FrameTemplate& tmpl, const TestbedHeader& t, uint32_t payload,
                   uint16_t sport);
   bool mark_acked(SendState& s, uint32_t seq);  // true if newly acknowledged
-  // cc dctcp (docs/generator.md, "Congestion control").
-  void window_on_ack(SendState& s, uint64_t acked_bytes, bool echo, uint64_t rtt_ns);
+  // cc dctcp, nscc, mswift (docs/generator.md, "Congestion control").
+  FlowWindow make_window(const Message& m) const;
+  void window_on_ack(SendState& s, const AckSignal& a);
   void park(uint32_t send_idx);
   void wake_parked(uint32_t flow);
   uint64_t rto_of(const SendState& s) const {
-    return dctcp_ ? static_cast<uint64_t>(static_cast<double>(windows_[s.flow].rto_ns()) *
-                                          static_cast<double>(tsc_hz_) / 1e9)
-                  : rto_cycles_;
+    return windowed_ ? static_cast<uint64_t>(static_cast<double>(windows_[s.flow].rto_ns()) *
+                                             static_cast<double>(tsc_hz_) / 1e9)
+                     : rto_cycles_;
   }
   void complete_send(SendState& s, uint64_t now);
   void complete_recv(RecvState& r, uint64_t now);
@@ -321,8 +322,8 @@ class HostEngine {
   std::vector<SendState> sends_;
   std::vector<RecvState> recvs_;
   std::vector<PathEntropy> flows_;
-  const bool dctcp_;
-  std::vector<DctcpWindow> windows_;   // per flow, cc dctcp only
+  const bool windowed_;                // a cc with a window: dctcp, nscc, mswift
+  std::vector<FlowWindow> windows_;    // per flow, windowed_ only
   std::vector<uint32_t> parked_head_;  // per flow: first parked message, UINT32_MAX if none
   std::vector<int32_t> send_of_msg_;   // message id -> sends_ index, -1
   std::vector<int32_t> recv_of_msg_;   // message id -> recvs_ index, -1

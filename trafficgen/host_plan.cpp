@@ -155,6 +155,20 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
   go.initial_window_bdp = exp.workload.initial_window_bdp;
   go.initial_window_bytes = exp.workload.initial_window_bytes;
   go.trim = exp.buffer.trim;
+  const conf::WorkloadSpec& w = exp.workload;
+  go.cc_tuning = {.initial_window_given = w.initial_window_given,
+                  .nscc_target_delay_ns = w.nscc_target_delay_ns,
+                  .nscc_qa_gate = w.nscc_qa_gate,
+                  .nscc_quick_adapt = w.nscc_quick_adapt,
+                  .nscc_accurate_base_rtt = w.nscc_accurate_base_rtt,
+                  .trimming = exp.buffer.trim,
+                  .mswift_subflows = w.mswift_subflows,
+                  .mswift_ai = w.mswift_ai,
+                  .mswift_beta = w.mswift_beta,
+                  .mswift_max_mdf = w.mswift_max_mdf,
+                  .mswift_base_target_ns = w.mswift_base_target_ns,
+                  .mswift_hop_scale_ns = w.mswift_hop_scale_ns,
+                  .mswift_fs_range_ns = w.mswift_fs_range_ns};
   return go;
 }
 
@@ -180,6 +194,7 @@ void plan_workload(const conf::Experiment& exp, const HostPlanOptions& o, uint32
   plan->initial_window_bdp = o.initial_window_bdp;
   plan->initial_window_bytes = o.initial_window_bytes;
   plan->trim = o.trim;
+  plan->cc_tuning = o.cc_tuning;
   if (o.ack_every == 0 || o.ack_every > 65535) throw PlanError("--ack-every: expected 1..65535");
   if (o.retransmit_timeout_ns == 0) throw PlanError("--retransmit-timeout must be positive");
   if (!(o.loss >= 0 && o.loss < 1)) throw PlanError("--loss: expected a probability in [0, 1)");

@@ -191,11 +191,12 @@ LossFigures loss_figures(const std::array<uint64_t, kGenCounters>& counters, uin
 CongestionFigures congestion_figures(const RunPlan& plan,
                                      const std::vector<const HostEngine*>& engines) {
   CongestionFigures c;
-  c.enabled = plan.cc == CongestionControl::kDctcp;
+  c.enabled = plan.cc != CongestionControl::kNone;
   if (!c.enabled) return c;
+  c.algorithm = to_string(plan.cc);
   double cwnd_sum = 0, alpha_sum = 0;
   for (const HostEngine* e : engines) {
-    for (const DctcpWindow& w : e->windows()) {
+    for (const FlowWindow& w : e->windows()) {
       const bool first = c.flows++ == 0;
       const uint64_t iw = w.initial_window();
       c.initial_window_min = first ? iw : std::min(c.initial_window_min, iw);
@@ -204,14 +205,24 @@ CongestionFigures congestion_figures(const RunPlan& plan,
       c.final_cwnd_max = std::max(c.final_cwnd_max, w.cwnd());
       c.lowest_cwnd = first ? w.min_cwnd() : std::min(c.lowest_cwnd, w.min_cwnd());
       c.highest_cwnd = std::max(c.highest_cwnd, w.max_cwnd());
-      c.final_alpha_max = std::max(c.final_alpha_max, w.alpha());
-      c.highest_alpha = std::max(c.highest_alpha, w.max_alpha());
       cwnd_sum += w.cwnd();
-      alpha_sum += w.alpha();
-      c.window_cuts += w.cuts();
-      c.flows_cut += w.cuts() > 0;
-      c.alpha_updates += w.alpha_updates();
       c.timeouts += w.timeouts();
+      // Cuts: DCTCP's α cuts, NSCC's multiplicative decreases and quick adapts, MSwift's
+      // sub-window cuts. α is DCTCP's alone (0 for the others).
+      uint64_t cuts = 0;
+      if (const DctcpWindow* d = w.dctcp()) {
+        c.final_alpha_max = std::max(c.final_alpha_max, d->alpha());
+        c.highest_alpha = std::max(c.highest_alpha, d->max_alpha());
+        alpha_sum += d->alpha();
+        c.alpha_updates += d->alpha_updates();
+        cuts = d->cuts();
+      } else if (const NsccWindow* n = w.nscc()) {
+        cuts = n->decreases() + n->quick_adapts();
+      } else if (const MswiftWindow* m = w.mswift()) {
+        cuts = m->decreases();
+      }
+      c.window_cuts += cuts;
+      c.flows_cut += cuts > 0;
     }
   }
   if (c.flows > 0) {
@@ -403,7 +414,7 @@ nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, con
   if (f.congestion.enabled) {
     const CongestionFigures& c = f.congestion;
     j["congestion_control"] = {
-        {"algorithm", "dctcp"},
+        {"algorithm", std::string(c.algorithm)},
         {"flows", c.flows},
         {"initial_window_bytes", {{"min", c.initial_window_min}, {"max", c.initial_window_max}}},
         {"final_cwnd_bytes",

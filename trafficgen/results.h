@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trafficgen/bounds/collective_bound.h"
@@ -77,9 +78,10 @@ struct ReorderFigures {
   std::array<uint64_t, ReorderTracker::kBuckets> distance_histogram_log2{};
 };
 
-// cc dctcp: the flows' windows at the end of the run and over it (docs/generator.md).
+// A cc with a window: the flows' windows at the end of the run and over it (docs/generator.md).
 struct CongestionFigures {
-  bool enabled = false;  // cc dctcp: the results have a congestion_control section
+  bool enabled = false;  // cc dctcp, nscc, mswift: the results have a congestion_control section
+  std::string_view algorithm = "dctcp";  // its name (cc_mode.h)
   uint64_t flows = 0;
   uint64_t initial_window_min = 0, initial_window_max = 0;  // bytes
   double final_cwnd_min = 0, final_cwnd_mean = 0, final_cwnd_max = 0;

@@ -378,7 +378,7 @@ TEST(ConfigErrors, InitialWindowIsBandwidthDelayProductsOrASize) {
         << bad;
   }
   EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {cc: reno}\n"),
-              HasSubstr("workload.cc: expected one of none, dctcp"));
+              HasSubstr("workload.cc: expected one of none, dctcp, nscc, mswift"));
 }
 
 TEST(ConfigErrors, PayloadOutsideItsRange) {
@@ -460,6 +460,29 @@ TEST(ConfigErrors, AFolderNameWithDotsInsideIsAName) {
   EXPECT_EQ(load("name: " + std::string(255, 'n') + "\ntopology: {generator: fat-tree, k: 4}\n")
                 .name.size(),
             255u);
+}
+
+// NSCC decreases only on an ECN echo: an experiment that turns marking off cannot run it.
+TEST(ConfigErrors, NsccWithoutEcnMarkingNamesTheThreshold) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "buffer: {ecn_threshold: 0}\n"
+                       "workload: {cc: nscc}\n"),
+            "test.yaml:2:25: buffer.ecn_threshold: cc: nscc needs ECN marking (its only decrease "
+            "is on an ECN echo): a threshold above 0, or no ecn_threshold for the default 20% of "
+            "buffer.bytes");
+}
+
+// Each congestion control's keys say nothing to the others: a file setting them meant that cc.
+TEST(ConfigErrors, CongestionControlKeysNeedTheirCc) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {cc: dctcp, nscc_qa_gate: 2}\n"),
+            "test.yaml:2:37: workload.nscc_qa_gate: read only with cc: nscc; found cc: dctcp");
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "workload: {cc: nscc, mswift_subflows: 4}\n"),
+              HasSubstr("workload.mswift_subflows: read only with cc: mswift; found cc: nscc"));
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "workload: {cc: mswift, mswift_subflows: 65}\n"),
+              HasSubstr("workload.mswift_subflows: expected an integer in [1, 64], found 65"));
 }
 
 }  // namespace

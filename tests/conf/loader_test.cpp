@@ -108,6 +108,30 @@ TEST(Loader, CongestionControlIsNoneByDefaultAndDctcpMarksAtAFifthOfTheBuffer) {
             0u);
 }
 
+TEST(Loader, NsccMarksAtAFifthOfTheBufferAndTakesTheReferencesDefaults) {
+  const Experiment nscc = load(std::string(kFatTree) + "workload: {cc: nscc}\n");
+  EXPECT_EQ(nscc.workload.cc, gen::CongestionControl::kNscc);
+  EXPECT_EQ(nscc.buffer.ecn_threshold, 160'000u);     // 20% of 800 KB, as DCTCP
+  EXPECT_EQ(nscc.workload.nscc_target_delay_ns, 0u);  // the fabric's RTT
+  EXPECT_EQ(nscc.workload.nscc_qa_gate, 3u);
+  EXPECT_TRUE(nscc.workload.nscc_quick_adapt);
+  EXPECT_FALSE(nscc.workload.initial_window_given);
+  const Experiment set = load(std::string(kFatTree) +
+                              "workload: {cc: nscc, nscc_target_delay: 3us, nscc_qa_gate: 2, "
+                              "nscc_quick_adapt: false, initial_window: 1BDP}\n");
+  EXPECT_EQ(set.workload.nscc_target_delay_ns, 3'000u);
+  EXPECT_EQ(set.workload.nscc_qa_gate, 2u);
+  EXPECT_FALSE(set.workload.nscc_quick_adapt);
+  EXPECT_TRUE(set.workload.initial_window_given);
+  const Experiment mswift = load(std::string(kFatTree) +
+                                 "workload: {cc: mswift, mswift_subflows: 4, mswift_beta: 0.5}\n");
+  EXPECT_EQ(mswift.workload.cc, gen::CongestionControl::kMswift);
+  EXPECT_EQ(mswift.buffer.ecn_threshold, 0u);  // delay only: no marking by default
+  EXPECT_EQ(mswift.workload.mswift_subflows, 4u);
+  EXPECT_DOUBLE_EQ(mswift.workload.mswift_beta, 0.5);
+  EXPECT_DOUBLE_EQ(mswift.workload.mswift_max_mdf, 0.5);
+}
+
 TEST(Loader, InitialWindowInBandwidthDelayProductsOrBytes) {
   const Experiment bdp = load(std::string(kFatTree) + "workload: {initial_window: 1.5BDP}\n");
   EXPECT_DOUBLE_EQ(bdp.workload.initial_window_bdp, 1.5);
