@@ -111,7 +111,9 @@ TEST(Loader, CongestionControlIsNoneByDefaultAndDctcpMarksAtAFifthOfTheBuffer) {
 TEST(Loader, NsccMarksAtAFifthOfTheBufferAndTakesTheReferencesDefaults) {
   const Experiment nscc = load(std::string(kFatTree) + "workload: {cc: nscc}\n");
   EXPECT_EQ(nscc.workload.cc, gen::CongestionControl::kNscc);
-  EXPECT_EQ(nscc.buffer.ecn_threshold, 160'000u);     // 20% of 800 KB, as DCTCP
+  // Its buffer and ECN band are the UEC reference's (NsccDefaultsToFiveBdps... below).
+  EXPECT_GT(nscc.buffer.ecn_threshold, 0u);
+  EXPECT_GT(nscc.buffer.ecn_high, nscc.buffer.ecn_threshold);
   EXPECT_EQ(nscc.workload.nscc_target_delay_ns, 0u);  // the fabric's RTT
   EXPECT_EQ(nscc.workload.nscc_qa_gate, 3u);
   EXPECT_TRUE(nscc.workload.nscc_quick_adapt);
