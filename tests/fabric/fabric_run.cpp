@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
                             {"tx_bytes", p.tx_bytes},
                             {"utilisation", p.utilisation},
                             {"drops", p.drops},
+                            {"trims", p.trims},
                             {"ecn_marks", p.ecn_marks}});
     }
     if (samples) {
