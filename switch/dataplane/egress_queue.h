@@ -146,6 +146,10 @@ class EgressQueue {
 
   uint16_t refill();
   void take_priority();
+  // enqueue()'s and enqueue_priority()'s steps around `put` (mbufs, count) → how many its ring
+  // took: the depth counted first, what the ring refused taken back.
+  template <typename Put>
+  uint16_t enqueue_counted(rte_mbuf** pkts, uint16_t n, uint32_t bytes, Put&& put);
   void note_max(uint32_t packets, uint32_t bytes);
   // The producer's side of the depth: kOnly, depth += n and the new depth; else in += n.
   uint32_t count_in(std::atomic<uint32_t>* slot, uint32_t n) const {
@@ -283,33 +287,28 @@ class EgressQueues {
 
 inline uint16_t EgressQueue::enqueue_priority(rte_mbuf** pkts, uint16_t n, uint32_t bytes) {
   if (prio_ == nullptr || n == 0) return 0;
-  // As enqueue(): the depth first, what the ring refuses taken back.
-  uint32_t np = count_in(depth_.in_packets, n);
-  uint32_t nb = count_in(depth_.in_bytes, bytes);
-  const auto queued = static_cast<uint16_t>(
-      rte_ring_sp_enqueue_burst(prio_, reinterpret_cast<void**>(pkts), n, nullptr));
-  if (queued < n) {
-    uint32_t refused = 0;
-    for (uint16_t i = queued; i < n; ++i) refused += rte_pktmbuf_pkt_len(pkts[i]);
-    uncount_in(depth_.in_packets, n - queued);
-    uncount_in(depth_.in_bytes, refused);
-    np -= n - queued;
-    nb -= refused;
-  }
-  if (mode_ == Mode::kOnly) note_max(np, nb);
-  return queued;
+  return enqueue_counted(pkts, n, bytes, [this](rte_mbuf** p, uint16_t k) {
+    return static_cast<uint16_t>(
+        rte_ring_sp_enqueue_burst(prio_, reinterpret_cast<void**>(p), k, nullptr));
+  });
 }
 
 inline uint16_t EgressQueue::enqueue(rte_mbuf** pkts, uint16_t n, uint32_t bytes) {
+  return enqueue_counted(pkts, n, bytes,
+                         [this](rte_mbuf** p, uint16_t k) { return ring_enqueue(p, k); });
+}
+
+template <typename Put>
+uint16_t EgressQueue::enqueue_counted(rte_mbuf** pkts, uint16_t n, uint32_t bytes, Put&& put) {
   // The depth grows before the packets enter the ring, never after: with two workers the drainer
   // may send them and count them out the moment they are in the ring, and a reader that saw them
   // out but not yet in would see a depth below zero (wrapped: a port that looks full). The ring's
   // release (kCross) orders the in tally before the drainer's dequeue. The price: packets the
   // ring then refuses count in the depth until they are taken back, which only a ring smaller
-  // than the buffer (--queue-packets) ever does.
+  // than the buffer (--queue-packets) or a full priority ring ever does.
   uint32_t np = count_in(depth_.in_packets, n);
   uint32_t nb = count_in(depth_.in_bytes, bytes);
-  const uint16_t queued = ring_enqueue(pkts, n);
+  const uint16_t queued = put(pkts, n);
   if (queued < n) {  // more packets than ring slots: take back what did not go in
     uint32_t refused = 0;
     for (uint16_t i = queued; i < n; ++i) refused += rte_pktmbuf_pkt_len(pkts[i]);
