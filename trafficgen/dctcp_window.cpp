@@ -54,22 +54,9 @@ void DctcpWindow::update_alpha() {
   window_end_ = acked_total_ + std::max(flight_, static_cast<uint64_t>(cwnd_));
 }
 
-void DctcpWindow::on_rtt(uint64_t rtt_ns) {
-  const double r = static_cast<double>(rtt_ns);
-  if (!rtt_valid_) {
-    srtt_ns_ = r;
-    rttvar_ns_ = r / 2;
-    rtt_valid_ = true;
-    return;
-  }
-  rttvar_ns_ = 0.75 * rttvar_ns_ + 0.25 * std::fabs(srtt_ns_ - r);
-  srtt_ns_ = 0.875 * srtt_ns_ + 0.125 * r;
-}
+void DctcpWindow::on_rtt(uint64_t rtt_ns) { rto_.on_rtt(rtt_ns); }
 
-uint64_t DctcpWindow::rto_ns() const {
-  if (!rtt_valid_) return p_.min_rto_ns;
-  return std::max(p_.min_rto_ns, static_cast<uint64_t>(srtt_ns_ + 4 * rttvar_ns_));
-}
+uint64_t DctcpWindow::rto_ns() const { return rto_.rto_ns(p_.min_rto_ns); }
 
 void DctcpWindow::on_timeout() {
   const double floor = static_cast<double>(p_.min_window_packets) * p_.mss;

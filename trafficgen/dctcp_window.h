@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "trafficgen/rto_estimate.h"
+
 namespace spraylab::gen {
 
 struct DctcpParams {
@@ -76,8 +78,7 @@ class DctcpWindow {
   uint64_t window_acked_ = 0;   // bytes acknowledged in the observation window
   uint64_t window_marked_ = 0;  // of which with a CE echo
   uint64_t cut_end_ = 0;        // no new cut before acked_total_ reaches it
-  double srtt_ns_ = 0, rttvar_ns_ = 0;
-  bool rtt_valid_ = false;
+  RtoEstimate rto_;
   double min_cwnd_seen_ = 0, max_cwnd_seen_ = 0, max_alpha_ = 0;  // max_alpha_: over updates
   uint64_t cuts_ = 0, alpha_updates_ = 0, timeouts_ = 0;
 };

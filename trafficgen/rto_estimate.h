@@ -1,5 +1,5 @@
 // RFC 6298's retransmission timeout from RTT samples: max(min_rto, SRTT + 4·RTTVAR). The NSCC and
-// MSwift windows keep one per flow (dctcp_window.h has the same rule inline).
+// MSwift windows keep one per flow, and so does DCTCP's.
 #pragma once
 
 #include <algorithm>
