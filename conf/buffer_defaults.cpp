@@ -45,13 +45,17 @@ std::optional<uint64_t> bdp_frames(const TopologySpec& topology, const LinkSpec&
 void default_buffer_bytes(const Map& top, const Value* buffer, const WorkloadSpec& workload,
                           Experiment& experiment) {
   const bool trim = has_key(buffer, "trim") && Map(*buffer).find("trim")->as_bool();
-  if (!trim && workload.cc != gen::CongestionControl::kNscc) return;
+  // The UEC transports (nscc, nscc+rccc, rccc) take the reference's buffer as NSCC does.
+  const bool uec = gen::sender_cc(workload.cc) == gen::CongestionControl::kNscc ||
+                   gen::receiver_credits(workload.cc);
+  if (!trim && !uec) return;
   if (has_key(buffer, "bytes")) return;
   const std::optional<uint64_t> bdp =
       bdp_frames(experiment.topology, experiment.links, workload.payload_bytes);
   if (!bdp) {
     constexpr std::string_view kWhy =
-        "a size: with buffer.trim or cc nscc the default is a multiple of the bandwidth-delay "
+        "a size: with buffer.trim or cc nscc, nscc+rccc or rccc the default is a multiple of the "
+        "bandwidth-delay "
         "product, known before the build for fat-tree and leaf-spine topologies only";
     if (buffer == nullptr) top.require("buffer", kWhy);
     Map(*buffer).require("bytes", kWhy);
@@ -63,7 +67,7 @@ void default_buffer_bytes(const Map& top, const Value* buffer, const WorkloadSpe
 void default_uec_buffer(const Value* buffer, Experiment& experiment) {
   BufferSpec& b = experiment.buffer;
   if (b.trim && !has_key(buffer, "trim_threshold")) b.trim_threshold = b.bytes;
-  if (experiment.workload.cc != gen::CongestionControl::kNscc) return;
+  if (gen::sender_cc(experiment.workload.cc) != gen::CongestionControl::kNscc) return;
   if (has_key(buffer, "ecn_threshold") || has_key(buffer, "ecn_high")) return;
   const uint64_t frame = frame_bytes(experiment.workload.payload_bytes);
   // Where the BDP is not known the file set the buffer: take it as the reference's multiple.

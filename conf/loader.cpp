@@ -69,8 +69,10 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
                                    std::pair{"mswift_", gen::CongestionControl::kMswift}}) {
     for (const auto& field : workload_fields()) {
       const Value* v = field.key.starts_with(prefix) ? map.find(field.key) : nullptr;
-      if (v != nullptr && workload.cc != cc) {
-        v->fail(fmt::format("read only with cc: {}; found cc: {}", gen::to_string(cc),
+      if (v != nullptr && gen::sender_cc(workload.cc) != cc) {
+        // nscc+rccc runs NSCC's window too: its keys apply there.
+        v->fail(fmt::format("read only with cc: {}{}; found cc: {}", gen::to_string(cc),
+                            cc == gen::CongestionControl::kNscc ? " or nscc+rccc" : "",
                             gen::to_string(workload.cc)));
       }
     }
@@ -81,7 +83,8 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
 // file, switches mark beyond 20% of the buffer (an explicit threshold, 0 included, is kept for
 // DCTCP; NSCC cannot run without marks: its decrease needs an echo).
 void default_ecn_threshold(const Map& top, Experiment& experiment) {
-  const gen::CongestionControl cc = experiment.workload.cc;
+  // nscc+rccc's window is NSCC's; rccc alone reads no marks.
+  const gen::CongestionControl cc = gen::sender_cc(experiment.workload.cc);
   if (cc != gen::CongestionControl::kDctcp && cc != gen::CongestionControl::kNscc) return;
   const Value* buffer = top.find("buffer");
   if (buffer != nullptr) {
@@ -89,7 +92,7 @@ void default_ecn_threshold(const Map& top, Experiment& experiment) {
     if (const Value* threshold = section.find("ecn_threshold")) {
       if (experiment.buffer.ecn_threshold == 0 && cc == gen::CongestionControl::kNscc) {
         threshold->fail(
-            "cc: nscc needs ECN marking (its only decrease is on an ECN echo): a threshold above "
+            "cc: nscc (and nscc+rccc) needs ECN marking (its only decrease is on an ECN echo): a threshold above "
             "0, or no ecn_threshold for the default 20% of buffer.bytes");
       }
       return;

@@ -532,8 +532,8 @@ const Fields<WorkloadSpec>& workload_fields() {
                  "a sender resends a packet not acknowledged within this time; with cc dctcp, "
                  "the minimum RTO"),
         enum_key("cc", &WorkloadSpec::cc, gen::kCongestionControlNames,
-                 "host congestion control: none (line rate until a timeout), DCTCP, NSCC or "
-                 "MSwift"),
+                 "host congestion control: none (line rate until a timeout), DCTCP, NSCC, "
+                 "MSwift, NSCC with UEC receiver credits (nscc+rccc) or the credits alone (rccc)"),
         initial_window(),
         time_key("nscc_target_delay", &WorkloadSpec::nscc_target_delay_ns, 0,
                  "cc nscc: the target queueing delay; 0 = the fabric's unloaded RTT"),

@@ -23,7 +23,9 @@ HostEngine::HostEngine(const EngineSetup& s)
       tsc_hz_(s.tsc_hz),
       epoch_tsc_(s.epoch_tsc),
       epoch_ns_(s.epoch_ns),
-      windowed_(s.plan->cc != CongestionControl::kNone),
+      windowed_(sender_cc(s.plan->cc) != CongestionControl::kNone),
+      rccc_(receiver_credits(s.plan->cc)),
+      gated_(windowed_ || rccc_),
       loss_rng_(flow_seed(s.plan->seed ^ 0x6c6f7373, s.engine_id, 0)),
       rx_(s.rx),
       tx_(s.tx),
@@ -39,8 +41,23 @@ HostEngine::HostEngine(const EngineSetup& s)
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
 
   pace_base_tsc_ = s.start_tsc;
+  if (rccc_) {
+    // The reference's configured maxwnd (initRccc()): 1.5 x the fabric's unloaded RTT (as NSCC's,
+    // the longest path of the workload's messages) x the link rate, here in wire bytes.
+    uint32_t most_hops = 1;
+    for (uint32_t h : plan_.message_hops) most_hops = std::max(most_hops, h);
+    const double link_bps = plan_.link_rate_bps > 0 ? plan_.link_rate_bps : plan_.rate_bps;
+    const double bdp = path_rtt_ns(plan_, most_hops) * link_bps / 8e9;
+    rccc_params_.packet_bytes = frame_credit(plan_.payload_bytes);
+    rccc_params_.max_credit = std::clamp<uint64_t>(static_cast<uint64_t>(1.5 * bdp),
+                                                   rccc_params_.packet_bytes, kRcccMaxCreditCap);
+    rccc_params_.credit_per_pull = quanta_floor(uint64_t{kRcccMtusPerPull} * plan_.payload_bytes);
+    pull_cycles_per_quantum_q16_ = static_cast<uint64_t>(
+        hz * 8.0 * static_cast<double>(kPullQuantum) / link_bps / kRcccPullRate * 65536.0);
+  }
   const std::vector<int32_t> slot_of_rank = add_hosts(s.hosts);
   add_messages(slot_of_rank);
+  if (rccc_) add_credit_flows(slot_of_rank);
   add_dependents();
   add_ack_queues();
   build_header_templates();
@@ -97,9 +114,12 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
         f = static_cast<int32_t>(flows_.size());
         flows_.emplace_back(plan_.entropy, flow_seed(plan_.seed, m.src, m.dst),
                             plan_.entropy_params);
-        if (windowed_) {
-          windows_.push_back(make_window(m));
-          parked_head_.push_back(UINT32_MAX);
+        if (windowed_) windows_.push_back(make_window(m));
+        if (gated_) parked_head_.push_back(UINT32_MAX);
+        if (rccc_) {
+          credits_.emplace_back(rccc_params_);
+          flow_backlog_.push_back(0);
+          flow_host_.push_back(static_cast<uint32_t>(hs));
         }
       }
       add_send(m, static_cast<uint32_t>(hs), static_cast<uint32_t>(f));
@@ -135,6 +155,26 @@ void HostEngine::add_recv(const Message& m, uint32_t host_slot) {
   recvs_.push_back(std::move(r));
 }
 
+// cc rccc: one sink flow per (local receiving host, source rank), its pacer's rings sized for
+// the sources of each host.
+void HostEngine::add_credit_flows(const std::vector<int32_t>& slot_of_rank) {
+  (void)slot_of_rank;
+  std::unordered_map<uint64_t, uint32_t> index;  // host slot x ranks + source rank -> sink flow
+  std::vector<uint32_t> per_host(hosts_.size(), 0);
+  const uint64_t ranks = plan_.ranks.size();
+  for (RecvState& r : recvs_) {
+    const auto [it, fresh] =
+        index.try_emplace(r.host * ranks + r.src, static_cast<uint32_t>(sink_flows_.size()));
+    if (fresh) {
+      sink_flows_.emplace_back();
+      sink_peers_.push_back({.host = r.host, .tmpl = 0, .message = r.id, .entropy = 0});
+      ++per_host[r.host];
+    }
+    r.sink_flow = it->second;
+  }
+  for (size_t i = 0; i < hosts_.size(); ++i) hosts_[i].pacer.reserve(per_host[i]);
+}
+
 // Which local sends each local send and receive releases, in message order of the dependents.
 // Dependencies are local to the sender (schedule.h): it sent d or received it.
 void HostEngine::add_dependents() {
@@ -166,7 +206,9 @@ void HostEngine::add_ack_queues() {
     return slots;
   };
   for (size_t i = 0; i < hosts_.size(); ++i) {
-    const uint32_t slots = ring(packets[i] + packets[i] / 4 + net::kBurst);
+    // cc rccc: PULLs share the ring, about one per kRcccMtusPerPull packets, and slow pulls.
+    const uint64_t pulls = rccc_ ? packets[i] / 2 + 64 : 0;
+    const uint32_t slots = ring(packets[i] + packets[i] / 4 + pulls + net::kBurst);
     hosts_[i].acks.resize(slots);
     hosts_[i].ack_mask = slots - 1;
     // Resends (NACKs; buffer.trim): as many as packets it sends, at most kAckQueue. Only with
@@ -214,6 +256,11 @@ void HostEngine::start_due(uint64_t now) {
       s.active = true;
       hosts_[s.host].active.push_back(waiting_start_[i]);
       outstanding_.push_back(waiting_start_[i]);
+      if (rccc_) {  // its frames join the flow's backlog; out of credit, the flow asks for more
+        set_backlog(s, s.bytes + uint64_t{s.packets} * frame_credit(0));
+        const RcccSender& c = credits_[s.flow];
+        if (!c.speculating() && !c.may_send()) send_rts(s);
+      }
       waiting_start_[i] = waiting_start_.back();
       waiting_start_.pop_back();
     } else {
@@ -241,6 +288,7 @@ void HostEngine::complete_send(SendState& s, uint64_t now) {
   s.done = true;
   s.done_tsc = now;
   ++sends_done_;
+  if (rccc_) set_backlog(s, 0);
   acked_bytes_.fetch_add(s.bytes, std::memory_order_relaxed);
   release_dependents(after_send_[&s - sends_.data()], now);
   update_finished();
@@ -288,6 +336,10 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
     on_trimmed(slot, h, now);
   } else if (h.flags & kData) {
     on_data(slot, h, (data[fi.ip_offset + 1] & 0x03) == kCe, fi.ttl, now);
+  } else if (h.flags & kPull) {
+    on_pull(slot, h, now);
+  } else if (h.flags & kRts) {
+    on_rts(slot, h, now);
   } else if (h.flags & kAck) {
     on_ack(slot, h, now);
   } else if (h.flags & kNack) {
@@ -306,6 +358,10 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   }
   RecvState& r = recvs_[ri];
   count(GenCounter::kRxData);
+  if (rccc_) {
+    sink_peers_[r.sink_flow].message = r.id;
+    sink_target(r, h.acked_packets, false, now);
+  }
   // The path's length in switches: what the TTL lost on the way (a TTL above what was sent is
   // not ours to explain; it counts as 0 switches).
   ++path_switches_[ttl <= kSentTtl ? kSentTtl - ttl : 0];
@@ -354,7 +410,6 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
 // A switch trimmed data packet h.sequence (buffer.trim): NACK it at once, ahead of the ACKs
 // waiting, unless the packet itself arrived already (a retransmission overtook its header).
 void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  (void)now;
   const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
   if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
     count(GenCounter::kRxMalformed);
@@ -363,6 +418,8 @@ void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t
   const RecvState& r = recvs_[ri];
   count(GenCounter::kRxTrimmed);
   if (r.reorder.seen(h.sequence)) return;
+  // cc rccc: the sender resends it, with credit: its receiver pulls (processTrimmed()).
+  if (rccc_) sink_target(r, h.acked_packets, true, now);
   HostState& host = hosts_[host_slot];
   if (host.ack_count == host.acks.size()) {
     count(GenCounter::kAckQueueFull);
@@ -387,6 +444,7 @@ void HostEngine::on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t no
   count(GenCounter::kRxNack);
   const uint64_t now_ns = ns_of(now);
   flows_[s.flow].on_nack(h.entropy, now_ns);
+  if (rccc_) credits_[s.flow].stop_speculating();
   if (windowed_ && h.sequence < s.packets) {
     // A trimmed header carries no send time: no RTT sample.
     windows_[s.flow].on_nack(packet_slice(s.bytes, h.sequence, plan_.payload_bytes).length,
@@ -402,6 +460,10 @@ void HostEngine::on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t no
   host.resend[(host.resend_head + host.resend_count) & host.resend_mask] = {
       static_cast<uint32_t>(si), h.sequence};
   ++host.resend_count;
+  if (rccc_) {
+    set_backlog(s, s.credit_backlog +
+                       frame_credit(packet_slice(s.bytes, h.sequence, plan_.payload_bytes).length));
+  }
 }
 
 bool HostEngine::mark_acked(SendState& s, uint32_t seq) {
@@ -430,17 +492,18 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
     ++s.ecn_echoes;
   }
   flows_[s.flow].on_ack(h.entropy, echo, now_ns);
+  if (rccc_) credits_[s.flow].stop_speculating();
   const uint64_t rtt_ns = h.send_ts_ns <= now_ns ? now_ns - h.send_ts_ns : 0;
   AckSignal signal{
       .acked = 0, .ecn_echo = echo, .rtt_ns = rtt_ns, .entropy = h.entropy, .now_ns = now_ns};
   if (s.done) {
-    if (windowed_) window_on_ack(s, signal);
+    if (gated_) window_on_ack(s, signal);
     return;
   }
   const uint32_t before = s.acked;
   uint64_t acked_bytes = 0;  // windowed_: payload newly acknowledged
   const auto ack = [&](uint32_t seq) {
-    if (mark_acked(s, seq) && windowed_) {
+    if (mark_acked(s, seq) && gated_) {
       acked_bytes += packet_slice(s.bytes, seq, plan_.payload_bytes).length;
     }
   };
@@ -452,7 +515,7 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
     ++s.cum_acked;
   }
   if (s.acked != before) s.last_progress_tsc = now;
-  if (windowed_) {
+  if (gated_) {
     signal.acked = acked_bytes;
     window_on_ack(s, signal);
   }
@@ -462,12 +525,14 @@ void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now
 // The flow's window learns of an ACK of `s`: what left the flight, the echo, an RTT sample. If
 // that opens the window, the flow's parked messages go back on their host's active list.
 void HostEngine::window_on_ack(SendState& s, const AckSignal& a) {
-  FlowWindow& w = windows_[s.flow];
   // A complete message has nothing in flight, whatever the per-packet accounting says.
   const uint64_t left = s.acked == s.packets ? s.flight_bytes : std::min(s.flight_bytes, a.acked);
   s.flight_bytes -= left;
-  w.release(left);
-  w.on_ack(a);
+  if (windowed_) {
+    FlowWindow& w = windows_[s.flow];
+    w.release(left);
+    w.on_ack(a);
+  }
   wake_parked(s.flow);
 }
 
@@ -476,7 +541,7 @@ void HostEngine::window_on_ack(SendState& s, const AckSignal& a) {
 FlowWindow HostEngine::make_window(const Message& m) const {
   const uint32_t hops = plan_.message_hops[m.id];
   const CcTuning& t = plan_.cc_tuning;
-  if (plan_.cc == CongestionControl::kNscc) {
+  if (sender_cc(plan_.cc) == CongestionControl::kNscc) {
     // The reference scales NSCC by the fabric's unloaded RTT (main_uec.cpp: the topology's
     // diameter): here the longest path of the workload's messages.
     uint32_t most_hops = hops;
@@ -533,7 +598,7 @@ void HostEngine::park(uint32_t send_idx) {
 
 void HostEngine::wake_parked(uint32_t flow) {
   uint32_t i = parked_head_[flow];
-  if (i == UINT32_MAX || !windows_[flow].may_send(plan_.payload_bytes)) return;
+  if (i == UINT32_MAX || !flow_open(flow)) return;
   parked_head_[flow] = UINT32_MAX;
   while (i != UINT32_MAX) {
     SendState& s = sends_[i];
@@ -570,6 +635,9 @@ void HostEngine::build_header_templates() {
   frame_tmpl_.clear();
   for (SendState& s : sends_) s.tmpl = tmpl_for(s.host, s.dst);
   for (RecvState& r : recvs_) r.tmpl = tmpl_for(r.host, r.src);
+  if (rccc_) {
+    for (const RecvState& r : recvs_) sink_peers_[r.sink_flow].tmpl = r.tmpl;
+  }
 }
 
 // The next mbuf for a frame, from a bulk allocation: one mempool access per burst.
@@ -604,6 +672,7 @@ inline bool HostEngine::next_run(HostState& h, uint32_t max, DataRun* run) {
     if (s.first_pass_left()) {
       n = std::min(max, s.packets - s.next_seq);
       if (windowed_) n = std::min(n, windows_[s.flow].packets_allowed());
+      if (rccc_) n = std::min(n, credits_[s.flow].packets_allowed(rccc_params_.packet_bytes));
     }
     if (n > 0) {  // else next_data() parks it (a full window) or takes it off the list
       *run = {h.active[0], s.next_seq, n, false};
@@ -624,8 +693,7 @@ bool HostEngine::next_data(HostState& h, uint32_t* send_idx, uint32_t* seq, bool
     if (h.rr >= h.active.size()) h.rr = 0;
     const uint32_t idx = h.active[h.rr];
     SendState& s = sends_[idx];
-    if (!s.done && windowed_ && (s.first_pass_left() || s.retx_pass) &&
-        !windows_[s.flow].may_send(plan_.payload_bytes)) {
+    if (!s.done && gated_ && (s.first_pass_left() || s.retx_pass) && !flow_open(s.flow)) {
       park(idx);  // and leave the active list below: an ACK of its flow brings it back
     } else if (!s.done) {
       if (s.first_pass_left()) {
@@ -732,6 +800,10 @@ void HostEngine::send(HostState& h, uint64_t now) {
     }
     if (a.header.flags & kNack) {
       count(GenCounter::kTxNack);
+    } else if (a.header.flags & kPull) {
+      count(GenCounter::kTxPull);
+    } else if (a.header.flags & kRts) {
+      count(GenCounter::kTxRts);
     } else {
       ++t.tx_acks;
     }
@@ -764,8 +836,10 @@ void HostEngine::send(HostState& h, uint64_t now) {
       th.entropy = flow.next();
       th.sequence = seq;
       th.offset = slice.offset;
+      if (rccc_) th.acked_packets = spend_credit(s, slice.length);
       rte_mbuf* m = build(ft, th, slice.length, th.entropy);
       if (m == nullptr) {
+        if (rccc_) refund_credit(s, slice.length);
         t.mbufs = false;
         break;
       }
@@ -780,10 +854,8 @@ void HostEngine::send(HostState& h, uint64_t now) {
       }
     }
     if (sent == 0) break;
-    if (windowed_) {
-      s.flight_bytes += payload_sent;
-      windows_[s.flow].on_send(payload_sent);
-    }
+    if (gated_) s.flight_bytes += payload_sent;
+    if (windowed_) windows_[s.flow].on_send(payload_sent);
     if (s.first_tx_tsc == 0) s.first_tx_tsc = t.now;
     if (s.last_progress_tsc < t.now) s.last_progress_tsc = t.now;
     s.tx_packets += sent;
@@ -797,10 +869,19 @@ void HostEngine::send(HostState& h, uint64_t now) {
 
 // The packets NACKed (on_nack), each again at once, ahead of the host's other data and whatever
 // its flow's window says: it replaces a packet that was in flight and still counts there.
+// cc rccc: a resend needs credit as any data (the reference's sendRtxPacket()); one whose flow
+// has none goes to the ring's back, and waits for a PULL.
 void HostEngine::send_resends(HostState& h, TxTurn& t) {
-  while (h.resend_count > 0 && t.mbufs && t.may_send()) {
+  uint32_t turns = h.resend_count;  // each entry once per turn (cc rccc may put some back)
+  while (turns-- > 0 && h.resend_count > 0 && t.mbufs && t.may_send()) {
     const auto [send_idx, seq] = h.resend[h.resend_head];
     SendState& s = sends_[send_idx];
+    if (rccc_ && !s.done && !(s.acked_bits[seq >> 6] >> (seq & 63) & 1) &&
+        !credits_[s.flow].may_send()) {
+      h.resend[(h.resend_head + h.resend_count) & h.resend_mask] = h.resend[h.resend_head];
+      h.resend_head = (h.resend_head + 1) & h.resend_mask;
+      continue;
+    }
     if (!s.done && !(s.acked_bits[seq >> 6] >> (seq & 63) & 1)) {
       const PacketSlice slice = packet_slice(s.bytes, seq, plan_.payload_bytes);
       TestbedHeader th;
@@ -811,8 +892,10 @@ void HostEngine::send_resends(HostState& h, TxTurn& t) {
       th.offset = slice.offset;
       th.message_bytes = s.bytes;
       th.send_ts_ns = t.now_ns;
+      if (rccc_) th.acked_packets = spend_credit(s, slice.length);
       rte_mbuf* m = build(t.tmpl[s.tmpl], th, slice.length, th.entropy);
       if (m == nullptr) {
+        if (rccc_) refund_credit(s, slice.length);
         t.mbufs = false;
         return;
       }
@@ -827,6 +910,129 @@ void HostEngine::send_resends(HostState& h, TxTurn& t) {
     h.resend_head = (h.resend_head + 1) & h.resend_mask;
     --h.resend_count;
   }
+}
+
+// ---- Receiver credits (cc rccc) -----------------------------------------------------------
+
+// Message `s` counts `bytes` (wire) in its flow's backlog; the host counts its flows with one.
+void HostEngine::set_backlog(SendState& s, uint64_t bytes) {
+  uint64_t& flow = flow_backlog_[s.flow];
+  const bool before = flow > 0;
+  flow = flow - std::min(flow, s.credit_backlog) + bytes;
+  s.credit_backlog = bytes;
+  const bool after = flow > 0;
+  uint32_t& n = hosts_[flow_host_[s.flow]].backlogged_flows;
+  if (after && !before) ++n;
+  if (before && !after) --n;
+}
+
+uint16_t HostEngine::pull_target(const SendState& s) const {
+  const double window = windowed_ ? windows_[s.flow].cwnd() : 0;
+  const uint64_t target = credits_[s.flow].pull_target(
+      flow_backlog_[s.flow], window, std::max(1u, hosts_[s.host].backlogged_flows));
+  return static_cast<uint16_t>(target);
+}
+
+uint16_t HostEngine::spend_credit(SendState& s, uint32_t payload) {
+  const uint32_t bytes = frame_credit(payload);
+  credits_[s.flow].on_send(bytes);
+  count(GenCounter::kCreditSpent, bytes);
+  set_backlog(s, s.credit_backlog - std::min<uint64_t>(s.credit_backlog, bytes));
+  return pull_target(s);
+}
+
+void HostEngine::refund_credit(SendState& s, uint32_t payload) {
+  const uint32_t bytes = frame_credit(payload);
+  credits_[s.flow].refund(bytes);
+  counters_[static_cast<size_t>(GenCounter::kCreditSpent)] -= bytes;
+  set_backlog(s, s.credit_backlog + bytes);
+}
+
+// A control frame (PULL, RTS) in the host's ACK queue: sent ahead of data, as ACKs are.
+void HostEngine::queue_control(HostState& h, const TestbedHeader& header, uint32_t tmpl) {
+  if (h.ack_count == h.acks.size()) {
+    count(GenCounter::kAckQueueFull);
+    return;
+  }
+  h.acks[(h.ack_head + h.ack_count) & h.ack_mask] = {header, tmpl};
+  ++h.ack_count;
+}
+
+// Out of credit with a backlog the receiver may not know of (a new message on a flow, a
+// timeout): ask for credit (the reference sends its RTS on a timeout; here at once as well).
+void HostEngine::send_rts(SendState& s) {
+  queue_control(hosts_[s.host], make_rts(s.id, pull_target(s), kEntropyMin), s.tmpl);
+}
+
+// A pull target from the source of `r` (data, trimmed header, RTS): if it advances, or
+// `request` (a trimmed header, an RTS: the sender waits on credit), the flow wants pulls.
+void HostEngine::sink_target(const RecvState& r, uint16_t wire_target, bool request,
+                             uint64_t now) {
+  RcccSinkFlow& f = sink_flows_[r.sink_flow];
+  const bool advanced = f.on_target(f.unwrap_target(wire_target));
+  if (!advanced && !request) return;
+  HostState& h = hosts_[r.host];
+  h.pacer.request(r.sink_flow, f);
+  if (!h.pull_armed) {  // an idle pacer turns at once (requestPull())
+    h.pull_armed = true;
+    h.next_pull_q16 = std::max(h.next_pull_q16, (now - std::min(now, pace_base_tsc_)) << 16);
+  }
+}
+
+// The pull pacer's turns due by `now`: each a PULL in the ACK queue, the next after its credit's
+// wire time (at least 1024 B's) at kRcccPullRate of the link; with no flow to pull, it stops.
+void HostEngine::run_pacer(HostState& h, uint64_t now) {
+  const uint64_t now_q16 = (now - std::min(now, pace_base_tsc_)) << 16;
+  while (h.pull_armed && h.next_pull_q16 <= now_q16) {
+    RcccPullPacer::Pull p;
+    if (!h.pacer.turn(sink_flows_, rccc_params_, &p)) {
+      h.pull_armed = false;
+      break;
+    }
+    SinkPeer& peer = sink_peers_[p.flow];
+    const auto entropy = static_cast<uint16_t>(kEntropyMin | (peer.entropy++ & 0x7f));
+    queue_control(h, make_pull(peer.message, p.number, entropy), peer.tmpl);
+    count(GenCounter::kCreditGranted, quanta_bytes(p.quanta));
+    h.next_pull_q16 += RcccPullPacer::turn_quanta(p) * pull_cycles_per_quantum_q16_;
+  }
+}
+
+void HostEngine::on_pull(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
+  (void)now;
+  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  if (!rccc_ || si < 0 || sends_[si].host != host_slot) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  count(GenCounter::kRxPull);
+  RcccSender& c = credits_[sends_[si].flow];
+  c.stop_speculating();
+  c.on_pull(c.unwrap_pull(h.acked_packets));
+  wake_parked(sends_[si].flow);
+}
+
+void HostEngine::on_rts(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
+  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  if (!rccc_ || ri < 0 || recvs_[ri].host != host_slot) {
+    count(GenCounter::kRxMalformed);
+    return;
+  }
+  sink_peers_[recvs_[ri].sink_flow].message = recvs_[ri].id;
+  sink_target(recvs_[ri], h.acked_packets, true, now);
+}
+
+// A host's resends that may go now: any, or with cc rccc any whose flow has credit (or that is
+// acknowledged already: send_resends() drops it).
+bool HostEngine::resend_ready(const HostState& h) const {
+  if (h.resend_count == 0 || !rccc_) return h.resend_count > 0;
+  for (uint32_t i = 0; i < h.resend_count; ++i) {
+    const auto [send_idx, seq] = h.resend[(h.resend_head + i) & h.resend_mask];
+    const SendState& s = sends_[send_idx];
+    if (s.done || (s.acked_bits[seq >> 6] >> (seq & 63) & 1) || credits_[s.flow].may_send()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // Retransmission on timeout: a started message with unacknowledged packets and no progress
@@ -856,11 +1062,17 @@ void HostEngine::check_timeouts(uint64_t now) {
       continue;
     }
     count(GenCounter::kTimeouts);
-    if (windowed_) {  // what it had in flight is given up; the retransmission pass sends it again
+    if (gated_) {  // what it had in flight is given up; the retransmission pass sends it again
       const uint64_t given_up = s.flight_bytes;
-      windows_[s.flow].release(given_up);
       s.flight_bytes = 0;
-      windows_[s.flow].on_timeout(given_up, ns_of(now));
+      if (windowed_) {
+        windows_[s.flow].release(given_up);
+        windows_[s.flow].on_timeout(given_up, ns_of(now));
+      }
+    }
+    if (rccc_) {  // the pass joins the backlog; out of credit, an RTS asks for it (sendRTS())
+      set_backlog(s, uint64_t{s.packets - s.acked} * rccc_params_.packet_bytes);
+      if (!credits_[s.flow].may_send()) send_rts(s);
     }
     flows_[s.flow].on_timeout(ns_of(now));
     s.retx_pass = true;
@@ -870,7 +1082,7 @@ void HostEngine::check_timeouts(uint64_t now) {
     hosts_[s.host].active.push_back(idx);
     // The flow may have nothing in flight now: its other parked messages may go too (after the
     // line above, so this one is not listed twice).
-    if (windowed_) wake_parked(s.flow);
+    if (gated_) wake_parked(s.flow);
   }
 }
 
@@ -888,6 +1100,9 @@ bool HostEngine::poll(uint64_t now) {
   }
   start_due(now);
   check_timeouts(now);
+  if (rccc_) {
+    for (HostState& h : hosts_) run_pacer(h, now);
+  }
   for (HostState& h : hosts_) send(h, now);
   for (PortSlot& p : ports_) {
     if (p.tx_count == 0) continue;
@@ -924,7 +1139,10 @@ uint64_t HostEngine::next_wake(uint64_t now) const {
   }
   uint64_t t = std::min(earliest_start_, timeout_due_);
   for (const HostState& h : hosts_) {
-    if (h.ack_count == 0 && h.active.empty() && h.resend_count == 0) continue;
+    if (h.pull_armed) {  // cc rccc: the pull pacer's next turn (run_pacer(): from its tick on)
+      t = std::min(t, std::max(pace_base_tsc_ + ((h.next_pull_q16 + 0xffff) >> 16), now));
+    }
+    if (h.ack_count == 0 && h.active.empty() && !resend_ready(h)) continue;
     if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
     // send() sends from the tick the pacer's next slot starts in.
     t = std::min(t, std::max(pace_base_tsc_ + (h.next_tx_q16 >> 16), now));

@@ -24,6 +24,7 @@
 #include "trafficgen/host_plan.h"
 #include "trafficgen/latency_histogram.h"
 #include "trafficgen/packet.h"
+#include "trafficgen/rccc_credits.h"
 #include "trafficgen/reorder.h"
 #include "trafficgen/rng.h"
 
@@ -52,7 +53,12 @@ namespace spraylab::gen {
   X(kTxNack, "tx_nack_packets", "NACKs sent, one per trimmed header")                  \
   X(kRxNack, "rx_nack_packets", "NACKs received (after injected loss)")                \
   X(kNackRetransmits, "nack_retransmits", "data packets sent again at once on a NACK") \
-  X(kNackQueueFull, "nack_queue_full", "NACKs not acted on: the resend queue was full")
+  X(kNackQueueFull, "nack_queue_full", "NACKs not acted on: the resend queue was full")  \
+  X(kTxPull, "tx_pull_packets", "cc rccc: PULLs (credit) sent by receivers")              \
+  X(kRxPull, "rx_pull_packets", "cc rccc: PULLs received (after injected loss)")          \
+  X(kTxRts, "tx_rts_packets", "cc rccc: RTSs sent by senders out of credit")             \
+  X(kCreditGranted, "credit_granted_bytes", "cc rccc: credit the receivers' PULLs granted") \
+  X(kCreditSpent, "credit_spent_bytes", "cc rccc: credit senders spent (data wire bytes)")
 
 enum class GenCounter : uint8_t {
 #define SPRAYLAB_GEN_ENUM(id, name, doc) id,
@@ -61,6 +67,11 @@ enum class GenCounter : uint8_t {
       kCount,
 };
 inline constexpr size_t kGenCounters = static_cast<size_t>(GenCounter::kCount);
+// The counters only cc rccc moves: the results list them with it alone (results as they were
+// without).
+constexpr bool rccc_counter(GenCounter c) {
+  return c >= GenCounter::kTxPull && c <= GenCounter::kCreditSpent;
+}
 inline constexpr std::array<const char*, kGenCounters> kGenCounterNames = {
 #define SPRAYLAB_GEN_NAME(id, name, doc) name,
     SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_NAME)
@@ -97,6 +108,8 @@ struct SendState {
   // of messages its window stopped (parked: out of the active list until an ACK opens the window).
   uint64_t flight_bytes = 0;
   bool parked = false;
+  // cc rccc: wire bytes of this message still to send, counted in its flow's backlog.
+  uint64_t credit_backlog = 0;
   uint32_t next_parked = UINT32_MAX;
 
   // Packets not yet sent once, and not in a retransmission pass.
@@ -118,6 +131,7 @@ struct RecvState {
   uint64_t first_rx_tsc = 0;
   uint64_t done_tsc = 0;
   ReorderTracker reorder;
+  uint32_t sink_flow = 0;  // cc rccc: index into the engine's sink flows
 };
 
 struct PendingAck {
@@ -143,6 +157,13 @@ struct HostState {
   std::vector<std::pair<uint32_t, uint32_t>> resend;
   uint32_t resend_mask = 0;
   uint32_t resend_head = 0, resend_count = 0;
+  // cc rccc: flows sending from this host with a backlog (the pull target's share), and the
+  // pull pacer of the flows it receives from: armed, next turn at next_pull_q16 (TSC cycles
+  // from pace_base_tsc_, x 2^16).
+  uint32_t backlogged_flows = 0;
+  RcccPullPacer pacer;
+  bool pull_armed = false;
+  uint64_t next_pull_q16 = 0;
 };
 
 // A burst of frames in or out of a host's port: (port, mbufs, count) → frames taken. The engine's
@@ -231,6 +252,10 @@ class HostEngine {
   uint64_t delivered_bytes() const { return delivered_bytes_; }
   // cc dctcp, nscc, mswift: each flow's window (index: SendState::flow); empty with cc none.
   const std::vector<FlowWindow>& windows() const { return windows_; }
+  // cc rccc: each flow's credit at its sender (index: SendState::flow), each source's at its
+  // receiver (RecvState::sink_flow); empty without.
+  const std::vector<RcccSender>& credits() const { return credits_; }
+  const std::vector<RcccSinkFlow>& sink_flows() const { return sink_flows_; }
   uint64_t busy_cycles() const { return busy_cycles_; }
   // The time of TSC reading `tsc` in ns, from EngineSetup's epoch.
   uint64_t ns_of(uint64_t tsc) const {
@@ -290,6 +315,28 @@ class HostEngine {
   void window_on_ack(SendState& s, const AckSignal& a);
   void park(uint32_t send_idx);
   void wake_parked(uint32_t flow);
+  // Whether the flow's window and credit let a data packet go (gated_ only).
+  bool flow_open(uint32_t flow) const {
+    return (!windowed_ || windows_[flow].may_send(plan_.payload_bytes)) &&
+           (!rccc_ || credits_[flow].may_send());
+  }
+  // cc rccc (docs/generator.md, "Receiver credits").
+  void add_credit_flows(const std::vector<int32_t>& slot_of_rank);
+  void set_backlog(SendState& s, uint64_t bytes);
+  uint16_t pull_target(const SendState& s) const;
+  void queue_control(HostState& h, const TestbedHeader& header, uint32_t tmpl);
+  void send_rts(SendState& s);
+  void sink_target(const RecvState& r, uint16_t wire_target, bool request, uint64_t now);
+  // A data frame of `payload` bytes of `s` spends its credit: returns the pull target it carries.
+  uint16_t spend_credit(SendState& s, uint32_t payload);
+  void refund_credit(SendState& s, uint32_t payload);
+  void on_pull(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
+  void on_rts(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
+  void run_pacer(HostState& h, uint64_t now);
+  bool resend_ready(const HostState& h) const;
+  uint32_t frame_credit(uint32_t payload) const {
+    return payload + kFrameHeaderBytes + net::kWireOverhead;
+  }
   uint64_t rto_of(const SendState& s) const {
     return windowed_ ? static_cast<uint64_t>(static_cast<double>(windows_[s.flow].rto_ns()) *
                                              static_cast<double>(tsc_hz_) / 1e9)
@@ -322,8 +369,25 @@ class HostEngine {
   std::vector<SendState> sends_;
   std::vector<RecvState> recvs_;
   std::vector<PathEntropy> flows_;
-  const bool windowed_;                // a cc with a window: dctcp, nscc, mswift
+  const bool windowed_;                // a cc with a window: dctcp, nscc, mswift, nscc+rccc
+  const bool rccc_;                    // receiver credits: nscc+rccc, rccc
+  const bool gated_;                   // windowed_ or rccc_: messages may park
   std::vector<FlowWindow> windows_;    // per flow, windowed_ only
+  // cc rccc: per flow (sender side) its credit, backlog (wire bytes) and host slot; per source of
+  // a local receiver (sink flow) its credit state, host slot, ACK template, last message id.
+  RcccParams rccc_params_;
+  std::vector<RcccSender> credits_;
+  std::vector<uint64_t> flow_backlog_;
+  std::vector<uint32_t> flow_host_;
+  std::vector<RcccSinkFlow> sink_flows_;
+  struct SinkPeer {
+    uint32_t host = 0;
+    uint32_t tmpl = 0;
+    uint32_t message = 0;  // the last message heard from the source: what its PULLs name
+    uint16_t entropy = 0;  // PULLs go round the entropy values (UecSink::nextEntropy)
+  };
+  std::vector<SinkPeer> sink_peers_;
+  uint64_t pull_cycles_per_quantum_q16_ = 0;
   std::vector<uint32_t> parked_head_;  // per flow: first parked message, UINT32_MAX if none
   std::vector<int32_t> send_of_msg_;   // message id -> sends_ index, -1
   std::vector<int32_t> recv_of_msg_;   // message id -> recvs_ index, -1

@@ -54,4 +54,22 @@ TestbedHeader make_nack(const TestbedHeader& trimmed, uint32_t payload_bytes) {
   return nack;
 }
 
+TestbedHeader make_pull(uint32_t message_id, uint64_t pull, uint16_t entropy) {
+  TestbedHeader h;
+  h.flags = kPull;
+  h.entropy = entropy;
+  h.acked_packets = static_cast<uint16_t>(pull);
+  h.message_id = message_id;
+  return h;
+}
+
+TestbedHeader make_rts(uint32_t message_id, uint64_t target, uint16_t entropy) {
+  TestbedHeader h;
+  h.flags = kRts;
+  h.entropy = entropy;
+  h.acked_packets = static_cast<uint16_t>(target);
+  h.message_id = message_id;
+  return h;
+}
+
 }  // namespace spraylab::gen

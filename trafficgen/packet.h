@@ -3,10 +3,12 @@
 // Wire layout (40 bytes, all fields big-endian, after Eth/IPv4/UDP; DESIGN.md "Addressing"):
 //   0  magic          u16  0x5350 ("SP"): lets a parser count foreign packets as malformed
 //   2  version        u8   1
-//   3  flags          u8   kData | kAck | kEcnEcho | kRetransmit | kTrimmed | kNack
+//   3  flags          u8   kData | kAck | kEcnEcho | kRetransmit | kTrimmed | kNack | kPull | kRts
 //   4  entropy        u16  the UDP source port the data packet was sent with; an ACK echoes it,
 //                          which is what REPS recycles (entropy.h)
-//   6  acked_packets  u16  ACK: data packets this ACK covers (ack_every); data: 0
+//   6  acked_packets  u16  ACK: data packets this ACK covers (ack_every); data and RTS with cc
+//                          rccc: the sender's pull target, PULL: the pull number (256 B quanta,
+//                          low 16 bits; rccc_credits.h); else 0
 //   8  message_id     u32
 //  12  sequence       u32  packet index within the message
 //  16  offset         u64  payload offset within the message
@@ -78,6 +80,9 @@ enum HeaderFlag : uint8_t {
   kRetransmit = 1 << 3,  // data: sent again (after a timeout or a NACK)
   kTrimmed = 1 << 4,     // data: a switch cut it to its headers (net/trim.h), set by the switch
   kNack = 1 << 5,        // the receiver got packet `sequence` trimmed: send it again now
+  // cc rccc (rccc_credits.h): control frames, forwarded as ACKs are (never trimmed).
+  kPull = 1 << 6,  // receiver to sender: credit up to pull number `acked_packets`
+  kRts = 1 << 7,   // sender to receiver: out of credit, pull target `acked_packets`
 };
 // A trimmed data frame's testbed header: its first bytes, through `sequence`.
 inline constexpr size_t kTrimmedHeaderBytes = 16;
@@ -142,5 +147,9 @@ TestbedHeader make_ack(const TestbedHeader& data, bool ce_marked, uint16_t acked
 // The NACK a receiver returns for trimmed data header `trimmed`: same message and sequence,
 // entropy echoed, offset the trimmed packet's (`payload_bytes` per packet).
 TestbedHeader make_nack(const TestbedHeader& trimmed, uint32_t payload_bytes);
+// cc rccc: a PULL granting credit up to pull number `pull` (low 16 bits) for the flow of message
+// `message_id`; and a sender's RTS asking for credit up to pull target `target`.
+TestbedHeader make_pull(uint32_t message_id, uint64_t pull, uint16_t entropy);
+TestbedHeader make_rts(uint32_t message_id, uint64_t target, uint16_t entropy);
 
 }  // namespace spraylab::gen
