@@ -91,9 +91,10 @@ void default_ecn_threshold(const Map& top, Experiment& experiment) {
     const Map section(*buffer);  // find() points into it: keep it while the value is used
     if (const Value* threshold = section.find("ecn_threshold")) {
       if (experiment.buffer.ecn_threshold == 0 && cc == gen::CongestionControl::kNscc) {
-        threshold->fail(
-            "cc: nscc (and nscc+rccc) needs ECN marking (its only decrease is on an ECN echo): a threshold above "
-            "0, or no ecn_threshold for the default 20% of buffer.bytes");
+        threshold->fail(fmt::format(
+            "cc: {} needs ECN marking (its only decrease is on an ECN echo): a threshold above 0, "
+            "or no ecn_threshold for the default 20% of buffer.bytes",
+            gen::to_string(experiment.workload.cc)));
       }
       return;
     }

@@ -472,11 +472,28 @@ TEST(ConfigErrors, NsccWithoutEcnMarkingNamesTheThreshold) {
             "buffer.bytes");
 }
 
+// nscc+rccc runs NSCC's window: the same. Receiver credits alone read no marks.
+TEST(ConfigErrors, NsccRcccWithoutEcnMarkingNamesTheThreshold) {
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "buffer: {ecn_threshold: 0}\n"
+                         "workload: {cc: nscc+rccc}\n"),
+              HasSubstr("buffer.ecn_threshold: cc: nscc+rccc needs ECN marking"));
+}
+
 // Each congestion control's keys say nothing to the others: a file setting them meant that cc.
 TEST(ConfigErrors, CongestionControlKeysNeedTheirCc) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
                        "workload: {cc: dctcp, nscc_qa_gate: 2}\n"),
-            "test.yaml:2:37: workload.nscc_qa_gate: read only with cc: nscc; found cc: dctcp");
+            "test.yaml:2:37: workload.nscc_qa_gate: read only with cc: nscc or nscc+rccc; found "
+            "cc: dctcp");
+  // Receiver credits alone run no NSCC window; there is no DCTCP or MSwift with credits.
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "workload: {cc: rccc, nscc_qa_gate: 2}\n"),
+              HasSubstr("workload.nscc_qa_gate: read only with cc: nscc or nscc+rccc; found cc: "
+                        "rccc"));
+  EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
+                         "workload: {cc: dctcp+rccc}\n"),
+              HasSubstr("workload.cc: expected one of none, dctcp, nscc, mswift, nscc+rccc, rccc"));
   EXPECT_THAT(load_error("topology: {generator: fat-tree, k: 4}\n"
                          "workload: {cc: nscc, mswift_subflows: 4}\n"),
               HasSubstr("workload.mswift_subflows: read only with cc: mswift; found cc: nscc"));

@@ -134,6 +134,23 @@ TEST(Loader, NsccMarksAtAFifthOfTheBufferAndTakesTheReferencesDefaults) {
   EXPECT_DOUBLE_EQ(mswift.workload.mswift_max_mdf, 0.5);
 }
 
+TEST(Loader, ReceiverCreditsWithNsccOrAlone) {
+  const Experiment both =
+      load(std::string(kFatTree) + "workload: {cc: nscc+rccc, nscc_qa_gate: 2}\n");
+  EXPECT_EQ(both.workload.cc, gen::CongestionControl::kNsccRccc);
+  EXPECT_EQ(gen::sender_cc(both.workload.cc), gen::CongestionControl::kNscc);
+  EXPECT_TRUE(gen::receiver_credits(both.workload.cc));
+  EXPECT_EQ(both.workload.nscc_qa_gate, 2u);  // NSCC's keys apply
+  EXPECT_GT(both.buffer.ecn_threshold, 0u);   // and its ECN band
+  EXPECT_GT(both.buffer.ecn_high, both.buffer.ecn_threshold);
+  const Experiment alone = load(std::string(kFatTree) + "workload: {cc: rccc}\n");
+  EXPECT_EQ(alone.workload.cc, gen::CongestionControl::kRccc);
+  EXPECT_EQ(gen::sender_cc(alone.workload.cc), gen::CongestionControl::kNone);
+  EXPECT_TRUE(gen::receiver_credits(alone.workload.cc));
+  EXPECT_EQ(alone.buffer.ecn_threshold, 0u);  // no window to mark for
+  EXPECT_FALSE(gen::receiver_credits(gen::CongestionControl::kNscc));
+}
+
 TEST(Loader, InitialWindowInBandwidthDelayProductsOrBytes) {
   const Experiment bdp = load(std::string(kFatTree) + "workload: {initial_window: 1.5BDP}\n");
   EXPECT_DOUBLE_EQ(bdp.workload.initial_window_bdp, 1.5);
