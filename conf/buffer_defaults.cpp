@@ -55,8 +55,8 @@ void default_buffer_bytes(const Map& top, const Value* buffer, const WorkloadSpe
   if (!bdp) {
     constexpr std::string_view kWhy =
         "a size: with buffer.trim or cc nscc, nscc+rccc or rccc the default is a multiple of the "
-        "bandwidth-delay "
-        "product, known before the build for fat-tree and leaf-spine topologies only";
+        "bandwidth-delay product, known before the build for fat-tree and leaf-spine topologies "
+        "only";
     if (buffer == nullptr) top.require("buffer", kWhy);
     Map(*buffer).require("bytes", kWhy);
   }

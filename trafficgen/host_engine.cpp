@@ -966,8 +966,7 @@ void HostEngine::send_rts(SendState& s) {
 
 // A pull target from the source of `r` (data, trimmed header, RTS): if it advances, or
 // `request` (a trimmed header, an RTS: the sender waits on credit), the flow wants pulls.
-void HostEngine::sink_target(const RecvState& r, uint16_t wire_target, bool request,
-                             uint64_t now) {
+void HostEngine::sink_target(const RecvState& r, uint16_t wire_target, bool request, uint64_t now) {
   RcccSinkFlow& f = sink_flows_[r.sink_flow];
   const bool advanced = f.on_target(f.unwrap_target(wire_target));
   if (!advanced && !request) return;

@@ -32,31 +32,31 @@ namespace spraylab::gen {
 
 // Every counter of the engine, declared once: the results JSON, --stats-json and the docs read
 // this list.
-#define SPRAYLAB_GEN_COUNTERS(X)                                                       \
-  X(kTxData, "tx_data_packets", "data packets sent, retransmissions included")         \
-  X(kTxAck, "tx_ack_packets", "ACKs sent")                                             \
-  X(kTxBytes, "tx_bytes", "frame bytes sent (no FCS)")                                 \
-  X(kRetransmits, "retransmits", "data packets sent again (timeout or NACK)")          \
-  X(kTimeouts, "timeouts", "retransmission timeouts")                                  \
-  X(kRxData, "rx_data_packets", "data packets received (after injected loss)")         \
-  X(kRxAck, "rx_ack_packets", "ACKs received (after injected loss)")                   \
-  X(kRxBytes, "rx_bytes", "frame bytes received")                                      \
-  X(kRxCe, "rx_ce_marked", "data packets that arrived CE-marked")                      \
-  X(kRxEcnEcho, "rx_ecn_echoes", "ACKs that echoed a CE mark")                         \
-  X(kRxForeign, "rx_foreign", "frames not for a local host or not generator traffic")  \
-  X(kRxMalformed, "rx_malformed", "generator frames with a bad header or unknown ids") \
-  X(kLossData, "injected_data_drops", "data packets dropped by --loss")                \
-  X(kLossAck, "injected_ack_drops", "ACKs dropped by --loss")                          \
-  X(kAckQueueFull, "ack_queue_full", "ACKs not sent: the host's ACK queue was full")   \
-  X(kNoMbuf, "no_mbuf", "packets not built: the mempool was empty")                    \
-  X(kRxTrimmed, "rx_trimmed_headers", "data packets that arrived trimmed to headers")  \
-  X(kTxNack, "tx_nack_packets", "NACKs sent, one per trimmed header")                  \
-  X(kRxNack, "rx_nack_packets", "NACKs received (after injected loss)")                \
-  X(kNackRetransmits, "nack_retransmits", "data packets sent again at once on a NACK") \
-  X(kNackQueueFull, "nack_queue_full", "NACKs not acted on: the resend queue was full")  \
-  X(kTxPull, "tx_pull_packets", "cc rccc: PULLs (credit) sent by receivers")              \
-  X(kRxPull, "rx_pull_packets", "cc rccc: PULLs received (after injected loss)")          \
-  X(kTxRts, "tx_rts_packets", "cc rccc: RTSs sent by senders out of credit")             \
+#define SPRAYLAB_GEN_COUNTERS(X)                                                            \
+  X(kTxData, "tx_data_packets", "data packets sent, retransmissions included")              \
+  X(kTxAck, "tx_ack_packets", "ACKs sent")                                                  \
+  X(kTxBytes, "tx_bytes", "frame bytes sent (no FCS)")                                      \
+  X(kRetransmits, "retransmits", "data packets sent again (timeout or NACK)")               \
+  X(kTimeouts, "timeouts", "retransmission timeouts")                                       \
+  X(kRxData, "rx_data_packets", "data packets received (after injected loss)")              \
+  X(kRxAck, "rx_ack_packets", "ACKs received (after injected loss)")                        \
+  X(kRxBytes, "rx_bytes", "frame bytes received")                                           \
+  X(kRxCe, "rx_ce_marked", "data packets that arrived CE-marked")                           \
+  X(kRxEcnEcho, "rx_ecn_echoes", "ACKs that echoed a CE mark")                              \
+  X(kRxForeign, "rx_foreign", "frames not for a local host or not generator traffic")       \
+  X(kRxMalformed, "rx_malformed", "generator frames with a bad header or unknown ids")      \
+  X(kLossData, "injected_data_drops", "data packets dropped by --loss")                     \
+  X(kLossAck, "injected_ack_drops", "ACKs dropped by --loss")                               \
+  X(kAckQueueFull, "ack_queue_full", "ACKs not sent: the host's ACK queue was full")        \
+  X(kNoMbuf, "no_mbuf", "packets not built: the mempool was empty")                         \
+  X(kRxTrimmed, "rx_trimmed_headers", "data packets that arrived trimmed to headers")       \
+  X(kTxNack, "tx_nack_packets", "NACKs sent, one per trimmed header")                       \
+  X(kRxNack, "rx_nack_packets", "NACKs received (after injected loss)")                     \
+  X(kNackRetransmits, "nack_retransmits", "data packets sent again at once on a NACK")      \
+  X(kNackQueueFull, "nack_queue_full", "NACKs not acted on: the resend queue was full")     \
+  X(kTxPull, "tx_pull_packets", "cc rccc: PULLs (credit) sent by receivers")                \
+  X(kRxPull, "rx_pull_packets", "cc rccc: PULLs received (after injected loss)")            \
+  X(kTxRts, "tx_rts_packets", "cc rccc: RTSs sent by senders out of credit")                \
   X(kCreditGranted, "credit_granted_bytes", "cc rccc: credit the receivers' PULLs granted") \
   X(kCreditSpent, "credit_spent_bytes", "cc rccc: credit senders spent (data wire bytes)")
 
@@ -369,10 +369,10 @@ class HostEngine {
   std::vector<SendState> sends_;
   std::vector<RecvState> recvs_;
   std::vector<PathEntropy> flows_;
-  const bool windowed_;                // a cc with a window: dctcp, nscc, mswift, nscc+rccc
-  const bool rccc_;                    // receiver credits: nscc+rccc, rccc
-  const bool gated_;                   // windowed_ or rccc_: messages may park
-  std::vector<FlowWindow> windows_;    // per flow, windowed_ only
+  const bool windowed_;              // a cc with a window: dctcp, nscc, mswift, nscc+rccc
+  const bool rccc_;                  // receiver credits: nscc+rccc, rccc
+  const bool gated_;                 // windowed_ or rccc_: messages may park
+  std::vector<FlowWindow> windows_;  // per flow, windowed_ only
   // cc rccc: per flow (sender side) its credit, backlog (wire bytes) and host slot; per source of
   // a local receiver (sink flow) its credit state, host slot, ACK template, last message id.
   RcccParams rccc_params_;

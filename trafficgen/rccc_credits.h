@@ -60,8 +60,7 @@ struct RcccParams {
 // One flow's credit at its sender (UecSrc's _credit, _pull, _speculating).
 class RcccSender {
  public:
-  explicit RcccSender(const RcccParams& p)
-      : p_(p), credit_(static_cast<int64_t>(p.max_credit)) {}
+  explicit RcccSender(const RcccParams& p) : p_(p), credit_(static_cast<int64_t>(p.max_credit)) {}
 
   // The reference sends while it holds any credit: a frame may take it below 0.
   bool may_send() const { return credit_ > 0; }
@@ -115,7 +114,9 @@ struct RcccSinkFlow {
   bool in_pull = false;         // in its pacer's active ring
   bool in_idle = false;         // in its pacer's idle ring
 
-  uint64_t backlog() const { return highest_target > latest_pull ? highest_target - latest_pull : 0; }
+  uint64_t backlog() const {
+    return highest_target > latest_pull ? highest_target - latest_pull : 0;
+  }
   uint64_t slow_credit() const {
     return latest_pull > highest_target ? latest_pull - highest_target : 0;
   }

@@ -42,8 +42,7 @@ size_t receiver_port(const FabricResult& r) {
   size_t best = 0;
   for (size_t i = 0; i < r.ports.size(); ++i) {
     const PortSummary& p = r.ports[i];
-    if ((p.layer == "leaf_down" || p.layer == "edge_down") &&
-        p.tx_bytes > r.ports[best].tx_bytes) {
+    if ((p.layer == "leaf_down" || p.layer == "edge_down") && p.tx_bytes > r.ports[best].tx_bytes) {
       best = i;
     }
   }

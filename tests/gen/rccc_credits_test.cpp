@@ -73,7 +73,7 @@ TEST(RcccCredits, StopSpeculatingDropsPositiveCredit) {
   s.stop_speculating();  // 36000 left of the speculative start: dropped
   EXPECT_EQ(s.credit(), 0);
   EXPECT_FALSE(s.may_send());
-  s.on_pull(1);  // 256 B: enough for a frame (any credit sends)
+  s.on_pull(1);          // 256 B: enough for a frame (any credit sends)
   s.stop_speculating();  // once only: pulled credit stays
   EXPECT_EQ(s.credit(), 256);
   EXPECT_TRUE(s.may_send());
