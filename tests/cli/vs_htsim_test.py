@@ -111,6 +111,44 @@ def reference_settings_are_htsim_uecs(_args):
         check(want in text, f"'{want}' not in the config:\n{text}")
 
 
+def rccc_runs_receiver_credits_on_both_sides(_args):
+    # --rccc: spraylab's config takes cc nscc+rccc, htsim_uec -sender_cc -receiver_cc in place of
+    # -sender_cc_only; spraylab completes the permutation with credits.
+    p = subprocess.run([sys.executable, BENCH, "--write-only", "--rccc", "--workdir", work,
+                        "--hosts", str(HOSTS), "--workload", "permutation", "--size", "12KiB",
+                        "--entropy", "oblivious"], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    config = os.path.join(work, f"permutation-{12 * 1024}-nscc-rccc-oblivious-trimon.yaml")
+    with open(config) as f:
+        text = f.read()
+    check("cc: nscc+rccc" in text, text)
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("vs_htsim", BENCH)
+    spec = importlib.util.spec_from_loader("vs_htsim", loader)
+    vs = importlib.util.module_from_spec(spec)
+    loader.exec_module(vs)
+    args = vs.argparse.Namespace(htsim="htsim_uec", rate_gbps=800, hop_latency_us=1.0,
+                                 switch_latency_us=0.0, mtu=4160, htsim_seed=13, end_us=100,
+                                 htsim_args="")
+    case = {"hosts": HOSTS, "cc": "nscc", "entropy": "oblivious", "trim": True, "rccc": True}
+    cmd = vs.htsim_command(args, case, "m.tm")
+    check("-receiver_cc" in cmd and "-sender_cc" in cmd and "-sender_cc_only" not in cmd, cmd)
+    case["rccc"] = False
+    check("-sender_cc_only" in vs.htsim_command(args, case, "m.tm"), "without --rccc")
+    out = os.path.join(work, "out-rccc")
+    p = subprocess.run([SPRAYLAB, "run", config, "--mode", "virtual", "--out", out],
+                       capture_output=True, text=True, timeout=600)
+    check(p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    found = [os.path.join(d, "generator.json") for d, _, files in os.walk(out)
+             if "generator.json" in files]
+    with open(found[0]) as f:
+        g = json.load(f)
+    check(all(m["completed"] for m in g["messages"]), "a message did not complete")
+    check(g["counters"]["credit_spent_bytes"] > 0, g["counters"])
+    return f"{len(g['messages'])} messages with credits, {g['counters']['tx_pull_packets']} PULLs"
+
+
 CASES = [
     ("the trace and the .tm list the same messages", trace_and_matrix_list_the_same_messages, ()),
     ("spraylab runs the permutation trace as the .tm lists it",
@@ -118,6 +156,7 @@ CASES = [
     ("spraylab runs the all-to-all trace as the .tm lists it",
      spraylab_runs_the_trace_as_the_matrix_lists_it, ("alltoall",)),
     ("the bench's reference settings are htsim_uec's", reference_settings_are_htsim_uecs, ()),
+    ("--rccc runs receiver credits on both sides", rccc_runs_receiver_credits_on_both_sides, ()),
 ]
 status = run_cases(ARGS, CASES)
 shutil.rmtree(work)
