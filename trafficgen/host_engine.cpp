@@ -2,9 +2,12 @@
 
 #include <rte_ethdev.h>
 #include <rte_pause.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <type_traits>
 #include <unordered_map>
 
 #include "net/frame.h"
@@ -165,10 +168,24 @@ void HostEngine::add_ack_queues() {
     while (slots < want && slots < kAckQueue) slots <<= 1;
     return slots;
   };
+  std::vector<uint32_t> slots(hosts_.size());
+  size_t total = 0;
   for (size_t i = 0; i < hosts_.size(); ++i) {
-    const uint32_t slots = ring(packets[i] + packets[i] / 4 + net::kBurst);
-    hosts_[i].acks.resize(slots);
-    hosts_[i].ack_mask = slots - 1;
+    slots[i] = ring(packets[i] + packets[i] / 4 + net::kBurst);
+    total += slots[i];
+  }
+  static_assert(std::is_trivially_copyable_v<PendingAck>, "mapped, written before read");
+  if (total == 0) return;
+  ack_store_.bytes = total * sizeof(PendingAck);
+  void* mem = mmap(nullptr, ack_store_.bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) throw std::bad_alloc();
+  ack_store_.at = static_cast<PendingAck*>(mem);
+  size_t at = 0;
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    hosts_[i].acks = ack_store_.at + at;
+    hosts_[i].ack_mask = slots[i] - 1;
+    at += slots[i];
     // Resends (NACKs; buffer.trim): as many as packets it sends, at most kAckQueue. Only with
     // trimming: a ring per host is 32 KB at most, for 8192 hosts 256 MB.
     if (plan_.trim) {
@@ -177,6 +194,10 @@ void HostEngine::add_ack_queues() {
       hosts_[i].resend_mask = resend - 1;
     }
   }
+}
+
+HostEngine::AckStore::~AckStore() {
+  if (at != nullptr) munmap(at, bytes);
 }
 
 HostEngine::~HostEngine() {
@@ -337,7 +358,7 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
     return;
   }
   HostState& host = hosts_[host_slot];
-  if (host.ack_count == host.acks.size()) {
+  if (host.ack_count == host.ack_mask + 1) {
     count(GenCounter::kAckQueueFull);
     return;
   }
@@ -364,7 +385,7 @@ void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t
   count(GenCounter::kRxTrimmed);
   if (r.reorder.seen(h.sequence)) return;
   HostState& host = hosts_[host_slot];
-  if (host.ack_count == host.acks.size()) {
+  if (host.ack_count == host.ack_mask + 1) {
     count(GenCounter::kAckQueueFull);
     return;
   }

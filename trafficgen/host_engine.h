@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "net/wire.h"
@@ -134,8 +135,8 @@ struct HostState {
   std::vector<uint32_t> active;  // SendState indices with packets to send
   uint32_t rr = 0;               // round robin over active
   // A ring of a power of two: the ACKs this host owes at most, kAckQueue at most (add_acks()).
-  std::vector<PendingAck> acks;
-  uint32_t ack_mask = 0;  // acks.size() - 1
+  PendingAck* acks = nullptr;  // ack_mask + 1 of them, in the engine's ack_store_
+  uint32_t ack_mask = 0;
   uint32_t ack_head = 0, ack_count = 0;
   // Packets NACKed (a switch trimmed them), to send again before any other data: (SendState
   // index, sequence), a ring of a power of two (add_ack_queues()); full, a NACK is counted and
@@ -318,6 +319,18 @@ class HostEngine {
   uint64_t pace_base_tsc_ = 0;
 
   std::vector<HostState> hosts_;
+  // Every local host's ACK ring, one anonymous mapping: pages the kernel supplies when first
+  // written, so a ring costs what its ACKs touch (a ring is sized for every ACK its host could
+  // owe at once but seldom holds more than a burst: 512 slots, 24 KB, a host at 8192 hosts).
+  struct AckStore {
+    PendingAck* at = nullptr;
+    size_t bytes = 0;
+    AckStore() = default;
+    AckStore(const AckStore&) = delete;
+    AckStore& operator=(const AckStore&) = delete;
+    ~AckStore();
+  };
+  AckStore ack_store_;
   std::vector<PortSlot> ports_;
   std::vector<SendState> sends_;
   std::vector<RecvState> recvs_;
