@@ -31,6 +31,7 @@ HostEngine::HostEngine(const EngineSetup& s)
       rx_(s.rx),
       tx_(s.tx),
       tsc_clock_(s.tsc_clock) {
+  if (s.message_slots != nullptr) slots_ = s.message_slots;
   ns_per_tsc_q32_ = static_cast<uint64_t>(1e9 * 4294967296.0 / static_cast<double>(tsc_hz_));
   const double hz = static_cast<double>(tsc_hz_);
   cycles_per_byte_q16_ =
@@ -88,8 +89,10 @@ std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
 void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   const Schedule& sch = plan_.schedule;
   const size_t n = sch.messages.size();
-  send_of_msg_.assign(n, -1);
-  recv_of_msg_.assign(n, -1);
+  if (slots_->send.size() != n) {  // the first engine of a shared table, or an own table
+    slots_->send.assign(n, -1);
+    slots_->recv.assign(n, -1);
+  }
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
                                             std::vector<int32_t>(plan_.ranks.size(), -1));
   for (const Message& m : sch.messages) {
@@ -122,7 +125,7 @@ void HostEngine::add_send(const Message& m, uint32_t host_slot, uint32_t flow) {
   st.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
   st.acked_bits.assign((st.packets + 63) / 64, 0);
   st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
-  send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
+  slots_->send[m.id] = static_cast<int32_t>(sends_.size());
   sends_.push_back(std::move(st));
 }
 
@@ -134,7 +137,7 @@ void HostEngine::add_recv(const Message& m, uint32_t host_slot) {
   r.bytes = m.bytes;
   r.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
   r.reorder.reserve(r.packets);
-  recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
+  slots_->recv[m.id] = static_cast<int32_t>(recvs_.size());
   recvs_.push_back(std::move(r));
 }
 
@@ -147,7 +150,7 @@ void HostEngine::add_dependents() {
     const Message& m = plan_.schedule.messages[sends_[i].id];
     for (MessageId d : m.depends_on) {
       const Message& dm = plan_.schedule.messages[d];
-      const int32_t at = dm.src == m.src ? send_of_msg_[d] : recv_of_msg_[d];
+      const int32_t at = dm.src == m.src ? send_of(d) : recv_of(d);
       if (at < 0) continue;  // not local: it never completes here
       (dm.src == m.src ? after_send_ : after_recv_)[at].push_back(i);
     }
@@ -320,7 +323,7 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
 
 void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl,
                          uint64_t now) {
-  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  const int32_t ri = recv_of(h.message_id);
   if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
     count(GenCounter::kRxMalformed);
     return;
@@ -376,7 +379,7 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
 // waiting, unless the packet itself arrived already (a retransmission overtook its header).
 void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
   (void)now;
-  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  const int32_t ri = recv_of(h.message_id);
   if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
     count(GenCounter::kRxMalformed);
     return;
@@ -399,7 +402,7 @@ void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t
 // congestion signal like an ECN echo (a cut, at most once per window of data). It is progress
 // too: the peer answers, so no timeout is due.
 void HostEngine::on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  const int32_t si = send_of(h.message_id);
   if (si < 0 || sends_[si].host != host_slot || h.sequence >= sends_[si].packets) {
     count(GenCounter::kRxMalformed);
     return;
@@ -435,7 +438,7 @@ bool HostEngine::mark_acked(SendState& s, uint32_t seq) {
 }
 
 void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  const int32_t si = send_of(h.message_id);
   if (si < 0 || sends_[si].host != host_slot || h.sequence >= sends_[si].packets ||
       h.offset > sends_[si].bytes) {
     count(GenCounter::kRxMalformed);

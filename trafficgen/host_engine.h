@@ -151,8 +151,20 @@ struct HostState {
 // in-process fabric (fabric/emu/host_node.h) gives its in-memory links instead.
 using BurstIo = std::function<uint16_t(uint16_t port, rte_mbuf** pkts, uint16_t n)>;
 
+// Which SendState and RecvState of its engine each message of the plan is: message id -> index
+// into the engine's sends or receives, -1 where not local. A message has one sender and one
+// receiver, so the engines of one process can share one table (their entries never overlap):
+// the fabric's engines do, O(messages) in all, where a table per engine (one engine per leaf)
+// was O(messages x leaves): 8 B x 1 M messages x 3125 leaves would be 25 GB at 100 K hosts.
+struct MessageSlots {
+  std::vector<int32_t> send, recv;
+};
+
 struct EngineSetup {
   const RunPlan* plan = nullptr;
+  // Shared with the process's other engines (written while each is built; read only after); null:
+  // a table of the engine's own.
+  MessageSlots* message_slots = nullptr;
   std::vector<uint32_t> hosts;  // indices into plan->hosts
   rte_mempool* pool = nullptr;
   uint64_t tsc_hz = 0;
@@ -338,8 +350,19 @@ class HostEngine {
   const bool windowed_;                // a cc with a window: dctcp, nscc, mswift
   std::vector<FlowWindow> windows_;    // per flow, windowed_ only
   std::vector<uint32_t> parked_head_;  // per flow: first parked message, UINT32_MAX if none
-  std::vector<int32_t> send_of_msg_;   // message id -> sends_ index, -1
-  std::vector<int32_t> recv_of_msg_;   // message id -> recvs_ index, -1
+  MessageSlots own_slots_;             // without EngineSetup::message_slots
+  MessageSlots* slots_ = &own_slots_;  // message id -> sends_ / recvs_ index, -1
+  // The index of message `id` in sends_ (recvs_), -1 if it is not this engine's.
+  int32_t send_of(uint64_t id) const {
+    if (id >= slots_->send.size()) return -1;
+    const int32_t i = slots_->send[id];
+    return i >= 0 && static_cast<size_t>(i) < sends_.size() && sends_[i].id == id ? i : -1;
+  }
+  int32_t recv_of(uint64_t id) const {
+    if (id >= slots_->recv.size()) return -1;
+    const int32_t i = slots_->recv[id];
+    return i >= 0 && static_cast<size_t>(i) < recvs_.size() && recvs_[i].id == id ? i : -1;
+  }
   // Per local send / local receive (sends_, recvs_ index): local sends to release when it
   // completes. (Per message id they cost 48 B x every message of the workload in every engine:
   // 200 MB for the 512 engines of an 8192-host permutation.)
