@@ -2,9 +2,12 @@
 
 #include <rte_ethdev.h>
 #include <rte_pause.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <type_traits>
 #include <unordered_map>
 
 #include "net/frame.h"
@@ -30,6 +33,7 @@ HostEngine::HostEngine(const EngineSetup& s)
       rx_(s.rx),
       tx_(s.tx),
       tsc_clock_(s.tsc_clock) {
+  if (s.message_slots != nullptr) slots_ = s.message_slots;
   ns_per_tsc_q32_ = static_cast<uint64_t>(1e9 * 4294967296.0 / static_cast<double>(tsc_hz_));
   const double hz = static_cast<double>(tsc_hz_);
   cycles_per_byte_q16_ =
@@ -102,8 +106,10 @@ std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
 void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   const Schedule& sch = plan_.schedule;
   const size_t n = sch.messages.size();
-  send_of_msg_.assign(n, -1);
-  recv_of_msg_.assign(n, -1);
+  if (slots_->send.size() != n) {  // the first engine of a shared table, or an own table
+    slots_->send.assign(n, -1);
+    slots_->recv.assign(n, -1);
+  }
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
                                             std::vector<int32_t>(plan_.ranks.size(), -1));
   for (const Message& m : sch.messages) {
@@ -139,7 +145,7 @@ void HostEngine::add_send(const Message& m, uint32_t host_slot, uint32_t flow) {
   st.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
   st.acked_bits.assign((st.packets + 63) / 64, 0);
   st.pending_deps = static_cast<uint32_t>(m.depends_on.size());
-  send_of_msg_[m.id] = static_cast<int32_t>(sends_.size());
+  slots_->send[m.id] = static_cast<int32_t>(sends_.size());
   sends_.push_back(std::move(st));
 }
 
@@ -151,7 +157,7 @@ void HostEngine::add_recv(const Message& m, uint32_t host_slot) {
   r.bytes = m.bytes;
   r.packets = static_cast<uint32_t>(packet_count(m.bytes, plan_.payload_bytes));
   r.reorder.reserve(r.packets);
-  recv_of_msg_[m.id] = static_cast<int32_t>(recvs_.size());
+  slots_->recv[m.id] = static_cast<int32_t>(recvs_.size());
   recvs_.push_back(std::move(r));
 }
 
@@ -184,7 +190,7 @@ void HostEngine::add_dependents() {
     const Message& m = plan_.schedule.messages[sends_[i].id];
     for (MessageId d : m.depends_on) {
       const Message& dm = plan_.schedule.messages[d];
-      const int32_t at = dm.src == m.src ? send_of_msg_[d] : recv_of_msg_[d];
+      const int32_t at = dm.src == m.src ? send_of(d) : recv_of(d);
       if (at < 0) continue;  // not local: it never completes here
       (dm.src == m.src ? after_send_ : after_recv_)[at].push_back(i);
     }
@@ -205,12 +211,26 @@ void HostEngine::add_ack_queues() {
     while (slots < want && slots < kAckQueue) slots <<= 1;
     return slots;
   };
+  std::vector<uint32_t> slots(hosts_.size());
+  size_t total = 0;
   for (size_t i = 0; i < hosts_.size(); ++i) {
     // cc rccc: PULLs share the ring, about one per kRcccMtusPerPull packets, and slow pulls.
     const uint64_t pulls = rccc_ ? packets[i] / 2 + 64 : 0;
-    const uint32_t slots = ring(packets[i] + packets[i] / 4 + pulls + net::kBurst);
-    hosts_[i].acks.resize(slots);
-    hosts_[i].ack_mask = slots - 1;
+    slots[i] = ring(packets[i] + packets[i] / 4 + pulls + net::kBurst);
+    total += slots[i];
+  }
+  static_assert(std::is_trivially_copyable_v<PendingAck>, "mapped, written before read");
+  if (total == 0) return;
+  ack_store_.bytes = total * sizeof(PendingAck);
+  void* mem = mmap(nullptr, ack_store_.bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) throw std::bad_alloc();
+  ack_store_.at = static_cast<PendingAck*>(mem);
+  size_t at = 0;
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    hosts_[i].acks = ack_store_.at + at;
+    hosts_[i].ack_mask = slots[i] - 1;
+    at += slots[i];
     // Resends (NACKs; buffer.trim): as many as packets it sends, at most kAckQueue. Only with
     // trimming: a ring per host is 32 KB at most, for 8192 hosts 256 MB.
     if (plan_.trim) {
@@ -219,6 +239,10 @@ void HostEngine::add_ack_queues() {
       hosts_[i].resend_mask = resend - 1;
     }
   }
+}
+
+HostEngine::AckStore::~AckStore() {
+  if (at != nullptr) munmap(at, bytes);
 }
 
 HostEngine::~HostEngine() {
@@ -351,7 +375,7 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
 
 void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl,
                          uint64_t now) {
-  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  const int32_t ri = recv_of(h.message_id);
   if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
     count(GenCounter::kRxMalformed);
     return;
@@ -393,7 +417,7 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
     return;
   }
   HostState& host = hosts_[host_slot];
-  if (host.ack_count == host.acks.size()) {
+  if (host.ack_count == host.ack_mask + 1) {
     count(GenCounter::kAckQueueFull);
     return;
   }
@@ -410,7 +434,7 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
 // A switch trimmed data packet h.sequence (buffer.trim): NACK it at once, ahead of the ACKs
 // waiting, unless the packet itself arrived already (a retransmission overtook its header).
 void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  const int32_t ri = recv_of(h.message_id);
   if (ri < 0 || recvs_[ri].host != host_slot || h.sequence >= recvs_[ri].packets) {
     count(GenCounter::kRxMalformed);
     return;
@@ -421,7 +445,7 @@ void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t
   // cc rccc: the sender resends it, with credit: its receiver pulls (processTrimmed()).
   if (rccc_) sink_target(r, h.acked_packets, true, now);
   HostState& host = hosts_[host_slot];
-  if (host.ack_count == host.acks.size()) {
+  if (host.ack_count == host.ack_mask + 1) {
     count(GenCounter::kAckQueueFull);
     return;
   }
@@ -435,7 +459,7 @@ void HostEngine::on_trimmed(uint32_t host_slot, const TestbedHeader& h, uint64_t
 // congestion signal like an ECN echo (a cut, at most once per window of data). It is progress
 // too: the peer answers, so no timeout is due.
 void HostEngine::on_nack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  const int32_t si = send_of(h.message_id);
   if (si < 0 || sends_[si].host != host_slot || h.sequence >= sends_[si].packets) {
     count(GenCounter::kRxMalformed);
     return;
@@ -476,7 +500,7 @@ bool HostEngine::mark_acked(SendState& s, uint32_t seq) {
 }
 
 void HostEngine::on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  const int32_t si = send_of(h.message_id);
   if (si < 0 || sends_[si].host != host_slot || h.sequence >= sends_[si].packets ||
       h.offset > sends_[si].bytes) {
     count(GenCounter::kRxMalformed);
@@ -950,7 +974,7 @@ void HostEngine::refund_credit(SendState& s, uint32_t payload) {
 
 // A control frame (PULL, RTS) in the host's ACK queue: sent ahead of data, as ACKs are.
 void HostEngine::queue_control(HostState& h, const TestbedHeader& header, uint32_t tmpl) {
-  if (h.ack_count == h.acks.size()) {
+  if (h.ack_count == h.ack_mask + 1) {
     count(GenCounter::kAckQueueFull);
     return;
   }
@@ -998,7 +1022,7 @@ void HostEngine::run_pacer(HostState& h, uint64_t now) {
 
 void HostEngine::on_pull(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
   (void)now;
-  const int32_t si = h.message_id < send_of_msg_.size() ? send_of_msg_[h.message_id] : -1;
+  const int32_t si = send_of(h.message_id);
   if (!rccc_ || si < 0 || sends_[si].host != host_slot) {
     count(GenCounter::kRxMalformed);
     return;
@@ -1011,7 +1035,7 @@ void HostEngine::on_pull(uint32_t host_slot, const TestbedHeader& h, uint64_t no
 }
 
 void HostEngine::on_rts(uint32_t host_slot, const TestbedHeader& h, uint64_t now) {
-  const int32_t ri = h.message_id < recv_of_msg_.size() ? recv_of_msg_[h.message_id] : -1;
+  const int32_t ri = recv_of(h.message_id);
   if (!rccc_ || ri < 0 || recvs_[ri].host != host_slot) {
     count(GenCounter::kRxMalformed);
     return;

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "net/wire.h"
@@ -148,8 +149,8 @@ struct HostState {
   std::vector<uint32_t> active;  // SendState indices with packets to send
   uint32_t rr = 0;               // round robin over active
   // A ring of a power of two: the ACKs this host owes at most, kAckQueue at most (add_acks()).
-  std::vector<PendingAck> acks;
-  uint32_t ack_mask = 0;  // acks.size() - 1
+  PendingAck* acks = nullptr;  // ack_mask + 1 of them, in the engine's ack_store_
+  uint32_t ack_mask = 0;
   uint32_t ack_head = 0, ack_count = 0;
   // Packets NACKed (a switch trimmed them), to send again before any other data: (SendState
   // index, sequence), a ring of a power of two (add_ack_queues()); full, a NACK is counted and
@@ -171,8 +172,20 @@ struct HostState {
 // in-process fabric (fabric/emu/host_node.h) gives its in-memory links instead.
 using BurstIo = std::function<uint16_t(uint16_t port, rte_mbuf** pkts, uint16_t n)>;
 
+// Which SendState and RecvState of its engine each message of the plan is: message id -> index
+// into the engine's sends or receives, -1 where not local. A message has one sender and one
+// receiver, so the engines of one process can share one table (their entries never overlap):
+// the fabric's engines do, O(messages) in all, where a table per engine (one engine per leaf)
+// was O(messages x leaves): 8 B x 1 M messages x 3125 leaves would be 25 GB at 100 K hosts.
+struct MessageSlots {
+  std::vector<int32_t> send, recv;
+};
+
 struct EngineSetup {
   const RunPlan* plan = nullptr;
+  // Shared with the process's other engines (written while each is built; read only after); null:
+  // a table of the engine's own.
+  MessageSlots* message_slots = nullptr;
   std::vector<uint32_t> hosts;  // indices into plan->hosts
   rte_mempool* pool = nullptr;
   uint64_t tsc_hz = 0;
@@ -365,6 +378,18 @@ class HostEngine {
   uint64_t pace_base_tsc_ = 0;
 
   std::vector<HostState> hosts_;
+  // Every local host's ACK ring, one anonymous mapping: pages the kernel supplies when first
+  // written, so a ring costs what its ACKs touch (a ring is sized for every ACK its host could
+  // owe at once but seldom holds more than a burst: 512 slots, 24 KB, a host at 8192 hosts).
+  struct AckStore {
+    PendingAck* at = nullptr;
+    size_t bytes = 0;
+    AckStore() = default;
+    AckStore(const AckStore&) = delete;
+    AckStore& operator=(const AckStore&) = delete;
+    ~AckStore();
+  };
+  AckStore ack_store_;
   std::vector<PortSlot> ports_;
   std::vector<SendState> sends_;
   std::vector<RecvState> recvs_;
@@ -389,8 +414,19 @@ class HostEngine {
   std::vector<SinkPeer> sink_peers_;
   uint64_t pull_cycles_per_quantum_q16_ = 0;
   std::vector<uint32_t> parked_head_;  // per flow: first parked message, UINT32_MAX if none
-  std::vector<int32_t> send_of_msg_;   // message id -> sends_ index, -1
-  std::vector<int32_t> recv_of_msg_;   // message id -> recvs_ index, -1
+  MessageSlots own_slots_;             // without EngineSetup::message_slots
+  MessageSlots* slots_ = &own_slots_;  // message id -> sends_ / recvs_ index, -1
+  // The index of message `id` in sends_ (recvs_), -1 if it is not this engine's.
+  int32_t send_of(uint64_t id) const {
+    if (id >= slots_->send.size()) return -1;
+    const int32_t i = slots_->send[id];
+    return i >= 0 && static_cast<size_t>(i) < sends_.size() && sends_[i].id == id ? i : -1;
+  }
+  int32_t recv_of(uint64_t id) const {
+    if (id >= slots_->recv.size()) return -1;
+    const int32_t i = slots_->recv[id];
+    return i >= 0 && static_cast<size_t>(i) < recvs_.size() && recvs_[i].id == id ? i : -1;
+  }
   // Per local send / local receive (sends_, recvs_ index): local sends to release when it
   // completes. (Per message id they cost 48 B x every message of the workload in every engine:
   // 200 MB for the 512 engines of an 8192-host permutation.)

@@ -146,7 +146,7 @@ void Fabric::build_hosts() {
     const auto id = static_cast<uint32_t>(nodes_.size());
     hosts_.push_back(std::make_unique<HostNode>(plan_, local, pool_,
                                                 static_cast<uint32_t>(hosts_.size()), tsc_hz_,
-                                                start_tsc_, events, id));
+                                                start_tsc_, events, id, &message_slots_));
     host_leaf_.push_back(leaf);
     nodes_.push_back(hosts_.back().get());
   }

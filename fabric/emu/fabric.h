@@ -105,6 +105,7 @@ class Fabric {
   uint64_t start_delay_ns_;
   RingArena rings_;  // every egress queue's and link's ring: before them, so it outlives them
   std::vector<std::unique_ptr<SwitchNode>> switches_;
+  gen::MessageSlots message_slots_;  // the engines' shared table (declared first: outlives them)
   std::vector<std::unique_ptr<HostNode>> hosts_;
   std::vector<uint32_t> host_leaf_;
   std::vector<Node*> nodes_;

@@ -7,13 +7,14 @@ namespace spraylab::fabric {
 
 HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts, rte_mempool* pool,
                    uint32_t engine_id, uint64_t tsc_hz, uint64_t start_tsc, EventQueue* events,
-                   uint32_t id)
+                   uint32_t id, gen::MessageSlots* message_slots)
     : in_by_port_(plan.ranks.size(), nullptr),
       out_by_port_(plan.ranks.size(), nullptr),
       events_(events),
       id_(id) {
   gen::EngineSetup s;
   s.plan = &plan;
+  s.message_slots = message_slots;
   s.hosts = hosts;
   s.pool = pool;
   s.tsc_hz = tsc_hz;

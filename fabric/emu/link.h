@@ -71,6 +71,7 @@ class Link {
     events_ = events;
     node_ = node;
     tag_ = tag;
+    one_thread_ = events != nullptr;
   }
   void rearm(uint64_t now) {
     armed_ = false;
@@ -161,6 +162,9 @@ class Link {
   uint64_t taken_ = 0;
   uint64_t taken_late_ns_ = 0;
   std::atomic<uint64_t> lost_{0};
+  // Virtual time: producer and consumer are one thread, so a dequeue that empties the ring puts
+  // both indices back to slot 0 (dequeue()).
+  bool one_thread_ = false;
   std::array<rte_mbuf*, net::kBurst> head_{};
 };
 
@@ -229,6 +233,18 @@ inline uint32_t Link::dequeue(rte_mbuf** out, uint32_t max) {
   }
   const uint32_t n = avail < max ? avail : max;
   for (uint32_t i = 0; i < n; ++i) out[i] = cslots_[(head + i) & cmask_];
+  // Empty, in virtual time: start again at slot 0 (as EgressQueue does), so a link reuses the
+  // same few cache lines instead of walking all its slots, and touches (makes resident: the
+  // RingArena's pages) what it holds at once, not what has passed: a link holds a dozen frames
+  // at 800 Gb/s over 500 ns, but 1024 slots are 8 KB and 49152 links at 8192 hosts were 350 MB.
+  // A frame's slot does not matter to the order, so results are the same.
+  if (one_thread_ && head + n == prod_tail_.load(std::memory_order_relaxed)) {
+    prod_tail_.store(0, std::memory_order_relaxed);
+    cons_seen_ = 0;
+    prod_seen_ = 0;
+    cons_head_.store(0, std::memory_order_relaxed);
+    return n;
+  }
   cons_head_.store(head + n, std::memory_order_release);  // the slots are read: reusable
   return n;
 }

@@ -41,7 +41,8 @@ Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
       c_(rt.counters(worker)),
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
       // is not one the balancers' shared state draws with the same seed.
-      rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)) {
+      rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)),
+      staged_(size_t{rt.ports()} * kStaged, nullptr) {
   for (uint16_t p = 0; p < rt.ports(); ++p) {
     const PortInfo& info = rt.tables().ports[p];
     uint8_t eth[12];
@@ -265,7 +266,7 @@ void Forwarder::flush_staged() {
 void Forwarder::flush(uint16_t port) {
   const uint16_t n = staged_count_[port];
   staged_count_[port] = 0;
-  auto& pkts = staged_[port];
+  rte_mbuf** const pkts = staged_.data() + port * size_t{kStaged};
   PortCounters& pc = c_.port[port];
   pc.egress_packets.add(n);
   if (decided_[port] != 0) {
@@ -277,7 +278,7 @@ void Forwarder::flush(uint16_t port) {
     return;
   }
   uint32_t bytes = 0;
-  const uint16_t kept = admit(port, pkts.data(), n, bytes);
+  const uint16_t kept = admit(port, pkts, n, bytes);
   if (trimmed_count_ > 0) {
     const uint16_t queued =
         rt_.egress_queues().enqueue_priority(port, worker_, trimmed_.data(), trimmed_count_,
@@ -291,10 +292,10 @@ void Forwarder::flush(uint16_t port) {
   if (kept == 0) return;
   uint16_t sent = 0;
   if (may_send_direct(port)) {
-    sent = send_direct(port, pkts.data(), kept, bytes);
+    sent = send_direct(port, pkts, kept, bytes);
     if (sent == kept) return;
   }
-  const uint16_t queued = rt_.egress_queues().enqueue(port, worker_, pkts.data() + sent,
+  const uint16_t queued = rt_.egress_queues().enqueue(port, worker_, pkts + sent,
                                                       static_cast<uint16_t>(kept - sent), bytes);
   for (uint16_t i = sent + queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
 }

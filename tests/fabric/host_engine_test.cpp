@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,61 @@ TEST(HostEngine, MovedStartSendsNothingBeforeItAndTheSameAfter) {
   engine.poll(52'000);
   ASSERT_GT(sent.size(), alone + 2);
   EXPECT_NE(std::find(sent.begin() + alone, sent.end(), 1u), sent.end());
+}
+
+// The fabric's engines share one message table (EngineSetup::message_slots): each engine writes
+// its own messages' entries and leaves the others' alone, so every message's entry names its
+// sender's send state and its receiver's receive state, whatever the order the engines were built.
+TEST(HostEngine, EnginesSharingAMessageTableEachFindTheirOwnMessages) {
+  const std::string trace = testing::TempDir() + "/spraylab_host_engine_shared_" +
+                            std::to_string(getpid()) + ".csv";
+  std::ofstream(trace) << "start_ns,src,dst,bytes,depends_on\n"
+                          "0,0,1,6400,\n0,1,2,6400,\n0,2,0,6400,\n0,0,2,6400,\n";
+  const conf::Experiment exp = conf::load_experiment_string(
+      "topology: {generator: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}\n"
+      "workload: {type: trace, trace_file: " + trace + ", payload: 64}\n",
+      "engine.yaml");
+  HostPlanOptions o;
+  o.hosts = {"h0", "h1", "h2"};
+  const RunPlan plan = make_run_plan(exp, o);
+  std::remove(trace.c_str());
+  rte_mempool* pool = rte_pktmbuf_pool_create("engine_shared", 1024, 0, 0,
+                                              RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  ASSERT_NE(pool, nullptr);
+  MessageSlots shared;
+  std::vector<std::unique_ptr<HostEngine>> engines;
+  for (std::vector<uint32_t> hosts : {std::vector<uint32_t>{1}, {0, 2}}) {
+    EngineSetup s;
+    s.plan = &plan;
+    s.hosts = hosts;
+    s.pool = pool;
+    s.tsc_hz = 1'000'000'000;
+    s.tsc_clock = false;
+    s.message_slots = &shared;
+    s.rx = [](uint16_t, rte_mbuf**, uint16_t) -> uint16_t { return 0; };
+    s.tx = [](uint16_t, rte_mbuf** m, uint16_t n) {
+      rte_pktmbuf_free_bulk(m, n);
+      return n;
+    };
+    engines.push_back(std::make_unique<HostEngine>(s));
+  }
+  ASSERT_EQ(shared.send.size(), 4u);
+  ASSERT_EQ(shared.recv.size(), 4u);
+  // Engine 0 has h1 (sends message 1, receives 0); engine 1 has h0 and h2 (the rest).
+  const auto owner = [](uint32_t host) { return host == 1 ? 0u : 1u; };
+  const uint32_t src[] = {0, 1, 2, 0}, dst[] = {1, 2, 0, 2};
+  for (uint32_t m = 0; m < 4; ++m) {
+    const HostEngine& se = *engines[owner(src[m])];
+    const HostEngine& re = *engines[owner(dst[m])];
+    ASSERT_GE(shared.send[m], 0) << "message " << m;
+    ASSERT_LT(static_cast<size_t>(shared.send[m]), se.sends().size());
+    EXPECT_EQ(se.sends()[shared.send[m]].id, m);
+    ASSERT_GE(shared.recv[m], 0) << "message " << m;
+    ASSERT_LT(static_cast<size_t>(shared.recv[m]), re.recvs().size());
+    EXPECT_EQ(re.recvs()[shared.recv[m]].id, m);
+  }
+  engines.clear();
+  rte_mempool_free(pool);
 }
 
 }  // namespace
