@@ -133,6 +133,7 @@ std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerS
   ctx.routing = opts_.routing;
   ctx.switch_index = tables_.sw;
   ctx.frame_bytes = tables_.frame_bytes;
+  ctx.buffer_bytes = tables_.buffer_bytes;
   ctx.level = tables_.level;
   for (const PortInfo& p : tables_.ports) ctx.port_rate_bps.push_back(p.rate_bps);
   ctx.dest_ports.resize(tables_.num_dests);

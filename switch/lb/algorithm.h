@@ -81,10 +81,11 @@ inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
      "bands threshold",
      {},
      "join the shortest queue, exact or banded"},
-    // htsim's AR refreshes its quantised state every 100 ns (ALGORITHMS.md).
+    // htsim's AR refreshes its quantised state every 100 ns (ALGORITHMS.md), and hashes frames
+    // under 100 B (ACKs) as ECMP does: it reads the flow hash too.
     {Algorithm::kAr,
      "ar",
-     {.queue_depths = true},
+     {.queue_depths = true, .flow_hash = true},
      "",
      {.state_update_ns = 100},
      "htsim adaptive routing: 5/10/20% bands"},

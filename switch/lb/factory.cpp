@@ -72,7 +72,7 @@ std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
     case Algorithm::kJsq:
       return std::make_unique<Jsq>(spec_.bands, band_thresholds(), queues());
     case Algorithm::kAr:
-      return std::make_unique<Ar>(queues());
+      return std::make_unique<Ar>(queues(), ar_buffers(), static_cast<uint32_t>(ctx_.seed));
     case Algorithm::kTopk:
       return std::make_unique<TopK>(spec_.k, queues());
     case Algorithm::kPsp:
@@ -101,6 +101,18 @@ BandThresholds BalancerFactory::band_thresholds() const {
     }
   }
   return BandThresholds(std::move(th));
+}
+
+BandThresholds BalancerFactory::ar_buffers() const {
+  if (ctx_.buffer_bytes == 0) return {};
+  // In packets the buffer holds buffer/frame nominal data frames: htsim's maxsize() in the unit
+  // AR reads. (The egress ring's frame count, the view's packet capacity, is far larger than the
+  // buffer lets a queue grow: bands on it never leave band 0, and AR would be RPS.)
+  const uint64_t b = spec_.queue_unit == QueueUnit::kBytes
+                         ? ctx_.buffer_bytes
+                         : std::max<uint64_t>(1, ctx_.buffer_bytes / std::max(1u, ctx_.frame_bytes));
+  return BandThresholds(std::make_shared<std::vector<uint32_t>>(
+      ctx_.ports, static_cast<uint32_t>(std::min<uint64_t>(b, UINT32_MAX))));
 }
 
 double BalancerFactory::deroute_penalty() const {

@@ -39,6 +39,9 @@ struct SwitchContext {
   std::vector<double> port_rate_bps;
   uint32_t level = 0;  // the switch's level (0 = leaf): ECMP's digit under `hash: digit`
   uint32_t frame_bytes = 1514;
+  // ar: the port buffer (`buffer.bytes`) its bands are fractions of, as htsim's maxsize(); 0: the
+  // queue view's capacities.
+  uint64_t buffer_bytes = 0;
 };
 
 class BalancerFactory {
@@ -65,6 +68,9 @@ class BalancerFactory {
  private:
   // Th per port for psp and banded jsq: `threshold`, else the default of band_thresholds.h.
   BandThresholds band_thresholds() const;
+  // AR's buffer per port in the queue unit: buffer_bytes, or in packets that many nominal data
+  // frames (at least one); uniform 0 (the queue view's capacities) without buffer_bytes.
+  BandThresholds ar_buffers() const;
   // Polarized's deroute penalty in the queue unit: `deroute_penalty` packets, × the nominal frame
   // under `queue_unit: bytes`.
   double deroute_penalty() const;

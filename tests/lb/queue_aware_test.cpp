@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "conf/schema.h"
 #include "lb_test_util.h"
 #include "switch/lb/algorithm.h"
 #include "switch/lb/ar.h"
@@ -127,6 +128,60 @@ TEST(Ar, SeesQueuesOnlyAtItsRefreshPeriod) {
   for (uint64_t t = 1; t < 100; t += 7)
     EXPECT_EQ(choose_one(ar, packet(cand), q.view(), rng, t), 0);
   EXPECT_EQ(choose_one(ar, packet(cand), q.view(), rng, 100), 1);
+}
+
+// The factory's AR measures its bands against the port buffer (`buffer.bytes`), in packets as
+// that many nominal data frames, not against the egress ring's frame count: a 40 000 B buffer of
+// 1000 B frames is 40 packets, so 3 queued packets (7.5 %) are band 1 although the ring holds 4095.
+TEST(Ar, FactoryBandsAreFractionsOfTheBufferInTheQueueUnit) {
+  SwitchContext ctx;
+  ctx.ports = 2;
+  ctx.frame_bytes = 1000;
+  ctx.buffer_bytes = 40'000;
+  BalancerFactory f(conf::balancer_defaults(Algorithm::kAr), ctx);
+  const auto ar = f.make(0);
+  Queues q(2, 4095);  // the view's packet capacity: the ring
+  q.set({3, 0});
+  Rng rng(1);
+  const auto cand = ports(2);
+  for (int i = 0; i < 200; ++i) EXPECT_EQ(choose_one(*ar, packet(cand), q.view(), rng), 1);
+  q.set({1, 0});  // 2.5 %: band 0 as port 1, so both are chosen
+  std::vector<uint64_t> h(2);
+  for (int i = 0; i < 2000; ++i) ++h[choose_one(*ar, packet(cand), q.view(), rng, 1000 + i * 200)];
+  EXPECT_TRUE(testing::uniform_fit(h));
+}
+
+// htsim's getNextHop hashes packets under 100 B (ACKs): the same port for the same hash, whatever
+// the queues, where a data frame follows the bands.
+TEST(Ar, FramesUnderAHundredBytesTakeTheFlowHash) {
+  Ar ar(BurstQueues(4, 0, false), {}, 7);  // a live view: each set() is seen
+  Queues q(4, 1000);
+  Rng rng(1);
+  const auto cand = ports(4);
+  std::vector<uint64_t> h(4);
+  for (uint32_t hash = 0; hash < 64; ++hash) {
+    q.set({0, 0, 0, 0});
+    const PortId first = choose_one(ar, packet(cand, hash, 64), q.view(), rng);
+    ++h[first];
+    q.set({900, 900, 900, 900});
+    q.depth[(first + 1) % 4].store(0);  // a data frame would go to this one
+    EXPECT_EQ(choose_one(ar, packet(cand, hash, 64), q.view(), rng), first);
+    EXPECT_EQ(choose_one(ar, packet(cand, hash, 1000), q.view(), rng), (first + 1) % 4);
+  }
+  for (uint64_t c : h) EXPECT_GT(c, 0u);  // the hash spreads flows over the ports
+  // In one burst with data frames, the small ones still hash and the data frames still band.
+  std::vector<Packet> burst;
+  for (uint32_t i = 0; i < 8; ++i) burst.push_back(packet(cand, i, i % 2 == 0 ? 64 : 1000));
+  q.set({900, 0, 900, 900});
+  std::vector<PortId> out(burst.size());
+  ar.choose(burst, BurstContext{q.view(), &rng, 0}, out.data());
+  for (uint32_t i = 0; i < 8; ++i) {
+    if (i % 2 == 1) {
+      EXPECT_EQ(out[i], 1);
+    } else {
+      EXPECT_EQ(out[i], choose_one(ar, packet(cand, i, 64), q.view(), rng));
+    }
+  }
 }
 
 TEST(TopK, ChoosesOnlyAmongTheKSmallestUniformly) {
