@@ -410,12 +410,6 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
   return r;
 }
 
-Sweep seed_sweep(uint64_t first, uint32_t count) {
-  Sweep s{kSeedKey, {}};
-  for (uint32_t i = 0; i < count; ++i) s.values.push_back(std::to_string(first + i));
-  return s;
-}
-
 std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small,
                                       const Sweep& seeds) {
   std::vector<ReproRun> runs = reproduction.runs;

@@ -137,12 +137,6 @@ inline constexpr uint32_t kSmallSeeds = 3;
 Reproduction read_reproduction(const std::string& yaml, const std::string& source,
                                const std::string& experiment_name);
 
-// The key a run's seeds are swept over (the experiment's `seed:`); it names no series.
-inline constexpr const char* kSeedKey = "seed";
-
-// The seeds every point runs with: `count` from `first` (the experiment's seed) on.
-Sweep seed_sweep(uint64_t first, uint32_t count);
-
 // The runs as they execute: with `small`, the small section's sets and sweeps applied; with
 // `seeds` (non-empty values), every run swept over them last. Throws std::invalid_argument when
 // a run sweeps or sets the seed itself (--seeds does).
