@@ -286,7 +286,7 @@ std::string bar_plot(const FigureData& data, const std::string& extension,
   const std::string bars = gnuplot_quoted(fmt::format("data/{}.bars.dat", f.name));
   std::string plots = fmt::format(
       "{0} using 0:2:xtic(1) with boxes lc rgb '{1}' notitle, {0} using 0:2:3:4 with yerrorbars "
-      "lc rgb 'black' lw 1.5 pt -1 title 'ours: 95% CI', {0} using 0:4:(sprintf('%.4g', $2)) "
+      "lc rgb 'black' lw 1.5 pt 7 ps 0 title 'ours: 95% CI', {0} using 0:4:(sprintf('%.4g', $2)) "
       "with labels offset 0,0.8 notitle",
       bars, kColours[0]);
   for (size_t i = 0; i < f.marks.size(); ++i) {
