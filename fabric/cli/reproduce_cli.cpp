@@ -208,7 +208,7 @@ std::vector<FigureData> figures_of(const Reproduction& reproduction,
   const std::string path = (fs::path(out) / kSeedsFile).string();
   std::ifstream in(path);
   if (!in) {
-    throw std::runtime_error(
+    throw std::invalid_argument(
         fmt::format("{}: cannot read; --redraw draws from the stored per-seed data (run "
                     "without --redraw first)",
                     path));

@@ -379,7 +379,8 @@ std::string write_report(const std::string& dir, const Reproduction& reproductio
     ordered_json f = {{"name", data.figure->name},
                       {"title", data.figure->title},
                       {"x", data.figure->x},
-                      {"y", data.figure->y}};
+                      {"y", data.figure->y},
+                      {"source", data.figure->source}};
     f["series"] = ordered_json::array();
     for (const FigureSeries& s : data.series) {
       ordered_json series = {{"name", s.name}};
