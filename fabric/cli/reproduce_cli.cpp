@@ -1,8 +1,8 @@
 #include "fabric/cli/reproduce_cli.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -34,9 +34,9 @@ constexpr const char* kVerdictsFile = "verdicts.json";
 
 struct ReproduceArgs {
   std::string target;
-  bool all = false;          // every reproduction in conf/experiments
-  std::string report;        // --report FILE: a generated RESULTS-style markdown
-  uint32_t seeds = 0;        // 0: kDefaultSeeds, or with --small the file's small.seeds
+  bool all = false;    // every reproduction in conf/experiments
+  std::string report;  // --report FILE: a generated RESULTS-style markdown
+  uint32_t seeds = 0;  // 0: kDefaultSeeds, or with --small the file's small.seeds
   bool list = false;
   bool small = false;
   bool redraw = false;
@@ -263,10 +263,10 @@ std::vector<std::pair<std::string, std::string>> run_settings(const std::vector<
       }
       const std::string type = conf::find_field(conf::workload_fields(), "type")->show(e.workload);
       const std::vector<std::string_view> workload_keys = conf::workload_types().allowed(type);
-      const std::string text = fmt::format(
-          "load_balancer: {}; workload: {}; buffer: {}", lb,
-          shown(conf::workload_fields(), workload_keys, e.workload),
-          shown(conf::buffer_fields(), conf::keys_of(conf::buffer_fields()), e.buffer));
+      const std::string text =
+          fmt::format("load_balancer: {}; workload: {}; buffer: {}", lb,
+                      shown(conf::workload_fields(), workload_keys, e.workload),
+                      shown(conf::buffer_fields(), conf::keys_of(conf::buffer_fields()), e.buffer));
       out.emplace_back(fmt::format("{} ({})", p.run.name, v.algorithm), text);
     }
   }
@@ -341,8 +341,8 @@ int judge_and_report(const Reproduction& reproduction, const std::vector<Planned
   for (const CheckOutcome& c : checks) {
     const std::string outcome =
         c.verdict ? std::string(verdict_name(*c.verdict)) : (c.passed ? "holds" : "FAILS");
-    fmt::print("  {}: {} {}: {} — {}{}\n", outcome, c.check->figure, c.check->series,
-               c.check->text, c.detail, c.history.empty() ? "" : " [" + c.history + "]");
+    fmt::print("  {}: {} {}: {} — {}{}\n", outcome, c.check->figure, c.check->series, c.check->text,
+               c.detail, c.history.empty() ? "" : " [" + c.history + "]");
     if (!c.passed) rc = 1;
   }
   fmt::print("report: {}/report.md; {}\n", out, plots);
@@ -365,7 +365,6 @@ Sweep seeds_for(const ReproduceArgs& args, const Reproduction& r, uint64_t first
                                     : kDefaultSeeds;
   return seed_sweep(first, n);
 }
-
 
 Outcome reproduce_one(const std::string& target, const std::string& out_dir,
                       const ReproduceArgs& args) {
@@ -395,8 +394,7 @@ Outcome reproduce_one(const std::string& target, const std::string& out_dir,
     o.rc = execute(plan, total, o.out, args);
     results = collect_results(plan, &o.rc);
   }
-  o.rc = std::max(o.rc,
-                  judge_and_report(reproduction, plan, results, path, o.out, args, seeds, o));
+  o.rc = std::max(o.rc, judge_and_report(reproduction, plan, results, path, o.out, args, seeds, o));
   return o;
 }
 
@@ -432,17 +430,18 @@ void write_results_file(const std::string& file, const std::vector<Outcome>& out
       "(seeds.csv), verdicts (verdicts.json) and plots are there too.\n\n";
   md += "| result | checks against the paper | orderings and thresholds |\n| --- | --- | --- |\n";
   for (const Outcome& o : outcomes) {
-    md += fmt::format("| [{}](#{}) | {} | {} |\n", o.name, o.name, o.paper_summary,
-                      o.other_summary);
+    md +=
+        fmt::format("| [{}](#{}) | {} | {} |\n", o.name, o.name, o.paper_summary, o.other_summary);
   }
   md += "\n";
   for (const Outcome& o : outcomes) {
     const fs::path dest = dir / "results" / o.name;
     copy_small_files(o.out, dest);
     md += fmt::format("<a id=\"{}\"></a>\n\n", o.name) + o.markdown;
-    md += fmt::format("### Notes\n\n<!-- hand-written: results/{}/notes.md; kept across "
-                      "regeneration -->\n\n",
-                      o.name);
+    md += fmt::format(
+        "### Notes\n\n<!-- hand-written: results/{}/notes.md; kept across "
+        "regeneration -->\n\n",
+        o.name);
     std::ifstream notes(dest / "notes.md");
     if (notes) {
       std::stringstream text;

@@ -35,7 +35,7 @@ struct RunArgs {
   double timeout_seconds = 600;
   std::string max_clock;           // --max-clock as given; empty: none
   namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
-  uint32_t seeds = 0;  // 0: the file's seed only, as ever
+  uint32_t seeds = 0;              // 0: the file's seed only, as ever
   bool dry_run = false;
   std::string command_line;
 };
@@ -115,13 +115,15 @@ void add_seeds(const RunArgs& args, VariantRequest& request) {
   if (std::any_of(request.sweeps.begin(), request.sweeps.end(), is_seed)) {
     throw std::invalid_argument("--seeds and --sweep seed=... both give the seeds; give one");
   }
-  uint64_t first = conf::load_experiment_string(conf::read_experiment_text(args.file), args.file).seed;
+  uint64_t first =
+      conf::load_experiment_string(conf::read_experiment_text(args.file), args.file).seed;
   const auto set = std::find_if(request.sets.begin(), request.sets.end(), is_seed);
   if (set != request.sets.end()) {
     char* end = nullptr;
     first = std::strtoull(set->values[0].c_str(), &end, 10);
     if (set->values[0].empty() || *end != '\0') {
-      throw std::invalid_argument(fmt::format("--set seed={}: expected a whole number", set->values[0]));
+      throw std::invalid_argument(
+          fmt::format("--set seed={}: expected a whole number", set->values[0]));
     }
     request.sets.erase(set);
   }

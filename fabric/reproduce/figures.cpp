@@ -190,19 +190,37 @@ std::vector<std::pair<double, double>> paired(const FigureData& data, const Figu
   return out;
 }
 
+// At how many of the x both series have is a's whole interval below b's (an ordering the seeds
+// settle, not only the means); the second: how many x they share.
+std::pair<size_t, size_t> intervals_apart(const FigureData& data, const FigureSeries& a,
+                                          const FigureSeries& b) {
+  size_t apart = 0, shared = 0;
+  for (const FigurePoint& p : a.points) {
+    for (const FigurePoint& q : b.points) {
+      if (!data.figure->by_variant() && p.x != q.x) continue;
+      ++shared;
+      if (std::isfinite(p.ci.half_width) && std::isfinite(q.ci.half_width) &&
+          p.ci.high() < q.ci.low()) {
+        ++apart;
+      }
+      if (data.figure->by_variant()) break;
+    }
+    if (data.figure->by_variant()) break;
+  }
+  return {apart, shared};
+}
+
 std::string data_file(const Figure& f, size_t i) {
   return fmt::format("data/{}.{}.dat", f.name, i);
 }
 
 // One colour per series, none repeated among the first twelve (gnuplot's own cycle repeats after
 // eight); the paper's marks are black.
-constexpr std::array<const char*, 12> kColours = {
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-    "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#000080", "#800000"};
+constexpr std::array<const char*, 12> kColours = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                                  "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                                                  "#7f7f7f", "#bcbd22", "#000080", "#800000"};
 
-std::string colour(size_t i) {
-  return fmt::format("lc rgb '{}'", kColours[i % kColours.size()]);
-}
+std::string colour(size_t i) { return fmt::format("lc rgb '{}'", kColours[i % kColours.size()]); }
 
 // The interval's ends as drawn: the point itself without an interval (one seed), and no lower
 // end at or below 0 on a log axis.
@@ -223,18 +241,16 @@ size_t seed_count(const FigureData& data) {
 
 std::string plot_title(const FigureData& data) {
   const size_t n = seed_count(data);
-  return data.figure->title +
-         (n > 1 ? fmt::format(" (ours: mean and 95% CI over {} seeds)", n)
-                : std::string(" (ours: 1 seed, no interval)"));
+  return data.figure->title + (n > 1 ? fmt::format(" (ours: mean and 95% CI over {} seeds)", n)
+                                     : std::string(" (ours: 1 seed, no interval)"));
 }
 
 std::string line_plot(const FigureData& data, const std::string& extension,
                       const std::string& terminal) {
   const Figure& f = *data.figure;
   std::string s = terminal + fmt::format("set output '{}.{}'\n", f.name, extension);
-  s += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n",
-                   gnuplot_quoted(plot_title(data)), gnuplot_quoted(f.x_label),
-                   gnuplot_quoted(f.y_label));
+  s += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_quoted(plot_title(data)),
+                   gnuplot_quoted(f.x_label), gnuplot_quoted(f.y_label));
   s += f.log_x ? "set logscale x\n" : "unset logscale x\n";
   s += f.log_y ? "set logscale y\n" : "unset logscale y\nset yrange [0:*]\n";
   // Swept values label their own ticks ("64KB"); divided or CSV axes use numbers.
@@ -247,15 +263,14 @@ std::string line_plot(const FigureData& data, const std::string& extension,
     const std::string file = gnuplot_quoted(data_file(f, i));
     if (!f.source.empty()) {
       // A time series: the interval as a band under the line of means.
-      add(fmt::format("{} using 1:4:5 with filledcurves {} fs transparent solid 0.2 notitle",
-                      file, colour(i)));
+      add(fmt::format("{} using 1:4:5 with filledcurves {} fs transparent solid 0.2 notitle", file,
+                      colour(i)));
       add(fmt::format("{} using 1:2 with lines lw 2 {} title {}", file, colour(i),
                       gnuplot_quoted(data.series[i].name)));
       continue;
     }
     add(fmt::format("{} using 1:2:4:5{} with yerrorlines lw 2 pt 7 {} title {}", file,
-                    tick_labels ? ":xtic(3)" : "", colour(i),
-                    gnuplot_quoted(data.series[i].name)));
+                    tick_labels ? ":xtic(3)" : "", colour(i), gnuplot_quoted(data.series[i].name)));
   }
   for (size_t i = 0; i < f.marks.size(); ++i) {
     const Mark& m = f.marks[i];
@@ -277,8 +292,8 @@ std::string bar_plot(const FigureData& data, const std::string& extension,
                      const std::string& terminal) {
   const Figure& f = *data.figure;
   std::string s = terminal + fmt::format("set output '{}.{}'\n", f.name, extension);
-  s += fmt::format("set title {}\nset xlabel ''\nset ylabel {}\n",
-                   gnuplot_quoted(plot_title(data)), gnuplot_quoted(f.y_label));
+  s += fmt::format("set title {}\nset xlabel ''\nset ylabel {}\n", gnuplot_quoted(plot_title(data)),
+                   gnuplot_quoted(f.y_label));
   s += "unset logscale x\n";
   s += f.log_y ? "set logscale y\n" : "unset logscale y\nset yrange [0:*]\n";
   s += "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset xtics rotate by -30\n"
@@ -292,12 +307,14 @@ std::string bar_plot(const FigureData& data, const std::string& extension,
   for (size_t i = 0; i < f.marks.size(); ++i) {
     const Mark& m = f.marks[i];
     if (m.series.empty()) {
-      plots += fmt::format(", {} with lines dt {} lw 2 lc rgb '{}' title {}", m.y, 2 + i,
-                           kColours[(i + 1) % kColours.size()], gnuplot_quoted("paper: " + m.label));
+      plots +=
+          fmt::format(", {} with lines dt {} lw 2 lc rgb '{}' title {}", m.y, 2 + i,
+                      kColours[(i + 1) % kColours.size()], gnuplot_quoted("paper: " + m.label));
     } else {
-      plots += fmt::format(", {} using 1:2 with points pt {} ps 2.5 lw 2 lc rgb '{}' title {}",
-                           gnuplot_quoted(fmt::format("data/{}.mark{}.dat", f.name, i)), 6 + 2 * i,
-                           kColours[(i + 1) % kColours.size()], gnuplot_quoted("paper: " + m.label));
+      plots +=
+          fmt::format(", {} using 1:2 with points pt {} ps 2.5 lw 2 lc rgb '{}' title {}",
+                      gnuplot_quoted(fmt::format("data/{}.mark{}.dat", f.name, i)), 6 + 2 * i,
+                      kColours[(i + 1) % kColours.size()], gnuplot_quoted("paper: " + m.label));
     }
   }
   return s + "plot " + plots +
@@ -411,7 +428,8 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
           }
         }
       }
-      if (values.empty()) out.detail = fmt::format("{} and {} share no seed", check.series, check.other);
+      if (values.empty())
+        out.detail = fmt::format("{} and {} share no seed", check.series, check.other);
     }
     if (!values.empty()) out.measured = mean_interval(values);
   }
@@ -419,11 +437,11 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
   out.passed = *out.verdict == Verdict::kReproduced;
   if (out.measured) {
     const auto [low, high] = tolerance_band(check.rule);
-    out.detail = fmt::format("{} (95 % CI [{}, {}], {} seed{}); paper {} ± {} = [{}, {}]",
-                             mean_ci_text(*out.measured), number(out.measured->low()),
-                             number(out.measured->high()), out.measured->n,
-                             out.measured->n == 1 ? "" : "s", number(check.rule.paper),
-                             check.tolerance_text, number(low), number(high));
+    out.detail =
+        fmt::format("{} (95 % CI [{}, {}], {} seed{}); paper {} ± {} = [{}, {}]",
+                    mean_ci_text(*out.measured), number(out.measured->low()),
+                    number(out.measured->high()), out.measured->n, out.measured->n == 1 ? "" : "s",
+                    number(check.rule.paper), check.tolerance_text, number(low), number(high));
   }
   return out;
 }
@@ -573,6 +591,10 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
                        ? fmt::format("largest difference {} − {}: {} over {} x", check.series,
                                      check.other, number(worst), pairs.size())
                        : fmt::format("largest ratio {:.4f} over {} x", worst, pairs.size());
+      if (check.kind == CheckKind::kBelowSeries) {
+        const auto [apart, shared] = intervals_apart(*data, *series, *other);
+        out.detail += fmt::format("; 95 % intervals apart at {} of {} x", apart, shared);
+      }
       return out;
     }
   }

@@ -30,17 +30,17 @@ struct SeedValue {
 };
 
 struct FigurePoint {
-  double x = 0;  // the bar's index when the figure is by variant
-  double y = 0;  // the mean over seeds
-  std::string x_text;  // as the sweep wrote it ("64KB"), or the variant's series name
+  double x = 0;                     // the bar's index when the figure is by variant
+  double y = 0;                     // the mean over seeds
+  std::string x_text;               // as the sweep wrote it ("64KB"), or the variant's series name
   std::vector<SeedValue> per_seed;  // by seed
   Interval ci;                      // of y over the seeds
 };
 
 struct FigureSeries {
   std::string name;
-  std::vector<FigurePoint> points;  // by x
-  std::optional<double> slope;      // fit: loglog, of the means
+  std::vector<FigurePoint> points;   // by x
+  std::optional<double> slope;       // fit: loglog, of the means
   std::optional<Interval> slope_ci;  // fit: loglog, of each seed's own slope
 };
 
@@ -52,8 +52,8 @@ struct FigureData {
 
 struct CheckOutcome {
   const Check* check = nullptr;
-  bool passed = false;     // orderings and thresholds; a paper check: verdict reproduced
-  std::string detail;      // the measured values behind the verdict
+  bool passed = false;               // orderings and thresholds; a paper check: verdict reproduced
+  std::string detail;                // the measured values behind the verdict
   std::optional<Interval> measured;  // a paper check: the measure's mean and interval
   std::optional<Verdict> verdict;    // a paper check's
   // --redraw: what the stored first judgement says about this one ("kept: ...", "changed

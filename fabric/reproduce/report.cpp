@@ -40,9 +40,8 @@ std::string series_table(const Figure& f, const FigureData& data) {
         lo = std::min(lo, p.y);
         hi = std::max(hi, p.y);
       }
-      md += fmt::format("| {} | mean {}, min {}, max {} (of the means over seeds) | {} |\n",
-                        s.name, number(sum / s.points.size()), number(lo), number(hi),
-                        s.points.size());
+      md += fmt::format("| {} | mean {}, min {}, max {} (of the means over seeds) | {} |\n", s.name,
+                        number(sum / s.points.size()), number(lo), number(hi), s.points.size());
     }
   }
   return md;
@@ -88,12 +87,12 @@ std::string x_table(const Figure& f, const FigureData& data) {
 // What the figure's values are, the paper's marks, what no variant gave, and the plot.
 std::string figure_notes(const Figure& f, const FigureData& data, const std::string& link) {
   std::string md;
-  md += f.relative_to.empty()
-            ? fmt::format("\n{} ({}); ours: mean ± 95 % CI half width over seeds.\n", f.y_label,
-                          f.y)
-            : fmt::format("\n{} ({}, % above {}); ours: mean ± 95 % CI half width over seeds.\n",
-                          f.y_label, f.y,
-                          f.relative_to_value ? number(*f.relative_to_value) : f.relative_to);
+  md +=
+      f.relative_to.empty()
+          ? fmt::format("\n{} ({}); ours: mean ± 95 % CI half width over seeds.\n", f.y_label, f.y)
+          : fmt::format("\n{} ({}, % above {}); ours: mean ± 95 % CI half width over seeds.\n",
+                        f.y_label, f.y,
+                        f.relative_to_value ? number(*f.relative_to_value) : f.relative_to);
   for (const Mark& m : f.marks) {
     md += fmt::format("Paper: {}{}{} = {}.\n", m.label,
                       m.series.empty() ? "" : fmt::format(" ({})", m.series),
@@ -142,9 +141,8 @@ std::string checks_markdown(const std::vector<CheckOutcome>& checks, const std::
     if (!any(role)) continue;
     md += role == CheckRole::kOrdering
               ? fmt::format("{} Orderings (on the means)\n\n", hashes)
-              : fmt::format(
-                    "{} Thresholds (on the means; not traced to a paper's number yet)\n\n",
-                    hashes);
+              : fmt::format("{} Thresholds (on the means; not traced to a paper's number yet)\n\n",
+                            hashes);
     md += "| figure | series | check | measured | outcome |\n| --- | --- | --- | --- | --- |\n";
     for (const CheckOutcome& c : checks) {
       if (c.check->role != role) continue;
@@ -205,8 +203,8 @@ std::string seeds_csv(const std::vector<FigureData>& figures) {
     for (const FigureSeries& s : data.series) {
       for (const FigurePoint& p : s.points) {
         for (const SeedValue& v : p.per_seed) {
-          csv += fmt::format("{},{},{},{},{},{}\n", csv_field(data.figure->name),
-                             csv_field(s.name), p.x, csv_field(p.x_text), v.seed, v.y);
+          csv += fmt::format("{},{},{},{},{},{}\n", csv_field(data.figure->name), csv_field(s.name),
+                             p.x, csv_field(p.x_text), v.seed, v.y);
         }
       }
     }
@@ -235,8 +233,12 @@ std::vector<SeedRow> parse_seeds_csv(const std::string& text, const std::string&
     char* end_y = nullptr;
     char* end_seed = nullptr;
     if (f.size() == 6) {
-      row = {f[0], f[1], std::strtod(f[2].c_str(), &end_x), f[3],
-             std::strtoull(f[4].c_str(), &end_seed, 10), std::strtod(f[5].c_str(), &end_y)};
+      row = {f[0],
+             f[1],
+             std::strtod(f[2].c_str(), &end_x),
+             f[3],
+             std::strtoull(f[4].c_str(), &end_seed, 10),
+             std::strtod(f[5].c_str(), &end_y)};
     }
     if (f.size() != 6 || *end_x != '\0' || *end_y != '\0' || *end_seed != '\0' || f[4].empty()) {
       throw std::runtime_error(fmt::format("{}:{}: malformed row '{}'", source, number, line));
@@ -277,8 +279,10 @@ void keep_stored_verdicts(std::vector<CheckOutcome>& checks, const nlohmann::jso
       if (s.value("id", "") != c.check->id) continue;
       const bool same = s.value("hash", "") == c.check->hash;
       const bool paper = c.check->role == CheckRole::kPaper;
-      const std::string was = paper ? s.value("verdict", "") : (s.value("passed", false) ? "holds" : "fails");
-      const bool stored_failure = paper ? was == verdict_name(Verdict::kNotReproduced) : was == "fails";
+      const std::string was =
+          paper ? s.value("verdict", "") : (s.value("passed", false) ? "holds" : "fails");
+      const bool stored_failure =
+          paper ? was == verdict_name(Verdict::kNotReproduced) : was == "fails";
       if (same) {
         // The first judgement of this very check stands: the data have not changed either.
         if (paper) {
@@ -313,7 +317,8 @@ FigureData figure_from_rows(const Figure& figure, const std::vector<SeedRow>& ro
     if (row.figure != figure.name) continue;
     auto it = std::find_if(data.series.begin(), data.series.end(),
                            [&row](const FigureSeries& s) { return s.name == row.series; });
-    if (it == data.series.end()) it = data.series.insert(data.series.end(), {row.series, {}, {}, {}});
+    if (it == data.series.end())
+      it = data.series.insert(data.series.end(), {row.series, {}, {}, {}});
     auto p = std::find_if(it->points.begin(), it->points.end(),
                           [&row](const FigurePoint& q) { return q.x == row.x; });
     if (p == it->points.end()) {
@@ -361,12 +366,9 @@ std::string write_report(const std::string& dir, const Reproduction& reproductio
                          const ReportContext& context, const std::vector<FigureData>& figures,
                          const std::vector<CheckOutcome>& checks) {
   const fs::path figures_dir = fs::path(dir) / "figures";
-  ordered_json report = {{"name", reproduction.name},
-                         {"title", reproduction.title},
-                         {"paper", reproduction.paper},
-                         {"command", context.command},
-                         {"small", context.small},
-                         {"seeds", context.seeds}};
+  ordered_json report = {{"name", reproduction.name},   {"title", reproduction.title},
+                         {"paper", reproduction.paper}, {"command", context.command},
+                         {"small", context.small},      {"seeds", context.seeds}};
   report["differences"] = ordered_json::array();
   for (const Difference& d : reproduction.differences) {
     report["differences"].push_back(
@@ -411,12 +413,9 @@ std::string write_report(const std::string& dir, const Reproduction& reproductio
   report["checks"] = ordered_json::array();
   for (const CheckOutcome& c : checks) {
     all = all && c.passed;
-    ordered_json j = {{"figure", c.check->figure},
-                      {"series", c.check->series},
-                      {"kind", role_name(*c.check)},
-                      {"check", c.check->text},
-                      {"measured", c.detail},
-                      {"passed", c.passed}};
+    ordered_json j = {{"figure", c.check->figure},   {"series", c.check->series},
+                      {"kind", role_name(*c.check)}, {"check", c.check->text},
+                      {"measured", c.detail},        {"passed", c.passed}};
     if (c.verdict) j["verdict"] = verdict_name(*c.verdict);
     report["checks"].push_back(j);
   }

@@ -197,8 +197,8 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
     map.require("at", "the x (as the sweep writes it) the value is read at");
   }
   if (c.measure == Measure::kSlope && (figure.by_variant() || !figure.fit_loglog)) {
-    measure.fail(fmt::format("a slope needs a figure over a numeric x with fit: loglog; {} has none",
-                             figure.name));
+    measure.fail(fmt::format(
+        "a slope needs a figure over a numeric x with fit: loglog; {} has none", figure.name));
   }
   if (const Value* v = map.find("no_effect")) {
     c.rule.no_effect = v->as_number(-kAny, kAny);
@@ -208,13 +208,15 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
     c.rule.no_effect = 0;
   }
   const std::string what =
-      c.measure == Measure::kSlope  ? std::string("log-log slope")
-      : c.measure == Measure::kValue ? std::string("value")
-      : fmt::format("{} to {}", kMeasureNames[static_cast<size_t>(c.measure)], c.other);
-  c.text = fmt::format("{}{} = {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at,
-                       c.rule.paper, c.tolerance_text, c.where);
-  c.id = fmt::format("{}/{}/{}{}{}", c.figure, c.series, kMeasureNames[static_cast<size_t>(c.measure)],
-                     c.at.empty() ? "" : "@" + c.at, c.other.empty() ? "" : "/" + c.other);
+      c.measure == Measure::kSlope ? std::string("log-log slope")
+      : c.measure == Measure::kValue
+          ? std::string("value")
+          : fmt::format("{} to {}", kMeasureNames[static_cast<size_t>(c.measure)], c.other);
+  c.text = fmt::format("{}{} = {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, c.rule.paper,
+                       c.tolerance_text, c.where);
+  c.id =
+      fmt::format("{}/{}/{}{}{}", c.figure, c.series, kMeasureNames[static_cast<size_t>(c.measure)],
+                  c.at.empty() ? "" : "@" + c.at, c.other.empty() ? "" : "/" + c.other);
 }
 
 // An ordering (below_series) or a threshold not traced to a paper (the others), pass or fail.
@@ -269,18 +271,24 @@ void read_legacy_check(const Value& value, const Map& map, Check& c) {
         "slope_between, max_at_most, min_at_least, below_series, ratio_at_most");
   }
   c.role = c.kind == CheckKind::kBelowSeries ? CheckRole::kOrdering : CheckRole::kThreshold;
-  static constexpr std::array<std::string_view, 6> kKindKeys = {
-      "slope_below", "slope_between", "max_at_most", "min_at_least", "below_series", "ratio_at_most"};
+  static constexpr std::array<std::string_view, 6> kKindKeys = {"slope_below",  "slope_between",
+                                                                "max_at_most",  "min_at_least",
+                                                                "below_series", "ratio_at_most"};
   c.id = fmt::format("{}/{}/{}{}", c.figure, c.series, kKindKeys[static_cast<size_t>(c.kind)],
                      c.other.empty() ? "" : "/" + c.other);
 }
 
 Check read_check(const Value& value, const std::vector<Figure>& figures) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 18> kKeys = {
-      "figure",      "series",    "slope_below", "slope_between", "max_at_most", "min_at_least",
-      "below_series", "ratio_at_most", "note",   "kind",          "paper",       "where",
-      "tolerance",   "measure",   "at",          "to",            "no_effect",   "id"};
+  static constexpr std::array<std::string_view, 18> kKeys = {"figure",       "series",
+                                                             "slope_below",  "slope_between",
+                                                             "max_at_most",  "min_at_least",
+                                                             "below_series", "ratio_at_most",
+                                                             "note",         "kind",
+                                                             "paper",        "where",
+                                                             "tolerance",    "measure",
+                                                             "at",           "to",
+                                                             "no_effect",    "id"};
   map.allow_only(kKeys);
   Check c;
   const Figure& figure = figure_of(map, figures, c);
@@ -304,9 +312,10 @@ Check read_check(const Value& value, const std::vector<Figure>& figures) {
   if (const Value* v = map.find("kind")) {
     const std::string kind = v->as_choice(kCheckRoleNames);
     if (kind != kCheckRoleNames[static_cast<size_t>(c.role)]) {
-      v->fail(fmt::format("this check is a {} (paper: makes a paper check; below_series an "
-                          "ordering; a number not from the paper a threshold)",
-                          kCheckRoleNames[static_cast<size_t>(c.role)]));
+      v->fail(
+          fmt::format("this check is a {} (paper: makes a paper check; below_series an "
+                      "ordering; a number not from the paper a threshold)",
+                      kCheckRoleNames[static_cast<size_t>(c.role)]));
     }
   }
   if (const Value* v = map.find("id")) c.id = v->as_string();
@@ -436,10 +445,10 @@ std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool sma
     const auto is_seed = [](const Sweep& s) { return s.key == kSeedKey; };
     if (std::any_of(run.sweeps.begin(), run.sweeps.end(), is_seed) ||
         std::any_of(run.sets.begin(), run.sets.end(), is_seed)) {
-      throw std::invalid_argument(fmt::format(
-          "reproduce run '{}' sweeps or sets seed; the seeds come from --seeds and the "
-          "experiment's seed: (the first)",
-          run.name));
+      throw std::invalid_argument(
+          fmt::format("reproduce run '{}' sweeps or sets seed; the seeds come from --seeds and the "
+                      "experiment's seed: (the first)",
+                      run.name));
     }
     run.sweeps.push_back(seeds);  // last: varies fastest, a point's seeds side by side
   }

@@ -6,8 +6,8 @@
 
 #include <array>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fabric/reproduce/verdict.h"

@@ -24,8 +24,8 @@ struct Interval {
   double high() const { return mean + half_width; }
 };
 
-// The interval of `values`' mean at `confidence` (two-sided): mean ± t((1 + c) / 2, n - 1) · s / √n.
-// n = 0 gives a NaN mean.
+// The interval of `values`' mean at `confidence` (two-sided): mean ± t((1 + c) / 2, n - 1) · s /
+// √n. n = 0 gives a NaN mean.
 Interval mean_interval(std::span<const double> values, double confidence = 0.95);
 
 }  // namespace spraylab::fabric

@@ -26,8 +26,7 @@ struct SeedColumn {
 const std::vector<SeedColumn>& seed_columns() {
   static const std::vector<SeedColumn> kColumns = {
       {"CCT us", "cct_ns", [](const auto& s) { return s.cct_ns; }, 1e3},
-      {"inflation %", "inflation",
-       [](const auto& s) { return s.inflation; }, 0.01},
+      {"inflation %", "inflation", [](const auto& s) { return s.inflation; }, 0.01},
       {"msg p99 us", "message_p99_ns",
        [](const auto& s) -> std::optional<double> {
          if (!s.message_cct_p99_ns) return std::nullopt;
@@ -39,8 +38,8 @@ const std::vector<SeedColumn>& seed_columns() {
       {"p99 queue KB", "p99_queue_bytes",
        [](const auto& s) { return std::optional<double>(s.queue.p99_bytes); }, 1e3},
       {"utilisation %", "utilisation", [](const auto& s) { return s.utilisation_mean; }, 0.01},
-      {"drops", "switch_drops",
-       [](const auto& s) { return std::optional<double>(s.switch_drops); }, 1, "{:.0f}"},
+      {"drops", "switch_drops", [](const auto& s) { return std::optional<double>(s.switch_drops); },
+       1, "{:.0f}"},
       {"reordered %", "out_of_order_fraction",
        [](const auto& s) { return s.out_of_order_fraction; }, 0.01},
   };
@@ -57,7 +56,8 @@ std::vector<Point> points(const std::vector<VariantSummary>& rows) {
   std::vector<Point> out;
   for (const VariantSummary& r : rows) {
     const std::string name = name_without_seed(r.variant);
-    auto it = std::find_if(out.begin(), out.end(), [&name](const Point& p) { return p.name == name; });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&name](const Point& p) { return p.name == name; });
     if (it == out.end()) it = out.insert(out.end(), Point{name, {}});
     it->seeds.push_back(&r);
   }

@@ -17,8 +17,8 @@
 #include "fabric/results/progress_line.h"
 #include "fabric/results/result_files.h"
 #include "fabric/results/results_folder.h"
-#include "fabric/results/summary.h"
 #include "fabric/results/seed_table.h"
+#include "fabric/results/summary.h"
 #include "fabric/results/table.h"
 #include "fabric/run/stop_request.h"
 

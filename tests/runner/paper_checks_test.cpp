@@ -161,6 +161,22 @@ TEST(PaperChecks, DifferencesSayEveryPart) {
                conf::ConfigError);
 }
 
+TEST(Orderings, SayAtHowManyXTheIntervalsAreApart) {
+  // ofan below rps at both x, by far: [4.8, 7.2] against [9.5, 14.5], [38, 58] against
+  // [152, 232]; rps below ofan nowhere.
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: ofan, below_series: rps}
+    - {figure: q, series: rps, below_series: ofan}
+)");
+  const std::vector<FigureData> data = figures(r);
+  const CheckOutcome below = evaluate_check(r.checks[0], data);
+  EXPECT_TRUE(below.passed);
+  EXPECT_THAT(below.detail, HasSubstr("95 % intervals apart at 2 of 2 x"));
+  const CheckOutcome above = evaluate_check(r.checks[1], data);
+  EXPECT_FALSE(above.passed);
+  EXPECT_THAT(above.detail, HasSubstr("95 % intervals apart at 0 of 2 x"));
+}
+
 TEST(SeedsCsv, ReadsBackWhatItWrites) {
   const Reproduction r = with_checks("    - {figure: q, series: rps, below_series: ofan}\n");
   const std::vector<FigureData> data = figures(r);
@@ -176,7 +192,8 @@ TEST(SeedsCsv, ReadsBackWhatItWrites) {
 
 // A stored verdicts.json whose one check was judged `verdict` with `hash`.
 nlohmann::json stored(const Check& c, const std::string& verdict, const std::string& hash) {
-  return {{"checks", {{{"id", c.id}, {"hash", hash}, {"check", "old text"}, {"verdict", verdict}}}}};
+  return {
+      {"checks", {{{"id", c.id}, {"hash", hash}, {"check", "old text"}, {"verdict", verdict}}}}};
 }
 
 TEST(KeepStoredVerdicts, AStoredNotReproducedStaysWhateverTheDataOrTheCheckSay) {
