@@ -438,9 +438,12 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
   if (out.measured) {
     const auto [low, high] = tolerance_band(check.rule);
     out.detail =
-        fmt::format("{} (95 % CI [{}, {}], {} seed{}); paper {} ± {} = [{}, {}]",
+        fmt::format("{} (95 % CI [{}, {}], {} seed{}); paper {}{} ± {} = [{}, {}]",
                     mean_ci_text(*out.measured), number(out.measured->low()),
                     number(out.measured->high()), out.measured->n, out.measured->n == 1 ? "" : "s",
+                    check.rule.bound == Bound::kAtLeast  ? "at least "
+                    : check.rule.bound == Bound::kAtMost ? "at most "
+                                                         : "",
                     number(check.rule.paper), check.tolerance_text, number(low), number(high));
   }
   return out;

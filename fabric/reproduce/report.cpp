@@ -259,6 +259,9 @@ ordered_json verdicts_json(const std::vector<CheckOutcome>& checks) {
                       {"measured", c.detail}};
     if (c.check->role == CheckRole::kPaper) {
       j["paper"] = c.check->rule.paper;
+      if (c.check->rule.bound != Bound::kPoint) {
+        j["bound"] = c.check->rule.bound == Bound::kAtLeast ? "at_least" : "at_most";
+      }
       j["where"] = c.check->where;
       j["tolerance"] = c.check->tolerance_text;
       j["interval"] = c.measured ? interval_json(*c.measured) : ordered_json();

@@ -176,6 +176,10 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
   const std::optional<Tolerance> t = parse_tolerance(c.tolerance_text);
   if (!t) tolerance.expected("a relative tolerance such as 10% or an absolute one such as 0.05");
   c.rule.tolerance = *t;
+  if (const Value* v = map.find("bound")) {
+    static constexpr std::array<std::string_view, 2> kBounds = {"at_least", "at_most"};
+    c.rule.bound = v->as_choice(kBounds) == "at_least" ? Bound::kAtLeast : Bound::kAtMost;
+  }
   const Value& measure =
       map.require("measure", "value, ratio, difference or slope (docs/reproduce.md)");
   c.measure = static_cast<Measure>(
@@ -212,8 +216,11 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
       : c.measure == Measure::kValue
           ? std::string("value")
           : fmt::format("{} to {}", kMeasureNames[static_cast<size_t>(c.measure)], c.other);
-  c.text = fmt::format("{}{} = {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, c.rule.paper,
-                       c.tolerance_text, c.where);
+  const std::string_view relation = c.rule.bound == Bound::kAtLeast  ? "≥"
+                                    : c.rule.bound == Bound::kAtMost ? "≤"
+                                                                     : "=";
+  c.text = fmt::format("{}{} {} {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, relation,
+                       c.rule.paper, c.tolerance_text, c.where);
   c.id =
       fmt::format("{}/{}/{}{}{}", c.figure, c.series, kMeasureNames[static_cast<size_t>(c.measure)],
                   c.at.empty() ? "" : "@" + c.at, c.other.empty() ? "" : "/" + c.other);
@@ -280,7 +287,7 @@ void read_legacy_check(const Value& value, const Map& map, Check& c) {
 
 Check read_check(const Value& value, const std::vector<Figure>& figures) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 18> kKeys = {"figure",       "series",
+  static constexpr std::array<std::string_view, 19> kKeys = {"figure",       "series",
                                                              "slope_below",  "slope_between",
                                                              "max_at_most",  "min_at_least",
                                                              "below_series", "ratio_at_most",
@@ -288,14 +295,15 @@ Check read_check(const Value& value, const std::vector<Figure>& figures) {
                                                              "paper",        "where",
                                                              "tolerance",    "measure",
                                                              "at",           "to",
-                                                             "no_effect",    "id"};
+                                                             "no_effect",    "id",
+                                                             "bound"};
   map.allow_only(kKeys);
   Check c;
   const Figure& figure = figure_of(map, figures, c);
   c.series = map.require("series", "the series the check is about").as_string();
   const bool paper = map.find("paper") != nullptr;
-  static constexpr std::array<std::string_view, 5> kPaperKeys = {"where", "tolerance", "measure",
-                                                                 "to", "no_effect"};
+  static constexpr std::array<std::string_view, 6> kPaperKeys = {
+      "where", "tolerance", "measure", "to", "no_effect", "bound"};
   if (paper) {
     read_paper_check(map, figure, c);
   } else {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace spraylab::fabric {
 
@@ -31,6 +32,15 @@ std::optional<Tolerance> parse_tolerance(const std::string& text) {
 std::pair<double, double> tolerance_band(const VerdictRule& rule) {
   const double width =
       rule.tolerance.relative ? std::fabs(rule.paper) * rule.tolerance.value : rule.tolerance.value;
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (rule.bound) {
+    case Bound::kAtLeast:
+      return {rule.paper - width, inf};
+    case Bound::kAtMost:
+      return {-inf, rule.paper + width};
+    case Bound::kPoint:
+      break;
+  }
   return {rule.paper - width, rule.paper + width};
 }
 
@@ -43,6 +53,12 @@ Verdict judge(const VerdictRule& rule, const Interval& measured) {
   if (!rule.no_effect || rule.paper == *rule.no_effect) return Verdict::kNotReproduced;
   const double none = *rule.no_effect;
   const bool above = rule.paper > none;
+  if (rule.bound != Bound::kPoint) {
+    // Only a bound on the far side of no effect has a direction short of it.
+    if (above != (rule.bound == Bound::kAtLeast)) return Verdict::kNotReproduced;
+    const bool short_of_it = above ? measured.low() > none : measured.high() < none;
+    return short_of_it ? Verdict::kSmallerEffect : Verdict::kNotReproduced;
+  }
   const bool same_side = above ? measured.low() > none : measured.high() < none;
   if (!same_side) return Verdict::kNotReproduced;
   return std::fabs(measured.mean - none) < std::fabs(rule.paper - none) ? Verdict::kSmallerEffect

@@ -93,6 +93,38 @@ TEST(PaperChecks, AValueWithoutNoEffectIsReproducedOrNot) {
   EXPECT_EQ(*evaluate_check(r.checks[2], data).verdict, Verdict::kNotReproduced);  // reaches 0
 }
 
+TEST(PaperChecks, ABoundIsReadAndJudgedOnItsClaimedSide) {
+  // ofan / rps at 16KiB is 0.25 for every seed: "at most 0.3" holds, "= 0.3" is a larger effect,
+  // "at least 0.3" is short of its bound (0.25 is still below no effect, 1).
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.3, where: s, tolerance: 0.01, bound: at_most}
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.3, where: s, tolerance: 0.01, id: point}
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.2, where: s, tolerance: 0.01, bound: at_least, id: least}
+)");
+  EXPECT_EQ(r.checks[0].rule.bound, Bound::kAtMost);
+  EXPECT_EQ(r.checks[1].rule.bound, Bound::kPoint);
+  EXPECT_EQ(r.checks[2].rule.bound, Bound::kAtLeast);
+  EXPECT_THAT(r.checks[0].text, HasSubstr("≤ 0.3"));
+  const std::vector<FigureData> data = figures(r);
+  EXPECT_EQ(*evaluate_check(r.checks[0], data).verdict, Verdict::kReproduced);
+  EXPECT_THAT(evaluate_check(r.checks[0], data).detail, HasSubstr("paper at most 0.3"));
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kLargerEffect);
+  EXPECT_EQ(*evaluate_check(r.checks[2], data).verdict, Verdict::kReproduced);
+  const auto error = [](const std::string& check) {
+    try {
+      with_checks(check);
+    } catch (const conf::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, where: s, "
+                    "tolerance: 1%, bound: above}\n"),
+              HasSubstr("at_least"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, below_series: ofan, bound: at_most}\n"),
+              HasSubstr("only a check with paper:"));
+}
+
 TEST(PaperChecks, AMissingPointOrSeriesIsNotReproducedAndSaysWhy) {
   const Reproduction r = with_checks(R"(
     - {figure: q, series: rps, measure: value, at: 4KiB, paper: 1, where: s, tolerance: 1%}

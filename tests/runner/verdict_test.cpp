@@ -74,6 +74,37 @@ TEST(Verdict, NamesAreTheFourWordsAndReadBack) {
   EXPECT_FALSE(find_verdict("holds"));
 }
 
+// "over 11 %": at least 11 points of gain, ± 1 point, no effect at 0.
+const VerdictRule kOver11{11, {1, false}, 0.0, Bound::kAtLeast};
+
+TEST(Bound, AtLeastIsReproducedByAnyIntervalAboveTheBandsLowEdge) {
+  EXPECT_EQ(judge(kOver11, ci(40, 5)), Verdict::kReproduced);    // far beyond: still the claim
+  EXPECT_EQ(judge(kOver11, ci(10.5, 0.4)), Verdict::kReproduced);  // [10.1, 10.9] within 1 of 11
+  EXPECT_EQ(tolerance_band(kOver11).first, 10);
+}
+
+TEST(Bound, AtLeastShortOfTheBoundButAboveNoEffectIsASmallerEffectNeverALargerOne) {
+  EXPECT_EQ(judge(kOver11, ci(5, 1)), Verdict::kSmallerEffect);
+  EXPECT_EQ(judge(kOver11, ci(11, 3)), Verdict::kSmallerEffect);  // [8, 14]: not shown yet
+  EXPECT_EQ(judge(kOver11, ci(1, 2)), Verdict::kNotReproduced);   // reaches 0
+  EXPECT_EQ(judge(kOver11, ci(-5, 1)), Verdict::kNotReproduced);
+}
+
+TEST(Bound, AtMostMirrorsIt) {
+  // "under 1 %" of CCT increase, ± 0.5 point, no effect at 0: the bound is on no effect's
+  // side, so there is no direction short of it: reproduced or not.
+  const VerdictRule under1{1, {0.5, false}, 0.0, Bound::kAtMost};
+  EXPECT_EQ(judge(under1, ci(0.2, 0.3)), Verdict::kReproduced);
+  EXPECT_EQ(judge(under1, ci(-3, 0.3)), Verdict::kReproduced);
+  EXPECT_EQ(judge(under1, ci(1.4, 0.3)), Verdict::kNotReproduced);  // reaches 1.7 > 1.5
+  EXPECT_EQ(judge(under1, ci(5, 0.3)), Verdict::kNotReproduced);
+  // "below 0.95 of line rate", no effect (full utilisation) at 1: short of it is smaller.
+  const VerdictRule below95{0.95, {0.01, false}, 1.0, Bound::kAtMost};
+  EXPECT_EQ(judge(below95, ci(0.90, 0.01)), Verdict::kReproduced);
+  EXPECT_EQ(judge(below95, ci(0.97, 0.01)), Verdict::kSmallerEffect);
+  EXPECT_EQ(judge(below95, ci(0.99, 0.02)), Verdict::kNotReproduced);
+}
+
 TEST(Tolerance, RelativeOrAbsolute) {
   EXPECT_TRUE(parse_tolerance("10%")->relative);
   EXPECT_DOUBLE_EQ(parse_tolerance("10%")->value, 0.10);
