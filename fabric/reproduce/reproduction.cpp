@@ -287,23 +287,19 @@ void read_legacy_check(const Value& value, const Map& map, Check& c) {
 
 Check read_check(const Value& value, const std::vector<Figure>& figures) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 19> kKeys = {"figure",       "series",
-                                                             "slope_below",  "slope_between",
-                                                             "max_at_most",  "min_at_least",
-                                                             "below_series", "ratio_at_most",
-                                                             "note",         "kind",
-                                                             "paper",        "where",
-                                                             "tolerance",    "measure",
-                                                             "at",           "to",
-                                                             "no_effect",    "id",
-                                                             "bound"};
+  static constexpr std::array<std::string_view, 19> kKeys = {
+      "figure",      "series",       "slope_below",  "slope_between",
+      "max_at_most", "min_at_least", "below_series", "ratio_at_most",
+      "note",        "kind",         "paper",        "where",
+      "tolerance",   "measure",      "at",           "to",
+      "no_effect",   "id",           "bound"};
   map.allow_only(kKeys);
   Check c;
   const Figure& figure = figure_of(map, figures, c);
   c.series = map.require("series", "the series the check is about").as_string();
   const bool paper = map.find("paper") != nullptr;
-  static constexpr std::array<std::string_view, 6> kPaperKeys = {
-      "where", "tolerance", "measure", "to", "no_effect", "bound"};
+  static constexpr std::array<std::string_view, 6> kPaperKeys = {"where", "tolerance", "measure",
+                                                                 "to",    "no_effect", "bound"};
   if (paper) {
     read_paper_check(map, figure, c);
   } else {

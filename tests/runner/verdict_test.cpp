@@ -78,7 +78,7 @@ TEST(Verdict, NamesAreTheFourWordsAndReadBack) {
 const VerdictRule kOver11{11, {1, false}, 0.0, Bound::kAtLeast};
 
 TEST(Bound, AtLeastIsReproducedByAnyIntervalAboveTheBandsLowEdge) {
-  EXPECT_EQ(judge(kOver11, ci(40, 5)), Verdict::kReproduced);    // far beyond: still the claim
+  EXPECT_EQ(judge(kOver11, ci(40, 5)), Verdict::kReproduced);      // far beyond: still the claim
   EXPECT_EQ(judge(kOver11, ci(10.5, 0.4)), Verdict::kReproduced);  // [10.1, 10.9] within 1 of 11
   EXPECT_EQ(tolerance_band(kOver11).first, 10);
 }
