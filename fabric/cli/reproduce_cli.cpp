@@ -2,15 +2,19 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
+#include "conf/schema.h"
 #include "fabric/emu/eal.h"
 #include "fabric/reproduce/figures.h"
 #include "fabric/results/result_files.h"
@@ -25,9 +29,14 @@ namespace fs = std::filesystem;
 // A reproduction's folder holds this marker; only such a folder (or an empty one) is reused.
 constexpr const char* kMarker = ".spraylab-reproduction";
 constexpr const char* kExperimentsDir = "conf/experiments";
+constexpr const char* kSeedsFile = "seeds.csv";
+constexpr const char* kVerdictsFile = "verdicts.json";
 
 struct ReproduceArgs {
   std::string target;
+  bool all = false;    // every reproduction in conf/experiments
+  std::string report;  // --report FILE: a generated RESULTS-style markdown
+  uint32_t seeds = 0;  // 0: kDefaultSeeds, or with --small the file's small.seeds
   bool list = false;
   bool small = false;
   bool redraw = false;
@@ -76,18 +85,24 @@ int list_reproductions() {
     // full-size run has not been timed here says so rather than nothing.
     fmt::print("{:<22} {} (full size: {}; --small: seconds)\n", file.stem().string(), r.title,
                r.run_time.empty() ? "not timed yet" : r.run_time);
+    for (const Difference& d : r.differences) {
+      fmt::print("  differs from the paper: {}: paper {}, here {} ({})\n", d.setting, d.paper,
+                 d.here, d.why);
+    }
   }
   if (files.empty()) fmt::print(stderr, "no reproductions in {}\n", dir.string());
   return 0;
 }
 
-// The results folder may be created or reused: it does not exist, is empty, or is one of ours.
-void check_reproduction_dir(const std::string& dir) {
+// The results folder may be created or reused: it does not exist, is empty, or is one of ours
+// (--redraw: or holds the stored per-seed data, a copy in docs/results/NAME).
+void check_reproduction_dir(const std::string& dir, bool redraw) {
   if (!fs::exists(dir)) return;
   if (!fs::is_directory(dir)) {
     throw std::invalid_argument(fmt::format("{}: exists and is not a folder", dir));
   }
   if (fs::is_empty(dir) || fs::exists(fs::path(dir) / kMarker)) return;
+  if (redraw && fs::exists(fs::path(dir) / kSeedsFile)) return;
   throw std::invalid_argument(fmt::format(
       "{}: the folder holds files and is not a spraylab reproduction folder (no {}); choose "
       "another --out or remove it",
@@ -109,9 +124,10 @@ nlohmann::json read_summary(const std::string& path) {
 // Every run of the reproduction (only the --small ones with --small) as its variants, each
 // folder checked before anything runs.
 std::vector<PlannedRun> plan_runs(const Reproduction& reproduction, const std::string& text,
-                                  const std::string& path, const std::string& out, bool small) {
+                                  const std::string& path, const std::string& out, bool small,
+                                  const Sweep& seeds) {
   std::vector<PlannedRun> plan;
-  for (const ReproRun& run : runs_to_execute(reproduction, small)) {
+  for (const ReproRun& run : runs_to_execute(reproduction, small, seeds)) {
     VariantRequest request;
     request.algorithms = run.algorithms;
     request.sweeps = run.sweeps;
@@ -166,7 +182,8 @@ std::vector<VariantResult> collect_results(const std::vector<PlannedRun>& plan, 
   for (const PlannedRun& p : plan) {
     for (const Variant& v : p.variants) {
       const std::string dir = (fs::path(p.dir) / v.name).string();
-      results.push_back({&p.run, v, dir, read_summary((fs::path(dir) / "summary.json").string())});
+      results.push_back({&p.run, v, dir, read_summary((fs::path(dir) / "summary.json").string()),
+                         v.experiment.seed});
       const std::string stopped = results.back().summary.value("stopped_by", "");
       const bool by_design = stopped == "completed" ||
                              (stopped == "duration" && v.experiment.measurement.duration_ns > 0);
@@ -179,22 +196,153 @@ std::vector<VariantResult> collect_results(const std::vector<PlannedRun>& plan, 
   return results;
 }
 
-// The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
-// fails; 2: a figure draws nothing, a mistake of the reproduction file, not of the result).
-int judge_and_report(const Reproduction& reproduction, const std::vector<VariantResult>& results,
-                     const std::string& path, const std::string& out, const ReproduceArgs& args) {
+// The figures: gathered from the runs' summaries, or (--redraw) from the stored seeds.csv.
+std::vector<FigureData> figures_of(const Reproduction& reproduction,
+                                   const std::vector<VariantResult>& results,
+                                   const std::string& out, bool redraw) {
   std::vector<FigureData> figures;
-  for (const Figure& f : reproduction.figures) figures.push_back(gather_figure(f, results));
+  if (!redraw) {
+    for (const Figure& f : reproduction.figures) figures.push_back(gather_figure(f, results));
+    return figures;
+  }
+  const std::string path = (fs::path(out) / kSeedsFile).string();
+  std::ifstream in(path);
+  if (!in) {
+    throw std::invalid_argument(
+        fmt::format("{}: cannot read; --redraw draws from the stored per-seed data (run "
+                    "without --redraw first)",
+                    path));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::vector<SeedRow> rows = parse_seeds_csv(text.str(), path);
+  for (const Figure& f : reproduction.figures) figures.push_back(figure_from_rows(f, rows));
+  return figures;
+}
+
+// The seeds a redraw's data ran with, from its points.
+std::vector<uint64_t> seeds_in(const std::vector<FigureData>& figures) {
+  std::set<uint64_t> seeds;
+  for (const FigureData& d : figures) {
+    for (const FigureSeries& s : d.series) {
+      for (const FigurePoint& p : s.points) {
+        for (const SeedValue& v : p.per_seed) seeds.insert(v.seed);
+      }
+    }
+  }
+  return {seeds.begin(), seeds.end()};
+}
+
+// `{key: value, ...}` of the keys of `spec` that `fields` declares, as a file would write them.
+template <class S>
+std::string shown(const conf::Fields<S>& fields, const std::vector<std::string_view>& keys,
+                  const S& spec) {
+  std::string out;
+  for (std::string_view key : keys) {
+    const conf::Field<S>* f = conf::find_field(fields, key);
+    if (f == nullptr || !f->show) continue;
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", key, f->show(spec));
+  }
+  return "{" + out + "}";
+}
+
+// One line per run and algorithm: the resolved load_balancer (the algorithm's own keys, its
+// defaults filled in), workload and buffer of its first variant — the baselines' settings as they
+// ran, not as the file abbreviates them.
+std::vector<std::pair<std::string, std::string>> run_settings(const std::vector<PlannedRun>& plan) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const PlannedRun& p : plan) {
+    std::set<std::string> seen;
+    for (const Variant& v : p.variants) {
+      if (!seen.insert(v.algorithm).second) continue;
+      const conf::Experiment& e = v.experiment;
+      std::string lb = shown(conf::balancer_fields(),
+                             conf::balancer_algorithms().allowed(v.algorithm), e.balancer.fallback);
+      if (!e.balancer.per_layer.empty() || !e.balancer.per_switch.empty() || e.balancer.upgrade) {
+        lb += " (and per-layer, per-switch or upgrade overrides: see config.yaml)";
+      }
+      const std::string type = conf::find_field(conf::workload_fields(), "type")->show(e.workload);
+      const std::vector<std::string_view> workload_keys = conf::workload_types().allowed(type);
+      const std::string text =
+          fmt::format("load_balancer: {}; workload: {}; buffer: {}", lb,
+                      shown(conf::workload_fields(), workload_keys, e.workload),
+                      shown(conf::buffer_fields(), conf::keys_of(conf::buffer_fields()), e.buffer));
+      out.emplace_back(fmt::format("{} ({})", p.run.name, v.algorithm), text);
+    }
+  }
+  return out;
+}
+
+struct Outcome {
+  int rc = 0;
+  std::string name;
+  std::string out;
+  std::string markdown;       // report_markdown for a generated RESULTS.md (heading level 2)
+  std::string paper_summary;  // "2 reproduced, 1 not reproduced", or "none yet"
+  std::string other_summary;  // "5 hold, 1 fails"
+};
+
+// How many checks of each verdict, for the generated file's index.
+void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
+  std::map<std::string, int> paper;
+  int hold = 0, fail = 0;
+  for (const CheckOutcome& c : checks) {
+    if (c.verdict) {
+      ++paper[std::string(verdict_name(*c.verdict))];
+    } else {
+      (c.passed ? hold : fail) += 1;
+    }
+  }
+  for (const auto& [verdict, n] : paper) {
+    o.paper_summary += fmt::format("{}{} {}", o.paper_summary.empty() ? "" : "; ", n, verdict);
+  }
+  if (o.paper_summary.empty()) o.paper_summary = "none yet (the paper's numbers are to be added)";
+  o.other_summary = fmt::format("{} hold, {} fail{}", hold, fail, fail == 1 ? "s" : "");
+}
+
+// The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
+// does not hold or is not reproduced; 2: a figure draws nothing, a mistake of the reproduction
+// file, not of the result). --redraw keeps the stored first verdicts (keep_stored_verdicts).
+int judge_and_report(const Reproduction& reproduction, const std::vector<PlannedRun>& plan,
+                     const std::vector<VariantResult>& results, const std::string& path,
+                     const std::string& out, const ReproduceArgs& args, const Sweep& seeds,
+                     Outcome& outcome) {
+  const std::vector<FigureData> figures = figures_of(reproduction, results, out, args.redraw);
   std::vector<CheckOutcome> checks;
   for (const Check& c : reproduction.checks) checks.push_back(evaluate_check(c, figures));
-  const std::string command =
-      fmt::format("spraylab reproduce {}{}", args.target, args.small ? " --small" : "");
-  const std::string plots = write_report(out, reproduction, command, figures, checks, args.small);
+  const fs::path verdicts = fs::path(out) / kVerdictsFile;
+  if (args.redraw && fs::exists(verdicts)) {
+    std::ifstream in(verdicts);
+    keep_stored_verdicts(checks, nlohmann::json::parse(in));
+  }
+  ReportContext context;
+  context.small = args.small;
+  if (args.redraw) {
+    context.seeds = seeds_in(figures);
+  } else {
+    for (const std::string& s : seeds.values) context.seeds.push_back(std::stoull(s));
+  }
+  context.command = fmt::format("spraylab reproduce {}{} --seeds {}", reproduction.name,
+                                args.small ? " --small" : "", context.seeds.size());
+  context.settings = run_settings(plan);
+  const std::string plots = write_report(out, reproduction, context, figures, checks);
+  ReportContext in_results = context;
+  in_results.heading = 2;
+  in_results.figures_link = fmt::format("results/{}/figures", reproduction.name);
+  outcome.markdown = report_markdown(reproduction, in_results, figures, checks);
+  summarise(checks, outcome);
   int rc = 0;
-  fmt::print("\n{}\n", reproduction.title);
+  fmt::print("\n{} ({})\n", reproduction.title,
+             context.seeds.size() == 1 ? std::string("1 seed")
+                                       : fmt::format("{} seeds", context.seeds.size()));
+  for (const Difference& d : reproduction.differences) {
+    fmt::print("  differs from the paper: {}: paper {}, here {}\n", d.setting, d.paper, d.here);
+  }
   for (const CheckOutcome& c : checks) {
-    fmt::print("  {:<5} {} {}: {} — {}\n", c.passed ? "holds" : "FAILS", c.check->figure,
-               c.check->series, c.check->text, c.detail);
+    const std::string outcome =
+        c.verdict ? std::string(verdict_name(*c.verdict)) : (c.passed ? "holds" : "FAILS");
+    fmt::print("  {}: {} {}: {} — {}{}\n", outcome, c.check->figure, c.check->series, c.check->text,
+               c.detail, c.history.empty() ? "" : " [" + c.history + "]");
     if (!c.passed) rc = 1;
   }
   fmt::print("report: {}/report.md; {}\n", out, plots);
@@ -209,31 +357,148 @@ int judge_and_report(const Reproduction& reproduction, const std::vector<Variant
   return rc;
 }
 
-int reproduce(const ReproduceArgs& args) {
-  if (args.list) return list_reproductions();
-  if (args.target.empty()) {
-    throw std::invalid_argument("name a reproduction (spraylab reproduce --list) or a file");
-  }
-  const std::string path = resolve(args.target);
+// The seeds of this reproduction: --seeds, or the default (--small: the file's small.seeds), from
+// the experiment's seed on.
+Sweep seeds_for(const ReproduceArgs& args, const Reproduction& r, uint64_t first) {
+  const uint32_t n = args.seeds > 0 ? args.seeds
+                     : args.small   ? (r.small_seeds > 0 ? r.small_seeds : kSmallSeeds)
+                                    : kDefaultSeeds;
+  return seed_sweep(first, n);
+}
+
+Outcome reproduce_one(const std::string& target, const std::string& out_dir,
+                      const ReproduceArgs& args) {
+  const std::string path = resolve(target);
   const std::string text = conf::read_experiment_text(path);
   const conf::Experiment experiment = conf::load_experiment_string(text, path);
+  Outcome o;
   const Reproduction reproduction = read_reproduction(text, path, experiment.name);
-  const std::string out =
-      args.out_dir.empty() ? (fs::path("results") / experiment.name).string() : args.out_dir;
-  check_reproduction_dir(out);
-  const std::vector<PlannedRun> plan = plan_runs(reproduction, text, path, out, args.small);
+  o.name = experiment.name;
+  o.out = out_dir.empty() ? (fs::path("results") / experiment.name).string() : out_dir;
+  check_reproduction_dir(o.out, args.redraw);
+  const Sweep seeds = seeds_for(args, reproduction, experiment.seed);
+  const std::vector<PlannedRun> plan =
+      plan_runs(reproduction, text, path, o.out, args.small, seeds);
   size_t total = 0;
   for (const PlannedRun& p : plan) total += p.variants.size();
   if (args.dry_run) {
-    fmt::print("{}: {} runs, {} variants into {}\n", reproduction.title, plan.size(), total, out);
+    fmt::print("{}: {} runs, {} variants ({} seeds each point) into {}\n", reproduction.title,
+               plan.size(), total, seeds.values.size(), o.out);
     for (const PlannedRun& p : plan) {
       for (const Variant& v : p.variants) fmt::print("  {}/{}\n", p.run.name, v.name);
     }
-    return 0;
+    return o;
   }
-  int rc = args.redraw ? 0 : execute(plan, total, out, args);
-  const std::vector<VariantResult> results = collect_results(plan, &rc);
-  return std::max(rc, judge_and_report(reproduction, results, path, out, args));
+  std::vector<VariantResult> results;
+  if (!args.redraw) {
+    o.rc = execute(plan, total, o.out, args);
+    results = collect_results(plan, &o.rc);
+  }
+  o.rc = std::max(o.rc, judge_and_report(reproduction, plan, results, path, o.out, args, seeds, o));
+  return o;
+}
+
+// Copies the small files of a result (the per-seed data, verdicts, report, plots) from `from` to
+// `to`, unless they are the same folder.
+void copy_small_files(const fs::path& from, const fs::path& to) {
+  if (fs::exists(to) && fs::equivalent(from, to)) return;
+  fs::create_directories(to / "figures");
+  for (const char* name : {kSeedsFile, kVerdictsFile, "report.json", "report.md"}) {
+    if (fs::exists(from / name)) {
+      fs::copy_file(from / name, to / name, fs::copy_options::overwrite_existing);
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(from / "figures")) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".png" || ext == ".svg" || ext == ".csv") {
+      fs::copy_file(entry.path(), to / "figures" / entry.path().filename(),
+                    fs::copy_options::overwrite_existing);
+    }
+  }
+}
+
+// --report FILE: every result's report (headings one level down, plots linked under
+// results/NAME/ beside FILE, where the small files are copied) and its hand-written notes from
+// results/NAME/notes.md, which the generation reads and never writes.
+void write_results_file(const std::string& file, const std::vector<Outcome>& outcomes) {
+  const fs::path dir = fs::path(file).has_parent_path() ? fs::path(file).parent_path() : ".";
+  std::string md =
+      "# Results\n\n"
+      "Generated by `spraylab reproduce --report` from the runs (docs/reproduce.md): do not edit "
+      "it by hand. Each result's hand-written analysis is its notes file, "
+      "results/NAME/notes.md beside this file, which a new generation keeps; its per-seed data "
+      "(seeds.csv), verdicts (verdicts.json) and plots are there too.\n\n";
+  md += "| result | checks against the paper | orderings and thresholds |\n| --- | --- | --- |\n";
+  for (const Outcome& o : outcomes) {
+    md +=
+        fmt::format("| [{}](#{}) | {} | {} |\n", o.name, o.name, o.paper_summary, o.other_summary);
+  }
+  md += "\n";
+  for (const Outcome& o : outcomes) {
+    const fs::path dest = dir / "results" / o.name;
+    copy_small_files(o.out, dest);
+    md += fmt::format("<a id=\"{}\"></a>\n\n", o.name) + o.markdown;
+    md += fmt::format(
+        "### Notes\n\n<!-- hand-written: results/{}/notes.md; kept across "
+        "regeneration -->\n\n",
+        o.name);
+    std::ifstream notes(dest / "notes.md");
+    if (notes) {
+      std::stringstream text;
+      text << notes.rdbuf();
+      md += text.str();
+      if (!md.ends_with("\n")) md += "\n";
+    } else {
+      md += fmt::format("None yet (write them in results/{}/notes.md).\n", o.name);
+    }
+    md += "\n";
+  }
+  write_file(file, md);
+  fmt::print("{}: {} results\n", file, outcomes.size());
+}
+
+// The reproductions' names, by name (conf/experiments/*.yaml).
+std::vector<std::string> all_names() {
+  std::vector<std::string> names;
+  const fs::path dir = experiments_dir();
+  if (fs::is_directory(dir)) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  if (names.empty()) {
+    throw std::invalid_argument(fmt::format("no reproductions in {}", dir.string()));
+  }
+  return names;
+}
+
+int reproduce(const ReproduceArgs& args) {
+  if (args.list) return list_reproductions();
+  if (args.all == !args.target.empty()) {
+    throw std::invalid_argument(
+        "name one reproduction (spraylab reproduce --list) or a file, or give --all");
+  }
+  if (!args.report.empty() && args.dry_run) {
+    throw std::invalid_argument("--report writes from results; --dry-run runs nothing");
+  }
+  std::vector<Outcome> outcomes;
+  int rc = 0;
+  if (args.all) {
+    const std::vector<std::string> names = all_names();
+    for (size_t i = 0; i < names.size(); ++i) {
+      fmt::print(stderr, "[{}/{} reproductions] {}\n", i + 1, names.size(), names[i]);
+      const std::string out =
+          args.out_dir.empty() ? std::string() : (fs::path(args.out_dir) / names[i]).string();
+      outcomes.push_back(reproduce_one(names[i], out, args));
+      rc = std::max(rc, outcomes.back().rc);
+    }
+  } else {
+    outcomes.push_back(reproduce_one(args.target, args.out_dir, args));
+    rc = outcomes.back().rc;
+  }
+  if (!args.report.empty()) write_results_file(args.report, outcomes);
+  return rc;
 }
 
 }  // namespace
@@ -247,12 +512,26 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
   cmd->add_option("name", args->target,
                   "A reproduction's name (conf/experiments/NAME.yaml) or an experiment file with a "
                   "reproduce: section");
-  cmd->add_flag("--list", args->list, "List the reproductions and their titles");
+  cmd->add_flag("--list", args->list,
+                "List the reproductions, their titles and how they differ from the papers");
+  cmd->add_flag("--all", args->all,
+                "Every reproduction in conf/experiments, each into results/NAME (or --out/NAME)");
+  cmd->add_option("--seeds", args->seeds,
+                  fmt::format("Seeds per point, from the experiment's seed: on (default {}; with "
+                              "--small the file's small.seeds, else {})",
+                              kDefaultSeeds, kSmallSeeds))
+      ->check(CLI::Range(1u, 1000u));
+  cmd->add_option("--report", args->report,
+                  "Write a generated RESULTS-style markdown FILE: per result the command, the "
+                  "paper, the differences, the tables, plots and verdicts, and the notes kept in "
+                  "DIR/results/NAME/notes.md beside FILE; copies each result's small files there")
+      ->check(conf::kNonEmptyPath);
   cmd->add_flag("--small", args->small,
                 "The small version (the file's reproduce.small settings), as make test runs it");
   cmd->add_flag("--redraw", args->redraw,
-                "Run nothing: draw the figures and evaluate the checks from the results already "
-                "in the folder");
+                "Run nothing: draw the figures and judge the checks from the stored per-seed data "
+                "(seeds.csv) in the folder; a verdict stored in verdicts.json is kept, and a "
+                "stored `not reproduced` never becomes anything else");
   cmd->add_option("-o,--out", args->out_dir,
                   "Results folder (default: results/<experiment name>); each run is a subfolder "
                   "that a new run replaces whole")

@@ -35,6 +35,7 @@ struct RunArgs {
   double timeout_seconds = 600;
   std::string max_clock;           // --max-clock as given; empty: none
   namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
+  uint32_t seeds = 0;              // 0: the file's seed only, as ever
   bool dry_run = false;
   std::string command_line;
 };
@@ -107,6 +108,28 @@ uint64_t max_clock_ns(const RunArgs& args) {
   return static_cast<uint64_t>(*ns);
 }
 
+// --seeds N: every variant N times, with the file's seed (or --set seed=) and the N - 1 after it,
+// as the last sweep (a point's seeds side by side in the table).
+void add_seeds(const RunArgs& args, VariantRequest& request) {
+  const auto is_seed = [](const Sweep& s) { return s.key == kSeedKey; };
+  if (std::any_of(request.sweeps.begin(), request.sweeps.end(), is_seed)) {
+    throw std::invalid_argument("--seeds and --sweep seed=... both give the seeds; give one");
+  }
+  uint64_t first =
+      conf::load_experiment_string(conf::read_experiment_text(args.file), args.file).seed;
+  const auto set = std::find_if(request.sets.begin(), request.sets.end(), is_seed);
+  if (set != request.sets.end()) {
+    char* end = nullptr;
+    first = std::strtoull(set->values[0].c_str(), &end, 10);
+    if (set->values[0].empty() || *end != '\0') {
+      throw std::invalid_argument(
+          fmt::format("--set seed={}: expected a whole number", set->values[0]));
+    }
+    request.sets.erase(set);
+  }
+  request.sweeps.push_back(seed_sweep(first, args.seeds));
+}
+
 int run(const RunArgs& args) {
   // Every option is checked before anything runs, --dry-run included.
   RunOptions options;
@@ -119,6 +142,8 @@ int run(const RunArgs& args) {
   request.algorithms = args.algorithms;
   for (const std::string& s : args.sweeps) request.sweeps.push_back(parse_sweep(s, "--sweep"));
   for (const std::string& s : args.sets) request.sets.push_back(parse_sweep(s, "--set"));
+  if (args.seeds > 0) add_seeds(args, request);
+  options.seeds = args.seeds > 0;
   const bool namespaced_options = args.namespaced.links != namespaced::LinkKind::kMemif ||
                                   !args.namespaced.name.empty() || !args.namespaced.dir.empty() ||
                                   args.namespaced.rt_priority != namespaced::kNamespacedRtPriority;
@@ -243,6 +268,11 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
   cmd->add_option("--max-clock", args->max_clock,
                   "Stop a variant when the fabric's clock passes this (20ms, 1s): a guard "
                   "against a run that never completes (it is reported as incomplete)");
+  cmd->add_option("--seeds", args->seeds,
+                  "Run every variant with N seeds (the file's seed: and the N-1 after it); the "
+                  "table is followed by one of means and 95 % confidence intervals over the seeds "
+                  "(summary_seeds.{txt,csv})")
+      ->check(CLI::Range(1u, 1000u));
   cmd->add_flag("-n,--dry-run", args->dry_run,
                 "Check the experiment and the variants, print them, run nothing");
   args->command_line = command_line;

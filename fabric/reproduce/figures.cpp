@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "conf/units.h"
@@ -30,6 +32,72 @@ FigureSeries& series_named(std::vector<FigureSeries>& all, const std::string& na
   if (it == all.end()) it = all.insert(all.end(), FigureSeries{name, {}, std::nullopt});
   return *it;
 }
+
+// One seed's y at x: joins the point at that x (every seed of a point has the same x).
+void add_sample(FigureSeries& series, double x, const std::string& x_text, uint64_t seed,
+                double y) {
+  auto it = std::find_if(series.points.begin(), series.points.end(),
+                         [x](const FigurePoint& p) { return p.x == x; });
+  if (it == series.points.end()) {
+    it = series.points.insert(series.points.end(), FigurePoint{x, 0, x_text, {}, {}});
+  }
+  it->per_seed.push_back({seed, y});
+}
+
+std::vector<double> ys(const std::vector<SeedValue>& values) {
+  std::vector<double> out;
+  for (const SeedValue& v : values) out.push_back(v.y);
+  return out;
+}
+
+}  // namespace
+
+// Each point's mean and interval over its seeds, points by x (a CSV source's in file order),
+// and with fit: loglog the slope of the means and each seed's own slope.
+void finish_figure(FigureData& data) {
+  const Figure& figure = *data.figure;
+  std::erase_if(data.series, [](const FigureSeries& s) { return s.points.empty(); });
+  for (size_t i = 0; i < data.series.size(); ++i) {
+    FigureSeries& s = data.series[i];
+    for (FigurePoint& p : s.points) {
+      std::stable_sort(p.per_seed.begin(), p.per_seed.end(),
+                       [](const SeedValue& a, const SeedValue& b) { return a.seed < b.seed; });
+      p.ci = mean_interval(ys(p.per_seed));
+      p.y = p.ci.mean;
+      if (figure.by_variant()) p.x = static_cast<double>(i);  // after the empty ones went
+    }
+    if (figure.source.empty()) {
+      std::stable_sort(s.points.begin(), s.points.end(),
+                       [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
+    }
+  }
+  if (!figure.fit_loglog) return;
+  for (FigureSeries& s : data.series) {
+    std::vector<double> x, y;
+    std::set<uint64_t> seeds;
+    for (const FigurePoint& p : s.points) {
+      x.push_back(p.x);
+      y.push_back(p.y);
+      for (const SeedValue& v : p.per_seed) seeds.insert(v.seed);
+    }
+    s.slope = loglog_slope(x, y);
+    std::vector<double> slopes;
+    for (uint64_t seed : seeds) {
+      std::vector<double> sx, sy;
+      for (const FigurePoint& p : s.points) {
+        for (const SeedValue& v : p.per_seed) {
+          if (v.seed != seed) continue;
+          sx.push_back(p.x);
+          sy.push_back(v.y);
+        }
+      }
+      if (const std::optional<double> slope = loglog_slope(sx, sy)) slopes.push_back(*slope);
+    }
+    if (!slopes.empty()) s.slope_ci = mean_interval(slopes);
+  }
+}
+
+namespace {
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells;
@@ -70,7 +138,7 @@ void read_source(const Figure& figure, const VariantResult& r, FigureSeries& ser
     const double x = std::strtod(cells[xi].c_str(), &end_x);
     const double y = std::strtod(cells[yi].c_str(), &end_y);
     if (*end_x != '\0' || *end_y != '\0' || cells[xi].empty() || cells[yi].empty()) continue;
-    series.points.push_back({x / figure.x_divide, y / figure.y_divide, cells[xi]});
+    add_sample(series, x / figure.x_divide, cells[xi], r.seed, y / figure.y_divide);
   }
 }
 
@@ -122,15 +190,66 @@ std::vector<std::pair<double, double>> paired(const FigureData& data, const Figu
   return out;
 }
 
+// At how many of the x both series have is a's whole interval below b's (an ordering the seeds
+// settle, not only the means); the second: how many x they share.
+std::pair<size_t, size_t> intervals_apart(const FigureData& data, const FigureSeries& a,
+                                          const FigureSeries& b) {
+  size_t apart = 0, shared = 0;
+  for (const FigurePoint& p : a.points) {
+    for (const FigurePoint& q : b.points) {
+      if (!data.figure->by_variant() && p.x != q.x) continue;
+      ++shared;
+      if (std::isfinite(p.ci.half_width) && std::isfinite(q.ci.half_width) &&
+          p.ci.high() < q.ci.low()) {
+        ++apart;
+      }
+      if (data.figure->by_variant()) break;
+    }
+    if (data.figure->by_variant()) break;
+  }
+  return {apart, shared};
+}
+
 std::string data_file(const Figure& f, size_t i) {
   return fmt::format("data/{}.{}.dat", f.name, i);
+}
+
+// One colour per series, none repeated among the first twelve (gnuplot's own cycle repeats after
+// eight); the paper's marks are black.
+constexpr std::array<const char*, 12> kColours = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                                  "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                                                  "#7f7f7f", "#bcbd22", "#000080", "#800000"};
+
+std::string colour(size_t i) { return fmt::format("lc rgb '{}'", kColours[i % kColours.size()]); }
+
+// The interval's ends as drawn: the point itself without an interval (one seed), and no lower
+// end at or below 0 on a log axis.
+std::pair<double, double> drawn_interval(const FigurePoint& p, bool log_y) {
+  if (!std::isfinite(p.ci.half_width)) return {p.y, p.y};
+  const double low = p.ci.low();
+  return {log_y && low <= 0 ? p.y : low, p.ci.high()};
+}
+
+// The most seeds any point of the figure has: what its title says the intervals are over.
+size_t seed_count(const FigureData& data) {
+  size_t n = 0;
+  for (const FigureSeries& s : data.series) {
+    for (const FigurePoint& p : s.points) n = std::max(n, p.per_seed.size());
+  }
+  return n;
+}
+
+std::string plot_title(const FigureData& data) {
+  const size_t n = seed_count(data);
+  return data.figure->title + (n > 1 ? fmt::format(" (ours: mean and 95% CI over {} seeds)", n)
+                                     : std::string(" (ours: 1 seed, no interval)"));
 }
 
 std::string line_plot(const FigureData& data, const std::string& extension,
                       const std::string& terminal) {
   const Figure& f = *data.figure;
   std::string s = terminal + fmt::format("set output '{}.{}'\n", f.name, extension);
-  s += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_quoted(f.title),
+  s += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_quoted(plot_title(data)),
                    gnuplot_quoted(f.x_label), gnuplot_quoted(f.y_label));
   s += f.log_x ? "set logscale x\n" : "unset logscale x\n";
   s += f.log_y ? "set logscale y\n" : "unset logscale y\nset yrange [0:*]\n";
@@ -141,19 +260,28 @@ std::string line_plot(const FigureData& data, const std::string& extension,
     plots += (plots.empty() ? "" : ", \\\n     ") + item;
   };
   for (size_t i = 0; i < data.series.size(); ++i) {
-    add(fmt::format("{} using 1:2{} with linespoints lw 2 pt 7 title {}",
-                    gnuplot_quoted(data_file(f, i)), tick_labels ? ":xtic(3)" : "",
-                    gnuplot_quoted(data.series[i].name)));
+    const std::string file = gnuplot_quoted(data_file(f, i));
+    if (!f.source.empty()) {
+      // A time series: the interval as a band under the line of means.
+      add(fmt::format("{} using 1:4:5 with filledcurves {} fs transparent solid 0.2 notitle", file,
+                      colour(i)));
+      add(fmt::format("{} using 1:2 with lines lw 2 {} title {}", file, colour(i),
+                      gnuplot_quoted(data.series[i].name)));
+      continue;
+    }
+    add(fmt::format("{} using 1:2:4:5{} with yerrorlines lw 2 pt 7 {} title {}", file,
+                    tick_labels ? ":xtic(3)" : "", colour(i), gnuplot_quoted(data.series[i].name)));
   }
   for (size_t i = 0; i < f.marks.size(); ++i) {
     const Mark& m = f.marks[i];
     const std::string label = m.series.empty() ? m.label : m.label + " (" + m.series + ")";
     if (m.x) {
-      add(fmt::format("{} using 1:2 with points pt 6 ps 2.5 lw 2 title {}",
-                      gnuplot_quoted(fmt::format("data/{}.mark{}.dat", f.name, i)),
+      add(fmt::format("{} using 1:2 with points pt {} ps 2.5 lw 2 lc rgb 'black' title {}",
+                      gnuplot_quoted(fmt::format("data/{}.mark{}.dat", f.name, i)), 6 + 2 * i,
                       gnuplot_quoted("paper: " + label)));
     } else {
-      add(fmt::format("{} with lines dt 2 lw 2 title {}", m.y, gnuplot_quoted("paper: " + label)));
+      add(fmt::format("{} with lines dt {} lw 2 lc rgb 'black' title {}", m.y, 2 + i,
+                      gnuplot_quoted("paper: " + label)));
     }
   }
   if (plots.empty()) return "";
@@ -164,7 +292,7 @@ std::string bar_plot(const FigureData& data, const std::string& extension,
                      const std::string& terminal) {
   const Figure& f = *data.figure;
   std::string s = terminal + fmt::format("set output '{}.{}'\n", f.name, extension);
-  s += fmt::format("set title {}\nset xlabel ''\nset ylabel {}\n", gnuplot_quoted(f.title),
+  s += fmt::format("set title {}\nset xlabel ''\nset ylabel {}\n", gnuplot_quoted(plot_title(data)),
                    gnuplot_quoted(f.y_label));
   s += "unset logscale x\n";
   s += f.log_y ? "set logscale y\n" : "unset logscale y\nset yrange [0:*]\n";
@@ -172,18 +300,21 @@ std::string bar_plot(const FigureData& data, const std::string& extension,
        "set offsets 0.5, 0.5, graph 0.08, 0\n";
   const std::string bars = gnuplot_quoted(fmt::format("data/{}.bars.dat", f.name));
   std::string plots = fmt::format(
-      "{0} using 0:2:xtic(1) with boxes notitle, {0} using 0:2:(sprintf('%.4g', $2)) with "
-      "labels offset 0,0.8 notitle",
-      bars);
+      "{0} using 0:2:xtic(1) with boxes lc rgb '{1}' notitle, {0} using 0:2:3:4 with yerrorbars "
+      "lc rgb 'black' lw 1.5 pt 7 ps 0 title 'ours: 95% CI', {0} using 0:4:(sprintf('%.4g', $2)) "
+      "with labels offset 0,0.8 notitle",
+      bars, kColours[0]);
   for (size_t i = 0; i < f.marks.size(); ++i) {
     const Mark& m = f.marks[i];
     if (m.series.empty()) {
-      plots += fmt::format(", {} with lines dt 2 lw 2 title {}", m.y,
-                           gnuplot_quoted("paper: " + m.label));
+      plots +=
+          fmt::format(", {} with lines dt {} lw 2 lc rgb '{}' title {}", m.y, 2 + i,
+                      kColours[(i + 1) % kColours.size()], gnuplot_quoted("paper: " + m.label));
     } else {
-      plots += fmt::format(", {} using 1:2 with points pt 6 ps 2.5 lw 2 title {}",
-                           gnuplot_quoted(fmt::format("data/{}.mark{}.dat", f.name, i)),
-                           gnuplot_quoted("paper: " + m.label));
+      plots +=
+          fmt::format(", {} using 1:2 with points pt {} ps 2.5 lw 2 lc rgb '{}' title {}",
+                      gnuplot_quoted(fmt::format("data/{}.mark{}.dat", f.name, i)), 6 + 2 * i,
+                      kColours[(i + 1) % kColours.size()], gnuplot_quoted("paper: " + m.label));
     }
   }
   return s + "plot " + plots +
@@ -201,6 +332,8 @@ std::optional<double> mark_x(const FigureData& data, const Mark& m) {
   return std::nullopt;
 }
 
+}  // namespace
+
 std::string draw_figures(const std::string& dir, const std::vector<FigureData>& figures) {
   const std::string gnuplot = find_gnuplot();
   fs::create_directories(fs::path(dir) / "data");
@@ -210,16 +343,19 @@ std::string draw_figures(const std::string& dir, const std::vector<FigureData>& 
   for (const FigureData& data : figures) {
     const Figure& f = *data.figure;
     if (f.by_variant()) {
-      std::string bars = "# series y\n";
+      std::string bars = "# series mean low high\n";
       for (const FigureSeries& s : data.series) {
-        if (!s.points.empty()) bars += fmt::format("\"{}\" {}\n", s.name, s.points[0].y);
+        if (s.points.empty()) continue;
+        const auto [low, high] = drawn_interval(s.points[0], f.log_y);
+        bars += fmt::format("\"{}\" {} {} {}\n", s.name, s.points[0].y, low, high);
       }
       write_file((fs::path(dir) / fmt::format("data/{}.bars.dat", f.name)).string(), bars);
     } else {
       for (size_t i = 0; i < data.series.size(); ++i) {
-        std::string text = "# x y label\n";
+        std::string text = "# x mean label low high\n";
         for (const FigurePoint& p : data.series[i].points) {
-          text += fmt::format("{} {} \"{}\"\n", p.x, p.y, p.x_text);
+          const auto [low, high] = drawn_interval(p, f.log_y);
+          text += fmt::format("{} {} \"{}\" {} {}\n", p.x, p.y, p.x_text, low, high);
         }
         write_file((fs::path(dir) / data_file(f, i)).string(), text);
       }
@@ -242,7 +378,85 @@ std::string draw_figures(const std::string& dir, const std::vector<FigureData>& 
   return fmt::format("{} figures (PNG and SVG) in {}", figures.size(), dir);
 }
 
+namespace {
+
+// The point of `series` a paper check reads: the bar, or the one at x = check.at (as the sweep
+// wrote it, or the same number).
+const FigurePoint* point_at(const FigureData& data, const FigureSeries& series,
+                            const std::string& at) {
+  if (data.figure->by_variant()) return series.points.empty() ? nullptr : &series.points[0];
+  const std::optional<double> x = axis_value(at);
+  for (const FigurePoint& p : series.points) {
+    if (p.x_text == at || (x && p.x == *x / data.figure->x_divide)) return &p;
+  }
+  return nullptr;
+}
+
+// The measure of a paper check per seed, its interval and the verdict.
+CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
+                                  const FigureSeries& series) {
+  CheckOutcome out;
+  out.check = &check;
+  std::vector<double> values;
+  if (check.measure == Measure::kSlope) {
+    if (!series.slope_ci) {
+      out.detail = "no slope: fewer than two points with x > 0 and y > 0";
+    } else {
+      out.measured = *series.slope_ci;
+    }
+  } else {
+    const FigurePoint* p = point_at(data, series, check.at);
+    const FigureSeries* other = check.other.empty() ? nullptr : find_series(data, check.other);
+    const FigurePoint* q = other ? point_at(data, *other, check.at) : nullptr;
+    if (p == nullptr) {
+      out.detail = fmt::format("{} has no point at {}", check.series, check.at);
+    } else if (!check.other.empty() && q == nullptr) {
+      out.detail = other ? fmt::format("{} has no point at {}", check.other, check.at)
+                         : fmt::format("no series '{}' in {} (it has: {})", check.other,
+                                       check.figure, series_list(data));
+    } else if (check.other.empty()) {
+      values = ys(p->per_seed);
+    } else {
+      // Paired by seed: both series ran the same seed's traffic.
+      for (const SeedValue& a : p->per_seed) {
+        for (const SeedValue& b : q->per_seed) {
+          if (a.seed != b.seed) continue;
+          if (check.measure == Measure::kDifference) {
+            values.push_back(a.y - b.y);
+          } else if (b.y != 0) {
+            values.push_back(a.y / b.y);
+          }
+        }
+      }
+      if (values.empty())
+        out.detail = fmt::format("{} and {} share no seed", check.series, check.other);
+    }
+    if (!values.empty()) out.measured = mean_interval(values);
+  }
+  out.verdict = out.measured ? judge(check.rule, *out.measured) : Verdict::kNotReproduced;
+  out.passed = *out.verdict == Verdict::kReproduced;
+  if (out.measured) {
+    const auto [low, high] = tolerance_band(check.rule);
+    out.detail =
+        fmt::format("{} (95 % CI [{}, {}], {} seed{}); paper {}{} ± {} = [{}, {}]",
+                    mean_ci_text(*out.measured), number(out.measured->low()),
+                    number(out.measured->high()), out.measured->n, out.measured->n == 1 ? "" : "s",
+                    check.rule.bound == Bound::kAtLeast  ? "at least "
+                    : check.rule.bound == Bound::kAtMost ? "at most "
+                                                         : "",
+                    number(check.rule.paper), check.tolerance_text, number(low), number(high));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string mean_ci_text(const Interval& i) {
+  if (i.n < 2 || !std::isfinite(i.half_width)) {
+    return fmt::format("{} ({} seed{})", number(i.mean), i.n, i.n == 1 ? "" : "s");
+  }
+  return fmt::format("{} ± {}", number(i.mean), number(i.half_width));
+}
 
 std::optional<double> axis_value(const std::string& text) {
   char* end = nullptr;
@@ -288,7 +502,8 @@ FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>&
     const std::optional<double> y = plotted_y(figure, r, *raw, data.problems);
     if (!y) continue;
     if (figure.by_variant()) {
-      series.points.push_back({static_cast<double>(data.series.size() - 1), *y, series.name});
+      const size_t index = static_cast<size_t>(&series - data.series.data());
+      add_sample(series, static_cast<double>(index), series.name, r.seed, *y);
       continue;
     }
     const auto setting = std::find_if(r.variant.settings.begin(), r.variant.settings.end(),
@@ -300,24 +515,9 @@ FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>&
                                           r.run->name, r.variant.name, figure.x));
       continue;
     }
-    series.points.push_back({*x / figure.x_divide, *y, setting->value});
+    add_sample(series, *x / figure.x_divide, setting->value, r.seed, *y);
   }
-  std::erase_if(data.series, [](const FigureSeries& s) { return s.points.empty(); });
-  for (FigureSeries& s : data.series) {
-    if (!figure.source.empty()) continue;  // a CSV's rows keep their order
-    std::stable_sort(s.points.begin(), s.points.end(),
-                     [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
-  }
-  if (figure.fit_loglog) {
-    for (FigureSeries& s : data.series) {
-      std::vector<double> x, y;
-      for (const FigurePoint& p : s.points) {
-        x.push_back(p.x);
-        y.push_back(p.y);
-      }
-      s.slope = loglog_slope(x, y);
-    }
-  }
+  finish_figure(data);
   return data;
 }
 
@@ -337,8 +537,11 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
                              series_list(*data));
     return out;
   }
+  if (check.kind == CheckKind::kPaper) return evaluate_paper_check(check, *data, *series);
   const auto by_y = [](const FigurePoint& a, const FigurePoint& b) { return a.y < b.y; };
   switch (check.kind) {
+    case CheckKind::kPaper:
+      break;
     case CheckKind::kSlopeBelow:
     case CheckKind::kSlopeBetween:
       if (!series->slope) {
@@ -391,174 +594,14 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
                        ? fmt::format("largest difference {} − {}: {} over {} x", check.series,
                                      check.other, number(worst), pairs.size())
                        : fmt::format("largest ratio {:.4f} over {} x", worst, pairs.size());
+      if (check.kind == CheckKind::kBelowSeries) {
+        const auto [apart, shared] = intervals_apart(*data, *series, *other);
+        out.detail += fmt::format("; 95 % intervals apart at {} of {} x", apart, shared);
+      }
       return out;
     }
   }
   return out;
-}
-
-namespace {
-
-// A figure of one value per variant (a bar), or of a time series (its mean and extremes: the
-// figure shows the rest), as a table of series.
-std::string series_table(const Figure& f, const FigureData& data) {
-  std::string md;
-  md += fmt::format("| series | {} |{}\n| --- | ---: |{}\n", f.y_label,
-                    f.source.empty() ? "" : " points |", f.source.empty() ? "" : " ---: |");
-  for (const FigureSeries& s : data.series) {
-    if (f.source.empty()) {
-      md += fmt::format("| {} | {} |\n", s.name, number(s.points[0].y));
-    } else {
-      // A time series: its mean and extremes, the figure shows the rest.
-      double sum = 0, lo = INFINITY, hi = -INFINITY;
-      for (const FigurePoint& p : s.points) {
-        sum += p.y;
-        lo = std::min(lo, p.y);
-        hi = std::max(hi, p.y);
-      }
-      md += fmt::format("| {} | mean {}, min {}, max {} | {} |\n", s.name,
-                        number(sum / s.points.size()), number(lo), number(hi), s.points.size());
-    }
-  }
-  return md;
-}
-
-// A figure over x as a table: one row per x, one column per series, and the log-log slopes.
-std::string x_table(const Figure& f, const FigureData& data) {
-  std::string md;
-  std::vector<std::pair<double, std::string>> xs;
-  for (const FigureSeries& s : data.series) {
-    for (const FigurePoint& p : s.points) {
-      if (std::none_of(xs.begin(), xs.end(), [&p](const auto& x) { return x.first == p.x; }))
-        xs.emplace_back(p.x, f.x_divide == 1 ? p.x_text : number(p.x));
-    }
-  }
-  std::sort(xs.begin(), xs.end());
-  md += fmt::format("| {} |", f.x_label);
-  std::string rule = "| ---: |";
-  for (const FigureSeries& s : data.series) {
-    md += fmt::format(" {} |", s.name);
-    rule += " ---: |";
-  }
-  md += "\n" + rule + "\n";
-  for (const auto& [x, text] : xs) {
-    md += fmt::format("| {} |", text);
-    for (const FigureSeries& s : data.series) {
-      const auto p = std::find_if(s.points.begin(), s.points.end(),
-                                  [x = x](const FigurePoint& q) { return q.x == x; });
-      md += p == s.points.end() ? " |" : fmt::format(" {} |", number(p->y));
-    }
-    md += "\n";
-  }
-  if (f.fit_loglog) {
-    md += "| log-log slope |";
-    for (const FigureSeries& s : data.series) {
-      md += s.slope ? fmt::format(" {:.3f} |", *s.slope) : std::string(" — |");
-    }
-    md += "\n";
-  }
-  return md;
-}
-
-// What the figure's values are, the paper's marks, what no variant gave, and the plot.
-std::string figure_notes(const Figure& f, const FigureData& data) {
-  std::string md;
-  md += f.relative_to.empty()
-            ? fmt::format("\n{} ({}).\n", f.y_label, f.y)
-            : fmt::format("\n{} ({}, % above {}).\n", f.y_label, f.y,
-                          f.relative_to_value ? number(*f.relative_to_value) : f.relative_to);
-  for (const Mark& m : f.marks) {
-    md += fmt::format("Paper: {}{}{} = {}.\n", m.label,
-                      m.series.empty() ? "" : fmt::format(" ({})", m.series),
-                      m.x ? fmt::format(" at x = {}", number(*m.x)) : "", number(m.y));
-  }
-  for (const std::string& p : data.problems) md += fmt::format("Missing: {}.\n", p);
-  md += fmt::format("\n![{}](figures/{}.png)\n\n", f.title, f.name);
-  return md;
-}
-
-}  // namespace
-
-std::string report_markdown(const Reproduction& reproduction, const std::string& command,
-                            const std::vector<FigureData>& figures,
-                            const std::vector<CheckOutcome>& checks, bool small) {
-  std::string md = fmt::format("# {}\n\n", reproduction.title);
-  if (!reproduction.paper.empty()) md += fmt::format("Paper: {}.\n\n", reproduction.paper);
-  md += fmt::format("Command: `{}`{}\n\n", command,
-                    small ? " (the small version make test runs)" : "");
-  for (const FigureData& data : figures) {
-    const Figure& f = *data.figure;
-    md += fmt::format("## {}\n\n", f.title);
-    md += f.by_variant() || !f.source.empty() ? series_table(f, data) : x_table(f, data);
-    md += figure_notes(f, data);
-  }
-  if (!checks.empty()) {
-    md +=
-        "## Checks\n\n| figure | series | check | measured | verdict |\n| --- | --- | --- | --- | "
-        "--- |\n";
-    for (const CheckOutcome& c : checks) {
-      md += fmt::format("| {} | {} | {} | {} | {} |\n", c.check->figure, c.check->series,
-                        c.check->text, c.detail, c.passed ? "holds" : "**fails**");
-    }
-  }
-  return md;
-}
-
-std::string write_report(const std::string& dir, const Reproduction& reproduction,
-                         const std::string& command, const std::vector<FigureData>& figures,
-                         const std::vector<CheckOutcome>& checks, bool small) {
-  const fs::path figures_dir = fs::path(dir) / "figures";
-  nlohmann::ordered_json report = {{"name", reproduction.name},
-                                   {"title", reproduction.title},
-                                   {"paper", reproduction.paper},
-                                   {"command", command},
-                                   {"small", small}};
-  report["figures"] = nlohmann::ordered_json::array();
-  for (const FigureData& data : figures) {
-    std::string csv = "series,x,x_text,y\n";
-    nlohmann::ordered_json f = {{"name", data.figure->name},
-                                {"title", data.figure->title},
-                                {"x", data.figure->x},
-                                {"y", data.figure->y}};
-    f["series"] = nlohmann::ordered_json::array();
-    for (const FigureSeries& s : data.series) {
-      nlohmann::ordered_json series = {{"name", s.name}};
-      series["points"] = nlohmann::ordered_json::array();
-      for (const FigurePoint& p : s.points) {
-        series["points"].push_back({{"x", p.x}, {"x_text", p.x_text}, {"y", p.y}});
-        csv += fmt::format("{},{},{},{}\n", s.name, p.x, p.x_text, p.y);
-      }
-      series["slope"] = s.slope ? nlohmann::ordered_json(*s.slope) : nlohmann::ordered_json();
-      f["series"].push_back(series);
-    }
-    f["marks"] = nlohmann::ordered_json::array();
-    for (const Mark& m : data.figure->marks) {
-      f["marks"].push_back({{"label", m.label},
-                            {"series", m.series},
-                            {"x", m.x ? nlohmann::ordered_json(*m.x) : nlohmann::ordered_json()},
-                            {"y", m.y}});
-    }
-    f["problems"] = data.problems;
-    report["figures"].push_back(f);
-    fs::create_directories(figures_dir);
-    write_file((figures_dir / (data.figure->name + ".csv")).string(), csv);
-  }
-  bool all = true;
-  report["checks"] = nlohmann::ordered_json::array();
-  for (const CheckOutcome& c : checks) {
-    all = all && c.passed;
-    report["checks"].push_back({{"figure", c.check->figure},
-                                {"series", c.check->series},
-                                {"check", c.check->text},
-                                {"measured", c.detail},
-                                {"passed", c.passed}});
-  }
-  report["passed"] = all;
-  write_file((fs::path(dir) / "report.json").string(), report.dump(2) + "\n");
-  write_file((fs::path(dir) / "report.md").string(),
-             report_markdown(reproduction, command, figures, checks, small));
-  if (figures.empty()) return "no figures";
-  return draw_figures(figures_dir.string(), figures);
 }
 
 }  // namespace spraylab::fabric

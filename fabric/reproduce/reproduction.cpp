@@ -147,19 +147,87 @@ Figure read_figure(const Value& value) {
   return f;
 }
 
-Check read_check(const Value& value, const std::vector<Figure>& figures) {
-  const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 9> kKeys = {
-      "figure",       "series",       "slope_below",   "slope_between", "max_at_most",
-      "min_at_least", "below_series", "ratio_at_most", "note"};
-  map.allow_only(kKeys);
-  Check c;
+std::string fnv1a_hex(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+const Figure& figure_of(const Map& map, const std::vector<Figure>& figures, Check& c) {
   const Value& figure = map.require("figure", "the name of a figure of this reproduction");
   c.figure = figure.as_string();
   const auto it = std::find_if(figures.begin(), figures.end(),
                                [&c](const Figure& f) { return f.name == c.figure; });
   if (it == figures.end()) figure.fail(fmt::format("no figure is named '{}'", c.figure));
-  c.series = map.require("series", "the series the check is about").as_string();
+  return *it;
+}
+
+// A check against the paper's number: paper, where, tolerance, measure (and at, to, no_effect).
+void read_paper_check(const Map& map, const Figure& figure, Check& c) {
+  c.kind = CheckKind::kPaper;
+  c.role = CheckRole::kPaper;
+  c.rule.paper = map.require("paper", "").as_number(-kAny, kAny);
+  c.where = map.require("where", "where the paper gives the number (section, figure)").as_string();
+  const Value& tolerance = map.require("tolerance", "relative (10%) or absolute (0.05)");
+  c.tolerance_text = tolerance.as_string();
+  const std::optional<Tolerance> t = parse_tolerance(c.tolerance_text);
+  if (!t) tolerance.expected("a relative tolerance such as 10% or an absolute one such as 0.05");
+  c.rule.tolerance = *t;
+  if (const Value* v = map.find("bound")) {
+    static constexpr std::array<std::string_view, 2> kBounds = {"at_least", "at_most"};
+    c.rule.bound = v->as_choice(kBounds) == "at_least" ? Bound::kAtLeast : Bound::kAtMost;
+  }
+  const Value& measure =
+      map.require("measure", "value, ratio, difference or slope (docs/reproduce.md)");
+  c.measure = static_cast<Measure>(
+      std::find(kMeasureNames.begin(), kMeasureNames.end(), measure.as_choice(kMeasureNames)) -
+      kMeasureNames.begin());
+  const bool two_series = c.measure == Measure::kRatio || c.measure == Measure::kDifference;
+  if (const Value* v = map.find("to")) {
+    if (!two_series) v->fail("to: names the other series of a ratio or difference");
+    c.other = v->as_string();
+  } else if (two_series) {
+    map.require("to", "the series the ratio or difference is taken to");
+  }
+  if (const Value* v = map.find("at")) {
+    if (c.measure == Measure::kSlope || figure.by_variant()) {
+      v->fail("at: is an x of a line figure; a slope spans every x and a bar has one value");
+    }
+    c.at = v->as_string();
+  } else if (c.measure != Measure::kSlope && !figure.by_variant()) {
+    map.require("at", "the x (as the sweep writes it) the value is read at");
+  }
+  if (c.measure == Measure::kSlope && (figure.by_variant() || !figure.fit_loglog)) {
+    measure.fail(fmt::format(
+        "a slope needs a figure over a numeric x with fit: loglog; {} has none", figure.name));
+  }
+  if (const Value* v = map.find("no_effect")) {
+    c.rule.no_effect = v->as_number(-kAny, kAny);
+  } else if (c.measure == Measure::kRatio) {
+    c.rule.no_effect = 1;
+  } else if (c.measure != Measure::kValue) {
+    c.rule.no_effect = 0;
+  }
+  const std::string what =
+      c.measure == Measure::kSlope ? std::string("log-log slope")
+      : c.measure == Measure::kValue
+          ? std::string("value")
+          : fmt::format("{} to {}", kMeasureNames[static_cast<size_t>(c.measure)], c.other);
+  const std::string_view relation = c.rule.bound == Bound::kAtLeast  ? "≥"
+                                    : c.rule.bound == Bound::kAtMost ? "≤"
+                                                                     : "=";
+  c.text = fmt::format("{}{} {} {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, relation,
+                       c.rule.paper, c.tolerance_text, c.where);
+  c.id =
+      fmt::format("{}/{}/{}{}{}", c.figure, c.series, kMeasureNames[static_cast<size_t>(c.measure)],
+                  c.at.empty() ? "" : "@" + c.at, c.other.empty() ? "" : "/" + c.other);
+}
+
+// An ordering (below_series) or a threshold not traced to a paper (the others), pass or fail.
+void read_legacy_check(const Value& value, const Map& map, Check& c) {
   int kinds = 0;
   if (const Value* v = map.find("slope_below")) {
     c.kind = CheckKind::kSlopeBelow;
@@ -206,11 +274,73 @@ Check read_check(const Value& value, const std::vector<Figure>& figures) {
   }
   if (kinds != 1) {
     value.fail(
-        "a check has exactly one of slope_below, slope_between, max_at_most, min_at_least, "
-        "below_series, ratio_at_most");
+        "a check has paper: (with where, tolerance, measure) or exactly one of slope_below, "
+        "slope_between, max_at_most, min_at_least, below_series, ratio_at_most");
   }
+  c.role = c.kind == CheckKind::kBelowSeries ? CheckRole::kOrdering : CheckRole::kThreshold;
+  static constexpr std::array<std::string_view, 6> kKindKeys = {"slope_below",  "slope_between",
+                                                                "max_at_most",  "min_at_least",
+                                                                "below_series", "ratio_at_most"};
+  c.id = fmt::format("{}/{}/{}{}", c.figure, c.series, kKindKeys[static_cast<size_t>(c.kind)],
+                     c.other.empty() ? "" : "/" + c.other);
+}
+
+Check read_check(const Value& value, const std::vector<Figure>& figures) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 19> kKeys = {
+      "figure",      "series",       "slope_below",  "slope_between",
+      "max_at_most", "min_at_least", "below_series", "ratio_at_most",
+      "note",        "kind",         "paper",        "where",
+      "tolerance",   "measure",      "at",           "to",
+      "no_effect",   "id",           "bound"};
+  map.allow_only(kKeys);
+  Check c;
+  const Figure& figure = figure_of(map, figures, c);
+  c.series = map.require("series", "the series the check is about").as_string();
+  const bool paper = map.find("paper") != nullptr;
+  static constexpr std::array<std::string_view, 6> kPaperKeys = {"where", "tolerance", "measure",
+                                                                 "to",    "no_effect", "bound"};
+  if (paper) {
+    read_paper_check(map, figure, c);
+  } else {
+    for (std::string_view key : kPaperKeys) {
+      if (const Value* v = map.find(key)) v->fail("only a check with paper: takes this key");
+    }
+    if (const Value* v = map.find("at")) v->fail("only a check with paper: takes this key");
+    read_legacy_check(value, map, c);
+  }
+  if (paper && (map.find("below_series") || map.find("slope_below") || map.find("slope_between") ||
+                map.find("max_at_most") || map.find("min_at_least") || map.find("ratio_at_most"))) {
+    value.fail("a check with paper: has no slope_below, below_series, ... (one check, one rule)");
+  }
+  if (const Value* v = map.find("kind")) {
+    const std::string kind = v->as_choice(kCheckRoleNames);
+    if (kind != kCheckRoleNames[static_cast<size_t>(c.role)]) {
+      v->fail(
+          fmt::format("this check is a {} (paper: makes a paper check; below_series an "
+                      "ordering; a number not from the paper a threshold)",
+                      kCheckRoleNames[static_cast<size_t>(c.role)]));
+    }
+  }
+  if (const Value* v = map.find("id")) c.id = v->as_string();
   if (const Value* v = map.find("note")) c.text += " (" + v->as_string() + ")";
+  c.hash = fnv1a_hex(yaml_text(value.node()));
   return c;
+}
+
+Difference read_difference(const Value& value) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 4> kKeys = {"setting", "paper", "here", "why"};
+  map.allow_only(kKeys);
+  Difference d;
+  d.setting = map.require("setting", "the setting that differs (a key or a phrase)").as_string();
+  d.paper = map.require("paper", "the paper's value").as_string();
+  d.here = map.require("here", "the value here").as_string();
+  d.why = map.require("why", "why it differs").as_string();
+  for (const std::string* text : {&d.setting, &d.paper, &d.here, &d.why}) {
+    if (text->empty()) value.fail("setting, paper, here and why each say something");
+  }
+  return d;
 }
 
 }  // namespace
@@ -229,8 +359,8 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
   const Value& section =
       top.require("reproduce", "a map of runs, figures and checks (docs/reproduce.md)");
   const Map map = section.as_map();
-  static constexpr std::array<std::string_view, 7> kKeys = {"title", "paper",   "run_time", "runs",
-                                                            "small", "figures", "checks"};
+  static constexpr std::array<std::string_view, 8> kKeys = {
+      "title", "paper", "run_time", "runs", "small", "figures", "checks", "differences"};
   map.allow_only(kKeys);
   Reproduction r;
   r.name = experiment_name;
@@ -249,8 +379,12 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
   if (r.runs.empty()) runs.expected("at least one run");
   if (const Value* v = map.find("small")) {
     const Map small = v->as_map();
-    static constexpr std::array<std::string_view, 2> kSmall = {"set", "sweep"};
+    static constexpr std::array<std::string_view, 3> kSmall = {"set", "sweep", "seeds"};
     small.allow_only(kSmall);
+    if (const Value* s = small.find("seeds")) {
+      r.small_seeds = static_cast<uint32_t>(s->as_number(1, 1000));
+      if (r.small_seeds != s->as_number(1, 1000)) s->expected("a whole number of seeds");
+    }
     if (const Value* s = small.find("set")) r.small_sets = read_sweeps(*s, true, "small.set");
     if (const Value* s = small.find("sweep")) {
       r.small_sweeps = read_sweeps(*s, false, "small.sweep");
@@ -274,15 +408,26 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
     }
   }
   if (const Value* v = map.find("checks")) {
-    for (const Value& c : v->as_list()) r.checks.push_back(read_check(c, r.figures));
+    for (const Value& c : v->as_list()) {
+      r.checks.push_back(read_check(c, r.figures));
+      for (size_t i = 0; i + 1 < r.checks.size(); ++i) {
+        if (r.checks[i].id == r.checks.back().id) {
+          c.fail(fmt::format("two checks are {}: give one an id:", r.checks.back().id));
+        }
+      }
+    }
+  }
+  if (const Value* v = map.find("differences")) {
+    for (const Value& d : v->as_list()) r.differences.push_back(read_difference(d));
   }
   return r;
 }
 
-std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small) {
+std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small,
+                                      const Sweep& seeds) {
   std::vector<ReproRun> runs = reproduction.runs;
-  if (!small) return runs;
   for (ReproRun& run : runs) {
+    if (!small) break;
     for (const Sweep& sweep : reproduction.small_sweeps) {
       auto it = std::find_if(run.sweeps.begin(), run.sweeps.end(),
                              [&sweep](const Sweep& s) { return s.key == sweep.key; });
@@ -299,6 +444,18 @@ std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool sma
       run.sets.push_back(set);
     }
   }
+  if (seeds.values.empty()) return runs;
+  for (ReproRun& run : runs) {
+    const auto is_seed = [](const Sweep& s) { return s.key == kSeedKey; };
+    if (std::any_of(run.sweeps.begin(), run.sweeps.end(), is_seed) ||
+        std::any_of(run.sets.begin(), run.sets.end(), is_seed)) {
+      throw std::invalid_argument(
+          fmt::format("reproduce run '{}' sweeps or sets seed; the seeds come from --seeds and the "
+                      "experiment's seed: (the first)",
+                      run.name));
+    }
+    run.sweeps.push_back(seeds);  // last: varies fastest, a point's seeds side by side
+  }
   return runs;
 }
 
@@ -314,7 +471,9 @@ std::string series_name(const ReproRun& run, const Variant& variant, const Figur
                        [&key](const Sweep& s) { return s.key == key && s.values.size() == 1; });
   };
   for (const NamePart& part : variant.name_parts) {
-    if (part.key.empty() || part.key == figure.x || single(part.key)) continue;
+    if (part.key.empty() || part.key == figure.x || part.key == kSeedKey || single(part.key)) {
+      continue;
+    }
     name += "-" + part.text;
   }
   return name;

@@ -4,10 +4,13 @@
 // checks that decide whether the paper's shape holds.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "fabric/reproduce/verdict.h"
 #include "fabric/run/variants.h"
 
 namespace spraylab::fabric {
@@ -58,17 +61,53 @@ enum class CheckKind {
   kMaxAtMost,
   kMinAtLeast,
   kBelowSeries,
-  kRatioAtMost
+  kRatioAtMost,
+  kPaper  // against the paper's number: a verdict (verdict.h)
 };
+
+// What a check is (docs/reproduce.md, "Checks"): against the paper's number, with a verdict; an
+// ordering of two series (no number), pass or fail; or a threshold whose number is not traced to
+// the paper (kept as written, pass or fail, listed as to be replaced by the paper's number).
+enum class CheckRole { kPaper, kOrdering, kThreshold };
+inline constexpr std::array<std::string_view, 3> kCheckRoleNames = {"paper", "ordering",
+                                                                    "threshold"};
+
+// What a paper check measures, per seed: the series' y at x (a bar: its value), its ratio to or
+// difference from another series' y at the same x and seed, or its log-log slope over x.
+enum class Measure { kValue, kRatio, kDifference, kSlope };
+inline constexpr std::array<std::string_view, 4> kMeasureNames = {"value", "ratio", "difference",
+                                                                  "slope"};
 
 struct Check {
   std::string figure;
   std::string series;
   CheckKind kind = CheckKind::kSlopeBelow;
+  CheckRole role = CheckRole::kThreshold;
   double a = 0;       // the bound (slope_between: the lower one; ratio_at_most: the ratio)
   double b = 0;       // slope_between: the upper bound
-  std::string other;  // below_series, ratio_at_most: the series compared with
-  std::string text;   // as written, for the report: "slope_below: 0.15"
+  std::string other;  // below_series, ratio_at_most, ratio, difference: the series compared with
+  std::string text;   // for the report: "log-log slope < 0.15"
+  // kPaper: what is measured, at which x (as the sweep writes it; empty for a bar), the paper's
+  // value and where it says so, and the rule (verdict.h).
+  Measure measure = Measure::kValue;
+  std::string at;
+  std::string where;
+  std::string tolerance_text;  // as written: "10%"
+  VerdictRule rule;
+  // Names the check in verdicts.json: `id:` or figure/series/measure[@at][/other].
+  std::string id;
+  // A hash of the check as written (every key, the note too): a stored verdict whose hash
+  // differs belongs to an earlier version of the check.
+  std::string hash;
+};
+
+// One way the experiment differs from the paper's setting (`differences:`), printed in every
+// report: the setting, the paper's value, ours, and why.
+struct Difference {
+  std::string setting;
+  std::string paper;
+  std::string here;
+  std::string why;
 };
 
 struct Reproduction {
@@ -83,7 +122,14 @@ struct Reproduction {
   std::vector<Sweep> small_sweeps;  // --small: replaces (or adds) that key's sweep in every run
   std::vector<Figure> figures;
   std::vector<Check> checks;
+  std::vector<Difference> differences;
+  // --small: how many seeds when --seeds is not given (default kSmallSeeds).
+  uint32_t small_seeds = 0;
 };
+
+// Seeds per point when --seeds is not given: the full size, and --small (make test).
+inline constexpr uint32_t kDefaultSeeds = 10;
+inline constexpr uint32_t kSmallSeeds = 3;
 
 // Reads the `reproduce:` section of the experiment text `yaml` (from `source`). Throws
 // conf::ConfigError naming the file, line, column and key for anything malformed: a missing
@@ -91,8 +137,11 @@ struct Reproduction {
 Reproduction read_reproduction(const std::string& yaml, const std::string& source,
                                const std::string& experiment_name);
 
-// The runs as they execute: with `small`, the small section's sets and sweeps applied.
-std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small);
+// The runs as they execute: with `small`, the small section's sets and sweeps applied; with
+// `seeds` (non-empty values), every run swept over them last. Throws std::invalid_argument when
+// a run sweeps or sets the seed itself (--seeds does).
+std::vector<ReproRun> runs_to_execute(const Reproduction& reproduction, bool small,
+                                      const Sweep& seeds = {});
 
 // The series a variant of `run` belongs to in `figure`: the run's label (or the algorithm) and
 // any swept value that is not the figure's x (nor of a key the run sweeps over one value).

@@ -388,4 +388,21 @@ std::vector<Variant> expand_variants(const std::string& yaml, const std::string&
   return variants;
 }
 
+Sweep seed_sweep(uint64_t first, uint32_t count) {
+  Sweep s{kSeedKey, {}};
+  for (uint32_t i = 0; i < count; ++i) s.values.push_back(std::to_string(first + i));
+  return s;
+}
+
+std::string name_without_seed(const std::string& variant_name) {
+  const std::string part = std::string("-") + kSeedKey + "=";
+  const size_t at = variant_name.rfind(part);
+  if (at == std::string::npos) return variant_name;
+  const std::string digits = variant_name.substr(at + part.size());
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return variant_name;
+  }
+  return variant_name.substr(0, at);
+}
+
 }  // namespace spraylab::fabric

@@ -21,6 +21,16 @@ struct Sweep {
 // names the option in errors. Throws std::invalid_argument.
 Sweep parse_sweep(const std::string& text, const std::string& option);
 
+// The key seeds are swept over (the experiment's `seed:`, --seeds): a reproduction's figures and
+// the seeds table group by everything but it.
+inline constexpr const char* kSeedKey = "seed";
+
+// The sweep of `count` seeds from `first` (the experiment's seed) on: "seed=1,2,...".
+Sweep seed_sweep(uint64_t first, uint32_t count);
+
+// The name of the variant without its "-seed=N" part: the point it is one seed of.
+std::string name_without_seed(const std::string& variant_name);
+
 struct VariantRequest {
   std::vector<std::string> algorithms;  // empty: the file's algorithm only
   std::vector<Sweep> sweeps;            // crossed, the first varying slowest

@@ -17,6 +17,7 @@
 #include "fabric/results/progress_line.h"
 #include "fabric/results/result_files.h"
 #include "fabric/results/results_folder.h"
+#include "fabric/results/seed_table.h"
 #include "fabric/results/summary.h"
 #include "fabric/results/table.h"
 #include "fabric/run/stop_request.h"
@@ -205,6 +206,16 @@ void write_comparison(const std::string& out, const std::string& experiment,
   write_file((fs::path(out) / "summary.json").string(), json_text(all));
 }
 
+// --seeds: the table of means and 95 % intervals over seeds, on stdout and in
+// DIR/summary_seeds.{txt,csv}.
+void write_seed_comparison(const std::string& out, const std::vector<VariantSummary>& summaries) {
+  const std::string table = format_seed_table(summaries);
+  fmt::print("\nmean ± 95 % confidence interval over seeds (Student t):\n{}", table);
+  std::fflush(stdout);
+  write_file((fs::path(out) / "summary_seeds.txt").string(), table);
+  write_file((fs::path(out) / "summary_seeds.csv").string(), format_seed_csv(summaries));
+}
+
 }  // namespace
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options) {
@@ -267,6 +278,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   if (namespaced) namespaced->finish();  // down before the table and plots
   write_comparison(dir.string(), variants[0].experiment.name, options.title, options.mode,
                    summaries);
+  if (options.seeds) write_seed_comparison(dir.string(), summaries);
   if (want_plots) {
     progress.print(folder.shown(draw_plots((dir / "plots").string(), plots).message));
   }

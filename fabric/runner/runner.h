@@ -33,6 +33,9 @@ struct RunOptions {
   // Names this set of variants in the table's header beside the experiment ("run switch" for a
   // reproduction's runs, so that two tables of one experiment tell themselves apart); "": none.
   std::string title;
+  // The variants are points swept over seeds (--seeds): the table of means and 95 % intervals
+  // over seeds follows the table (DIR/summary_seeds.{txt,csv}).
+  bool seeds = false;
   namespaced::Options namespaced;  // Mode::kNamespaced: the fabric's links, rate, name, folder
 };
 

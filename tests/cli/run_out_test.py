@@ -28,6 +28,11 @@ Cases:
                                   name: ../x is the loader's error at its line and column; a file
                                   whose stem starts with '.' needs a name; a variant's folder name
                                   is escaped.
+  --seeds runs every variant per seed and tables the intervals
+                                  --seeds 3 on a file with seed: 4: folders per seed 4..6, a table
+                                  of one row per variant with "mean ± half width" cells, and
+                                  summary_seeds.csv whose interval holds its mean and matches the
+                                  per-seed rows of summary.csv (mean by hand).
 """
 import hashlib
 import re
@@ -337,7 +342,37 @@ def names_that_would_leave_their_folder_are_refused(_args):
               os.listdir(os.path.join(t, "o")))
 
 
+def seeds_run_every_variant_per_seed_and_table_the_intervals(_args):
+    import csv
+    import io
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"))
+        p = spraylab(t, "run", exp, "--algorithms", "rps,ofan", "--seeds", "3", "--out", "o")
+        check(p.returncode == 0, p.stderr)
+        folders = sorted(d for d in os.listdir(os.path.join(t, "o")) if "seed=" in d)
+        check(folders == [f"{a}-seed={s}" for a in ("ofan", "rps") for s in (4, 5, 6)], folders)
+        table = p.stdout.split("mean ± 95 % confidence interval over seeds")[-1].splitlines()
+        rows = [line for line in table if line.startswith(("rps ", "ofan "))]
+        check(len(rows) == 2 and all(" ± " in r for r in rows), table)
+        with open(os.path.join(t, "o", "summary.csv")) as f:
+            per_seed = list(csv.DictReader(f))
+        with open(os.path.join(t, "o", "summary_seeds.csv")) as f:
+            seeds = {r["variant"]: r for r in csv.DictReader(io.StringIO(f.read()))}
+        check(set(seeds) == {"rps", "ofan"}, seeds.keys())
+        for alg in ("rps", "ofan"):
+            row = seeds[alg]
+            check(row["seeds"] == "3", row)
+            values = [float(r["cct_ns"]) for r in per_seed if r["variant"].startswith(alg + "-")]
+            mean = float(row["cct_ns_mean"])
+            check(len(values) == 3 and abs(mean - sum(values) / 3) < 1e-6 * mean, (values, row))
+            low, high = float(row["cct_ns_ci_low"]), float(row["cct_ns_ci_high"])
+            check(low <= mean <= high and abs((mean - low) - (high - mean)) < 1e-6 * mean, row)
+        return rows[0]
+
+
 CASES = [
+    ("--seeds runs every variant per seed and tables the intervals",
+     seeds_run_every_variant_per_seed_and_table_the_intervals, ()),
     ("paths are used as given", paths_are_used_as_given, ()),
     ("a smaller run replaces the whole folder", a_smaller_run_replaces_the_whole_folder, ()),
     ("a killed run leaves the earlier results as they were",

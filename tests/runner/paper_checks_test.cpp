@@ -1,0 +1,261 @@
+// Checks against the paper's numbers (fabric/reproduce/reproduction.h, figures.h): what each
+// measure computes per seed, the file's errors, seeds.csv read back, and --redraw's keeping of
+// the first verdict (keep_stored_verdicts).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "conf/config_error.h"
+#include "fabric/reproduce/figures.h"
+#include "fabric/reproduce/reproduction.h"
+
+namespace spraylab::fabric {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kBase = R"(name: p
+topology: {generator: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+workload: {type: permutation, message_size: 64KB}
+reproduce:
+  title: paper checks
+  runs:
+    - {name: sw, algorithms: [rps, ofan], sweep: {workload.message_size: [1KiB, 16KiB]}}
+  figures:
+    - {name: q, x: workload.message_size, y: queue.max_packets, fit: loglog}
+    - {name: bars, x: variant, y: queue.max_packets}
+  differences:
+    - {setting: links.delay, paper: 500 ns, here: 50 ns, why: a test}
+  checks:
+)";
+
+Reproduction with_checks(const std::string& checks) {
+  return read_reproduction(kBase + checks, "p.yaml", "p");
+}
+
+// Per seed s = 1..3: rps at 1KiB is 10 + s, at 16KiB 160 + 16 s (slope 1 for every seed);
+// ofan is half of rps at 1KiB and a quarter at 16KiB, seed by seed.
+std::vector<SeedRow> rows() {
+  std::vector<SeedRow> out;
+  for (uint64_t s = 1; s <= 3; ++s) {
+    const double small = 10.0 + s;
+    const double large = 16 * small;
+    out.push_back({"q", "rps", 1024, "1KiB", s, small});
+    out.push_back({"q", "rps", 16384, "16KiB", s, large});
+    out.push_back({"q", "ofan", 1024, "1KiB", s, small / 2});
+    out.push_back({"q", "ofan", 16384, "16KiB", s, large / 4});
+    out.push_back({"bars", "rps", 0, "rps", s, 2.0 * s});
+  }
+  return out;
+}
+
+std::vector<FigureData> figures(const Reproduction& r) {
+  std::vector<FigureData> out;
+  const std::vector<SeedRow> all = rows();
+  for (const Figure& f : r.figures) out.push_back(figure_from_rows(f, all));
+  return out;
+}
+
+TEST(PaperChecks, EachMeasureIsTakenPerSeedThenAveraged) {
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: value, at: 16KiB, paper: 192, where: s1, tolerance: 10%}
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.25, where: s2, tolerance: 0.01}
+    - {figure: q, series: rps, measure: difference, to: ofan, at: 1024, paper: 6, where: s3, tolerance: 1}
+    - {figure: q, series: rps, measure: slope, paper: 1, where: s4, tolerance: 0.05}
+    - {figure: bars, series: rps, measure: value, paper: 4, where: s5, tolerance: 50%}
+)");
+  const std::vector<FigureData> data = figures(r);
+  const auto measured = [&](size_t i) { return *evaluate_check(r.checks[i], data).measured; };
+  EXPECT_DOUBLE_EQ(measured(0).mean, 192);  // 16 · 12
+  EXPECT_EQ(measured(0).n, 3u);
+  EXPECT_DOUBLE_EQ(measured(1).mean, 0.25);  // the same ratio for every seed: no spread
+  EXPECT_DOUBLE_EQ(measured(1).half_width, 0);
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kReproduced);
+  EXPECT_DOUBLE_EQ(measured(2).mean, 6);  // 12 − 6, the x given as a number
+  EXPECT_NEAR(measured(3).mean, 1, 1e-12);
+  EXPECT_NEAR(measured(3).half_width, 0, 1e-9);
+  EXPECT_DOUBLE_EQ(measured(4).mean, 4);  // the bar: 2, 4, 6
+  EXPECT_NEAR(measured(4).half_width, 2 * 4.303 / std::sqrt(3.0), 1e-3);
+  // [−0.97, 8.97] is wider than the band [2, 6], and a value has no no_effect to tell a
+  // direction by.
+  EXPECT_EQ(*evaluate_check(r.checks[4], data).verdict, Verdict::kNotReproduced);
+}
+
+TEST(PaperChecks, AValueWithoutNoEffectIsReproducedOrNot) {
+  // rps at 16KiB: 176, 192, 208, so [152.3, 231.7]; the paper's 100 ± 10 % is far below.
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: value, at: 16KiB, paper: 100, where: s, tolerance: 10%}
+    - {figure: q, series: rps, measure: value, at: 16KiB, paper: 100, where: s, tolerance: 10%, no_effect: 0, id: with-zero}
+    - {figure: bars, series: rps, measure: value, paper: 4, where: s5, tolerance: 50%, no_effect: 0}
+)");
+  const std::vector<FigureData> data = figures(r);
+  EXPECT_EQ(*evaluate_check(r.checks[0], data).verdict, Verdict::kNotReproduced);
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kLargerEffect);
+  EXPECT_EQ(*evaluate_check(r.checks[2], data).verdict, Verdict::kNotReproduced);  // reaches 0
+}
+
+TEST(PaperChecks, ABoundIsReadAndJudgedOnItsClaimedSide) {
+  // ofan / rps at 16KiB is 0.25 for every seed: "at most 0.3" holds, "= 0.3" is a larger effect,
+  // "at least 0.3" is short of its bound (0.25 is still below no effect, 1).
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.3, where: s, tolerance: 0.01, bound: at_most}
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.3, where: s, tolerance: 0.01, id: point}
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.2, where: s, tolerance: 0.01, bound: at_least, id: least}
+)");
+  EXPECT_EQ(r.checks[0].rule.bound, Bound::kAtMost);
+  EXPECT_EQ(r.checks[1].rule.bound, Bound::kPoint);
+  EXPECT_EQ(r.checks[2].rule.bound, Bound::kAtLeast);
+  EXPECT_THAT(r.checks[0].text, HasSubstr("≤ 0.3"));
+  const std::vector<FigureData> data = figures(r);
+  EXPECT_EQ(*evaluate_check(r.checks[0], data).verdict, Verdict::kReproduced);
+  EXPECT_THAT(evaluate_check(r.checks[0], data).detail, HasSubstr("paper at most 0.3"));
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kLargerEffect);
+  EXPECT_EQ(*evaluate_check(r.checks[2], data).verdict, Verdict::kReproduced);
+  const auto error = [](const std::string& check) {
+    try {
+      with_checks(check);
+    } catch (const conf::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, where: s, "
+                    "tolerance: 1%, bound: above}\n"),
+              HasSubstr("at_least"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, below_series: ofan, bound: at_most}\n"),
+              HasSubstr("only a check with paper:"));
+}
+
+TEST(PaperChecks, AMissingPointOrSeriesIsNotReproducedAndSaysWhy) {
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: value, at: 4KiB, paper: 1, where: s, tolerance: 1%}
+    - {figure: q, series: rps, measure: ratio, to: jsq, at: 1KiB, paper: 1, where: s, tolerance: 1%}
+)");
+  const std::vector<FigureData> data = figures(r);
+  const CheckOutcome a = evaluate_check(r.checks[0], data);
+  EXPECT_EQ(*a.verdict, Verdict::kNotReproduced);
+  EXPECT_THAT(a.detail, HasSubstr("no point at 4KiB"));
+  EXPECT_THAT(evaluate_check(r.checks[1], data).detail, HasSubstr("no series 'jsq'"));
+}
+
+TEST(PaperChecks, TheFileSaysEveryPartOrIsRefusedAtItsLine) {
+  const auto error = [](const std::string& check) {
+    try {
+      with_checks(check);
+    } catch (const conf::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, where: s}\n"),
+              HasSubstr("tolerance"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, tolerance: 1%}\n"),
+              HasSubstr("where"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: ratio, at: 1KiB, paper: 1, where: s, "
+                    "tolerance: 1%}\n"),
+              HasSubstr("to"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: value, paper: 1, where: s, "
+                    "tolerance: 1%}\n"),
+              HasSubstr("at"));
+  EXPECT_THAT(error("    - {figure: bars, series: rps, measure: slope, paper: 1, where: s, "
+                    "tolerance: 1%}\n"),
+              HasSubstr("slope needs"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, where: s, "
+                    "tolerance: ten}\n"),
+              HasSubstr("tolerance"));
+  EXPECT_THAT(error("    - {kind: ordering, figure: q, series: rps, max_at_most: 3}\n"),
+              HasSubstr("threshold"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, below_series: ofan, tolerance: 1%}\n"),
+              HasSubstr("only a check with paper:"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, below_series: ofan}\n"
+                    "    - {figure: q, series: rps, below_series: ofan, note: again}\n"),
+              HasSubstr("two checks are q/rps/below_series/ofan"));
+  EXPECT_EQ(error("    - {figure: q, series: rps, below_series: ofan}\n"), "accepted");
+}
+
+TEST(PaperChecks, RolesFollowTheKeys) {
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, below_series: ofan}
+    - {figure: q, series: rps, max_at_most: 3}
+    - {figure: q, series: rps, measure: slope, paper: 1, where: s, tolerance: 1%}
+)");
+  EXPECT_EQ(r.checks[0].role, CheckRole::kOrdering);
+  EXPECT_EQ(r.checks[1].role, CheckRole::kThreshold);
+  EXPECT_EQ(r.checks[2].role, CheckRole::kPaper);
+  EXPECT_NE(r.checks[0].hash, r.checks[1].hash);
+  ASSERT_EQ(r.differences.size(), 1u);
+  EXPECT_EQ(r.differences[0].here, "50 ns");
+}
+
+TEST(PaperChecks, DifferencesSayEveryPart) {
+  EXPECT_THROW(read_reproduction(kBase.substr(0, kBase.find("  checks:")) +
+                                     "    - {setting: x, paper: 1, here: 2}\n",
+                                 "p.yaml", "p"),
+               conf::ConfigError);
+}
+
+TEST(Orderings, SayAtHowManyXTheIntervalsAreApart) {
+  // ofan below rps at both x, by far: [4.8, 7.2] against [9.5, 14.5], [38, 58] against
+  // [152, 232]; rps below ofan nowhere.
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: ofan, below_series: rps}
+    - {figure: q, series: rps, below_series: ofan}
+)");
+  const std::vector<FigureData> data = figures(r);
+  const CheckOutcome below = evaluate_check(r.checks[0], data);
+  EXPECT_TRUE(below.passed);
+  EXPECT_THAT(below.detail, HasSubstr("95 % intervals apart at 2 of 2 x"));
+  const CheckOutcome above = evaluate_check(r.checks[1], data);
+  EXPECT_FALSE(above.passed);
+  EXPECT_THAT(above.detail, HasSubstr("95 % intervals apart at 0 of 2 x"));
+}
+
+TEST(SeedsCsv, ReadsBackWhatItWrites) {
+  const Reproduction r = with_checks("    - {figure: q, series: rps, below_series: ofan}\n");
+  const std::vector<FigureData> data = figures(r);
+  const std::string csv = seeds_csv(data);
+  EXPECT_THAT(csv, HasSubstr("figure,series,x,x_text,seed,y\nq,rps,1024,1KiB,1,11\n"));
+  const std::vector<SeedRow> back = parse_seeds_csv(csv, "seeds.csv");
+  EXPECT_EQ(back.size(), rows().size());
+  EXPECT_EQ(seeds_csv({figure_from_rows(r.figures[0], back), figure_from_rows(r.figures[1], back)}),
+            csv);
+  EXPECT_THROW(parse_seeds_csv("figure,series\n", "x.csv"), std::runtime_error);
+  EXPECT_THROW(parse_seeds_csv(csv + "q,rps,1,1,one,2\n", "x.csv"), std::runtime_error);
+}
+
+// A stored verdicts.json whose one check was judged `verdict` with `hash`.
+nlohmann::json stored(const Check& c, const std::string& verdict, const std::string& hash) {
+  return {
+      {"checks", {{{"id", c.id}, {"hash", hash}, {"check", "old text"}, {"verdict", verdict}}}}};
+}
+
+TEST(KeepStoredVerdicts, AStoredNotReproducedStaysWhateverTheDataOrTheCheckSay) {
+  const Reproduction r = with_checks(
+      "    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.25, where: s, "
+      "tolerance: 0.01}\n");
+  const std::vector<FigureData> data = figures(r);
+  std::vector<CheckOutcome> now = {evaluate_check(r.checks[0], data)};
+  ASSERT_EQ(*now[0].verdict, Verdict::kReproduced);
+  keep_stored_verdicts(now, stored(r.checks[0], "not reproduced", r.checks[0].hash));
+  EXPECT_EQ(*now[0].verdict, Verdict::kNotReproduced);
+  EXPECT_FALSE(now[0].passed);
+  EXPECT_THAT(now[0].history, HasSubstr("kept the first verdict"));
+
+  now = {evaluate_check(r.checks[0], data)};
+  keep_stored_verdicts(now, stored(r.checks[0], "not reproduced", "an older hash"));
+  EXPECT_EQ(*now[0].verdict, Verdict::kNotReproduced);
+  EXPECT_THAT(now[0].history, HasSubstr("changed since"));
+}
+
+TEST(KeepStoredVerdicts, AChangedCheckOnceReproducedIsJudgedAgainAndSaysItChanged) {
+  const Reproduction r = with_checks(
+      "    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, paper: 0.9, where: s, "
+      "tolerance: 0.01}\n");
+  std::vector<CheckOutcome> now = {evaluate_check(r.checks[0], figures(r))};
+  keep_stored_verdicts(now, stored(r.checks[0], "reproduced", "an older hash"));
+  // 0.25 lies on 0.9's side of 1 (no effect), farther from it than 0.9.
+  EXPECT_EQ(*now[0].verdict, Verdict::kLargerEffect);
+  EXPECT_THAT(now[0].history, HasSubstr("changed since"));
+}
+
+}  // namespace
+}  // namespace spraylab::fabric
