@@ -210,7 +210,9 @@ TEST(Figures, RelativeToDrawsThePercentageAboveABound) {
   EXPECT_TRUE(d.series.empty());
   ASSERT_EQ(d.problems.size(), 1u);
   EXPECT_THAT(d.problems[0], HasSubstr("no reference > 0 at cct.nowhere"));
-  EXPECT_THAT(report_markdown(r, ReportContext{"cmd"}, {b}, {}), HasSubstr("% above cct.bound_ns"));
+  ReportContext ctx;
+  ctx.command = "cmd";
+  EXPECT_THAT(report_markdown(r, ctx, {b}, {}), HasSubstr("% above cct.bound_ns"));
   EXPECT_THAT(error_of("reproduce: {title: t, runs: [{name: a}], figures: [{name: f, x: variant, "
                        "y: q, relative_to: -3}]}\n"),
               HasSubstr("> 0"));
