@@ -7,13 +7,14 @@
 // and since sequence numbers only grow, a bucket in push order IS (time, seq) order. Push and pop
 // cost O(1) whatever the number of pending events (a bitmap, two levels of 64-bit words, finds
 // the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and pending
-// events grow with the fabric (about one per busy link, port and host). Events beyond the window (retransmission
-// timeouts, the queue sampler, link events) wait in a heap and move into their bucket once, when
-// the window reaches them, before anything else can be pushed for that ns: they were scheduled
-// earlier, so they go first among its events, as their sequence numbers say. An event scheduled
-// in the past (before the last one popped; nothing in the fabric does, but the order must not
-// depend on it) waits in a heap of its own that goes before the buckets. The order is exactly
-// HeapEventQueue's, the binary heap it replaced (tests/fabric/event_queue_test.cpp compares them).
+// events grow with the fabric (about one per busy link, port and host). Events beyond the window
+// (retransmission timeouts, the queue sampler, link events) wait in a heap and move into their
+// bucket once, when the window reaches them, before anything else can be pushed for that ns: they
+// were scheduled earlier, so they go first among its events, as their sequence numbers say. An
+// event scheduled in the past (before the last one popped; nothing in the fabric does, but the
+// order must not depend on it) waits in a heap of its own that goes before the buckets. The order
+// is exactly HeapEventQueue's, the binary heap it replaced (tests/fabric/event_queue_test.cpp
+// compares them).
 #pragma once
 
 #include <algorithm>

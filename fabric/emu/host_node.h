@@ -24,8 +24,8 @@ class HostNode final : public Node {
   // `hosts`: indices into plan.hosts. `events` nullptr: the wall clock, the engine's clock the
   // TSC (`tsc_hz`, `start_tsc`); else the virtual clock in ns and `id` this node's number there.
   HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts, rte_mempool* pool,
-           uint32_t engine_id, uint64_t tsc_hz, uint64_t start_tsc, EventQueue* events,
-           uint32_t id, gen::MessageSlots* message_slots = nullptr);
+           uint32_t engine_id, uint64_t tsc_hz, uint64_t start_tsc, EventQueue* events, uint32_t id,
+           gen::MessageSlots* message_slots = nullptr);
 
   // The host on DPDK-style port `port` (its rank) receives from `in` and sends on `out`.
   void connect(uint16_t port, Link* in, Link* out);

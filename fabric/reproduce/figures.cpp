@@ -29,7 +29,8 @@ std::string number(double v) { return fmt::format("{:.4g}", v); }
 FigureSeries& series_named(std::vector<FigureSeries>& all, const std::string& name) {
   auto it = std::find_if(all.begin(), all.end(),
                          [&name](const FigureSeries& s) { return s.name == name; });
-  if (it == all.end()) it = all.insert(all.end(), FigureSeries{name, {}, std::nullopt, std::nullopt});
+  if (it == all.end())
+    it = all.insert(all.end(), FigureSeries{name, {}, std::nullopt, std::nullopt});
   return *it;
 }
 

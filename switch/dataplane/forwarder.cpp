@@ -280,9 +280,8 @@ void Forwarder::flush(uint16_t port) {
   uint32_t bytes = 0;
   const uint16_t kept = admit(port, pkts, n, bytes);
   if (trimmed_count_ > 0) {
-    const uint16_t queued =
-        rt_.egress_queues().enqueue_priority(port, worker_, trimmed_.data(), trimmed_count_,
-                                             trimmed_bytes_);
+    const uint16_t queued = rt_.egress_queues().enqueue_priority(port, worker_, trimmed_.data(),
+                                                                 trimmed_count_, trimmed_bytes_);
     for (uint16_t i = queued; i < trimmed_count_; ++i) {
       drop(trimmed_[i], port, DropReason::kTrimQueueFull);
     }

@@ -52,7 +52,7 @@ class Ar final : public Balancer {
   LowestKey low_;
   alignas(64) uint32_t band_[kMaxCandidates];
   alignas(64) double buffer_[kMaxCandidates];  // each candidate's port buffer, in the queue unit
-  SetPorts buffer_of_;                           // the ports buffer_ was loaded for
+  SetPorts buffer_of_;                         // the ports buffer_ was loaded for
 };
 
 }  // namespace spraylab::lb

@@ -108,9 +108,10 @@ BandThresholds BalancerFactory::ar_buffers() const {
   // In packets the buffer holds buffer/frame nominal data frames: htsim's maxsize() in the unit
   // AR reads. (The egress ring's frame count, the view's packet capacity, is far larger than the
   // buffer lets a queue grow: bands on it never leave band 0, and AR would be RPS.)
-  const uint64_t b = spec_.queue_unit == QueueUnit::kBytes
-                         ? ctx_.buffer_bytes
-                         : std::max<uint64_t>(1, ctx_.buffer_bytes / std::max(1u, ctx_.frame_bytes));
+  const uint64_t b =
+      spec_.queue_unit == QueueUnit::kBytes
+          ? ctx_.buffer_bytes
+          : std::max<uint64_t>(1, ctx_.buffer_bytes / std::max(1u, ctx_.frame_bytes));
   return BandThresholds(std::make_shared<std::vector<uint32_t>>(
       ctx_.ports, static_cast<uint32_t>(std::min<uint64_t>(b, UINT32_MAX))));
 }

@@ -124,13 +124,14 @@ TEST(HostEngine, MovedStartSendsNothingBeforeItAndTheSameAfter) {
 // its own messages' entries and leaves the others' alone, so every message's entry names its
 // sender's send state and its receiver's receive state, whatever the order the engines were built.
 TEST(HostEngine, EnginesSharingAMessageTableEachFindTheirOwnMessages) {
-  const std::string trace = testing::TempDir() + "/spraylab_host_engine_shared_" +
-                            std::to_string(getpid()) + ".csv";
+  const std::string trace =
+      testing::TempDir() + "/spraylab_host_engine_shared_" + std::to_string(getpid()) + ".csv";
   std::ofstream(trace) << "start_ns,src,dst,bytes,depends_on\n"
                           "0,0,1,6400,\n0,1,2,6400,\n0,2,0,6400,\n0,0,2,6400,\n";
   const conf::Experiment exp = conf::load_experiment_string(
       "topology: {generator: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: 3}\n"
-      "workload: {type: trace, trace_file: " + trace + ", payload: 64}\n",
+      "workload: {type: trace, trace_file: " +
+          trace + ", payload: 64}\n",
       "engine.yaml");
   HostPlanOptions o;
   o.hosts = {"h0", "h1", "h2"};
