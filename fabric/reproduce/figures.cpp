@@ -456,7 +456,12 @@ std::string mean_ci_text(const Interval& i) {
   if (i.n < 2 || !std::isfinite(i.half_width)) {
     return fmt::format("{} ({} seed{})", number(i.mean), i.n, i.n == 1 ? "" : "s");
   }
-  return fmt::format("{} ± {}", number(i.mean), number(i.half_width));
+  // As results are written: the half width to two significant digits and the mean to the same
+  // decimal place (9.8 ± 1.3, 0.00935 ± 0.00099), not four digits of noise each.
+  if (i.half_width <= 0) return fmt::format("{} ± 0", number(i.mean));
+  const int magnitude = static_cast<int>(std::floor(std::log10(i.half_width)));
+  const int decimals = std::max(0, 1 - magnitude);
+  return fmt::format("{:.{}f} ± {:.{}f}", i.mean, decimals, i.half_width, decimals);
 }
 
 std::optional<double> axis_value(const std::string& text) {

@@ -17,6 +17,24 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// Tables write a mean as results are written: the half width to two significant digits, the mean
+// to the same decimal place.
+TEST(MeanCiText, RoundsTheMeanToTheHalfWidthsSecondDigit) {
+  const auto text = [](double mean, double half, size_t n = 10) {
+    Interval i;
+    i.n = n;
+    i.mean = mean;
+    i.half_width = half;
+    return mean_ci_text(i);
+  };
+  EXPECT_EQ(text(9.8, 1.297), "9.8 ± 1.3");
+  EXPECT_EQ(text(33.6, 11.16), "34 ± 11");
+  EXPECT_EQ(text(0.00935, 0.0009883), "0.00935 ± 0.00099");
+  EXPECT_EQ(text(0.02396, 0.001048), "0.0240 ± 0.0010");
+  EXPECT_EQ(text(17.5, 0), "17.5 ± 0");
+  EXPECT_EQ(text(17.5, INFINITY, 1), "17.5 (1 seed)");
+}
+
 const std::string kBase = R"(name: r
 topology: {generator: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
 workload: {type: permutation, message_size: 64KB}
