@@ -22,20 +22,6 @@ constexpr double kRate = 100e9;
 constexpr double kDelay = 500;
 constexpr uint32_t kHops = 6;  // host, leaf, aggregation, core, aggregation, leaf, host
 
-// conf/examples/demo.yaml: a k = 4 fat tree, 800 KB buffers, a 1 MB permutation.
-std::string demo(const std::string& algorithm, const std::string& cc) {
-  return R"(seed: 1
-topology: {generator: fat-tree, k: 4, levels: 3}
-links: {rate: 100Gbps, delay: 500ns}
-buffer: {bytes: 800KB}
-load_balancer: {algorithm: )" +
-         algorithm + R"(}
-workload: {type: permutation, message_size: 1MB, payload: 4096, cc: )" +
-         cc + R"(}
-measurement: {queue_sample: 10us}
-)";
-}
-
 double cct_ns(const FabricResult& r) {
   return r.generator["collectives"][0]["cct_ns"].get<double>();
 }
@@ -69,7 +55,7 @@ double worst_collision_bound_ns(uint64_t flows) {
 }
 
 TEST(Dctcp, EcmpCompletesWithoutTimeoutsWithinItsWorstCollision) {
-  const FabricResult r = testing::run_virtual(experiment(demo("ecmp", "dctcp")));
+  const FabricResult r = testing::run_virtual(experiment(testing::demo_with_cc("ecmp", "dctcp")));
   ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
   const auto& g = r.generator;
   EXPECT_EQ(g["loss"]["timeouts"].get<uint64_t>(), 0u);
@@ -91,7 +77,7 @@ TEST(Dctcp, EcmpCompletesWithoutTimeoutsWithinItsWorstCollision) {
 
 TEST(Dctcp, WithoutItEcmpWaitsForTimeouts) {
   // The reference the test above improves on: the same collisions overflow the buffer.
-  const FabricResult r = testing::run_virtual(experiment(demo("ecmp", "none")));
+  const FabricResult r = testing::run_virtual(experiment(testing::demo_with_cc("ecmp", "none")));
   ASSERT_TRUE(r.completed);
   EXPECT_GT(r.generator["loss"]["timeouts"].get<uint64_t>(), 0u);
   EXPECT_FALSE(r.generator.contains("congestion_control"));
@@ -99,8 +85,9 @@ TEST(Dctcp, WithoutItEcmpWaitsForTimeouts) {
 
 TEST(Dctcp, SprayingStaysWithinFivePercentOfItsCctWithoutIt) {
   for (const char* alg : {"rps", "ofan"}) {
-    const FabricResult with = testing::run_virtual(experiment(demo(alg, "dctcp")));
-    const FabricResult without = testing::run_virtual(experiment(demo(alg, "none")));
+    const FabricResult with = testing::run_virtual(experiment(testing::demo_with_cc(alg, "dctcp")));
+    const FabricResult without =
+        testing::run_virtual(experiment(testing::demo_with_cc(alg, "none")));
     ASSERT_TRUE(with.completed) << alg;
     ASSERT_TRUE(without.completed) << alg;
     EXPECT_LE(cct_ns(with), 1.05 * cct_ns(without)) << alg;
@@ -111,7 +98,7 @@ TEST(Dctcp, SprayingStaysWithinFivePercentOfItsCctWithoutIt) {
 TEST(Dctcp, WindowsRecoverFromTimeoutsWhenNothingMarks) {
   // No marking and small buffers: ECMP's collisions drop, windows full of lost packets open
   // again only by the retransmission timeout, and every message still completes.
-  std::string yaml = demo("ecmp", "dctcp");
+  std::string yaml = testing::demo_with_cc("ecmp", "dctcp");
   yaml.replace(yaml.find("{bytes: 800KB}"), 14, "{bytes: 100KB, ecn_threshold: 0}");
   const FabricResult r = testing::run_virtual(experiment(yaml));
   ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
@@ -123,7 +110,7 @@ TEST(Dctcp, WindowsRecoverFromTimeoutsWhenNothingMarks) {
 }
 
 TEST(Dctcp, SameSeedGivesIdenticalResults) {
-  const conf::Experiment e = experiment(demo("ecmp", "dctcp"));
+  const conf::Experiment e = experiment(testing::demo_with_cc("ecmp", "dctcp"));
   const FabricResult a = testing::run_virtual(e);
   const FabricResult b = testing::run_virtual(e);
   EXPECT_EQ(a.generator.dump(), b.generator.dump());

@@ -26,6 +26,21 @@ measurement: {queue_sample: 200ns}
 )";
 }
 
+// conf/examples/demo.yaml's fabric: a k = 4 fat tree at 100 Gb/s, 800 KB buffers, a 1 MB
+// permutation, under `algorithm` and the host congestion control `cc`.
+inline std::string demo_with_cc(const std::string& algorithm, const std::string& cc) {
+  return R"(seed: 1
+topology: {generator: fat-tree, k: 4, levels: 3}
+links: {rate: 100Gbps, delay: 500ns}
+buffer: {bytes: 800KB}
+load_balancer: {algorithm: )" +
+         algorithm + R"(}
+workload: {type: permutation, message_size: 1MB, payload: 4096, cc: )" +
+         cc + R"(}
+measurement: {queue_sample: 10us}
+)";
+}
+
 inline FabricResult run_virtual(const conf::Experiment& e) {
   FabricOptions o;
   o.mode = Mode::kVirtual;

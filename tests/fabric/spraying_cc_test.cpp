@@ -14,20 +14,6 @@ namespace {
 
 using testing::experiment;
 
-// conf/examples/demo.yaml's fabric: a k = 4 fat tree, 800 KB buffers, a 1 MB permutation.
-std::string demo(const std::string& algorithm, const std::string& cc) {
-  return R"(seed: 1
-topology: {generator: fat-tree, k: 4, levels: 3}
-links: {rate: 100Gbps, delay: 500ns}
-buffer: {bytes: 800KB}
-load_balancer: {algorithm: )" +
-         algorithm + R"(}
-workload: {type: permutation, message_size: 1MB, payload: 4096, cc: )" +
-         cc + R"(}
-measurement: {queue_sample: 10us}
-)";
-}
-
 void expect_complete(const FabricResult& r, const std::string& cc) {
   ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
   const auto& g = r.generator;
@@ -49,11 +35,11 @@ void expect_complete(const FabricResult& r, const std::string& cc) {
 TEST(SprayingCc, NsccCompletesEveryMessageAndCutsOnEcmpsCollisions) {
   for (const char* alg : {"ecmp", "rps", "ofan"}) {
     SCOPED_TRACE(alg);
-    const FabricResult r = testing::run_virtual(experiment(demo(alg, "nscc")));
+    const FabricResult r = testing::run_virtual(experiment(testing::demo_with_cc(alg, "nscc")));
     expect_complete(r, "nscc");
   }
   // ECMP's colliding flows are marked and delayed: NSCC cuts their windows.
-  const FabricResult ecmp = testing::run_virtual(experiment(demo("ecmp", "nscc")));
+  const FabricResult ecmp = testing::run_virtual(experiment(testing::demo_with_cc("ecmp", "nscc")));
   EXPECT_GT(ecmp.generator["counters"]["rx_ecn_echoes"].get<uint64_t>(), 0u);
   EXPECT_GT(ecmp.generator["congestion_control"]["window_cuts"].get<uint64_t>(), 0u);
 }
@@ -61,14 +47,14 @@ TEST(SprayingCc, NsccCompletesEveryMessageAndCutsOnEcmpsCollisions) {
 TEST(SprayingCc, MswiftCompletesEveryMessage) {
   for (const char* alg : {"ecmp", "rps", "ofan"}) {
     SCOPED_TRACE(alg);
-    const FabricResult r = testing::run_virtual(experiment(demo(alg, "mswift")));
+    const FabricResult r = testing::run_virtual(experiment(testing::demo_with_cc(alg, "mswift")));
     expect_complete(r, "mswift");
   }
 }
 
 TEST(SprayingCc, SameSeedGivesIdenticalResults) {
   for (const char* cc : {"nscc", "mswift"}) {
-    const conf::Experiment e = experiment(demo("rps", cc));
+    const conf::Experiment e = experiment(testing::demo_with_cc("rps", cc));
     const FabricResult a = testing::run_virtual(e);
     const FabricResult b = testing::run_virtual(e);
     EXPECT_EQ(a.generator.dump(), b.generator.dump()) << cc;
