@@ -126,6 +126,23 @@ std::vector<std::string> namespaces_with_prefix(const std::string& prefix) {
   return out;
 }
 
+// The host's interfaces of a fabric's management network: its bridge and the host ends of the
+// processes' mgmt0 veths (`ip -o link show`).
+std::vector<std::string> mgmt_links_on_host(const MgmtNet& m) {
+  std::vector<std::string> out;
+  const std::string veth_prefix = m.host_veth(0).substr(0, m.host_veth(0).rfind('-') + 1);
+  std::istringstream in(command_output({"ip", "-o", "link", "show"}));
+  std::string line;
+  while (std::getline(in, line)) {
+    // "12: slv1a2b3c-0@if3: <...": the name ends at '@' or ':'.
+    const size_t start = line.find(": ");
+    if (start == std::string::npos) continue;
+    const std::string name = line.substr(start + 2, line.find_first_of("@:", start + 2) - start - 2);
+    if (name == m.bridge || name.starts_with(veth_prefix)) out.push_back(name);
+  }
+  return out;
+}
+
 // Processes whose network namespace is `netns` (`ip netns pids`).
 std::vector<int> pids_in_namespace(const std::string& netns) {
   std::vector<int> out;
@@ -1008,9 +1025,20 @@ int down(const std::string& name, const std::string& dir_arg, bool verbose) {
   }
   while (any_alive() && since(t0) < 8) sleep_ms(20);
   std::error_code ec;
+  // The host's ends of the mgmt0 veths first: deleting one end removes the pair at once, while a
+  // namespace's links go only when the kernel's cleanup of the namespace runs, a moment after
+  // `ip netns del` returns (a check right after down once found a host end still there).
+  const MgmtNet mgmt = mgmt_net(fabric);
+  for (const std::string& link : mgmt_links_on_host(mgmt)) {
+    if (link != mgmt.bridge) run_command({"ip", "link", "del", link}, true);
+  }
   for (const std::string& n : namespaces) run_command({"ip", "netns", "del", n}, true);
-  // The processes' mgmt0 ends went with their namespaces, and the host's ends with them.
-  run_command({"ip", "link", "del", mgmt_net(fabric).bridge}, true);
+  run_command({"ip", "link", "del", mgmt.bridge}, true);
+  // A link made by an `ip` that `up` had started before it died can appear after the loop above.
+  for (const auto t1 = std::chrono::steady_clock::now();
+       !mgmt_links_on_host(mgmt).empty() && since(t1) < 5; sleep_ms(50)) {
+    for (const std::string& link : mgmt_links_on_host(mgmt)) run_command({"ip", "link", "del", link}, true);
+  }
   fs::remove(discovery_path(dir), ec);
   fs::remove(shared_discovery_path(fabric), ec);
   for (const auto& e : fs::directory_iterator(kDpdkRunDir, ec)) {
@@ -1022,11 +1050,14 @@ int down(const std::string& name, const std::string& dir_arg, bool verbose) {
   fs::remove(fs::path(dir) / "start", ec);
   fs::remove(state_path(dir), ec);
   const std::vector<std::string> left = namespaces_with_prefix(ns_prefix(fabric));
+  const std::vector<std::string> links_left = mgmt_links_on_host(mgmt);
   fmt::print(verbose ? stdout : stderr,
-             "fabric {}: {} processes stopped ({} with SIGKILL), {} namespaces removed{}\n", fabric,
+             "fabric {}: {} processes stopped ({} with SIGKILL), {} namespaces removed{}{}\n", fabric,
              pids.size(), killed, namespaces.size(),
-             left.empty() ? "" : fmt::format("; {} namespaces could not be removed", left.size()));
-  return left.empty() && !any_alive() ? 0 : 1;
+             left.empty() ? "" : fmt::format("; {} namespaces could not be removed", left.size()),
+             links_left.empty() ? ""
+                                : fmt::format("; links left on the host: {}", fmt::join(links_left, " ")));
+  return left.empty() && links_left.empty() && !any_alive() ? 0 : 1;
 }
 
 }  // namespace spraylab::fabric::namespaced

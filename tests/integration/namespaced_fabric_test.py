@@ -268,6 +268,14 @@ def test_veth_up_run_down(args):
     return f"cct_us={summary['cct_us']} max_queue={summary['max_queue_packets']}"
 
 
+def pin_namespace(netns):
+    """A second mount of a namespace, outside /run/netns (`ip netns list` does not show it)."""
+    fd, pin = tempfile.mkstemp(prefix="spraylab-pinned-netns-")
+    os.close(fd)
+    subprocess.run(["mount", "--bind", f"/run/netns/{netns}", pin], check=True)
+    return pin
+
+
 def test_up_killed_midway_then_down(args):
     """`fabric up` itself killed with SIGKILL while it starts the processes: `fabric down` finds
     every process by its namespace and removes everything."""
@@ -279,6 +287,7 @@ def test_up_killed_midway_then_down(args):
     up_log = tempfile.NamedTemporaryFile(prefix="spraylab-nsfabric-up-", suffix=".log", delete=False)
     up = subprocess.Popen([os.path.join(args.build, "fabric", "spraylab"), "fabric", "up", demo, "--name", name,
                            "--dir", folder], stdout=up_log, stderr=subprocess.STDOUT)
+    pinned = None
     try:
         # Until some processes run (the first level's switches), then the launcher dies.
         # The most seen at once: a count taken again after the loop once came out 3 where the
@@ -305,11 +314,18 @@ def test_up_killed_midway_then_down(args):
         mid = leftovers(name, folder)
         print(f"after kill -9 of fabric up: {len(mid['processes'])} processes, {len(mid['namespaces'])} namespaces",
               flush=True)
+        # A namespace that outlives `ip netns del` (here pinned by a second mount; in CI once by
+        # the kernel's cleanup running a moment late) keeps its mgmt0 veth, and with it the host's
+        # end: down must remove the host's ends itself.
+        pinned = pin_namespace(mid["namespaces"][0]) if mid["namespaces"] else None
     finally:
         try:
             take_down(args, name, folder, ns_before)
         finally:
             os.unlink(up_log.name)
+            if pinned:
+                subprocess.run(["umount", pinned])
+                os.unlink(pinned)
     return f"{running} processes running when fabric up was killed; none left"
 
 
