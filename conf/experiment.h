@@ -178,24 +178,8 @@ struct WorkloadSpec {
   // products of the flow's path (docs/configuration.md says why the default is 2, not 1).
   double initial_window_bdp = 2;
   uint64_t initial_window_bytes = 0;
-  // The file sets initial_window (cc: nscc starts at its maximum window, 1.5 BDP, unless so).
-  bool initial_window_given = false;
-  // cc: nscc (trafficgen/nscc_window.h; the reference's defaults, docs/generator.md). The
-  // target queueing delay: 0 = the fabric's unloaded RTT (0.75 of it with trimming).
-  uint64_t nscc_target_delay_ns = 0;
-  uint32_t nscc_qa_gate = 3;
-  bool nscc_quick_adapt = true;
-  // The flow's first base RTT: its own path's unloaded RTT, not the fabric's largest (the
-  // reference's -enable_accurate_base_rtt).
-  bool nscc_accurate_base_rtt = false;
-  // cc: mswift (trafficgen/mswift_window.h). 0 for a time: derived (docs/generator.md).
-  uint32_t mswift_subflows = 8;
-  double mswift_ai = 1.0;
-  double mswift_beta = 0.8;
-  double mswift_max_mdf = 0.5;
-  uint64_t mswift_base_target_ns = 0;
-  uint64_t mswift_hop_scale_ns = 0;
-  uint64_t mswift_fs_range_ns = 0;
+  // cc nscc's and mswift's keys, and whether the file set initial_window.
+  gen::CcTuning tuning;
 };
 
 struct MeasurementSpec {

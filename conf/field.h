@@ -65,6 +65,14 @@ void read_section(const Map& map, const Fields<S>& fields, S& out) {
   read_present(map, fields, out);
 }
 
+// A key of a struct held in S (S::*member), read and shown as a key of S.
+template <class S, class Inner>
+Field<S> nested(Inner S::*member, Field<Inner> inner) {
+  return {inner.key, inner.type, inner.doc,
+          [member, read = inner.read](const Value& v, S& s) { read(v, s.*member); },
+          [member, show = inner.show](const S& s) { return show(s.*member); }, inner.default_text};
+}
+
 // ---- Makers for the common kinds of key. ----
 
 // ">= 1" or "in [64, 9000]", sizes written with units.

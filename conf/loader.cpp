@@ -64,7 +64,7 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
                             gen::to_string(workload.entropy), workload.entropy_range));
   }
   // So are each congestion control's.
-  workload.initial_window_given = map.find("initial_window") != nullptr;
+  workload.tuning.initial_window_given = map.find("initial_window") != nullptr;
   for (const auto& [prefix, cc] : {std::pair{"nscc_", gen::CongestionControl::kNscc},
                                    std::pair{"mswift_", gen::CongestionControl::kMswift}}) {
     for (const auto& field : workload_fields()) {

@@ -485,6 +485,10 @@ BalancerSpec balancer_defaults(lb::Algorithm algorithm) {
 
 const Fields<WorkloadSpec>& workload_fields() {
   static const Fields<WorkloadSpec> fields = [] {
+    // The congestion controls' keys live in WorkloadSpec::tuning (trafficgen/cc_mode.h).
+    const auto tuning = [](Field<gen::CcTuning> field) {
+      return nested(&WorkloadSpec::tuning, std::move(field));
+    };
     Fields<WorkloadSpec> f = {
         enum_key("type", &WorkloadSpec::type, gen::kWorkloadTypeNames, "the collective"),
         size_key("message_size", &WorkloadSpec::message_bytes, 1, kMax64,
@@ -535,28 +539,28 @@ const Fields<WorkloadSpec>& workload_fields() {
                  "host congestion control: none (line rate until a timeout), DCTCP, NSCC, "
                  "MSwift, NSCC with UEC receiver credits (nscc+rccc) or the credits alone (rccc)"),
         initial_window(),
-        time_key("nscc_target_delay", &WorkloadSpec::nscc_target_delay_ns, 0,
-                 "cc nscc: the target queueing delay; 0 = the fabric's unloaded RTT"),
-        integer_key("nscc_qa_gate", &WorkloadSpec::nscc_qa_gate, 0, 30,
-                    "cc nscc: quick adapt acts below max window / 2^gate delivered per period"),
-        bool_key("nscc_quick_adapt", &WorkloadSpec::nscc_quick_adapt,
-                 "cc nscc: quick adapt on or off"),
-        bool_key("nscc_accurate_base_rtt", &WorkloadSpec::nscc_accurate_base_rtt,
-                 "cc nscc: a flow's base RTT starts at its own path's, not the fabric's largest"),
-        integer_key("mswift_subflows", &WorkloadSpec::mswift_subflows, 1, gen::kMaxMswiftSubflows,
-                    "cc mswift: sub-windows per flow, one per entropy value mod this"),
-        number_key("mswift_ai", &WorkloadSpec::mswift_ai, 0, 1e6,
-                   "cc mswift: additive increase, packets per window of ACKs"),
-        number_key("mswift_beta", &WorkloadSpec::mswift_beta, 0, 1,
-                   "cc mswift: the multiplicative decrease's gain"),
-        number_key("mswift_max_mdf", &WorkloadSpec::mswift_max_mdf, 0, 1,
-                   "cc mswift: the deepest single cut (a fraction of the window)"),
-        time_key("mswift_base_target", &WorkloadSpec::mswift_base_target_ns, 0,
-                 "cc mswift: the delay target's base; 0 = the flow's unloaded path RTT"),
-        time_key("mswift_hop_scale", &WorkloadSpec::mswift_hop_scale_ns, 0,
-                 "cc mswift: the delay target per hop; 0 = one full frame at the link rate"),
-        time_key("mswift_fs_range", &WorkloadSpec::mswift_fs_range_ns, 0,
-                 "cc mswift: Swift's flow-scaling range; 0 = no flow scaling"),
+        tuning(time_key("nscc_target_delay", &gen::CcTuning::nscc_target_delay_ns, 0,
+                        "cc nscc: the target queueing delay; 0 = the fabric's unloaded RTT")),
+        tuning(integer_key("nscc_qa_gate", &gen::CcTuning::nscc_qa_gate, 0, 30,
+                           "cc nscc: quick adapt acts below max window / 2^gate delivered per period")),
+        tuning(bool_key("nscc_quick_adapt", &gen::CcTuning::nscc_quick_adapt,
+                        "cc nscc: quick adapt on or off")),
+        tuning(bool_key("nscc_accurate_base_rtt", &gen::CcTuning::nscc_accurate_base_rtt,
+                        "cc nscc: a flow's base RTT starts at its own path's, not the fabric's largest")),
+        tuning(integer_key("mswift_subflows", &gen::CcTuning::mswift_subflows, 1, gen::kMaxMswiftSubflows,
+                           "cc mswift: sub-windows per flow, one per entropy value mod this")),
+        tuning(number_key("mswift_ai", &gen::CcTuning::mswift_ai, 0, 1e6,
+                          "cc mswift: additive increase, packets per window of ACKs")),
+        tuning(number_key("mswift_beta", &gen::CcTuning::mswift_beta, 0, 1,
+                          "cc mswift: the multiplicative decrease's gain")),
+        tuning(number_key("mswift_max_mdf", &gen::CcTuning::mswift_max_mdf, 0, 1,
+                          "cc mswift: the deepest single cut (a fraction of the window)")),
+        tuning(time_key("mswift_base_target", &gen::CcTuning::mswift_base_target_ns, 0,
+                        "cc mswift: the delay target's base; 0 = the flow's unloaded path RTT")),
+        tuning(time_key("mswift_hop_scale", &gen::CcTuning::mswift_hop_scale_ns, 0,
+                        "cc mswift: the delay target per hop; 0 = one full frame at the link rate")),
+        tuning(time_key("mswift_fs_range", &gen::CcTuning::mswift_fs_range_ns, 0,
+                        "cc mswift: Swift's flow-scaling range; 0 = no flow scaling")),
     };
     set_default(f, "nscc_target_delay", "0 (the fabric's unloaded RTT)");
     set_default(f, "mswift_base_target", "0 (the flow's unloaded RTT)");

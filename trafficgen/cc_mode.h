@@ -74,4 +74,29 @@ constexpr std::optional<CongestionControl> congestion_control_from_name(std::str
   return std::nullopt;
 }
 
+// The spraying congestion controls' tunables, as `workload:` keys (conf/schema.cpp reads them
+// into conf::WorkloadSpec::tuning; docs/generator.md, "Congestion control") and as the generator
+// hands them to each flow's window (trafficgen/host_engine.cpp, make_window): declared once.
+struct CcTuning {
+  // The file sets workload.initial_window: cc nscc starts there instead of at its maximum
+  // window (1.5 BDP).
+  bool initial_window_given = false;
+  // cc nscc (trafficgen/nscc_window.h; the reference's defaults). The target queueing delay:
+  // 0 = the fabric's unloaded RTT (0.75 of it when the switches trim).
+  uint64_t nscc_target_delay_ns = 0;
+  uint32_t nscc_qa_gate = 3;
+  bool nscc_quick_adapt = true;
+  // The flow's first base RTT is its own path's unloaded RTT, not the fabric's largest (the
+  // reference's -enable_accurate_base_rtt).
+  bool nscc_accurate_base_rtt = false;
+  // cc mswift (trafficgen/mswift_window.h). 0 for a time: derived from the path model.
+  uint32_t mswift_subflows = 8;
+  double mswift_ai = 1.0;
+  double mswift_beta = 0.8;
+  double mswift_max_mdf = 0.5;
+  uint64_t mswift_base_target_ns = 0;
+  uint64_t mswift_hop_scale_ns = 0;
+  uint64_t mswift_fs_range_ns = 0;
+};
+
 }  // namespace spraylab::gen

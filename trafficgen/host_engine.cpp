@@ -576,7 +576,7 @@ FlowWindow HostEngine::make_window(const Message& m) const {
     p.network_rtt_ns = static_cast<uint64_t>(path_rtt_ns(plan_, most_hops));
     p.base_rtt_ns = t.nscc_accurate_base_rtt ? static_cast<uint64_t>(path_rtt_ns(plan_, hops)) : 0;
     p.target_delay_ns = t.nscc_target_delay_ns;
-    p.trimming = t.trimming;
+    p.trimming = plan_.trim;
     p.qa_gate = t.nscc_qa_gate;
     p.quick_adapt = t.nscc_quick_adapt;
     p.initial_window = t.initial_window_given ? initial_window_bytes(plan_, hops) : 0;

@@ -155,20 +155,7 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
   go.initial_window_bdp = exp.workload.initial_window_bdp;
   go.initial_window_bytes = exp.workload.initial_window_bytes;
   go.trim = exp.buffer.trim;
-  const conf::WorkloadSpec& w = exp.workload;
-  go.cc_tuning = {.initial_window_given = w.initial_window_given,
-                  .nscc_target_delay_ns = w.nscc_target_delay_ns,
-                  .nscc_qa_gate = w.nscc_qa_gate,
-                  .nscc_quick_adapt = w.nscc_quick_adapt,
-                  .nscc_accurate_base_rtt = w.nscc_accurate_base_rtt,
-                  .trimming = exp.buffer.trim,
-                  .mswift_subflows = w.mswift_subflows,
-                  .mswift_ai = w.mswift_ai,
-                  .mswift_beta = w.mswift_beta,
-                  .mswift_max_mdf = w.mswift_max_mdf,
-                  .mswift_base_target_ns = w.mswift_base_target_ns,
-                  .mswift_hop_scale_ns = w.mswift_hop_scale_ns,
-                  .mswift_fs_range_ns = w.mswift_fs_range_ns};
+  go.cc_tuning = exp.workload.tuning;
   return go;
 }
 

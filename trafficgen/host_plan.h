@@ -45,25 +45,6 @@ std::vector<std::string> parse_host_list(const std::string& list, const topo::To
 // unlimited.
 double parse_send_rate(const std::string& text, double link_rate_bps);
 
-// cc nscc and mswift: the workload's keys (conf/experiment.h, WorkloadSpec; docs/generator.md,
-// "Congestion control"). 0 for a time: derived from the path model.
-struct CcTuning {
-  bool initial_window_given = false;  // else NSCC starts at its maximum window
-  uint64_t nscc_target_delay_ns = 0;
-  uint32_t nscc_qa_gate = 3;
-  bool nscc_quick_adapt = true;
-  bool nscc_accurate_base_rtt = false;
-  // The switches trim (NSCC's default target is then 0.75 RTT). No trimming exists yet.
-  bool trimming = false;
-  uint32_t mswift_subflows = 8;
-  double mswift_ai = 1.0;
-  double mswift_beta = 0.8;
-  double mswift_max_mdf = 0.5;
-  uint64_t mswift_base_target_ns = 0;
-  uint64_t mswift_hop_scale_ns = 0;
-  uint64_t mswift_fs_range_ns = 0;
-};
-
 struct HostPlanOptions {
   std::vector<std::string> hosts;  // names, in --hosts order
   std::vector<uint16_t> port_map;  // DPDK port per host; empty: host i on port i
@@ -80,7 +61,7 @@ struct HostPlanOptions {
   double initial_window_bdp = 2;      // cc dctcp: in bandwidth-delay products of the path ...
   uint64_t initial_window_bytes = 0;  // ... unless this is set
   bool trim = false;  // buffer.trim: switches trim, senders keep a resend queue for NACKs
-  CcTuning cc_tuning;
+  CcTuning cc_tuning;  // the workload's (trafficgen/cc_mode.h)
 };
 
 // The generator options an experiment implies: every host of the topology in order, host i on

@@ -54,22 +54,28 @@ TestbedHeader make_nack(const TestbedHeader& trimmed, uint32_t payload_bytes) {
   return nack;
 }
 
-TestbedHeader make_pull(uint32_t message_id, uint64_t pull, uint16_t entropy) {
+namespace {
+
+// RCCC's control frames (trafficgen/rccc_credits.h): a PULL carries the receiver's pull number,
+// an RTS the sender's pull target, both in acked_packets (16 bits: the reader unwraps them,
+// rccc_credits.h).
+TestbedHeader credit_frame(uint8_t flag, uint32_t message_id, uint64_t value, uint16_t entropy) {
   TestbedHeader h;
-  h.flags = kPull;
+  h.flags = flag;
   h.entropy = entropy;
-  h.acked_packets = static_cast<uint16_t>(pull);
+  h.acked_packets = static_cast<uint16_t>(value);
   h.message_id = message_id;
   return h;
 }
 
+}  // namespace
+
+TestbedHeader make_pull(uint32_t message_id, uint64_t pull, uint16_t entropy) {
+  return credit_frame(kPull, message_id, pull, entropy);
+}
+
 TestbedHeader make_rts(uint32_t message_id, uint64_t target, uint16_t entropy) {
-  TestbedHeader h;
-  h.flags = kRts;
-  h.entropy = entropy;
-  h.acked_packets = static_cast<uint16_t>(target);
-  h.message_id = message_id;
-  return h;
+  return credit_frame(kRts, message_id, target, entropy);
 }
 
 }  // namespace spraylab::gen

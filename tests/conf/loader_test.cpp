@@ -114,24 +114,24 @@ TEST(Loader, NsccMarksAtAFifthOfTheBufferAndTakesTheReferencesDefaults) {
   // Its buffer and ECN band are the UEC reference's (NsccDefaultsToFiveBdps... below).
   EXPECT_GT(nscc.buffer.ecn_threshold, 0u);
   EXPECT_GT(nscc.buffer.ecn_high, nscc.buffer.ecn_threshold);
-  EXPECT_EQ(nscc.workload.nscc_target_delay_ns, 0u);  // the fabric's RTT
-  EXPECT_EQ(nscc.workload.nscc_qa_gate, 3u);
-  EXPECT_TRUE(nscc.workload.nscc_quick_adapt);
-  EXPECT_FALSE(nscc.workload.initial_window_given);
+  EXPECT_EQ(nscc.workload.tuning.nscc_target_delay_ns, 0u);  // the fabric's RTT
+  EXPECT_EQ(nscc.workload.tuning.nscc_qa_gate, 3u);
+  EXPECT_TRUE(nscc.workload.tuning.nscc_quick_adapt);
+  EXPECT_FALSE(nscc.workload.tuning.initial_window_given);
   const Experiment set = load(std::string(kFatTree) +
                               "workload: {cc: nscc, nscc_target_delay: 3us, nscc_qa_gate: 2, "
                               "nscc_quick_adapt: false, initial_window: 1BDP}\n");
-  EXPECT_EQ(set.workload.nscc_target_delay_ns, 3'000u);
-  EXPECT_EQ(set.workload.nscc_qa_gate, 2u);
-  EXPECT_FALSE(set.workload.nscc_quick_adapt);
-  EXPECT_TRUE(set.workload.initial_window_given);
+  EXPECT_EQ(set.workload.tuning.nscc_target_delay_ns, 3'000u);
+  EXPECT_EQ(set.workload.tuning.nscc_qa_gate, 2u);
+  EXPECT_FALSE(set.workload.tuning.nscc_quick_adapt);
+  EXPECT_TRUE(set.workload.tuning.initial_window_given);
   const Experiment mswift = load(std::string(kFatTree) +
                                  "workload: {cc: mswift, mswift_subflows: 4, mswift_beta: 0.5}\n");
   EXPECT_EQ(mswift.workload.cc, gen::CongestionControl::kMswift);
   EXPECT_EQ(mswift.buffer.ecn_threshold, 0u);  // delay only: no marking by default
-  EXPECT_EQ(mswift.workload.mswift_subflows, 4u);
-  EXPECT_DOUBLE_EQ(mswift.workload.mswift_beta, 0.5);
-  EXPECT_DOUBLE_EQ(mswift.workload.mswift_max_mdf, 0.5);
+  EXPECT_EQ(mswift.workload.tuning.mswift_subflows, 4u);
+  EXPECT_DOUBLE_EQ(mswift.workload.tuning.mswift_beta, 0.5);
+  EXPECT_DOUBLE_EQ(mswift.workload.tuning.mswift_max_mdf, 0.5);
 }
 
 TEST(Loader, ReceiverCreditsWithNsccOrAlone) {
@@ -140,7 +140,7 @@ TEST(Loader, ReceiverCreditsWithNsccOrAlone) {
   EXPECT_EQ(both.workload.cc, gen::CongestionControl::kNsccRccc);
   EXPECT_EQ(gen::sender_cc(both.workload.cc), gen::CongestionControl::kNscc);
   EXPECT_TRUE(gen::receiver_credits(both.workload.cc));
-  EXPECT_EQ(both.workload.nscc_qa_gate, 2u);  // NSCC's keys apply
+  EXPECT_EQ(both.workload.tuning.nscc_qa_gate, 2u);  // NSCC's keys apply
   EXPECT_GT(both.buffer.ecn_threshold, 0u);   // and its ECN band
   EXPECT_GT(both.buffer.ecn_high, both.buffer.ecn_threshold);
   const Experiment alone = load(std::string(kFatTree) + "workload: {cc: rccc}\n");
