@@ -2,7 +2,7 @@
 // 2D* − 2 switch-to-switch hops (Theorem 4.2), measured per data packet off the IP TTL the
 // receiving host reads; and under a random switch permutation at full load its non-minimal
 // routes accept more traffic than minimal routing (ECMP over the shortest paths). The full-size
-// reproduction is conf/experiments/mrls.yaml (docs/RESULTS.md, section 8).
+// reproduction is conf/experiments/mrls.yaml (docs/results/notebook-before-issue-37.md, section 8).
 #include <gtest/gtest.h>
 
 #include <string>

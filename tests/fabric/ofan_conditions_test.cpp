@@ -2,7 +2,7 @@
 // time: with DCTCP (§6.5, Figure 12), Ofan's CCT does not move while AR's and REPS's grow; with
 // random link failures and hosts paced at the feasible rate (§6.2), every message completes; and a
 // half-upgraded fabric (§6.4) lies between all-AR and all-4Ofan. The full-size versions are
-// conf/experiments/ofan-{dctcp,failures,deployment}.yaml (docs/RESULTS.md, sections 4 and 5).
+// conf/experiments/ofan-{dctcp,failures,deployment}.yaml (docs/results/notebook-before-issue-37.md, sections 4 and 5).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -91,7 +91,7 @@ TEST(OfanConditions, WithDctcpOfansCctStaysWithinOnePercentWhileArAndRepsGrow) {
     EXPECT_EQ(p->marks_dctcp, 0u);
   }
   // AR's and REPS's queues pass it: marks cut their windows, and CCT grows by half or more (about
-  // 2.1x here; the paper's 3-4x is on its own fabric and thresholds, docs/RESULTS.md section 5).
+  // 2.1x here; the paper's 3-4x is on its own fabric and thresholds, docs/results/notebook-before-issue-37.md section 5).
   for (const CctPair* p : {&ar, &reps}) {
     EXPECT_GT(p->marks_dctcp, 0u);
     EXPECT_GE(p->dctcp, 1.5 * p->none);

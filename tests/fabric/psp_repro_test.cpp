@@ -1,7 +1,7 @@
 // Result 7 (PSP paper §IV, stale-state Clos): with queue state 20 µs old, banded JSQ herds every
 // packet of a state period onto the few ports in the lowest band, PSP spreads them in proportion to
 // the band weights, so PSP's 99th-percentile buffer occupancy is below banded JSQ's. The full-size
-// reproduction is conf/experiments/psp.yaml (docs/RESULTS.md, section 7).
+// reproduction is conf/experiments/psp.yaml (docs/results/notebook-before-issue-37.md, section 7).
 #include <gtest/gtest.h>
 
 #include <string>
