@@ -16,6 +16,7 @@
 #include "topo/kind.h"
 #include "trafficgen/cc_mode.h"
 #include "trafficgen/entropy_mode.h"
+#include "trafficgen/workloads/fsdp_spec.h"
 #include "trafficgen/workloads/workload_type.h"
 
 namespace spraylab::conf {
@@ -165,9 +166,8 @@ struct WorkloadSpec {
   uint32_t fan_in = 8;
   // uniform, switch-permutation, bipartite: messages per sender
   uint32_t messages = 1;
-  // fsdp
-  std::string model = "llama3-405b";
-  uint32_t layers = 0;  // 0 = the preset's
+  // fsdp: the model description and the slice simulated (trafficgen/workloads/fsdp.h)
+  gen::FsdpSpec fsdp;
   // trace
   std::string trace_file;
   uint32_t ack_every = 1;

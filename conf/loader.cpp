@@ -63,6 +63,14 @@ void read_workload(const Map& map, WorkloadSpec& workload) {
     range->fail(fmt::format("entropy {} needs a power of two, found {}",
                             gen::to_string(workload.entropy), workload.entropy_range));
   }
+  // fsdp: the model description is checked here, at the key at fault.
+  if (workload.type == gen::WorkloadType::kFsdp) {
+    if (const auto problem = gen::resolve_numbers(workload.fsdp).problem) {
+      if (const Value* v = map.find(problem->key)) v->fail(problem->detail);
+      map.self().fail(fmt::format("{} (the preset's {}, or the key missing)", problem->detail,
+                                  problem->key));
+    }
+  }
   // So are each congestion control's.
   workload.tuning.initial_window_given = map.find("initial_window") != nullptr;
   for (const auto& [prefix, cc] : {std::pair{"nscc_", gen::CongestionControl::kNscc},

@@ -489,6 +489,9 @@ const Fields<WorkloadSpec>& workload_fields() {
     const auto tuning = [](Field<gen::CcTuning> field) {
       return nested(&WorkloadSpec::tuning, std::move(field));
     };
+    const auto fsdp = [](Field<gen::FsdpSpec> field) {
+      return nested(&WorkloadSpec::fsdp, std::move(field));
+    };
     Fields<WorkloadSpec> f = {
         enum_key("type", &WorkloadSpec::type, gen::kWorkloadTypeNames, "the collective"),
         size_key("message_size", &WorkloadSpec::message_bytes, 1, kMax64,
@@ -527,8 +530,36 @@ const Fields<WorkloadSpec>& workload_fields() {
         integer_key("fan_in", &WorkloadSpec::fan_in, 1, kMax32, "incast: senders per receiver"),
         integer_key("messages", &WorkloadSpec::messages, 1, kMax32,
                     "uniform, switch-permutation, bipartite: messages each host sends"),
-        string_key("model", &WorkloadSpec::model, "fsdp: the model preset"),
-        integer_key("layers", &WorkloadSpec::layers, 0, kMax32, "fsdp: layers; 0 = the preset's"),
+        fsdp(choice_key("model", &gen::FsdpSpec::model,
+                        {gen::kModelNames.begin(), gen::kModelNames.end()},
+                        "fsdp: the model preset, or custom (every architecture key given)")),
+        fsdp(integer_key("model_layers", &gen::FsdpSpec::model_layers, 0, kMax32,
+                         "fsdp: the model's transformer layers; 0 = the preset's")),
+        fsdp(integer_key("hidden", &gen::FsdpSpec::hidden, 0, kMax32,
+                         "fsdp: the model dimension; 0 = the preset's")),
+        fsdp(integer_key("ffn", &gen::FsdpSpec::ffn, 0, kMax32,
+                         "fsdp: the SwiGLU feed-forward dimension; 0 = the preset's")),
+        fsdp(integer_key("heads", &gen::FsdpSpec::heads, 0, kMax32,
+                         "fsdp: attention (query) heads; 0 = the preset's")),
+        fsdp(integer_key("kv_heads", &gen::FsdpSpec::kv_heads, 0, kMax32,
+                         "fsdp: key/value heads (grouped-query attention); 0 = the preset's")),
+        fsdp(integer_key(
+            "vocab", &gen::FsdpSpec::vocab, 0, kMax32,
+            "fsdp: vocabulary size (the embedding and output units); 0 = the preset's")),
+        fsdp(integer_key("param_bytes", &gen::FsdpSpec::param_bytes, 1, 8,
+                         "fsdp: bytes per all-gathered parameter (2: bf16)")),
+        fsdp(integer_key("reduce_bytes", &gen::FsdpSpec::reduce_bytes, 0, 8,
+                         "fsdp: bytes per reduce-scattered gradient; 0 = param_bytes (FSDP2's "
+                         "default MixedPrecisionPolicy)")),
+        fsdp(integer_key("dp_group", &gen::FsdpSpec::dp_group, 0, kMax32,
+                         "fsdp: ranks each shard group holds (consecutive ranks, FSDP2's device "
+                         "mesh); 0 = every rank")),
+        fsdp(integer_key("layers", &gen::FsdpSpec::layers, 0, kMax32,
+                         "fsdp: layers simulated, the first ones; 0 = the model's")),
+        fsdp(bool_key("embeddings", &gen::FsdpSpec::embeddings,
+                      "fsdp: simulate the embedding and output units too")),
+        fsdp(integer_key("ring_steps", &gen::FsdpSpec::ring_steps, 0, kMax32,
+                         "fsdp: steps simulated of each ring phase, the first ones; 0 = all")),
         trace_file(),
         integer_key("ack_every", &WorkloadSpec::ack_every, 1, kMax32,
                     "receivers acknowledge every N data packets"),
@@ -541,13 +572,16 @@ const Fields<WorkloadSpec>& workload_fields() {
         initial_window(),
         tuning(time_key("nscc_target_delay", &gen::CcTuning::nscc_target_delay_ns, 0,
                         "cc nscc: the target queueing delay; 0 = the fabric's unloaded RTT")),
-        tuning(integer_key("nscc_qa_gate", &gen::CcTuning::nscc_qa_gate, 0, 30,
-                           "cc nscc: quick adapt acts below max window / 2^gate delivered per period")),
+        tuning(integer_key(
+            "nscc_qa_gate", &gen::CcTuning::nscc_qa_gate, 0, 30,
+            "cc nscc: quick adapt acts below max window / 2^gate delivered per period")),
         tuning(bool_key("nscc_quick_adapt", &gen::CcTuning::nscc_quick_adapt,
                         "cc nscc: quick adapt on or off")),
-        tuning(bool_key("nscc_accurate_base_rtt", &gen::CcTuning::nscc_accurate_base_rtt,
-                        "cc nscc: a flow's base RTT starts at its own path's, not the fabric's largest")),
-        tuning(integer_key("mswift_subflows", &gen::CcTuning::mswift_subflows, 1, gen::kMaxMswiftSubflows,
+        tuning(bool_key(
+            "nscc_accurate_base_rtt", &gen::CcTuning::nscc_accurate_base_rtt,
+            "cc nscc: a flow's base RTT starts at its own path's, not the fabric's largest")),
+        tuning(integer_key("mswift_subflows", &gen::CcTuning::mswift_subflows, 1,
+                           gen::kMaxMswiftSubflows,
                            "cc mswift: sub-windows per flow, one per entropy value mod this")),
         tuning(number_key("mswift_ai", &gen::CcTuning::mswift_ai, 0, 1e6,
                           "cc mswift: additive increase, packets per window of ACKs")),
@@ -557,8 +591,9 @@ const Fields<WorkloadSpec>& workload_fields() {
                           "cc mswift: the deepest single cut (a fraction of the window)")),
         tuning(time_key("mswift_base_target", &gen::CcTuning::mswift_base_target_ns, 0,
                         "cc mswift: the delay target's base; 0 = the flow's unloaded path RTT")),
-        tuning(time_key("mswift_hop_scale", &gen::CcTuning::mswift_hop_scale_ns, 0,
-                        "cc mswift: the delay target per hop; 0 = one full frame at the link rate")),
+        tuning(
+            time_key("mswift_hop_scale", &gen::CcTuning::mswift_hop_scale_ns, 0,
+                     "cc mswift: the delay target per hop; 0 = one full frame at the link rate")),
         tuning(time_key("mswift_fs_range", &gen::CcTuning::mswift_fs_range_ns, 0,
                         "cc mswift: Swift's flow-scaling range; 0 = no flow scaling")),
     };
@@ -566,7 +601,12 @@ const Fields<WorkloadSpec>& workload_fields() {
     set_default(f, "mswift_base_target", "0 (the flow's unloaded RTT)");
     set_default(f, "mswift_hop_scale", "0 (one full frame)");
     set_default(f, "mswift_fs_range", "0 (no flow scaling)");
-    set_default(f, "layers", "0 (the preset's)");
+    for (const char* key : {"model_layers", "hidden", "ffn", "heads", "kv_heads", "vocab"})
+      set_default(f, key, "0 (the preset's)");
+    set_default(f, "reduce_bytes", "0 (param_bytes)");
+    set_default(f, "dp_group", "0 (every rank)");
+    set_default(f, "layers", "0 (the model's)");
+    set_default(f, "ring_steps", "0 (all)");
     return f;
   }();
   return fields;

@@ -46,7 +46,7 @@ Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed,
     case WorkloadType::kIncast:
       return incast(ranks, w.fan_in, w.message_bytes, seed);
     case WorkloadType::kFsdp:
-      return fsdp_step(model_preset(w.model), ranks, w.layers);
+      return fsdp_step(w.fsdp, ranks);
     case WorkloadType::kTrace:
       return load_trace(w.trace_file, ranks);
     case WorkloadType::kUniform:

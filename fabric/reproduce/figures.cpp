@@ -527,6 +527,55 @@ FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>&
   return data;
 }
 
+namespace {
+
+// The series a `series: [a, b], pick: min` check reads: at every x all of them have (a bar
+// figure: at their one bar), per seed
+// all of them ran, the smallest (largest) of their values; nullopt, and `problem` said, when
+// one is missing.
+std::optional<FigureSeries> picked_series(const FigureData& data, const Check& check,
+                                          std::string& problem) {
+  std::vector<const FigureSeries*> parts;
+  for (const std::string& name : check.picked) {
+    const FigureSeries* s = find_series(data, name);
+    if (s == nullptr) {
+      problem =
+          fmt::format("no series '{}' in {} (it has: {})", name, check.figure, series_list(data));
+      return std::nullopt;
+    }
+    parts.push_back(s);
+  }
+  FigureSeries out;
+  out.name = check.series;
+  for (const FigurePoint& first : parts[0]->points) {
+    FigurePoint point = first;
+    point.per_seed.clear();
+    for (const SeedValue& seed : first.per_seed) {
+      double y = seed.y;
+      bool everywhere = true;
+      for (size_t i = 1; i < parts.size() && everywhere; ++i) {
+        everywhere = false;
+        for (const FigurePoint& p : parts[i]->points) {
+          if (!data.figure->by_variant() && p.x != first.x) continue;  // a bar: one point
+          for (const SeedValue& other : p.per_seed) {
+            if (other.seed != seed.seed) continue;
+            y = check.pick == Pick::kMin ? std::min(y, other.y) : std::max(y, other.y);
+            everywhere = true;
+          }
+        }
+      }
+      if (everywhere) point.per_seed.push_back({seed.seed, y});
+    }
+    if (point.per_seed.empty()) continue;
+    point.ci = mean_interval(ys(point.per_seed));
+    point.y = point.ci.mean;
+    out.points.push_back(std::move(point));
+  }
+  return out;
+}
+
+}  // namespace
+
 CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& figures) {
   CheckOutcome out;
   out.check = &check;
@@ -537,7 +586,15 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
     out.detail = fmt::format("no figure '{}'", check.figure);
     return out;
   }
-  const FigureSeries* series = find_series(*data, check.series);
+  std::optional<FigureSeries> picked;
+  if (!check.picked.empty()) {
+    picked = picked_series(*data, check, out.detail);
+    if (!picked) {
+      out.verdict = Verdict::kNotReproduced;  // only paper checks take a list
+      return out;
+    }
+  }
+  const FigureSeries* series = picked ? &*picked : find_series(*data, check.series);
   if (series == nullptr) {
     out.detail = fmt::format("no series '{}' in {} (it has: {})", check.series, check.figure,
                              series_list(*data));

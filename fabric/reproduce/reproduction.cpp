@@ -165,6 +165,25 @@ const Figure& figure_of(const Map& map, const std::vector<Figure>& figures, Chec
   return *it;
 }
 
+// `series:` one name, or a list with `pick: min | max` (a paper check's only): per x and seed the
+// smallest or largest of the series' values.
+void read_series(const Map& map, bool paper, Check& c) {
+  const Value& series = map.require("series", "the series the check is about");
+  const Value* pick = map.find("pick");
+  if (!series.node().IsSequence()) {
+    if (pick != nullptr) pick->fail("pick: chooses among a list of series; series: is one name");
+    c.series = series.as_string();
+    return;
+  }
+  if (!paper) series.fail("a list of series is read only by a check with paper:");
+  for (const Value& name : series.as_list()) c.picked.push_back(name.as_string());
+  if (c.picked.size() < 2) series.expected("a list of at least two series");
+  const Value& how = map.require("pick", "min or max: which of the listed series' values counts");
+  c.pick = how.as_choice(kPickNames) == "min" ? Pick::kMin : Pick::kMax;
+  c.series =
+      fmt::format("{}({})", kPickNames[static_cast<size_t>(c.pick)], fmt::join(c.picked, ", "));
+}
+
 // A check against the paper's number: paper, where, tolerance, measure (and at, to, no_effect).
 void read_paper_check(const Map& map, const Figure& figure, Check& c) {
   c.kind = CheckKind::kPaper;
@@ -287,17 +306,17 @@ void read_legacy_check(const Value& value, const Map& map, Check& c) {
 
 Check read_check(const Value& value, const std::vector<Figure>& figures) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 19> kKeys = {
+  static constexpr std::array<std::string_view, 20> kKeys = {
       "figure",      "series",       "slope_below",  "slope_between",
       "max_at_most", "min_at_least", "below_series", "ratio_at_most",
       "note",        "kind",         "paper",        "where",
       "tolerance",   "measure",      "at",           "to",
-      "no_effect",   "id",           "bound"};
+      "no_effect",   "id",           "bound",        "pick"};
   map.allow_only(kKeys);
   Check c;
   const Figure& figure = figure_of(map, figures, c);
-  c.series = map.require("series", "the series the check is about").as_string();
   const bool paper = map.find("paper") != nullptr;
+  read_series(map, paper, c);
   static constexpr std::array<std::string_view, 6> kPaperKeys = {"where", "tolerance", "measure",
                                                                  "to",    "no_effect", "bound"};
   if (paper) {

@@ -78,9 +78,16 @@ enum class Measure { kValue, kRatio, kDifference, kSlope };
 inline constexpr std::array<std::string_view, 4> kMeasureNames = {"value", "ratio", "difference",
                                                                   "slope"};
 
+// A check about the best (or worst) of several series: per x and seed, the smallest (or largest)
+// of their values ("the better of AR and REPS": `series: [ar, REPS], pick: min`).
+enum class Pick { kMin, kMax };
+inline constexpr std::array<std::string_view, 2> kPickNames = {"min", "max"};
+
 struct Check {
   std::string figure;
-  std::string series;
+  std::string series;               // one series, or "min(a, b)" when `picked` is not empty
+  std::vector<std::string> picked;  // a list of series: per x and seed their min or max
+  Pick pick = Pick::kMin;
   CheckKind kind = CheckKind::kSlopeBelow;
   CheckRole role = CheckRole::kThreshold;
   double a = 0;       // the bound (slope_between: the lower one; ratio_at_most: the ratio)

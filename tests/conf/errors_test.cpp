@@ -164,6 +164,24 @@ TEST(ConfigErrors, UnknownWorkloadTypeListsTheTypes) {
             "broadcast");
 }
 
+TEST(ConfigErrors, AnFsdpModelDescriptionIsCheckedAtTheKeyAtFault) {
+  const std::string topo = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_EQ(load_error(topo + "workload: {type: fsdp, kv_heads: 3}\n"),
+            "test.yaml:2:34: workload.kv_heads: 3 KV heads do not divide the 128 query heads");
+  EXPECT_EQ(load_error(topo + "workload: {type: fsdp, model: custom, model_layers: 2, hidden: 64,"
+                              " heads: 4, kv_heads: 2, vocab: 100}\n"),
+            "test.yaml:2:11: workload: model custom needs every architecture number; ffn is "
+            "missing or 0 (the preset's ffn, or the key missing)");
+  EXPECT_EQ(load_error(topo + "workload: {type: fsdp, heads: 4}\n"),
+            "test.yaml:2:11: workload: 8 KV heads do not divide the 4 query heads (the "
+            "preset's kv_heads, or the key missing)");
+  EXPECT_EQ(load_error(topo + "workload: {type: fsdp, model: llama3-8b, layers: 40}\n"),
+            "test.yaml:2:50: workload.layers: llama3-8b has 32 layers, asked for 40");
+  EXPECT_EQ(load_error(topo + "workload: {type: fsdp, model: gpt-4}\n"),
+            "test.yaml:2:31: workload.model: expected one of llama3-405b, llama3-70b, llama3-8b, "
+            "custom, found gpt-4");
+}
+
 TEST(ConfigErrors, UnknownEntropyModeListsTheModes) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {entropy: rep}\n"),
             "test.yaml:2:21: workload.entropy: expected one of flow, packet, reps, drb, oblivious, "

@@ -52,13 +52,13 @@ std::string chained_trace() {
 // for the previous) on a model small enough to run: the smallest preset's 1 GB embedding is not.
 // Replayed as a trace of 8 ranks, so the whole step is one collective bounded by its steps.
 std::string fsdp_trace() {
-  const gen::TransformerModel tiny{.name = "tiny",
-                                   .layers = 2,
-                                   .hidden = 64,
-                                   .ffn = 128,
-                                   .heads = 4,
-                                   .kv_heads = 2,
-                                   .vocab = 256};
+  const gen::FsdpSpec tiny{.model = "custom",
+                           .model_layers = 2,
+                           .hidden = 64,
+                           .ffn = 128,
+                           .heads = 4,
+                           .kv_heads = 2,
+                           .vocab = 256};
   const gen::Schedule s = gen::fsdp_step(tiny, 8);
   std::string csv = "start_ns,src,dst,bytes,depends_on\n";
   for (const gen::Message& m : s.messages) {

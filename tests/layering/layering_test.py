@@ -23,6 +23,7 @@ NAME_LISTS = {
     "trafficgen/cc_mode.h",
     "trafficgen/entropy_mode.h",
     "trafficgen/workloads/workload_type.h",
+    "trafficgen/workloads/fsdp_spec.h",
     "trafficgen/bounds/bound_kind.h",
 }
 

@@ -125,6 +125,75 @@ TEST(PaperChecks, ABoundIsReadAndJudgedOnItsClaimedSide) {
               HasSubstr("only a check with paper:"));
 }
 
+// Per seed 1..3 at 1KiB: ar 20, 8, 30; REPS 10, 16, 12; ofan 1. The better (smaller) of ar and
+// REPS per seed is 10, 8, 12 (mean 10), not the smaller mean (REPS's 12.67).
+std::vector<FigureData> best_of_figures(const Reproduction& r) {
+  const double ar[] = {20, 8, 30}, reps[] = {10, 16, 12};
+  std::vector<SeedRow> rows;
+  for (uint64_t s = 1; s <= 3; ++s) {
+    rows.push_back({"q", "ar", 1024, "1KiB", s, ar[s - 1]});
+    rows.push_back({"q", "REPS", 1024, "1KiB", s, reps[s - 1]});
+    rows.push_back({"q", "ofan", 1024, "1KiB", s, 1});
+    // The same values as bars, each series at its own index.
+    rows.push_back({"bars", "ar", 0, "ar", s, ar[s - 1]});
+    rows.push_back({"bars", "REPS", 1, "REPS", s, reps[s - 1]});
+    rows.push_back({"bars", "ofan", 2, "ofan", s, 1});
+  }
+  std::vector<FigureData> out;
+  for (const Figure& f : r.figures) out.push_back(figure_from_rows(f, rows));
+  return out;
+}
+
+TEST(PaperChecks, TheBestOfSeveralSeriesIsTakenPerSeed) {
+  // Ofan §6.7's kind of claim: the better baseline's inflation is at least 16x Ofan's.
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: [ar, REPS], pick: min, measure: ratio, to: ofan, at: 1KiB, paper: 4, where: s, tolerance: 0, bound: at_least}
+    - {figure: q, series: [ar, REPS], pick: min, measure: ratio, to: ofan, at: 1KiB, paper: 16, where: s, tolerance: 1, bound: at_least, id: short}
+    - {figure: q, series: [ar, REPS], pick: max, measure: value, at: 1KiB, paper: 22, where: s, tolerance: 50%}
+    - {figure: bars, series: [ar, REPS], pick: min, measure: ratio, to: ofan, paper: 4, where: s, tolerance: 0, bound: at_least}
+)");
+  EXPECT_EQ(r.checks[0].series, "min(ar, REPS)");
+  EXPECT_EQ(r.checks[0].id, "q/min(ar, REPS)/ratio@1KiB/ofan");
+  const std::vector<FigureData> data = best_of_figures(r);
+  const CheckOutcome pass = evaluate_check(r.checks[0], data);
+  EXPECT_DOUBLE_EQ(pass.measured->mean, 10);
+  EXPECT_NEAR(pass.measured->half_width, 2 * 4.303 / std::sqrt(3.0), 1e-3);  // 10, 8, 12
+  EXPECT_EQ(*pass.verdict, Verdict::kReproduced);  // [5.03, 14.97], all of it >= 4
+  // Short of 16 - 1 but above no effect (1): the same direction, a smaller effect.
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kSmallerEffect);
+  EXPECT_DOUBLE_EQ(evaluate_check(r.checks[2], data).measured->mean, 22);  // 20, 16, 30
+  EXPECT_DOUBLE_EQ(evaluate_check(r.checks[3], data).measured->mean, 10);  // bars: the same
+}
+
+TEST(PaperChecks, AListOfSeriesNeedsPickAndAPaperCheck) {
+  const auto error = [](const std::string& check) {
+    try {
+      with_checks(check);
+    } catch (const conf::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(error("    - {figure: q, series: [rps, ofan], measure: value, at: 1KiB, paper: 1, "
+                    "where: s, tolerance: 1}\n"),
+              HasSubstr("checks[0].pick: missing required key 'pick'"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, pick: min, measure: value, at: 1KiB, paper: 1, "
+                    "where: s, tolerance: 1}\n"),
+              HasSubstr("pick: chooses among a list of series"));
+  EXPECT_THAT(error("    - {figure: q, series: [rps, ofan], pick: min, below_series: ofan}\n"),
+              HasSubstr("a list of series is read only by a check with paper:"));
+  EXPECT_THAT(error("    - {figure: q, series: [rps], pick: min, measure: value, at: 1KiB, "
+                    "paper: 1, where: s, tolerance: 1}\n"),
+              HasSubstr("a list of at least two series"));
+  // A listed series the figure does not have: not reproduced, and says which.
+  const Reproduction r = with_checks(
+      "    - {figure: q, series: [ar, TCP], pick: min, measure: value, at: 1KiB, paper: 1, "
+      "where: s, tolerance: 1}\n");
+  const CheckOutcome out = evaluate_check(r.checks[0], best_of_figures(r));
+  EXPECT_EQ(*out.verdict, Verdict::kNotReproduced);
+  EXPECT_THAT(out.detail, HasSubstr("no series 'TCP'"));
+}
+
 TEST(PaperChecks, AMissingPointOrSeriesIsNotReproducedAndSaysWhy) {
   const Reproduction r = with_checks(R"(
     - {figure: q, series: rps, measure: value, at: 4KiB, paper: 1, where: s, tolerance: 1%}

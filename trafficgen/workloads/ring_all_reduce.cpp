@@ -1,6 +1,7 @@
 #include "trafficgen/workloads/ring_all_reduce.h"
 #include "trafficgen/workloads/workload_type.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,33 +10,43 @@ namespace spraylab::gen {
 
 Frontier append_ring_phase(Schedule& s, RingPhase phase, uint64_t buffer_bytes, uint32_t collective,
                            uint32_t first_step, const Frontier& after) {
-  const uint32_t n = s.ranks;
+  std::vector<Rank> all(s.ranks);
+  for (Rank r = 0; r < s.ranks; ++r) all[r] = r;
+  return append_ring_phase(s, phase, buffer_bytes, collective, first_step, after, all);
+}
+
+Frontier append_ring_phase(Schedule& s, RingPhase phase, uint64_t buffer_bytes, uint32_t collective,
+                           uint32_t first_step, const Frontier& after,
+                           const std::vector<Rank>& members, uint32_t steps) {
+  const auto n = static_cast<uint32_t>(members.size());
   if (n < 2) throw WorkloadError("ring collective: needs at least 2 ranks");
   if (buffer_bytes < n) {
     throw WorkloadError("ring collective: buffer of " + std::to_string(buffer_bytes) +
                         " bytes is smaller than one byte per rank");
   }
-  // received[r]: the message rank r received in the previous step (none before the first).
+  const uint32_t last = steps == 0 ? n - 1 : std::min(steps, n - 1);
+  // received[i]: the message members[i] received in the previous step (none before the first).
   std::vector<MessageId> received(n);
   const uint32_t shift = phase == RingPhase::kReduceScatter ? 1 : 0;
-  for (uint32_t k = 0; k + 1 < n; ++k) {
+  for (uint32_t k = 0; k < last; ++k) {
     std::vector<MessageId> sent(n);
-    for (Rank r = 0; r < n; ++r) {
-      const uint32_t chunk = (r + 2 * n - k - shift) % n;  // (r - k - shift) mod n
+    for (uint32_t i = 0; i < n; ++i) {
+      const Rank r = members[i];
+      const uint32_t chunk = (i + 2 * n - k - shift) % n;  // (i - k - shift) mod n
       std::vector<MessageId> deps;
       if (k > 0) {
-        deps = {received[r]};
+        deps = {received[i]};
       } else if (r < after.size()) {
         deps = after[r];
       }
-      sent[r] = s.add_message(r, (r + 1) % n, chunk_bytes(buffer_bytes, n, chunk), collective,
-                              std::move(deps), first_step + k);
+      sent[i] = s.add_message(r, members[(i + 1) % n], chunk_bytes(buffer_bytes, n, chunk),
+                              collective, std::move(deps), first_step + k);
     }
-    for (Rank r = 0; r < n; ++r) received[(r + 1) % n] = sent[r];
+    for (uint32_t i = 0; i < n; ++i) received[(i + 1) % n] = sent[i];
   }
-  Frontier last(n);
-  for (Rank r = 0; r < n; ++r) last[r] = {received[r]};
-  return last;
+  Frontier out(s.ranks);
+  for (uint32_t i = 0; i < n; ++i) out[members[i]] = {received[i]};
+  return out;
 }
 
 Schedule ring_all_reduce(uint32_t ranks, uint64_t buffer_bytes) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "trafficgen/schedule.h"
 
@@ -20,6 +21,12 @@ enum class RingPhase : uint8_t { kReduceScatter, kAllGather };
 // per rank, the message it received in the last step.
 Frontier append_ring_phase(Schedule& s, RingPhase phase, uint64_t buffer_bytes, uint32_t collective,
                            uint32_t first_step, const Frontier& after);
+// The same over the ring `members` (ranks in ring order: members[i] sends to members[i+1]), and
+// only its first `steps` steps (0: all members − 1; each step moves the same chunk size, so a
+// prefix is a slice of the phase's shape). The result is indexed by rank, empty for non-members.
+Frontier append_ring_phase(Schedule& s, RingPhase phase, uint64_t buffer_bytes, uint32_t collective,
+                           uint32_t first_step, const Frontier& after,
+                           const std::vector<Rank>& members, uint32_t steps = 0);
 
 // One ring all-reduce of `buffer_bytes` per rank: reduce-scatter (steps 0..n-2) then all-gather
 // (steps n-1..2n-3), one collective.

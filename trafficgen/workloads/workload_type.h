@@ -40,7 +40,10 @@ inline constexpr std::array<WorkloadTypeInfo, 10> kWorkloadTypes{{
      "all-to-all with skewed message sizes (MoE)"},
     {WorkloadType::kAllReduce, "all-reduce", "", "", "ring all-reduce"},
     {WorkloadType::kIncast, "incast", "fan_in", "", "fan_in senders to each receiver"},
-    {WorkloadType::kFsdp, "fsdp", "model layers", "", "one FSDP training step of a model preset"},
+    {WorkloadType::kFsdp, "fsdp",
+     "model model_layers hidden ffn heads kv_heads vocab param_bytes reduce_bytes dp_group layers "
+     "embeddings ring_steps",
+     "", "one FSDP2 training step of a model"},
     {WorkloadType::kTrace, "trace", "trace_file", "trace_file", "a message trace replayed"},
     {WorkloadType::kUniform, "uniform", "messages", "",
      "each message to a uniformly random other host"},
