@@ -8,10 +8,16 @@ namespace spraylab::fabric {
 HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts, rte_mempool* pool,
                    uint32_t engine_id, uint64_t tsc_hz, uint64_t start_tsc, EventQueue* events,
                    uint32_t id, gen::MessageSlots* message_slots)
-    : in_by_port_(plan.ranks.size(), nullptr),
-      out_by_port_(plan.ranks.size(), nullptr),
-      events_(events),
-      id_(id) {
+    : events_(events), id_(id) {
+  uint16_t top = 0;
+  port_base_ = UINT16_MAX;
+  for (uint32_t h : hosts) {
+    port_base_ = std::min(port_base_, plan.hosts[h].port);
+    top = std::max(top, plan.hosts[h].port);
+  }
+  if (hosts.empty()) port_base_ = 0;
+  in_by_port_.assign(size_t{top} - port_base_ + 1, nullptr);
+  out_by_port_.assign(size_t{top} - port_base_ + 1, nullptr);
   gen::EngineSetup s;
   s.plan = &plan;
   s.message_slots = message_slots;
@@ -23,10 +29,10 @@ HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts,
   s.tsc_clock = events == nullptr;
   // Per burst: one indirect call, then the link's inline ring operations.
   s.rx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
-    return in_by_port_[port]->receive(m, n, now_ns_);
+    return in_by_port_[port - port_base_]->receive(m, n, now_ns_);
   };
   s.tx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
-    return out_by_port_[port]->send(m, n, now_ns_);
+    return out_by_port_[port - port_base_]->send(m, n, now_ns_);
   };
   for (uint32_t h : hosts) {
     slot_ports_.push_back(plan.hosts[h].port);
@@ -42,8 +48,8 @@ uint32_t HostNode::slot_of(uint16_t port) const {
 }
 
 void HostNode::connect(uint16_t port, Link* in, Link* out) {
-  in_by_port_[port] = in;
-  out_by_port_[port] = out;
+  in_by_port_[port - port_base_] = in;
+  out_by_port_[port - port_base_] = out;
   in_links_[slot_of(port)] = in;
 }
 

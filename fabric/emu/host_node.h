@@ -42,8 +42,11 @@ class HostNode final : public Node {
  private:
   void schedule(uint64_t now, bool worked);
 
-  std::vector<Link*> in_by_port_, out_by_port_;  // indexed by port (rank)
-  std::vector<Link*> in_links_;                  // by slot
+  // Indexed by port - port_base_: the local hosts' ports only (consecutive ranks under a leaf;
+  // sized by every rank they were 16 B x hosts per engine, O(hosts x leaves) in all).
+  std::vector<Link*> in_by_port_, out_by_port_;
+  uint16_t port_base_ = 0;
+  std::vector<Link*> in_links_;  // by slot
   std::vector<uint16_t> slot_ports_;
   uint64_t now_ns_ = 0;  // the time the links see during a poll
   uint64_t timer_at_ = UINT64_MAX;

@@ -35,17 +35,13 @@ Link::Link(const std::string& name, double rate_bps, double delay_ns, uint32_t s
   uint32_t count = 64;
   while (count < slots + 1) count <<= 1;  // a ring holds count - 1
   // On the fabric's RingArena (a fat tree of 432 hosts has 2592 link directions), which touches
-  // a page only when a frame does; alone, on EAL's heap.
-  const size_t bytes = size_t{count} * sizeof(rte_mbuf*);
-  if (memory) {
-    slots_ = static_cast<rte_mbuf**>(memory(bytes));
-    owns_slots_ = false;
-  } else {
-    slots_ = static_cast<rte_mbuf**>(rte_malloc("fabric_link", bytes, 64));
-    if (slots_ == nullptr) throw std::runtime_error(fmt::format("link {}: out of memory", name));
-  }
+  // a page only when a frame does and packs the rings' first slots together; alone, on EAL's heap.
+  const dataplane::SlotPieces pieces =
+      dataplane::allocate_slots(count, memory, SOCKET_ID_ANY, "link " + name);
+  slots_ = cslots_ = pieces.hot;
+  rest_ = crest_ = pieces.rest;
+  owns_slots_ = pieces.owned;
   mask_ = cmask_ = count - 1;
-  cslots_ = slots_;
 }
 
 void Link::purge() {
@@ -80,7 +76,7 @@ Link::~Link() {
   for (uint16_t i = head_pos_; i < head_count_; ++i) rte_pktmbuf_free(head_[i]);
   rte_mbuf* m = nullptr;
   while (dequeue(&m, 1) == 1) rte_pktmbuf_free(m);
-  if (owns_slots_) rte_free(slots_);
+  dataplane::free_slots(dataplane::SlotPieces{slots_, rest_, owns_slots_});
 }
 
 }  // namespace spraylab::fabric

@@ -33,7 +33,7 @@
 
 #include "fabric/emu/event_queue.h"
 #include "net/wire.h"
-#include "switch/dataplane/egress_queue.h"
+#include "switch/dataplane/ring_slots.h"
 
 namespace spraylab::fabric {
 
@@ -44,8 +44,8 @@ int arrival_field();
 class Link {
  public:
   // `slots`: frames the link may hold (in flight or not yet taken), rounded up to a power of 2.
-  // The ring lives on `memory` (the fabric's RingArena), else on EAL's heap. Throws
-  // std::runtime_error.
+  // The ring lives on `memory` (the fabric's RingArena: its first slots packed with other rings',
+  // switch/dataplane/ring_slots.h), else on EAL's heap. Throws std::runtime_error.
   Link(const std::string& name, double rate_bps, double delay_ns, uint32_t slots,
        const dataplane::RingMemory& memory = {});
   ~Link();  // frees the frames still on it
@@ -133,7 +133,7 @@ class Link {
 
   // Producer's cache line: all a send reads and writes, and the control word it checks.
   static constexpr uint8_t kDown = 1, kRate = 2;  // control_ bits: failed; a rate is waiting
-  alignas(64) rte_mbuf** slots_ = nullptr;
+  alignas(64) rte_mbuf** slots_ = nullptr;        // the ring's hot piece (ring_slots.h)
   uint32_t mask_ = 0;  // slots - 1, also the capacity: one slot stays free
   std::atomic<uint32_t> prod_tail_{0};
   uint32_t cons_seen_ = 0;           // the consumer's head when the producer last looked
@@ -147,21 +147,25 @@ class Link {
   EventQueue* events_ = nullptr;
   // Cold: read when the rate changes, counted when a sender meets a failed link.
   alignas(64) double rate_bps_ = 0;
+  // The slots past the hot piece: read only when the ring holds more than kHotSlots frames, so
+  // they stay off the producer's line (which is full).
+  rte_mbuf** rest_ = nullptr;
   bool owns_slots_ = true;                 // on EAL's heap (rte_free), else on the caller's memory
   std::atomic<uint64_t> rate_request_{0};  // a double's bits; 0: none
   std::atomic<uint64_t> sent_down_{0};
+  std::atomic<uint64_t> lost_{0};  // the consumer's: frames a fail() took off the wire
   // Consumer's: frames dequeued from the ring but not yet arrived, a burst at a time.
   alignas(64) uint16_t head_pos_ = 0;
   uint16_t head_count_ = 0;
-  uint32_t cmask_ = 0;  // slots_ and mask_ again, so a receive stays on this line
+  uint32_t cmask_ = 0;  // slots_, rest_ and mask_ again, so a receive stays on this line
   rte_mbuf** cslots_ = nullptr;
+  rte_mbuf** crest_ = nullptr;
   std::atomic<uint32_t> cons_head_{0};
   uint32_t prod_seen_ = 0;                   // the producer's tail when the consumer last looked
   std::atomic<uint32_t> purge_requests_{0};  // fail() asks; the consumer drops what is on it
   uint32_t purges_done_ = 0;
   uint64_t taken_ = 0;
   uint64_t taken_late_ns_ = 0;
-  std::atomic<uint64_t> lost_{0};
   // Virtual time: producer and consumer are one thread, so a dequeue that empties the ring puts
   // both indices back to slot 0 (dequeue()).
   bool one_thread_ = false;
@@ -189,7 +193,8 @@ inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
     arrival(pkts[i]) =
         static_cast<uint64_t>(std::ceil(start + (len + net::kFcsBytes) * ns_per_byte_ + delay_ns_));
   }
-  for (uint16_t i = 0; i < n; ++i) slots_[(tail + i) & mask_] = pkts[i];
+  for (uint16_t i = 0; i < n; ++i)
+    dataplane::ring_slot(slots_, rest_, (tail + i) & mask_) = pkts[i];
   prod_tail_.store(tail + n, std::memory_order_release);  // the slots before the index
   if (events_ != nullptr && !armed_) arm(arrival(pkts[0]));
   return n;
@@ -232,7 +237,8 @@ inline uint32_t Link::dequeue(rte_mbuf** out, uint32_t max) {
     avail = prod_seen_ - head;
   }
   const uint32_t n = avail < max ? avail : max;
-  for (uint32_t i = 0; i < n; ++i) out[i] = cslots_[(head + i) & cmask_];
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = dataplane::ring_slot(cslots_, crest_, (head + i) & cmask_);
   // Empty, in virtual time: start again at slot 0 (as EgressQueue does), so a link reuses the
   // same few cache lines instead of walking all its slots, and touches (makes resident: the
   // RingArena's pages) what it holds at once, not what has passed: a link holds a dozen frames

@@ -2,7 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <unistd.h>
+
 #include <new>
+#include <vector>
 
 namespace spraylab::fabric {
 namespace {
@@ -23,7 +26,19 @@ RingArena::~RingArena() {
   for (auto [p, n] : chunks_) munmap(p, n);
 }
 
-void* RingArena::allocate(size_t bytes) {
+size_t RingArena::resident() const {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t pages = 0;
+  std::vector<unsigned char> in;
+  for (auto [p, n] : chunks_) {
+    in.assign((n + page - 1) / page, 0);
+    if (mincore(p, n, in.data()) != 0) continue;
+    for (unsigned char b : in) pages += b & 1;
+  }
+  return pages * page;
+}
+
+void* RingArena::take(Cursor& c, size_t bytes) {
   bytes = (bytes + 63) & ~size_t{63};
   if (bytes > kChunk / 4) {  // a ring of its own
     void* p = map(bytes);
@@ -31,15 +46,15 @@ void* RingArena::allocate(size_t bytes) {
     mapped_ += bytes;
     return p;
   }
-  if (bytes > left_) {
-    next_ = static_cast<char*>(map(kChunk));
-    chunks_.emplace_back(next_, kChunk);
-    left_ = kChunk;
+  if (bytes > c.left) {
+    c.next = static_cast<char*>(map(kChunk));
+    chunks_.emplace_back(c.next, kChunk);
+    c.left = kChunk;
     mapped_ += kChunk;
   }
-  void* p = next_;
-  next_ += bytes;
-  left_ -= bytes;
+  void* p = c.next;
+  c.next += bytes;
+  c.left -= bytes;
   return p;
 }
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <rte_errno.h>
-#include <rte_malloc.h>
 
 #include <stdexcept>
 
@@ -30,7 +29,7 @@ rte_ring* priority_ring(const std::string& name, uint32_t slots, int socket,
     throw std::runtime_error(
         fmt::format("priority queue {}: {} slots is no ring size", name, slots));
   }
-  auto* r = static_cast<rte_ring*>(memory(static_cast<size_t>(bytes)));
+  auto* r = static_cast<rte_ring*>(memory.own(static_cast<size_t>(bytes)));
   if (rte_ring_init(r, name.substr(0, RTE_RING_NAMESIZE - 1).c_str(), slots, flags) != 0) {
     throw std::runtime_error(fmt::format("cannot initialise priority queue {}", name));
   }
@@ -45,16 +44,10 @@ EgressQueue::EgressQueue(const std::string& name, uint32_t slots, int socket, De
   if (slots < 2 || (slots & (slots - 1)) != 0) {
     throw std::runtime_error(fmt::format("egress queue {}: {} slots is no ring size", name, slots));
   }
-  const size_t bytes = size_t{slots} * sizeof(rte_mbuf*);
-  if (memory) {
-    slots_ = static_cast<rte_mbuf**>(memory(bytes));
-    owns_slots_ = false;
-  } else {
-    slots_ = static_cast<rte_mbuf**>(rte_malloc_socket("egress_queue", bytes, 64, socket));
-    if (slots_ == nullptr) {
-      throw std::runtime_error(fmt::format("cannot create egress queue {}: out of memory", name));
-    }
-  }
+  const SlotPieces pieces = allocate_slots(slots, memory, socket, "egress queue " + name);
+  slots_ = pieces.hot;
+  rest_ = pieces.rest;
+  owns_slots_ = pieces.owned;
   mask_ = slots - 1;  // holds slots - 1, as an rte_ring of `slots` does
   if (mode_ == Mode::kCross) cross_ = std::make_unique<CrossIndex>();
   if (priority_slots > 0) {
@@ -76,7 +69,8 @@ EgressQueue::EgressQueue(EgressQueue&& other) noexcept
       prio_(std::exchange(other.prio_, nullptr)),
       owns_prio_(other.owns_prio_),
       depth_(other.depth_),
-      cross_(std::move(other.cross_)) {}
+      cross_(std::move(other.cross_)),
+      rest_(other.rest_) {}
 
 EgressQueue::~EgressQueue() {
   for (uint16_t i = 0; i < held_count_; ++i) rte_pktmbuf_free(held_[i]);
@@ -87,7 +81,7 @@ EgressQueue::~EgressQueue() {
   }
   if (slots_ == nullptr) return;  // moved from
   while (ring_dequeue(&m, 1) == 1) rte_pktmbuf_free(m);
-  if (owns_slots_) rte_free(slots_);
+  free_slots(SlotPieces{slots_, rest_, owns_slots_});
 }
 
 EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,

@@ -45,15 +45,11 @@
 #include <vector>
 
 #include "net/wire.h"
+#include "switch/dataplane/ring_slots.h"
 #include "switch/dataplane/shaper.h"
 #include "switch/lb/queue_view.h"
 
 namespace spraylab::dataplane {
-
-// Memory for one ring of `bytes`, cache-line aligned, that outlives the ring; throws when there
-// is none. An empty function: rte_malloc. A fabric has tens of thousands of ports and hands out
-// memory of its own (fabric/emu/ring_arena.h).
-using RingMemory = std::function<void*(size_t bytes)>;
 
 class EgressQueue {
  public:
@@ -177,7 +173,7 @@ class EgressQueue {
   // Up to n frames out of the ring, oldest first.
   uint16_t ring_dequeue(rte_mbuf** pkts, uint16_t n);
 
-  rte_mbuf** slots_ = nullptr;  // frames [head, tail) (mod 2^32)
+  rte_mbuf** slots_ = nullptr;  // frames [head, tail) (mod 2^32): the hot piece (ring_slots.h)
   uint32_t mask_ = 0;
   uint32_t head_ = 0, tail_ = 0;  // kOnly, kOwn: one worker's own indices
   bool owns_slots_ = true;        // rte_malloc's (freed with the queue), else RingMemory's
@@ -194,6 +190,7 @@ class EgressQueue {
   bool owns_prio_ = true;  // rte_ring_create's, else on RingMemory
   DepthSlots depth_;
   std::unique_ptr<CrossIndex> cross_;  // kCross only
+  rte_mbuf** rest_ = nullptr;          // the slots past the hot piece, reached only when deep
 };
 
 // The egress queues of one switch: `workers` per port, their depths and maxima.
@@ -380,13 +377,13 @@ inline uint16_t EgressQueue::ring_enqueue(rte_mbuf** pkts, uint16_t n) {
     if (n > mask_ - (tail - x.head_seen)) x.head_seen = x.head.load(std::memory_order_acquire);
     const uint32_t room = mask_ - (tail - x.head_seen);
     if (n > room) n = static_cast<uint16_t>(room);
-    for (uint16_t i = 0; i < n; ++i) slots_[(tail + i) & mask_] = pkts[i];
+    for (uint16_t i = 0; i < n; ++i) ring_slot(slots_, rest_, (tail + i) & mask_) = pkts[i];
     x.tail.store(tail + n, std::memory_order_release);  // the frames, then the index
     return n;
   }
   const uint32_t room = mask_ - (tail_ - head_);
   if (n > room) n = static_cast<uint16_t>(room);
-  for (uint16_t i = 0; i < n; ++i) slots_[(tail_ + i) & mask_] = pkts[i];
+  for (uint16_t i = 0; i < n; ++i) ring_slot(slots_, rest_, (tail_ + i) & mask_) = pkts[i];
   tail_ += n;
   return n;
 }
@@ -398,13 +395,13 @@ inline uint16_t EgressQueue::ring_dequeue(rte_mbuf** pkts, uint16_t n) {
     if (n > x.tail_seen - head) x.tail_seen = x.tail.load(std::memory_order_acquire);
     const uint32_t avail = x.tail_seen - head;
     if (n > avail) n = static_cast<uint16_t>(avail);
-    for (uint16_t i = 0; i < n; ++i) pkts[i] = slots_[(head + i) & mask_];
+    for (uint16_t i = 0; i < n; ++i) pkts[i] = ring_slot(slots_, rest_, (head + i) & mask_);
     x.head.store(head + n, std::memory_order_release);  // the slots are the producer's again
     return n;
   }
   const uint32_t avail = tail_ - head_;
   if (n > avail) n = static_cast<uint16_t>(avail);
-  for (uint16_t i = 0; i < n; ++i) pkts[i] = slots_[(head_ + i) & mask_];
+  for (uint16_t i = 0; i < n; ++i) pkts[i] = ring_slot(slots_, rest_, (head_ + i) & mask_);
   head_ += n;
   // Empty: start again at slot 0. A queue its owner keeps draining then reuses the same few
   // cache lines instead of walking its whole ring (32 KB at 4096 slots; 16 ports' rings were

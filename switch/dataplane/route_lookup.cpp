@@ -82,17 +82,19 @@ RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
     }
   }
   std::sort(lengths.begin(), lengths.end(), std::greater<>());
-  remap_.assign(all.size(), kMiss);
+  std::vector<uint32_t> remap(all.size(), kMiss);
   for (size_t g = 0; g < all.size(); ++g) {
     for (uint8_t len : lengths) {
       if (len > all[g].len) continue;
       const auto it = local.find(key(all[g].addr, len));
       if (it != local.end()) {
-        remap_[g] = it->second;
+        remap[g] = it->second;
         break;
       }
     }
   }
+  remap_owner_ = shared_->intern(std::move(remap));
+  remap_ = remap_owner_->data();
   // `all` is sorted by (address, length) and canonical (SharedRoutes).
   auto before = [](const topo::Prefix& a, const topo::Prefix& b) {
     return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
@@ -104,6 +106,27 @@ RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
                                               topo::ip_to_string(p.addr), p.len));
     }
   }
+}
+
+std::shared_ptr<const std::vector<uint32_t>> SharedRoutes::intern(
+    std::vector<uint32_t> remap) const {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a over the entries
+  for (uint32_t v : remap) h = (h ^ v) * 1099511628211ull;
+  std::lock_guard<std::mutex> lock(interned_lock_);
+  auto [first, last] = interned_.equal_range(h);
+  for (auto it = first; it != last;) {
+    auto held = it->second.lock();
+    if (held == nullptr) {
+      it = interned_.erase(it);
+    } else if (*held == remap) {
+      return held;
+    } else {
+      ++it;
+    }
+  }
+  auto made = std::make_shared<const std::vector<uint32_t>>(std::move(remap));
+  interned_.emplace(h, made);
+  return made;
 }
 
 RouteLookup::~RouteLookup() {
@@ -124,7 +147,7 @@ void RouteLookup::lookup_bulk(const uint32_t* ips, uint32_t* out, unsigned n) co
     uint32_t hop;
     out[i] = rte_lpm_lookup(lpm_, ips[i], &hop) == 0 ? hop : kMiss;
   }
-  if (remap_.empty()) return;
+  if (remap_ == nullptr) return;
   for (i = 0; i < n; ++i) out[i] = out[i] == kMiss ? kMiss : remap_[out[i]];
 }
 

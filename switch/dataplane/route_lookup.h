@@ -5,7 +5,9 @@
 #include <rte_lpm.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,10 +31,17 @@ class SharedRoutes {
   const rte_lpm* lpm() const { return lpm_; }
   // `prefixes` as the table holds them: masked to their length, sorted, duplicates merged.
   static std::vector<topo::Prefix> canonical(std::vector<topo::Prefix> prefixes);
+  // One copy of each distinct remap (RouteLookup's, 4 B for every prefix of the table, hosts'
+  // included): the same as one handed out before and still in use, else `remap` itself. Every
+  // spine of an MRLS, and every switch's source-leaf table, has the same one: a copy each was
+  // O(switches x hosts), ~13 GB for 100 K hosts (docs/fabric.md).
+  std::shared_ptr<const std::vector<uint32_t>> intern(std::vector<uint32_t> remap) const;
 
  private:
   std::vector<topo::Prefix> prefixes_;
   rte_lpm* lpm_ = nullptr;
+  mutable std::mutex interned_lock_;
+  mutable std::multimap<uint64_t, std::weak_ptr<const std::vector<uint32_t>>> interned_;
 };
 
 class RouteLookup {
@@ -55,15 +64,21 @@ class RouteLookup {
   uint32_t lookup(uint32_t ip) const {
     uint32_t hop;
     if (rte_lpm_lookup(lpm_, ip, &hop) != 0) return kMiss;
-    return remap_.empty() ? hop : remap_[hop];
+    return remap_ == nullptr ? hop : remap_[hop];
   }
   // Bulk form for a burst: out[i] = lookup(ips[i]).
   void lookup_bulk(const uint32_t* ips, uint32_t* out, unsigned n) const;
+  // The shared table's remap (nullptr for a table of its own): lookups with equal remaps on one
+  // SharedRoutes share one copy.
+  const uint32_t* remap_data() const { return remap_; }
 
  private:
   rte_lpm* lpm_ = nullptr;
+  // The remap's owner (SharedRoutes::intern) and its data; remap_ is nullptr for a table of its
+  // own.
   std::shared_ptr<const SharedRoutes> shared_;  // set when lpm_ is the shared table's
-  std::vector<uint32_t> remap_;                 // shared prefix index -> own index or kMiss
+  std::shared_ptr<const std::vector<uint32_t>> remap_owner_;
+  const uint32_t* remap_ = nullptr;  // shared prefix index -> own index or kMiss
 };
 
 }  // namespace spraylab::dataplane

@@ -136,9 +136,9 @@ std::unique_ptr<BalancerSet> SwitchRuntime::make_balancers(const conf::BalancerS
   ctx.buffer_bytes = tables_.buffer_bytes;
   ctx.level = tables_.level;
   for (const PortInfo& p : tables_.ports) ctx.port_rate_bps.push_back(p.rate_bps);
-  ctx.dest_ports.resize(tables_.num_dests);
+  if (lb::traits(spec.algorithm).destination_orders) ctx.dest_ports.resize(tables_.num_dests);
   for (const auto& r : tables_.routes) {
-    if (r.local || r.dest >= tables_.num_dests) continue;  // local hosts: no choice
+    if (r.local || r.dest >= ctx.dest_ports.size()) continue;  // local hosts: no choice
     auto& dest = ctx.dest_ports[r.dest];
     if (!dest.empty()) continue;
     for (topo::PortId p : tables_.groups[r.group]) {

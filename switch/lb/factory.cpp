@@ -35,13 +35,15 @@ BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext c
       break;
     case Algorithm::kOfan:
       if (ctx_.dest_ports.empty()) bad("algorithm", "ofan needs the switch's destination ports");
-      ofan_ = std::make_shared<OfanState>(ctx_.dest_ports, ctx_.seed, ctx_.lcores);
+      // The state keeps the lists; ctx_ gives them up (a copy was as large again).
+      ofan_ = std::make_shared<OfanState>(std::move(ctx_.dest_ports), ctx_.seed, ctx_.lcores);
       break;
     case Algorithm::kPofan: {
       if (ctx_.dest_ports.empty()) bad("algorithm", "pofan needs the switch's destination ports");
       const uint32_t w = spec_.pipe_ports;
       const auto pipes = static_cast<uint32_t>(w == 0 ? ctx_.rx_queues : (ctx_.ports + w - 1) / w);
-      pofan_ = std::make_shared<PofanState>(ctx_.dest_ports, ctx_.seed, ctx_.lcores, pipes);
+      pofan_ =
+          std::make_shared<PofanState>(std::move(ctx_.dest_ports), ctx_.seed, ctx_.lcores, pipes);
       break;
     }
     case Algorithm::kPolarized:

@@ -83,5 +83,25 @@ TEST(SharedRoutes, RefuseARouteTheyDoNotHold) {
   EXPECT_NO_THROW(RouteLookup(shared, {{0x0a000000u, 16}}));
 }
 
+// Issue 40: a switch's remap is 4 B for every prefix of the fabric; switches whose remaps are
+// equal (every spine of an MRLS, every source-leaf table) share one copy, and a switch whose
+// routes differ keeps its own.
+TEST(SharedRoutes, KeepOneCopyOfEqualRemaps) {
+  const topo::Prefix wide{0x0a000000u, 16}, a{0x0a000100u, 24}, b{0x0a000200u, 24},
+      host{0x0a000105u, 32};
+  auto shared = std::make_shared<const SharedRoutes>(
+      "test_intern", std::vector<topo::Prefix>{wide, a, b, host}, 0);
+  const RouteLookup first(shared, {a, b});
+  const RouteLookup second(shared, {a, b});
+  const RouteLookup swapped(shared, {b, a});
+  EXPECT_EQ(first.remap_data(), second.remap_data()) << "equal remaps, two copies";
+  EXPECT_NE(first.remap_data(), swapped.remap_data());
+  EXPECT_EQ(first.lookup(0x0a000105u), 0u);
+  EXPECT_EQ(swapped.lookup(0x0a000105u), 1u);
+  EXPECT_EQ(second.lookup(0x0a000203u), 1u);
+  EXPECT_EQ(swapped.lookup(0x0a000203u), 0u);
+  EXPECT_EQ(first.lookup(0x0a000303u), RouteLookup::kMiss);
+}
+
 }  // namespace
 }  // namespace spraylab::dataplane
