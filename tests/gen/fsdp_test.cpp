@@ -77,6 +77,14 @@ FsdpSpec tiny() {
           .vocab = 100};
 }
 
+// tiny()'s first transformer layer alone, no embedding or output unit.
+FsdpSpec one_layer() {
+  FsdpSpec spec = tiny();
+  spec.embeddings = false;
+  spec.layers = 1;
+  return spec;
+}
+
 TEST(FsdpModel, ArchitectureKeysReplaceThePresetsNumbers) {
   FsdpSpec spec{.model = "llama3-405b", .kv_heads = 16};
   EXPECT_EQ(describe_model(spec).kv_heads, 16u);
@@ -122,9 +130,7 @@ TEST(FsdpGroups, ShardGroupsAreConsecutiveRanksAsFsdp2sMeshLaysThemOut) {
 }
 
 TEST(FsdpGroups, HsdpAllReducesEachShardOverItsReplicas) {
-  FsdpSpec spec = tiny();
-  spec.embeddings = false;
-  spec.layers = 1;
+  FsdpSpec spec = one_layer();
   spec.dp_group = 4;
   const Schedule s = fsdp_step(spec, 8);
   ASSERT_EQ(s.collectives.size(), 4u);
@@ -147,9 +153,7 @@ TEST(FsdpGroups, HsdpAllReducesEachShardOverItsReplicas) {
 }
 
 TEST(FsdpSlice, RingStepsKeepEachMessagesSizeAndCutTheRepeats) {
-  FsdpSpec spec = tiny();
-  spec.embeddings = false;
-  spec.layers = 1;
+  FsdpSpec spec = one_layer();
   const Schedule full = fsdp_step(spec, 8);
   spec.ring_steps = 2;
   const Schedule sliced = fsdp_step(spec, 8);
@@ -163,9 +167,7 @@ TEST(FsdpSlice, RingStepsKeepEachMessagesSizeAndCutTheRepeats) {
 }
 
 TEST(FsdpSlice, ReduceBytesSizeTheReduceScatterAlone) {
-  FsdpSpec spec = tiny();
-  spec.embeddings = false;
-  spec.layers = 1;
+  FsdpSpec spec = one_layer();
   spec.reduce_bytes = 4;
   const Schedule s = fsdp_step(spec, 4);
   EXPECT_EQ(collective_bytes(s, 1), 2 * collective_bytes(s, 0));

@@ -32,6 +32,16 @@ Reproduction with_checks(const std::string& checks) {
   return read_reproduction(kBase + checks, "p.yaml", "p");
 }
 
+// The loader's words for a file with `checks`, or "accepted".
+std::string error(const std::string& checks) {
+  try {
+    with_checks(checks);
+  } catch (const conf::ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 // Per seed s = 1..3: rps at 1KiB is 10 + s, at 16KiB 160 + 16 s (slope 1 for every seed);
 // ofan is half of rps at 1KiB and a quarter at 16KiB, seed by seed.
 std::vector<SeedRow> rows() {
@@ -110,14 +120,6 @@ TEST(PaperChecks, ABoundIsReadAndJudgedOnItsClaimedSide) {
   EXPECT_THAT(evaluate_check(r.checks[0], data).detail, HasSubstr("paper at most 0.3"));
   EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kLargerEffect);
   EXPECT_EQ(*evaluate_check(r.checks[2], data).verdict, Verdict::kReproduced);
-  const auto error = [](const std::string& check) {
-    try {
-      with_checks(check);
-    } catch (const conf::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, where: s, "
                     "tolerance: 1%, bound: above}\n"),
               HasSubstr("at_least"));
@@ -166,14 +168,6 @@ TEST(PaperChecks, TheBestOfSeveralSeriesIsTakenPerSeed) {
 }
 
 TEST(PaperChecks, AListOfSeriesNeedsPickAndAPaperCheck) {
-  const auto error = [](const std::string& check) {
-    try {
-      with_checks(check);
-    } catch (const conf::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   EXPECT_THAT(error("    - {figure: q, series: [rps, ofan], measure: value, at: 1KiB, paper: 1, "
                     "where: s, tolerance: 1}\n"),
               HasSubstr("checks[0].pick: missing required key 'pick'"));
@@ -207,14 +201,6 @@ TEST(PaperChecks, AMissingPointOrSeriesIsNotReproducedAndSaysWhy) {
 }
 
 TEST(PaperChecks, TheFileSaysEveryPartOrIsRefusedAtItsLine) {
-  const auto error = [](const std::string& check) {
-    try {
-      with_checks(check);
-    } catch (const conf::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, where: s}\n"),
               HasSubstr("tolerance"));
   EXPECT_THAT(error("    - {figure: q, series: rps, measure: slope, paper: 1, tolerance: 1%}\n"),

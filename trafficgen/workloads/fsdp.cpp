@@ -35,8 +35,7 @@ TransformerModel model_preset(const std::string& name) { return describe_model({
 TransformerModel describe_model(const FsdpSpec& spec) {
   const ResolvedNumbers r = resolve_numbers(spec);
   if (r.problem) throw FsdpModelError(r.problem->key, r.problem->detail);
-  const ModelNumbers& n = r.numbers;
-  return {spec.model, n.layers, n.hidden, n.ffn, n.heads, n.kv_heads, n.vocab, spec.param_bytes};
+  return {r.numbers, spec.model, spec.param_bytes};
 }
 
 uint64_t layer_params(const TransformerModel& m) {

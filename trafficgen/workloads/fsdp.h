@@ -22,14 +22,9 @@ namespace spraylab::gen {
 
 // A decoder-only transformer with grouped-query attention and a SwiGLU feed-forward network (the
 // Llama 3 architecture, "The Llama 3 Herd of Models", Table 3), untied input/output embeddings.
-struct TransformerModel {
+// Its architecture numbers are fsdp_spec.h's ModelNumbers, declared once.
+struct TransformerModel : ModelNumbers {
   std::string name;
-  uint32_t layers = 0;
-  uint64_t hidden = 0;
-  uint64_t ffn = 0;
-  uint32_t heads = 0;
-  uint32_t kv_heads = 0;
-  uint64_t vocab = 0;
   uint32_t bytes_per_param = 2;  // bf16
 };
 
