@@ -156,6 +156,8 @@ struct WorkloadSpec {
   uint8_t bitmap_ecn_penalty = gen::EntropyParams{}.bitmap_ecn_penalty;
   uint8_t bitmap_nack_penalty = gen::EntropyParams{}.bitmap_nack_penalty;
   uint8_t bitmap_max_penalty = gen::EntropyParams{}.bitmap_max_penalty;
+  // which host runs which rank (workload_type.h)
+  gen::Placement placement = gen::Placement::kRank;
   // all-to-all
   gen::AllToAllOrder order = gen::AllToAllOrder::kRank;
   // all-to-all-v

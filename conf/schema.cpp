@@ -519,6 +519,9 @@ const Fields<WorkloadSpec>& workload_fields() {
         integer_key("bitmap_max_penalty", &WorkloadSpec::bitmap_max_penalty, 1, 255,
                     "entropy bitmap, mixed: the cap on a value's penalty, and what a "
                     "retransmission timeout adds (to the flow's value 0)"),
+        enum_key("placement", &WorkloadSpec::placement, gen::kPlacementNames,
+                 "which host runs which rank: rank r on host r (the topology's host order), or "
+                 "the ranks on the hosts in a random order drawn from the seed"),
         enum_key("order", &WorkloadSpec::order, gen::kAllToAllOrderNames,
                  "all-to-all: each host's send order, ranks 0..n-1 at every host or htsim's "
                  "shifted ring (every round a permutation)"),
@@ -620,6 +623,7 @@ const VariantTable& workload_types() {
                        "message_size",
                        "payload",
                        "iterations",
+                       "placement",
                        "load",
                        "entropy",
                        "entropy_range",

@@ -10,6 +10,7 @@
 #include "trafficgen/workloads/incast.h"
 #include "trafficgen/workloads/iterations.h"
 #include "trafficgen/workloads/permutation.h"
+#include "trafficgen/workloads/placement.h"
 #include "trafficgen/workloads/ring_all_reduce.h"
 #include "trafficgen/workloads/switch_permutation.h"
 #include "trafficgen/workloads/trace.h"
@@ -68,7 +69,16 @@ Schedule make_one(const conf::WorkloadSpec& w, uint32_t ranks, uint64_t seed,
 
 Schedule make_workload(const conf::WorkloadSpec& spec, uint32_t ranks, uint64_t seed,
                        const std::vector<uint32_t>& leaf_of_rank) {
-  Schedule s = repeat(make_one(spec, ranks, seed, leaf_of_rank), spec.iterations);
+  Schedule one = make_one(spec, ranks, seed, leaf_of_rank);
+  if (spec.placement == Placement::kRandom) {
+    // These two already place their traffic by leaf; a random relabelling would undo it.
+    if (spec.type == WorkloadType::kSwitchPermutation || spec.type == WorkloadType::kBipartite) {
+      throw WorkloadError(std::string(to_string(spec.type)) +
+                          ": placement random would mix the leaves it pairs; use placement rank");
+    }
+    place(one, random_placement(ranks, seed));
+  }
+  Schedule s = repeat(one, spec.iterations);
   validate(s);
   return s;
 }

@@ -10,6 +10,7 @@
 #include "trafficgen/workloads/incast.h"
 #include "trafficgen/workloads/iterations.h"
 #include "trafficgen/workloads/permutation.h"
+#include "trafficgen/workloads/placement.h"
 #include "trafficgen/workloads/switch_permutation.h"
 #include "trafficgen/workloads/uniform.h"
 
@@ -255,6 +256,76 @@ TEST(Factory, LeafWorkloadsNeedTheLeaves) {
     EXPECT_THROW(make_workload(w, 18, 1), WorkloadError);
     EXPECT_EQ(make_workload(w, 18, 1, six_leaves()).messages.size(), 18u);
   }
+}
+
+TEST(Placement, RandomIsABijectionThatDependsOnTheSeed) {
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const std::vector<Rank> h = random_placement(432, seed);
+    EXPECT_EQ(std::set<Rank>(h.begin(), h.end()).size(), 432u) << "seed " << seed;
+    EXPECT_EQ(*std::max_element(h.begin(), h.end()), 431u);
+  }
+  EXPECT_EQ(random_placement(432, 3), random_placement(432, 3));
+  EXPECT_NE(random_placement(432, 3), random_placement(432, 4));
+  // Every host is reachable from rank 0 (the shuffle is not the identity in disguise).
+  size_t moved = 0;
+  const std::vector<Rank> h = random_placement(432, 9);
+  for (Rank r = 0; r < 432; ++r) moved += h[r] != r;
+  EXPECT_GT(moved, 400u);
+}
+
+// A ring all-reduce in rank order keeps 5 of every 6 messages under one 6-host leaf; placed at
+// random, the ring's neighbours are on other leaves almost always. The traffic is the same ring
+// with its hosts renamed: the same sizes, steps and dependencies, each host sending and receiving
+// as much as before.
+TEST(Placement, RandomMovesARingAcrossTheLeaves) {
+  conf::WorkloadSpec w;
+  w.type = WorkloadType::kAllReduce;
+  w.message_bytes = 432 * 4096;
+  const Schedule rank = make_workload(w, 432, 5);
+  w.placement = Placement::kRandom;
+  const Schedule placed = make_workload(w, 432, 5);
+  ASSERT_EQ(placed.messages.size(), rank.messages.size());
+  const auto same_leaf = [](const Schedule& s) {
+    size_t n = 0;
+    for (const Message& m : s.messages) n += m.src / 6 == m.dst / 6;
+    return static_cast<double>(n) / static_cast<double>(s.messages.size());
+  };
+  EXPECT_GT(same_leaf(rank), 0.8);
+  EXPECT_LT(same_leaf(placed), 0.1);
+  const std::vector<Rank> host = random_placement(432, 5);
+  for (size_t i = 0; i < rank.messages.size(); ++i) {
+    const Message& a = rank.messages[i];
+    const Message& b = placed.messages[i];
+    EXPECT_EQ(b.src, host[a.src]);
+    EXPECT_EQ(b.dst, host[a.dst]);
+    EXPECT_EQ(b.bytes, a.bytes);
+    EXPECT_EQ(b.depends_on, a.depends_on);
+    EXPECT_EQ(b.step, a.step);
+  }
+  EXPECT_EQ(make_workload(w, 432, 5).messages[7].src, placed.messages[7].src);
+}
+
+TEST(Placement, RandomIsRefusedWhereTheLeavesArePaired) {
+  conf::WorkloadSpec w;
+  w.message_bytes = 4096;
+  w.placement = Placement::kRandom;
+  for (WorkloadType type : {WorkloadType::kSwitchPermutation, WorkloadType::kBipartite}) {
+    w.type = type;
+    EXPECT_THROW(make_workload(w, 18, 1, six_leaves()), WorkloadError);
+  }
+}
+
+TEST(Placement, PlaceRejectsWhatIsNotABijection) {
+  Schedule s;
+  s.ranks = 3;
+  const uint32_t c = s.add_collective("x");
+  s.add_message(0, 1, 10, c);
+  EXPECT_THROW(place(s, {0, 1}), WorkloadError);
+  EXPECT_THROW(place(s, {0, 1, 1}), WorkloadError);
+  EXPECT_THROW(place(s, {0, 1, 3}), WorkloadError);
+  place(s, {2, 0, 1});
+  EXPECT_EQ(s.messages[0].src, 2u);
+  EXPECT_EQ(s.messages[0].dst, 0u);
 }
 
 // Unknown types are the loader's error (tests/conf/errors_test.cpp).

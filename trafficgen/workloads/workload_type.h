@@ -100,4 +100,23 @@ constexpr std::string_view to_string(AllToAllOrder o) {
   return kAllToAllOrderNames[static_cast<size_t>(o)];
 }
 
+// Which host runs which rank (`workload.placement`): rank r on host r, the hosts' order in the
+// topology (leaf by leaf), or the ranks on the hosts in a random order drawn from the seed, as a
+// job scheduler that takes whichever hosts are free would place them (htsim's ring all-reduce
+// generator, connection_matrices/gen_allreduce.py with locality 0). Only collectives whose
+// traffic follows the rank order (all-reduce, fsdp, all-to-all with order rank, traces) change.
+enum class Placement : uint8_t { kRank, kRandom };
+struct PlacementInfo {
+  Placement id;
+  std::string_view name;
+};
+inline constexpr std::array<PlacementInfo, 2> kPlacementTable{
+    {{Placement::kRank, "rank"}, {Placement::kRandom, "random"}}};
+static_assert(names::in_enum_order(kPlacementTable));
+inline constexpr std::array<std::string_view, 2> kPlacementNames =
+    names::names_of(kPlacementTable);
+constexpr std::string_view to_string(Placement p) {
+  return kPlacementNames[static_cast<size_t>(p)];
+}
+
 }  // namespace spraylab::gen
