@@ -393,12 +393,59 @@ const FigurePoint* point_at(const FigureData& data, const FigureSeries& series,
   return nullptr;
 }
 
+// A value, ratio or difference check's measure at x = `at`, per seed; empty with `detail` set
+// when a point or series is missing.
+std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
+                                  const FigureSeries& series, const std::string& at,
+                                  std::string& detail) {
+  const FigurePoint* p = point_at(data, series, at);
+  const FigureSeries* other = check.other.empty() ? nullptr : find_series(data, check.other);
+  const FigurePoint* q = other ? point_at(data, *other, at) : nullptr;
+  if (p == nullptr) {
+    detail = fmt::format("{} has no point at {}", check.series, at);
+    return {};
+  }
+  if (check.other.empty()) return p->per_seed;
+  if (q == nullptr) {
+    detail = other ? fmt::format("{} has no point at {}", check.other, at)
+                   : fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
+                                 series_list(data));
+    return {};
+  }
+  // Paired by seed: both series ran the same seed's traffic.
+  std::vector<SeedValue> out;
+  for (const SeedValue& a : p->per_seed) {
+    for (const SeedValue& b : q->per_seed) {
+      if (a.seed != b.seed) continue;
+      if (check.measure == Measure::kDifference) {
+        out.push_back({a.seed, a.y - b.y});
+      } else if (b.y != 0) {
+        out.push_back({a.seed, a.y / b.y});
+      }
+    }
+  }
+  if (out.empty()) detail = fmt::format("{} and {} share no seed", check.series, check.other);
+  return out;
+}
+
+// The measure at `at` over the same at `over_at`, seed by seed.
+std::vector<SeedValue> measure_over(const std::vector<SeedValue>& at,
+                                    const std::vector<SeedValue>& over, std::string& detail) {
+  std::vector<SeedValue> out;
+  for (const SeedValue& a : at) {
+    for (const SeedValue& b : over) {
+      if (a.seed == b.seed && b.y != 0) out.push_back({a.seed, a.y / b.y});
+    }
+  }
+  if (out.empty() && detail.empty()) detail = "the two x share no seed";
+  return out;
+}
+
 // The measure of a paper check per seed, its interval and the verdict.
 CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
                                   const FigureSeries& series) {
   CheckOutcome out;
   out.check = &check;
-  std::vector<double> values;
   if (check.measure == Measure::kSlope) {
     if (!series.slope_ci) {
       out.detail = "no slope: fewer than two points with x > 0 and y > 0";
@@ -406,33 +453,13 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
       out.measured = *series.slope_ci;
     }
   } else {
-    const FigurePoint* p = point_at(data, series, check.at);
-    const FigureSeries* other = check.other.empty() ? nullptr : find_series(data, check.other);
-    const FigurePoint* q = other ? point_at(data, *other, check.at) : nullptr;
-    if (p == nullptr) {
-      out.detail = fmt::format("{} has no point at {}", check.series, check.at);
-    } else if (!check.other.empty() && q == nullptr) {
-      out.detail = other ? fmt::format("{} has no point at {}", check.other, check.at)
-                         : fmt::format("no series '{}' in {} (it has: {})", check.other,
-                                       check.figure, series_list(data));
-    } else if (check.other.empty()) {
-      values = ys(p->per_seed);
-    } else {
-      // Paired by seed: both series ran the same seed's traffic.
-      for (const SeedValue& a : p->per_seed) {
-        for (const SeedValue& b : q->per_seed) {
-          if (a.seed != b.seed) continue;
-          if (check.measure == Measure::kDifference) {
-            values.push_back(a.y - b.y);
-          } else if (b.y != 0) {
-            values.push_back(a.y / b.y);
-          }
-        }
-      }
-      if (values.empty())
-        out.detail = fmt::format("{} and {} share no seed", check.series, check.other);
+    std::vector<SeedValue> values = measure_at(check, data, series, check.at, out.detail);
+    if (!check.over_at.empty() && !values.empty()) {
+      const std::vector<SeedValue> over =
+          measure_at(check, data, series, check.over_at, out.detail);
+      values = over.empty() ? over : measure_over(values, over, out.detail);
     }
-    if (!values.empty()) out.measured = mean_interval(values);
+    if (!values.empty()) out.measured = mean_interval(ys(values));
   }
   out.verdict = out.measured ? judge(check.rule, *out.measured) : Verdict::kNotReproduced;
   out.passed = *out.verdict == Verdict::kReproduced;

@@ -219,13 +219,20 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
   } else if (c.measure != Measure::kSlope && !figure.by_variant()) {
     map.require("at", "the x (as the sweep writes it) the value is read at");
   }
+  if (const Value* v = map.find("over_at")) {
+    if (c.at.empty() || c.measure == Measure::kDifference) {
+      v->fail(
+          "over_at: divides a value or ratio at `at` by the same at another x of a line figure");
+    }
+    c.over_at = v->as_string();
+  }
   if (c.measure == Measure::kSlope && (figure.by_variant() || !figure.fit_loglog)) {
     measure.fail(fmt::format(
         "a slope needs a figure over a numeric x with fit: loglog; {} has none", figure.name));
   }
   if (const Value* v = map.find("no_effect")) {
     c.rule.no_effect = v->as_number(-kAny, kAny);
-  } else if (c.measure == Measure::kRatio) {
+  } else if (c.measure == Measure::kRatio || !c.over_at.empty()) {
     c.rule.no_effect = 1;
   } else if (c.measure != Measure::kValue) {
     c.rule.no_effect = 0;
@@ -238,11 +245,13 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
   const std::string_view relation = c.rule.bound == Bound::kAtLeast  ? "≥"
                                     : c.rule.bound == Bound::kAtMost ? "≤"
                                                                      : "=";
-  c.text = fmt::format("{}{} {} {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, relation,
-                       c.rule.paper, c.tolerance_text, c.where);
-  c.id =
-      fmt::format("{}/{}/{}{}{}", c.figure, c.series, kMeasureNames[static_cast<size_t>(c.measure)],
-                  c.at.empty() ? "" : "@" + c.at, c.other.empty() ? "" : "/" + c.other);
+  const std::string over = c.over_at.empty() ? "" : " over the same at " + c.over_at;
+  c.text = fmt::format("{}{}{} {} {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, over,
+                       relation, c.rule.paper, c.tolerance_text, c.where);
+  c.id = fmt::format("{}/{}/{}{}{}{}", c.figure, c.series,
+                     kMeasureNames[static_cast<size_t>(c.measure)], c.at.empty() ? "" : "@" + c.at,
+                     c.other.empty() ? "" : "/" + c.other,
+                     c.over_at.empty() ? "" : "/over@" + c.over_at);
 }
 
 // An ordering (below_series) or a threshold not traced to a paper (the others), pass or fail.
@@ -306,19 +315,20 @@ void read_legacy_check(const Value& value, const Map& map, Check& c) {
 
 Check read_check(const Value& value, const std::vector<Figure>& figures) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 20> kKeys = {
+  static constexpr std::array<std::string_view, 21> kKeys = {
       "figure",      "series",       "slope_below",  "slope_between",
       "max_at_most", "min_at_least", "below_series", "ratio_at_most",
       "note",        "kind",         "paper",        "where",
       "tolerance",   "measure",      "at",           "to",
-      "no_effect",   "id",           "bound",        "pick"};
+      "no_effect",   "id",           "bound",        "pick",
+      "over_at"};
   map.allow_only(kKeys);
   Check c;
   const Figure& figure = figure_of(map, figures, c);
   const bool paper = map.find("paper") != nullptr;
   read_series(map, paper, c);
-  static constexpr std::array<std::string_view, 6> kPaperKeys = {"where", "tolerance", "measure",
-                                                                 "to",    "no_effect", "bound"};
+  static constexpr std::array<std::string_view, 7> kPaperKeys = {
+      "where", "tolerance", "measure", "to", "no_effect", "bound", "over_at"};
   if (paper) {
     read_paper_check(map, figure, c);
   } else {

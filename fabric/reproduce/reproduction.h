@@ -98,6 +98,9 @@ struct Check {
   // value and where it says so, and the rule (verdict.h).
   Measure measure = Measure::kValue;
   std::string at;
+  // `over_at:` another x: the measure at `at` divided, seed by seed, by the same measure at this
+  // x ("the gap is larger with less skew"); empty: the measure itself.
+  std::string over_at;
   std::string where;
   std::string tolerance_text;  // as written: "10%"
   VerdictRule rule;

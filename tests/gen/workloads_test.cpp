@@ -106,6 +106,25 @@ TEST(AllToAllV, ZipfSkewMakesOneDestinationHotAndZeroSkewIsUniform) {
   }
 }
 
+// conf/experiments/ofan-moe.yaml's exponents (docs/results/claims/ofan-moe.md §3): the hottest
+// receiver's bytes over the mean receiver's are the declared imbalances, 4.01 (no EPLB) and 1.04
+// (EPLB), at 432 and 128 ranks, to within 0.1 %.
+TEST(AllToAllV, OfanMoeExponentsGiveTheDeclaredReceiverImbalance) {
+  struct Case {
+    uint32_t ranks;
+    double s;
+    double imbalance;
+  };
+  for (const Case c : {Case{432, 0.2823, 4.01}, Case{432, 0.0077, 1.04}, Case{128, 0.3776, 4.01},
+                       Case{128, 0.0101, 1.04}}) {
+    const std::vector<uint64_t> got =
+        bytes_received_per_rank(all_to_all_v(zipf_matrix(c.ranks, 1 << 20, c.s, 1)));
+    const double mean = double(c.ranks - 1) * (1 << 20);
+    const double hottest = double(*std::max_element(got.begin(), got.end()));
+    EXPECT_NEAR(hottest / mean, c.imbalance, 0.001 * c.imbalance) << c.ranks << " ranks, s " << c.s;
+  }
+}
+
 TEST(AllToAllV, ExplicitMatrixIsScaledToTheUniformTotalInProportion) {
   const ByteMatrix m = scaled_matrix({{0, 1, 3}, {1, 0, 1}, {0, 2, 0}}, 1000);
   EXPECT_EQ(total_bytes(all_to_all_v(m)), 3u * 2u * 1000u);

@@ -90,6 +90,40 @@ TEST(PaperChecks, EachMeasureIsTakenPerSeedThenAveraged) {
   EXPECT_EQ(*evaluate_check(r.checks[4], data).verdict, Verdict::kNotReproduced);
 }
 
+TEST(PaperChecks, OverAtDividesTheMeasureByTheSameAtAnotherXSeedBySeed) {
+  // Ofan §6.6's kind of claim ("a larger gap with less skew"): ofan / rps is 0.25 at 16KiB and 0.5
+  // at 1KiB for every seed, so 0.5; rps's own value grows 16-fold, seed by seed.
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: ofan, measure: ratio, to: rps, at: 16KiB, over_at: 1KiB, paper: 0.5, where: s, tolerance: 0.01}
+    - {figure: q, series: rps, measure: value, at: 16KiB, over_at: 1KiB, paper: 1, where: s, tolerance: 0, bound: at_least}
+    - {figure: q, series: rps, measure: value, at: 16KiB, over_at: 4KiB, paper: 1, where: s, tolerance: 0, id: missing}
+)");
+  EXPECT_EQ(r.checks[0].id, "q/ofan/ratio@16KiB/rps/over@1KiB");
+  EXPECT_THAT(r.checks[0].text, HasSubstr("at 16KiB over the same at 1KiB = 0.5"));
+  ASSERT_TRUE(r.checks[1].rule.no_effect);
+  EXPECT_EQ(*r.checks[1].rule.no_effect, 1);  // a quotient: 1 is no change
+  const std::vector<FigureData> data = figures(r);
+  const CheckOutcome ratio = evaluate_check(r.checks[0], data);
+  EXPECT_DOUBLE_EQ(ratio.measured->mean, 0.5);
+  EXPECT_DOUBLE_EQ(ratio.measured->half_width, 0);
+  EXPECT_EQ(*ratio.verdict, Verdict::kReproduced);
+  const CheckOutcome value = evaluate_check(r.checks[1], data);
+  EXPECT_DOUBLE_EQ(value.measured->mean, 16);
+  EXPECT_EQ(value.measured->n, 3u);
+  EXPECT_EQ(*value.verdict, Verdict::kReproduced);
+  const CheckOutcome missing = evaluate_check(r.checks[2], data);
+  EXPECT_EQ(*missing.verdict, Verdict::kNotReproduced);
+  EXPECT_THAT(missing.detail, HasSubstr("no point at 4KiB"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: difference, to: ofan, at: 1KiB, "
+                    "over_at: 16KiB, paper: 1, where: s, tolerance: 1}\n"),
+              HasSubstr("over_at: divides a value or ratio"));
+  EXPECT_THAT(error("    - {figure: bars, series: rps, measure: value, over_at: rps, paper: 1, "
+                    "where: s, tolerance: 1}\n"),
+              HasSubstr("over_at: divides a value or ratio"));
+  EXPECT_THAT(error("    - {figure: q, series: rps, below_series: ofan, over_at: 1KiB}\n"),
+              HasSubstr("only a check with paper:"));
+}
+
 TEST(PaperChecks, AValueWithoutNoEffectIsReproducedOrNot) {
   // rps at 16KiB: 176, 192, 208, so [152.3, 231.7]; the paper's 100 ± 10 % is far below.
   const Reproduction r = with_checks(R"(
