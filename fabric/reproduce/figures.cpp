@@ -497,19 +497,15 @@ std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
 
 // Per seed, the x at which the series is lowest (a model: its lowest point, its optimum).
 std::vector<SeedValue> argmin_per_seed(const FigureSeries& series) {
-  std::map<uint64_t, SeedValue> best;  // seed → (seed, x) of the lowest y so far, and that y
-  std::map<uint64_t, double> lowest;
+  std::map<uint64_t, std::pair<double, double>> lowest;  // seed → (its lowest y, that y's x)
   for (const FigurePoint& p : series.points) {
     for (const SeedValue& v : seed_values(series, p)) {
       const auto it = lowest.find(v.seed);
-      if (it == lowest.end() || v.y < it->second) {
-        lowest[v.seed] = v.y;
-        best[v.seed] = {v.seed, p.x};
-      }
+      if (it == lowest.end() || v.y < it->second.first) lowest[v.seed] = {v.y, p.x};
     }
   }
   std::vector<SeedValue> out;
-  for (const auto& [seed, v] : best) out.push_back(v);
+  for (const auto& [seed, y_x] : lowest) out.push_back({seed, y_x.second});
   return out;
 }
 
