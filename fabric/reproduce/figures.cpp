@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -30,7 +31,7 @@ FigureSeries& series_named(std::vector<FigureSeries>& all, const std::string& na
   auto it = std::find_if(all.begin(), all.end(),
                          [&name](const FigureSeries& s) { return s.name == name; });
   if (it == all.end())
-    it = all.insert(all.end(), FigureSeries{name, {}, std::nullopt, std::nullopt});
+    it = all.insert(all.end(), FigureSeries{name, {}, std::nullopt, std::nullopt, false});
   return *it;
 }
 
@@ -51,28 +52,34 @@ std::vector<double> ys(const std::vector<SeedValue>& values) {
   return out;
 }
 
-}  // namespace
+std::string whole_number(double v) { return fmt::format("{:.0f}", v); }
 
-// Each point's mean and interval over its seeds, points by x (a CSV source's in file order),
-// and with fit: loglog the slope of the means and each seed's own slope.
-void finish_figure(FigureData& data) {
-  const Figure& figure = *data.figure;
-  std::erase_if(data.series, [](const FigureSeries& s) { return s.points.empty(); });
-  for (size_t i = 0; i < data.series.size(); ++i) {
-    FigureSeries& s = data.series[i];
-    for (FigurePoint& p : s.points) {
-      std::stable_sort(p.per_seed.begin(), p.per_seed.end(),
-                       [](const SeedValue& a, const SeedValue& b) { return a.seed < b.seed; });
-      p.ci = mean_interval(ys(p.per_seed));
-      p.y = p.ci.mean;
-      if (figure.by_variant()) p.x = static_cast<double>(i);  // after the empty ones went
+// A model's series: its closed form at every x the measured series have (in the figure's unit:
+// x · x_divide is the payload in bytes) and at its own optimum, y in the figure's unit.
+FigureSeries model_series(const Figure& figure, const ModelCurve& model,
+                          const std::vector<FigureSeries>& measured) {
+  FigureSeries out{model.name, {}, std::nullopt, std::nullopt, true};
+  const PacketSizeModel& m = model.packet_size;
+  const auto add = [&](double x, const std::string& x_text) {
+    if (std::any_of(out.points.begin(), out.points.end(),
+                    [x](const FigurePoint& p) { return p.x == x; })) {
+      return;
     }
-    if (figure.source.empty()) {
-      std::stable_sort(s.points.begin(), s.points.end(),
-                       [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
-    }
+    const double y = m.cct_ns(x * figure.x_divide) / figure.y_divide;
+    out.points.push_back({x, y, x_text, {}, Interval{0, y, 0, 0}});
+  };
+  for (const FigureSeries& s : measured) {
+    for (const FigurePoint& p : s.points) add(p.x, p.x_text);
   }
-  if (!figure.fit_loglog) return;
+  const double best = m.best_payload_bytes();
+  add(best / figure.x_divide, whole_number(best));
+  std::stable_sort(out.points.begin(), out.points.end(),
+                   [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
+  return out;
+}
+
+// Per series, the log-log slope of the means and each seed's own slope, over the series' x.
+void fit_slopes(FigureData& data) {
   for (FigureSeries& s : data.series) {
     std::vector<double> x, y;
     std::set<uint64_t> seeds;
@@ -96,6 +103,39 @@ void finish_figure(FigureData& data) {
     }
     if (!slopes.empty()) s.slope_ci = mean_interval(slopes);
   }
+}
+
+// The figure's model curves, drawn at the measured series' x.
+void add_models(FigureData& data) {
+  const std::vector<FigureSeries> measured = data.series;
+  for (const ModelCurve& m : data.figure->models) {
+    data.series.push_back(model_series(*data.figure, m, measured));
+  }
+}
+
+}  // namespace
+
+// Each point's mean and interval over its seeds, points by x (a CSV source's in file order),
+// with fit: loglog the slope of the means and each seed's own slope, then the models' curves.
+void finish_figure(FigureData& data) {
+  const Figure& figure = *data.figure;
+  std::erase_if(data.series, [](const FigureSeries& s) { return s.points.empty() || s.model; });
+  for (size_t i = 0; i < data.series.size(); ++i) {
+    FigureSeries& s = data.series[i];
+    for (FigurePoint& p : s.points) {
+      std::stable_sort(p.per_seed.begin(), p.per_seed.end(),
+                       [](const SeedValue& a, const SeedValue& b) { return a.seed < b.seed; });
+      p.ci = mean_interval(ys(p.per_seed));
+      p.y = p.ci.mean;
+      if (figure.by_variant()) p.x = static_cast<double>(i);  // after the empty ones went
+    }
+    if (figure.source.empty()) {
+      std::stable_sort(s.points.begin(), s.points.end(),
+                       [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
+    }
+  }
+  if (figure.fit_loglog) fit_slopes(data);
+  add_models(data);
 }
 
 namespace {
@@ -270,6 +310,12 @@ std::string line_plot(const FigureData& data, const std::string& extension,
                       gnuplot_quoted(data.series[i].name)));
       continue;
     }
+    if (data.series[i].model) {
+      // A closed form: a dashed line through its values, no interval.
+      add(fmt::format("{} using 1:2 with lines dt 2 lw 2 {} title {}", file, colour(i),
+                      gnuplot_quoted("model: " + data.series[i].name)));
+      continue;
+    }
     add(fmt::format("{} using 1:2:4:5{} with yerrorlines lw 2 pt 7 {} title {}", file,
                     tick_labels ? ":xtic(3)" : "", colour(i), gnuplot_quoted(data.series[i].name)));
   }
@@ -393,51 +439,73 @@ const FigurePoint* point_at(const FigureData& data, const FigureSeries& series,
   return nullptr;
 }
 
-// A value, ratio or difference check's measure at x = `at`, per seed; empty with `detail` set
-// when a point or series is missing.
+// A point's values by seed; a model's one value stands for every seed (seed 0).
+std::vector<SeedValue> seed_values(const FigureSeries& series, const FigurePoint& p) {
+  if (series.model) return {{0, p.y}};
+  return p.per_seed;
+}
+
+// a op b, seed by seed: both series ran the same seed's traffic; a model pairs with every seed.
+template <typename Op>
+std::vector<SeedValue> paired_by_seed(const std::vector<SeedValue>& a, bool a_model,
+                                      const std::vector<SeedValue>& b, bool b_model, Op op) {
+  std::vector<SeedValue> out;
+  for (const SeedValue& x : a) {
+    for (const SeedValue& y : b) {
+      if (a_model || b_model || x.seed == y.seed) {
+        if (const std::optional<double> v = op(x.y, y.y))
+          out.push_back({b_model ? x.seed : y.seed, *v});
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<double> quotient(double a, double b) {
+  return b == 0 ? std::nullopt : std::optional<double>(a / b);
+}
+
+// The measure at x = `at` per seed: the series' y, or its ratio to or difference from the other
+// series' y at the same x and seed. Empty, and `problem` said, when a point is missing.
 std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
                                   const FigureSeries& series, const std::string& at,
-                                  std::string& detail) {
+                                  std::string& problem) {
   const FigurePoint* p = point_at(data, series, at);
   const FigureSeries* other = check.other.empty() ? nullptr : find_series(data, check.other);
   const FigurePoint* q = other ? point_at(data, *other, at) : nullptr;
   if (p == nullptr) {
-    detail = fmt::format("{} has no point at {}", check.series, at);
+    problem = fmt::format("{} has no point at {}", check.series, at);
     return {};
   }
-  if (check.other.empty()) return p->per_seed;
+  if (check.other.empty()) return seed_values(series, *p);
   if (q == nullptr) {
-    detail = other ? fmt::format("{} has no point at {}", check.other, at)
-                   : fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
-                                 series_list(data));
+    problem = other ? fmt::format("{} has no point at {}", check.other, at)
+                    : fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
+                                  series_list(data));
     return {};
   }
-  // Paired by seed: both series ran the same seed's traffic.
-  std::vector<SeedValue> out;
-  for (const SeedValue& a : p->per_seed) {
-    for (const SeedValue& b : q->per_seed) {
-      if (a.seed != b.seed) continue;
-      if (check.measure == Measure::kDifference) {
-        out.push_back({a.seed, a.y - b.y});
-      } else if (b.y != 0) {
-        out.push_back({a.seed, a.y / b.y});
-      }
-    }
-  }
-  if (out.empty()) detail = fmt::format("{} and {} share no seed", check.series, check.other);
+  std::vector<SeedValue> out =
+      check.measure == Measure::kDifference
+          ? paired_by_seed(seed_values(series, *p), series.model, seed_values(*other, *q),
+                           other->model,
+                           [](double a, double b) { return std::optional<double>(a - b); })
+          : paired_by_seed(seed_values(series, *p), series.model, seed_values(*other, *q),
+                           other->model, quotient);
+  if (out.empty()) problem = fmt::format("{} and {} share no seed", check.series, check.other);
   return out;
 }
 
-// The measure at `at` over the same at `over_at`, seed by seed.
-std::vector<SeedValue> measure_over(const std::vector<SeedValue>& at,
-                                    const std::vector<SeedValue>& over, std::string& detail) {
-  std::vector<SeedValue> out;
-  for (const SeedValue& a : at) {
-    for (const SeedValue& b : over) {
-      if (a.seed == b.seed && b.y != 0) out.push_back({a.seed, a.y / b.y});
+// Per seed, the x at which the series is lowest (a model: its lowest point, its optimum).
+std::vector<SeedValue> argmin_per_seed(const FigureSeries& series) {
+  std::map<uint64_t, std::pair<double, double>> lowest;  // seed → (its lowest y, that y's x)
+  for (const FigurePoint& p : series.points) {
+    for (const SeedValue& v : seed_values(series, p)) {
+      const auto it = lowest.find(v.seed);
+      if (it == lowest.end() || v.y < it->second.first) lowest[v.seed] = {v.y, p.x};
     }
   }
-  if (out.empty() && detail.empty()) detail = "the two x share no seed";
+  std::vector<SeedValue> out;
+  for (const auto& [seed, y_x] : lowest) out.push_back({seed, y_x.second});
   return out;
 }
 
@@ -446,21 +514,35 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
                                   const FigureSeries& series) {
   CheckOutcome out;
   out.check = &check;
+  std::vector<SeedValue> values;
   if (check.measure == Measure::kSlope) {
     if (!series.slope_ci) {
       out.detail = "no slope: fewer than two points with x > 0 and y > 0";
     } else {
       out.measured = *series.slope_ci;
     }
-  } else {
-    std::vector<SeedValue> values = measure_at(check, data, series, check.at, out.detail);
-    if (!check.over_at.empty() && !values.empty()) {
-      const std::vector<SeedValue> over =
-          measure_at(check, data, series, check.over_at, out.detail);
-      values = over.empty() ? over : measure_over(values, over, out.detail);
+  } else if (check.measure == Measure::kArgmin) {
+    values = argmin_per_seed(series);
+    if (!check.other.empty()) {
+      const FigureSeries* other = find_series(data, check.other);
+      if (other == nullptr) {
+        out.detail = fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
+                                 series_list(data));
+        values.clear();
+      } else {
+        values =
+            paired_by_seed(values, series.model, argmin_per_seed(*other), other->model, quotient);
+      }
     }
-    if (!values.empty()) out.measured = mean_interval(ys(values));
+  } else {
+    values = measure_at(check, data, series, check.at, out.detail);
+    if (!check.from.empty() && !values.empty()) {
+      // How the measure changed along x: at `at` over at `from`, seed by seed.
+      values = paired_by_seed(
+          values, false, measure_at(check, data, series, check.from, out.detail), false, quotient);
+    }
   }
+  if (!values.empty()) out.measured = mean_interval(ys(values));
   out.verdict = out.measured ? judge(check.rule, *out.measured) : Verdict::kNotReproduced;
   out.passed = *out.verdict == Verdict::kReproduced;
   if (out.measured) {

@@ -42,6 +42,9 @@ struct FigureSeries {
   std::vector<FigurePoint> points;   // by x
   std::optional<double> slope;       // fit: loglog, of the means
   std::optional<Interval> slope_ci;  // fit: loglog, of each seed's own slope
+  // A model's curve (Figure::models): its points are the closed form's values at the figure's x
+  // and at the model's optimum, without seeds (per_seed empty, ci.n 0); seeds.csv leaves it out.
+  bool model = false;
 };
 
 struct FigureData {
@@ -82,8 +85,8 @@ std::optional<double> json_number(const nlohmann::json& summary, const std::stri
 
 FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>& results);
 
-// Each point's mean and interval from its per-seed values, points by x, slopes (gather_figure
-// and figure_from_rows end with it).
+// Each point's mean and interval from its per-seed values, points by x, slopes, and the
+// figure's model curves (gather_figure and figure_from_rows end with it).
 void finish_figure(FigureData& data);
 
 // Writes the gnuplot data and script into `dir` (a reproduction's figures/) and runs gnuplot;

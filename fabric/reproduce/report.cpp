@@ -70,7 +70,9 @@ std::string x_table(const Figure& f, const FigureData& data) {
     for (const FigureSeries& s : data.series) {
       const auto p = std::find_if(s.points.begin(), s.points.end(),
                                   [x = x](const FigurePoint& q) { return q.x == x; });
-      md += p == s.points.end() ? " |" : fmt::format(" {} |", mean_ci_text(p->ci));
+      md += p == s.points.end() ? " |"
+            : s.model           ? fmt::format(" {} (model) |", number(p->y))
+                                : fmt::format(" {} |", mean_ci_text(p->ci));
     }
     md += "\n";
   }
@@ -321,7 +323,7 @@ FigureData figure_from_rows(const Figure& figure, const std::vector<SeedRow>& ro
     auto it = std::find_if(data.series.begin(), data.series.end(),
                            [&row](const FigureSeries& s) { return s.name == row.series; });
     if (it == data.series.end())
-      it = data.series.insert(data.series.end(), {row.series, {}, {}, {}});
+      it = data.series.insert(data.series.end(), {row.series, {}, {}, {}, false});
     auto p = std::find_if(it->points.begin(), it->points.end(),
                           [&row](const FigurePoint& q) { return q.x == row.x; });
     if (p == it->points.end()) {
@@ -388,7 +390,7 @@ std::string write_report(const std::string& dir, const Reproduction& reproductio
                       {"source", data.figure->source}};
     f["series"] = ordered_json::array();
     for (const FigureSeries& s : data.series) {
-      ordered_json series = {{"name", s.name}};
+      ordered_json series = {{"name", s.name}, {"model", s.model}};
       series["points"] = ordered_json::array();
       for (const FigurePoint& p : s.points) {
         const ordered_json ci = interval_json(p.ci);

@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <limits>
 
+#include "conf/experiment.h"
+#include "conf/units.h"
 #include "conf/yaml_value.h"
+#include "net/wire.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -92,11 +95,84 @@ Mark read_mark(const Value& value) {
   return mark;
 }
 
-Figure read_figure(const Value& value) {
+// What a model takes from the experiment file when its own map does not say: the message size
+// and the link rate written at the top of the file, and spraylab's frame: a data packet's bytes on
+// the wire beyond its payload (headers, FCS, preamble and gap: 82 + 4 + 20).
+struct ModelDefaults {
+  std::optional<double> message_bytes;
+  std::optional<double> rate_bps;
+  double header_bytes = conf::BufferSpec::kFrameHeaderBytes + net::kWireOverhead;
+};
+
+ModelDefaults model_defaults(const YAML::Node& root) {
+  ModelDefaults d;
+  const auto scalar = [&root](const char* section, const char* key) -> std::string {
+    if (!root.IsMap() || !root[section] || !root[section].IsMap()) return "";
+    const YAML::Node node = root[section][key];
+    return node && node.IsScalar() ? node.Scalar() : "";
+  };
+  if (const auto bytes = conf::parse_size_bytes(scalar("workload", "message_size"))) {
+    d.message_bytes = static_cast<double>(*bytes);
+  }
+  d.rate_bps = conf::parse_rate_bps(scalar("links", "rate"));
+  return d;
+}
+
+// A number with a unit ("1MiB", "800Gbps", "6us") from the model's map, or the file's default.
+double model_number(const Map& map, const char* key, std::optional<double> (*parse)(const Value&),
+                    std::optional<double> fallback, const char* what) {
+  if (const Value* v = map.find(key)) {
+    const std::optional<double> n = parse(*v);
+    if (!n || !(*n > 0)) v->expected(what);
+    return *n;
+  }
+  if (!fallback) map.require(key, fmt::format("{} (the file sets none to default to)", what));
+  return *fallback;
+}
+
+std::optional<double> size_of(const Value& v) {
+  const auto bytes = conf::parse_size_bytes(v.as_string());
+  return bytes ? std::optional<double>(static_cast<double>(*bytes)) : std::nullopt;
+}
+std::optional<double> rate_of(const Value& v) { return conf::parse_rate_bps(v.as_string()); }
+
+ModelCurve read_model(const Value& value, const Figure& figure, const ModelDefaults& defaults) {
   const Map map = value.as_map();
-  static constexpr std::array<std::string_view, 15> kKeys = {
-      "name",     "title", "x",   "source", "y",      "x_label", "y_label",    "x_divide",
-      "y_divide", "log",   "fit", "marks",  "series", "runs",    "relative_to"};
+  static constexpr std::array<std::string_view, 7> kKeys = {
+      "name", "formula", "alpha", "latency", "message", "rate", "header"};
+  map.allow_only(kKeys);
+  ModelCurve m;
+  m.name = map.require("name", "the model's series name").as_string();
+  const Value& formula = map.require("formula", "the closed form drawn: ofan-theorem-6");
+  m.formula =
+      static_cast<ModelFormula>(std::find(kModelFormulaNames.begin(), kModelFormulaNames.end(),
+                                          formula.as_choice(kModelFormulaNames)) -
+                                kModelFormulaNames.begin());
+  if (figure.x != "workload.payload" || figure.by_variant() || !figure.source.empty() ||
+      !figure.relative_to.empty()) {
+    formula.fail(
+        "ofan-theorem-6 draws the CCT over the payload: a figure with x: workload.payload, "
+        "no source and no relative_to");
+  }
+  PacketSizeModel& p = m.packet_size;
+  p.alpha = map.require("alpha", "the packets of queueing the model assumes").as_number(1e-9, kAny);
+  const Value& latency = map.require("latency", "the zero-load RTT the model adds (6us)");
+  const std::optional<double> ns = conf::parse_time_ns(latency.as_string());
+  if (!ns || *ns < 0) latency.expected("a time such as 6us");
+  p.latency_ns = *ns;
+  p.message_bytes = model_number(map, "message", size_of, defaults.message_bytes,
+                                 "the message size m, such as 1MiB");
+  p.rate_bps = model_number(map, "rate", rate_of, defaults.rate_bps, "the link rate C, 800Gbps");
+  p.header_bytes = model_number(map, "header", size_of, defaults.header_bytes,
+                                "a packet's bytes beyond its payload H, such as 106B");
+  return m;
+}
+
+Figure read_figure(const Value& value, const ModelDefaults& defaults) {
+  const Map map = value.as_map();
+  static constexpr std::array<std::string_view, 16> kKeys = {
+      "name",     "title", "x",   "source", "y",      "x_label", "y_label",     "x_divide",
+      "y_divide", "log",   "fit", "marks",  "series", "runs",    "relative_to", "models"};
   map.allow_only(kKeys);
   Figure f;
   f.name = map.require("name", "the figure's file name").as_string();
@@ -143,6 +219,9 @@ Figure read_figure(const Value& value) {
   }
   if (const Value* v = map.find("runs")) {
     for (const Value& r : v->as_list()) f.runs.push_back(r.as_string());
+  }
+  if (const Value* v = map.find("models")) {
+    for (const Value& m : v->as_list()) f.models.push_back(read_model(m, f, defaults));
   }
   return f;
 }
@@ -205,53 +284,64 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
       std::find(kMeasureNames.begin(), kMeasureNames.end(), measure.as_choice(kMeasureNames)) -
       kMeasureNames.begin());
   const bool two_series = c.measure == Measure::kRatio || c.measure == Measure::kDifference;
+  // A slope and an argmin span every x; a bar has one value.
+  const bool over_x = c.measure == Measure::kSlope || c.measure == Measure::kArgmin;
   if (const Value* v = map.find("to")) {
-    if (!two_series) v->fail("to: names the other series of a ratio or difference");
+    if (!two_series && c.measure != Measure::kArgmin) {
+      v->fail("to: names the other series of a ratio, a difference or an argmin");
+    }
     c.other = v->as_string();
   } else if (two_series) {
     map.require("to", "the series the ratio or difference is taken to");
   }
   if (const Value* v = map.find("at")) {
-    if (c.measure == Measure::kSlope || figure.by_variant()) {
-      v->fail("at: is an x of a line figure; a slope spans every x and a bar has one value");
+    if (over_x || figure.by_variant()) {
+      v->fail(
+          "at: is an x of a line figure; a slope or argmin spans every x and a bar has one "
+          "value");
     }
     c.at = v->as_string();
-  } else if (c.measure != Measure::kSlope && !figure.by_variant()) {
+  } else if (!over_x && !figure.by_variant()) {
     map.require("at", "the x (as the sweep writes it) the value is read at");
   }
-  if (const Value* v = map.find("over_at")) {
-    if (c.at.empty() || c.measure == Measure::kDifference) {
-      v->fail(
-          "over_at: divides a value or ratio at `at` by the same at another x of a line figure");
-    }
-    c.over_at = v->as_string();
+  if (const Value* v = map.find("from")) {
+    if (c.at.empty()) v->fail("from: is the x a value, ratio or difference at `at` is divided by");
+    c.from = v->as_string();
   }
   if (c.measure == Measure::kSlope && (figure.by_variant() || !figure.fit_loglog)) {
     measure.fail(fmt::format(
         "a slope needs a figure over a numeric x with fit: loglog; {} has none", figure.name));
   }
+  if (c.measure == Measure::kArgmin && figure.by_variant()) {
+    measure.fail("an argmin needs a figure over a numeric x, not variant");
+  }
   if (const Value* v = map.find("no_effect")) {
     c.rule.no_effect = v->as_number(-kAny, kAny);
-  } else if (c.measure == Measure::kRatio || !c.over_at.empty()) {
-    c.rule.no_effect = 1;
-  } else if (c.measure != Measure::kValue) {
+  } else if (c.measure == Measure::kRatio || !c.from.empty()) {
+    c.rule.no_effect = 1;  // a ratio, or a measure that did not change from `from` to `at`
+  } else if (c.measure == Measure::kDifference || c.measure == Measure::kSlope) {
     c.rule.no_effect = 0;
   }
-  const std::string what =
-      c.measure == Measure::kSlope ? std::string("log-log slope")
-      : c.measure == Measure::kValue
-          ? std::string("value")
-          : fmt::format("{} to {}", kMeasureNames[static_cast<size_t>(c.measure)], c.other);
+  const std::string measure_name(kMeasureNames[static_cast<size_t>(c.measure)]);
+  const std::string what = c.measure == Measure::kSlope   ? std::string("log-log slope")
+                           : c.measure == Measure::kValue ? std::string("value")
+                           : c.other.empty()              ? measure_name
+                           : c.measure == Measure::kArgmin
+                               ? fmt::format("argmin over {}'s argmin", c.other)
+                               : fmt::format("{} to {}", measure_name, c.other);
   const std::string_view relation = c.rule.bound == Bound::kAtLeast  ? "≥"
                                     : c.rule.bound == Bound::kAtMost ? "≤"
                                                                      : "=";
-  const std::string over = c.over_at.empty() ? "" : " over the same at " + c.over_at;
-  c.text = fmt::format("{}{}{} {} {} ± {} ({})", what, c.at.empty() ? "" : " at " + c.at, over,
-                       relation, c.rule.paper, c.tolerance_text, c.where);
-  c.id = fmt::format("{}/{}/{}{}{}{}", c.figure, c.series,
-                     kMeasureNames[static_cast<size_t>(c.measure)], c.at.empty() ? "" : "@" + c.at,
-                     c.other.empty() ? "" : "/" + c.other,
-                     c.over_at.empty() ? "" : "/over@" + c.over_at);
+  const std::string where_x = c.at.empty()     ? ""
+                              : c.from.empty() ? " at " + c.at
+                                               : fmt::format(" at {} / at {}", c.at, c.from);
+  c.text = fmt::format("{}{} {} {} ± {} ({})", what, where_x, relation, c.rule.paper,
+                       c.tolerance_text, c.where);
+  c.id = fmt::format("{}/{}/{}{}{}", c.figure, c.series, measure_name,
+                     c.at.empty()     ? ""
+                     : c.from.empty() ? "@" + c.at
+                                      : fmt::format("@{}..{}", c.from, c.at),
+                     c.other.empty() ? "" : "/" + c.other);
 }
 
 // An ordering (below_series) or a threshold not traced to a paper (the others), pass or fail.
@@ -321,14 +411,14 @@ Check read_check(const Value& value, const std::vector<Figure>& figures) {
       "note",        "kind",         "paper",        "where",
       "tolerance",   "measure",      "at",           "to",
       "no_effect",   "id",           "bound",        "pick",
-      "over_at"};
+      "from"};
   map.allow_only(kKeys);
   Check c;
   const Figure& figure = figure_of(map, figures, c);
   const bool paper = map.find("paper") != nullptr;
   read_series(map, paper, c);
   static constexpr std::array<std::string_view, 7> kPaperKeys = {
-      "where", "tolerance", "measure", "to", "no_effect", "bound", "over_at"};
+      "where", "tolerance", "measure", "to", "no_effect", "bound", "from"};
   if (paper) {
     read_paper_check(map, figure, c);
   } else {
@@ -419,9 +509,10 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
       r.small_sweeps = read_sweeps(*s, false, "small.sweep");
     }
   }
+  const ModelDefaults defaults = model_defaults(root);
   if (const Value* v = map.find("figures")) {
     for (const Value& f : v->as_list()) {
-      r.figures.push_back(read_figure(f));
+      r.figures.push_back(read_figure(f, defaults));
       for (const std::string& name : r.figures.back().runs) {
         if (std::none_of(r.runs.begin(), r.runs.end(),
                          [&name](const ReproRun& run) { return run.name == name; })) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fabric/reproduce/packet_size_model.h"
 #include "fabric/reproduce/verdict.h"
 #include "fabric/run/variants.h"
 
@@ -32,6 +33,18 @@ struct Mark {
   std::string series;
 };
 
+// A model's curve drawn beside the measured series (`models:`): a series named `name` whose
+// value at every x the figure has (and at the model's optimum) is the closed form's, not a
+// measurement. One formula so far: Ofan's Theorem 6 over the payload (packet_size_model.h).
+enum class ModelFormula { kOfanTheorem6 };
+inline constexpr std::array<std::string_view, 1> kModelFormulaNames = {"ofan-theorem-6"};
+
+struct ModelCurve {
+  std::string name;
+  ModelFormula formula = ModelFormula::kOfanTheorem6;
+  PacketSizeModel packet_size;  // kOfanTheorem6: x is the payload in bytes
+};
+
 struct Figure {
   std::string name;  // file stem under figures/
   std::string title;
@@ -52,6 +65,7 @@ struct Figure {
   bool fit_loglog = false;
   std::vector<Mark> marks;
   std::vector<std::string> runs;  // optional: only these runs' variants (default: every run's)
+  std::vector<ModelCurve> models;
   bool by_variant() const { return x == "variant"; }
 };
 
@@ -73,10 +87,11 @@ inline constexpr std::array<std::string_view, 3> kCheckRoleNames = {"paper", "or
                                                                     "threshold"};
 
 // What a paper check measures, per seed: the series' y at x (a bar: its value), its ratio to or
-// difference from another series' y at the same x and seed, or its log-log slope over x.
-enum class Measure { kValue, kRatio, kDifference, kSlope };
-inline constexpr std::array<std::string_view, 4> kMeasureNames = {"value", "ratio", "difference",
-                                                                  "slope"};
+// difference from another series' y at the same x and seed, its log-log slope over x, or the x
+// at which it is lowest (argmin; with `to:`, that x over the other series' own).
+enum class Measure { kValue, kRatio, kDifference, kSlope, kArgmin };
+inline constexpr std::array<std::string_view, 5> kMeasureNames = {"value", "ratio", "difference",
+                                                                  "slope", "argmin"};
 
 // A check about the best (or worst) of several series: per x and seed, the smallest (or largest)
 // of their values ("the better of AR and REPS": `series: [ar, REPS], pick: min`).
@@ -98,9 +113,9 @@ struct Check {
   // value and where it says so, and the rule (verdict.h).
   Measure measure = Measure::kValue;
   std::string at;
-  // `over_at:` another x: the measure at `at` divided, seed by seed, by the same measure at this
-  // x ("the gap is larger with less skew"); empty: the measure itself.
-  std::string over_at;
+  // `from:` an x: the measure at `at` over the same measure at `from`, per seed (how a gap
+  // changes along x); empty: the measure at `at` itself.
+  std::string from;
   std::string where;
   std::string tolerance_text;  // as written: "10%"
   VerdictRule rule;

@@ -141,6 +141,12 @@ def all_small_machinery(_args):
             png = os.path.join(out, "figures", figure["name"] + ".png")
             check(os.path.getsize(png) > 1000, f"{png} missing or empty")
             for s in figure["series"]:
+                if s.get("model"):
+                    # A model's curve (figures[].models): computed, no seeds, not in seeds.csv.
+                    check(all(p["ci"]["n"] == 0 for p in s["points"]), (name, s["name"]))
+                    check(not any(x["figure"] == figure["name"] and x["series"] == s["name"]
+                                  for x in rows), (name, s["name"], "in seeds.csv"))
+                    continue
                 for p in s["points"]:
                     # A time series (a source CSV) ends when its run does: its last samples may
                     # come from fewer seeds than the rest. Every other point has every seed.

@@ -48,7 +48,7 @@ ALLOWED = {
     # switch's command line from, as it writes each generator's from trafficgen/gen_options.h.
     "fabric/namespaced": LOWER + ["switch", "fabric/run"],
     "fabric/runner": LOWER + ["fabric/run", "fabric/results", "fabric/emu", "fabric/namespaced"],
-    "fabric/reproduce": ["conf", "topo", "fabric/run", "fabric/results"],
+    "fabric/reproduce": ["conf", "topo", "net", "fabric/run", "fabric/results"],
     "fabric/cli": LOWER + ["switch", "fabric/run", "fabric/results", "fabric/emu",
                            "fabric/namespaced", "fabric/runner", "fabric/reproduce"],
 }
