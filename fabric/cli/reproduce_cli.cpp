@@ -375,6 +375,17 @@ Outcome reproduce_one(const std::string& target, const std::string& out_dir,
   const Reproduction reproduction = read_reproduction(text, path, experiment.name);
   o.name = experiment.name;
   o.out = out_dir.empty() ? (fs::path("results") / experiment.name).string() : out_dir;
+  if (args.all && args.redraw && !fs::exists(fs::path(o.out) / kSeedsFile)) {
+    // --all --redraw regenerates the results page: a reproduction declared but not run yet is
+    // listed as such (its checks and differences), not an error that stops the page.
+    fmt::print(stderr, "{}: no stored result ({} not found): listed as not run yet\n", o.name,
+               (fs::path(o.out) / kSeedsFile).string());
+    o.markdown = not_run_markdown(reproduction, 2);
+    o.paper_summary = "not run yet";
+    o.other_summary = "not run yet";
+    o.out.clear();
+    return o;
+  }
   check_reproduction_dir(o.out, args.redraw);
   const Sweep seeds = seeds_for(args, reproduction, experiment.seed);
   const std::vector<PlannedRun> plan =
@@ -436,7 +447,7 @@ void write_results_file(const std::string& file, const std::vector<Outcome>& out
   md += "\n";
   for (const Outcome& o : outcomes) {
     const fs::path dest = dir / "results" / o.name;
-    copy_small_files(o.out, dest);
+    if (!o.out.empty()) copy_small_files(o.out, dest);
     md += fmt::format("<a id=\"{}\"></a>\n\n", o.name) + o.markdown;
     md += fmt::format(
         "### Notes\n\n<!-- hand-written: results/{}/notes.md; kept across "

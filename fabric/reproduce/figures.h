@@ -131,6 +131,10 @@ std::string report_markdown(const Reproduction& reproduction, const ReportContex
                             const std::vector<FigureData>& figures,
                             const std::vector<CheckOutcome>& checks);
 
+// A generated RESULTS.md's section for a reproduction with no stored result yet: its title, paper,
+// the command that would run it and what it costs, its differences and the checks declared for it.
+std::string not_run_markdown(const Reproduction& reproduction, int heading);
+
 // "12.3 ± 0.4" (mean ± half width; "12.3 (1 seed)" without an interval).
 std::string mean_ci_text(const Interval& i);
 

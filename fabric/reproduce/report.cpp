@@ -338,6 +338,26 @@ FigureData figure_from_rows(const Figure& figure, const std::vector<SeedRow>& ro
   return data;
 }
 
+std::string not_run_markdown(const Reproduction& reproduction, int heading) {
+  const std::string h1(static_cast<size_t>(heading), '#');
+  const std::string h2 = h1 + "#";
+  std::string md = fmt::format("{} {}\n\n", h1, reproduction.title);
+  if (!reproduction.paper.empty()) md += fmt::format("Paper: {}.\n\n", reproduction.paper);
+  md += fmt::format(
+      "**Not run at full size yet.** Command: `spraylab reproduce {}` ({}). Its settings and "
+      "checks below were declared before any full-size run; the reading of the paper they come "
+      "from is in results/claims/{}.md.\n\n",
+      reproduction.name,
+      reproduction.run_time.empty() ? "not timed yet" : reproduction.run_time, reproduction.name);
+  md += differences_markdown(reproduction, h2);
+  if (!reproduction.checks.empty()) {
+    md += fmt::format("{} Checks declared\n\n", h2);
+    for (const Check& c : reproduction.checks) md += fmt::format("- {}\n", c.text);
+    md += "\n";
+  }
+  return md;
+}
+
 std::string report_markdown(const Reproduction& reproduction, const ReportContext& context,
                             const std::vector<FigureData>& figures,
                             const std::vector<CheckOutcome>& checks) {

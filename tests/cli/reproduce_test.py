@@ -36,6 +36,11 @@ Cases:
                                   paper check without a tolerance, a difference without why,
                                   --redraw with no stored data.
   --list names every reproduction one line per file with its title, its differences indented.
+  --all --redraw lists a reproduction not run yet
+                                  a copy of the --all folders without one reproduction's folder:
+                                  --all --redraw --report exits as before, the page lists it as
+                                  `not run yet` with its declared checks and differences, every
+                                  other is drawn; naming it alone with --redraw is still an error.
 """
 import csv
 import re
@@ -340,6 +345,37 @@ def list_names_every_reproduction(_args):
     return f"{len(NAMES)} reproductions, {len(indented)} differences"
 
 
+def all_redraw_lists_a_reproduction_not_run_yet(_args):
+    """--all --redraw regenerates the page when a reproduction has no stored result yet: it is
+    listed as not run, with its declared checks, and the others are drawn as before; naming that
+    reproduction alone is still an error."""
+    a = all_small()
+    t = tempfile.mkdtemp(prefix="spraylab-notrun-", dir=a["dir"])
+    out = os.path.join(t, "out")
+    shutil.copytree(a["out"], out)
+    missing = NAMES[-1]
+    shutil.rmtree(os.path.join(out, missing))
+    page = os.path.join(t, "RESULTS.md")
+    r = spraylab(ARGS.source, "reproduce", "--all", "--small", "--redraw", "-o", out,
+                 "--report", page)
+    check(r.returncode == a["run"].returncode, f"exit {r.returncode}\n{r.stderr[-2000:]}")
+    check(f"{missing}: no stored result" in r.stderr, r.stderr[-2000:])
+    with open(page) as f:
+        md = f.read()
+    check(f"| [{missing}](#{missing}) | not run yet | not run yet |" in md, "no index row")
+    section = md[md.index(f'<a id="{missing}"></a>'):]
+    check("**Not run at full size yet.** Command: `spraylab reproduce " + missing + "`" in section,
+          section[:600])
+    check("Checks declared" in section and "Differences from the paper" in section,
+          section[:1200])
+    for name in NAMES[:-1]:
+        check(f'<a id="{name}"></a>' in md and f"| [{name}](#{name}) | not run yet" not in md, name)
+    alone = spraylab(ARGS.source, "reproduce", missing, "--small", "--redraw", "-o",
+                     os.path.join(out, missing))
+    check(alone.returncode != 0 and "cannot read" in alone.stderr, alone.stderr[-1000:])
+    return f"{missing} listed as not run; {len(NAMES) - 1} drawn"
+
+
 CASES = [
     ("--all --small: seeds, intervals, verdicts, differences", all_small_machinery, ()),
     ("--redraw judges the stored data again", redraw_judges_the_stored_data_again, ()),
@@ -349,6 +385,8 @@ CASES = [
     ("a failing check exits 1", failing_check_exits_1, ()),
     ("bad input is exit 2", bad_input_is_exit_2, ()),
     ("--list names every reproduction", list_names_every_reproduction, ()),
+    ("--all --redraw lists a reproduction not run yet",
+     all_redraw_lists_a_reproduction_not_run_yet, ()),
 ]
 status = run_cases(ARGS, CASES)
 if ALL:
