@@ -508,6 +508,15 @@ int reproduce(const ReproduceArgs& args) {
     outcomes.push_back(reproduce_one(args.target, args.out_dir, args));
     rc = outcomes.back().rc;
   }
+  if (args.all && args.redraw &&
+      std::all_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return o.out.empty(); })) {
+    // Not one stored result: a wrong --out, not sixteen reproductions that never ran. Nothing
+    // is written, so a committed results page is never replaced by an empty one.
+    throw std::invalid_argument(fmt::format(
+        "--all --redraw: no reproduction has stored data (seeds.csv) under {}; give the folder "
+        "that holds the results (--out)",
+        args.out_dir.empty() ? std::string("results") : args.out_dir));
+  }
   if (!args.report.empty()) write_results_file(args.report, outcomes);
   return rc;
 }

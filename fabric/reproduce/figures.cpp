@@ -1,6 +1,7 @@
 #include "fabric/reproduce/figures.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -446,19 +447,32 @@ std::vector<SeedValue> seed_values(const FigureSeries& series, const FigurePoint
 }
 
 // a op b, seed by seed: both series ran the same seed's traffic; a model pairs with every seed.
+// A seed for which op is undefined (a zero denominator) is named in `undefined`, never dropped
+// silently: the caller reports it and judges nothing on the other seeds alone.
 template <typename Op>
 std::vector<SeedValue> paired_by_seed(const std::vector<SeedValue>& a, bool a_model,
-                                      const std::vector<SeedValue>& b, bool b_model, Op op) {
+                                      const std::vector<SeedValue>& b, bool b_model, Op op,
+                                      std::vector<uint64_t>& undefined) {
   std::vector<SeedValue> out;
   for (const SeedValue& x : a) {
     for (const SeedValue& y : b) {
       if (a_model || b_model || x.seed == y.seed) {
-        if (const std::optional<double> v = op(x.y, y.y))
-          out.push_back({b_model ? x.seed : y.seed, *v});
+        const uint64_t seed = b_model ? x.seed : y.seed;
+        if (const std::optional<double> v = op(x.y, y.y)) {
+          out.push_back({seed, *v});
+        } else {
+          undefined.push_back(seed);
+        }
       }
     }
   }
   return out;
+}
+
+// "a quotient with a zero denominator for seeds 3, 7": why a measure is not judged.
+std::string undefined_text(const std::vector<uint64_t>& seeds) {
+  return fmt::format("a quotient with a zero denominator for seed{} {}: not judged on the others",
+                     seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "));
 }
 
 std::optional<double> quotient(double a, double b) {
@@ -484,28 +498,45 @@ std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
                                   series_list(data));
     return {};
   }
+  std::vector<uint64_t> undefined;
   std::vector<SeedValue> out =
       check.measure == Measure::kDifference
-          ? paired_by_seed(seed_values(series, *p), series.model, seed_values(*other, *q),
-                           other->model,
-                           [](double a, double b) { return std::optional<double>(a - b); })
+          ? paired_by_seed(
+                seed_values(series, *p), series.model, seed_values(*other, *q), other->model,
+                [](double a, double b) { return std::optional<double>(a - b); }, undefined)
           : paired_by_seed(seed_values(series, *p), series.model, seed_values(*other, *q),
-                           other->model, quotient);
+                           other->model, quotient, undefined);
+  if (!undefined.empty()) {
+    problem = fmt::format("{} over {} at {}: {}", check.series, check.other, at,
+                          undefined_text(undefined));
+    return {};
+  }
   if (out.empty()) problem = fmt::format("{} and {} share no seed", check.series, check.other);
   return out;
 }
 
-// Per seed, the x at which the series is lowest (a model: its lowest point, its optimum).
-std::vector<SeedValue> argmin_per_seed(const FigureSeries& series) {
+// Per seed, the x at which the series is lowest (a model: its lowest point, its optimum). Only a
+// seed with a value at every x of the series has one; the others (a variant stopped by its
+// timeout) are named in `incomplete`.
+std::vector<SeedValue> argmin_per_seed(const FigureSeries& series,
+                                       std::vector<uint64_t>& incomplete) {
   std::map<uint64_t, std::pair<double, double>> lowest;  // seed → (its lowest y, that y's x)
+  std::map<uint64_t, size_t> points_of;                   // seed → x it has a value at
   for (const FigurePoint& p : series.points) {
     for (const SeedValue& v : seed_values(series, p)) {
+      ++points_of[v.seed];
       const auto it = lowest.find(v.seed);
       if (it == lowest.end() || v.y < it->second.first) lowest[v.seed] = {v.y, p.x};
     }
   }
   std::vector<SeedValue> out;
-  for (const auto& [seed, y_x] : lowest) out.push_back({seed, y_x.second});
+  for (const auto& [seed, y_x] : lowest) {
+    if (points_of[seed] == series.points.size()) {
+      out.push_back({seed, y_x.second});
+    } else {
+      incomplete.push_back(seed);
+    }
+  }
   return out;
 }
 
@@ -522,7 +553,8 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
       out.measured = *series.slope_ci;
     }
   } else if (check.measure == Measure::kArgmin) {
-    values = argmin_per_seed(series);
+    std::vector<uint64_t> incomplete;
+    values = argmin_per_seed(series, incomplete);
     if (!check.other.empty()) {
       const FigureSeries* other = find_series(data, check.other);
       if (other == nullptr) {
@@ -530,16 +562,34 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
                                  series_list(data));
         values.clear();
       } else {
-        values =
-            paired_by_seed(values, series.model, argmin_per_seed(*other), other->model, quotient);
+        std::vector<uint64_t> undefined;
+        values = paired_by_seed(values, series.model, argmin_per_seed(*other, incomplete),
+                                other->model, quotient, undefined);
+        if (!undefined.empty()) {
+          out.detail = undefined_text(undefined);
+          values.clear();
+        }
       }
+    }
+    if (!incomplete.empty()) {
+      out.detail = fmt::format("no value at every x for seed{} {}: not judged on the others",
+                               incomplete.size() == 1 ? "" : "s", fmt::join(incomplete, ", "));
+      values.clear();
     }
   } else {
     values = measure_at(check, data, series, check.at, out.detail);
     if (!check.from.empty() && !values.empty()) {
       // How the measure changed along x: at `at` over at `from`, seed by seed.
-      values = paired_by_seed(
-          values, false, measure_at(check, data, series, check.from, out.detail), false, quotient);
+      const std::vector<SeedValue> base = measure_at(check, data, series, check.from, out.detail);
+      std::vector<uint64_t> undefined;
+      values = paired_by_seed(values, false, base, false, quotient, undefined);
+      if (!undefined.empty()) {
+        out.detail = fmt::format("at {} over at {}: {}", check.at, check.from,
+                                 undefined_text(undefined));
+        values.clear();
+      } else if (values.empty() && out.detail.empty()) {
+        out.detail = fmt::format("{} and {} share no seed", check.at, check.from);
+      }
     }
   }
   if (!values.empty()) out.measured = mean_interval(ys(values));

@@ -344,9 +344,9 @@ std::string not_run_markdown(const Reproduction& reproduction, int heading) {
   std::string md = fmt::format("{} {}\n\n", h1, reproduction.title);
   if (!reproduction.paper.empty()) md += fmt::format("Paper: {}.\n\n", reproduction.paper);
   md += fmt::format(
-      "**Not run at full size yet.** Command: `spraylab reproduce {}` ({}). Its settings and "
-      "checks below were declared before any full-size run; the reading of the paper they come "
-      "from is in results/claims/{}.md.\n\n",
+      "**Not run at full size yet** (no stored result). Command: `spraylab reproduce {}` ({}). "
+      "The settings and checks it will be judged by are below; the reading of the paper they "
+      "come from is in results/claims/{}.md.\n\n",
       reproduction.name,
       reproduction.run_time.empty() ? "not timed yet" : reproduction.run_time, reproduction.name);
   md += differences_markdown(reproduction, h2);

@@ -49,7 +49,14 @@ Verdict judge(const VerdictRule& rule, const Interval& measured) {
     return Verdict::kNotReproduced;
   }
   const auto [low, high] = tolerance_band(rule);
-  if (measured.low() >= low && measured.high() <= high) return Verdict::kReproduced;
+  // A bound whose edge is no effect itself ("larger", "decreases": paper 1 = no effect, no
+  // tolerance) claims a direction: an interval that touches no effect has not shown it, so that
+  // edge is exclusive.
+  const bool edge_is_none = rule.no_effect && rule.bound != Bound::kPoint &&
+                            (rule.bound == Bound::kAtLeast ? low : high) == *rule.no_effect;
+  const bool inside = edge_is_none ? measured.low() > low && measured.high() < high
+                                   : measured.low() >= low && measured.high() <= high;
+  if (inside) return Verdict::kReproduced;
   if (!rule.no_effect || rule.paper == *rule.no_effect) return Verdict::kNotReproduced;
   const double none = *rule.no_effect;
   const bool above = rule.paper > none;

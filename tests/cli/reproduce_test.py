@@ -40,7 +40,8 @@ Cases:
                                   a copy of the --all folders without one reproduction's folder:
                                   --all --redraw --report exits as before, the page lists it as
                                   `not run yet` with its declared checks and differences, every
-                                  other is drawn; naming it alone with --redraw is still an error.
+                                  other is drawn; naming it alone with --redraw is still an error,
+                                  and so is --all --redraw where nothing is stored (page kept).
 """
 import csv
 import re
@@ -364,8 +365,8 @@ def all_redraw_lists_a_reproduction_not_run_yet(_args):
         md = f.read()
     check(f"| [{missing}](#{missing}) | not run yet | not run yet |" in md, "no index row")
     section = md[md.index(f'<a id="{missing}"></a>'):]
-    check("**Not run at full size yet.** Command: `spraylab reproduce " + missing + "`" in section,
-          section[:600])
+    check("**Not run at full size yet** (no stored result). Command: `spraylab reproduce "
+          + missing + "`" in section, section[:600])
     check("Checks declared" in section and "Differences from the paper" in section,
           section[:1200])
     for name in NAMES[:-1]:
@@ -373,6 +374,15 @@ def all_redraw_lists_a_reproduction_not_run_yet(_args):
     alone = spraylab(ARGS.source, "reproduce", missing, "--small", "--redraw", "-o",
                      os.path.join(out, missing))
     check(alone.returncode != 0 and "cannot read" in alone.stderr, alone.stderr[-1000:])
+    # A wrong folder (no stored result at all) is an error, and the page is left as it was.
+    empty = os.path.join(t, "empty")
+    os.makedirs(empty)
+    nothing = spraylab(ARGS.source, "reproduce", "--all", "--small", "--redraw", "-o", empty,
+                       "--report", page)
+    check(nothing.returncode == 2 and "no reproduction has stored data" in nothing.stderr,
+          nothing.stderr[-1000:])
+    with open(page) as f:
+        check(f.read() == md, "the page was rewritten by a redraw with no stored data")
     return f"{missing} listed as not run; {len(NAMES) - 1} drawn"
 
 

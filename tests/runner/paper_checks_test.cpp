@@ -116,6 +116,33 @@ TEST(PaperChecks, FromComparesOneMeasureAtTwoXSeedBySeed) {
   EXPECT_THAT(missing.detail, HasSubstr("no point at 4KiB"));
 }
 
+TEST(PaperChecks, AZeroDenominatorForOneSeedIsSaidAndNothingIsJudged) {
+  // ofan's difference to itself is 0 for every seed; rps − ofan at 1KiB is 5.5, 6, 6.5. A ratio to
+  // a series that is 0 for one seed, or a from: whose base is 0, is undefined there: the check
+  // names the seed and is not judged on the other two.
+  std::vector<SeedRow> all = rows();
+  for (SeedRow& row : all) {
+    if (row.series == "ofan" && row.seed == 2 && row.x_text == "1KiB") row.y = 0;
+  }
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: ratio, to: ofan, at: 1KiB, paper: 2, where: s, tolerance: 1}
+    - {figure: q, series: ofan, measure: value, from: 1KiB, at: 16KiB, paper: 8, where: s, tolerance: 10}
+    - {figure: q, series: rps, measure: ratio, to: ofan, at: 16KiB, paper: 4, where: s, tolerance: 1}
+)");
+  std::vector<FigureData> data;
+  for (const Figure& f : r.figures) data.push_back(figure_from_rows(f, all));
+  for (size_t i : {0, 1}) {
+    const CheckOutcome c = evaluate_check(r.checks[i], data);
+    EXPECT_FALSE(c.measured) << i;
+    EXPECT_EQ(*c.verdict, Verdict::kNotReproduced) << i;
+    EXPECT_THAT(c.detail, HasSubstr("zero denominator for seed 2")) << c.detail;
+  }
+  const CheckOutcome fine = evaluate_check(r.checks[2], data);  // 16KiB has no zero
+  ASSERT_TRUE(fine.measured);
+  EXPECT_EQ(fine.measured->n, 3u);
+  EXPECT_EQ(*fine.verdict, Verdict::kReproduced);
+}
+
 TEST(PaperChecks, AValueWithoutNoEffectIsReproducedOrNot) {
   // rps at 16KiB: 176, 192, 208, so [152.3, 231.7]; the paper's 100 ± 10 % is far below.
   const Reproduction r = with_checks(R"(

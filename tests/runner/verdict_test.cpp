@@ -105,6 +105,21 @@ TEST(Bound, AtMostMirrorsIt) {
   EXPECT_EQ(judge(below95, ci(0.99, 0.02)), Verdict::kNotReproduced);
 }
 
+TEST(Bound, AtNoEffectItselfNeedsTheWholeIntervalPastIt) {
+  // "the gap is larger with less skew": the quotient at least 1 = no effect, no tolerance. No
+  // change at all (every seed exactly 1) is not the claim.
+  const VerdictRule larger{1, {0, false}, 1.0, Bound::kAtLeast};
+  EXPECT_EQ(judge(larger, ci(1, 0)), Verdict::kNotReproduced);
+  EXPECT_EQ(judge(larger, ci(1.2, 0.2)), Verdict::kNotReproduced);  // [1, 1.4] touches 1
+  EXPECT_EQ(judge(larger, ci(1.2, 0.1)), Verdict::kReproduced);
+  const VerdictRule decreases{1, {0, false}, 1.0, Bound::kAtMost};
+  EXPECT_EQ(judge(decreases, ci(1, 0)), Verdict::kNotReproduced);
+  EXPECT_EQ(judge(decreases, ci(0.5, 0.1)), Verdict::kReproduced);
+  // A bound away from no effect keeps its edge inclusive: exactly 1.01 is "at most 1.01".
+  const VerdictRule under1pct{1.01, {0, false}, 1.0, Bound::kAtMost};
+  EXPECT_EQ(judge(under1pct, ci(1.0, 0.01)), Verdict::kReproduced);  // [0.99, 1.01]
+}
+
 TEST(Tolerance, RelativeOrAbsolute) {
   EXPECT_TRUE(parse_tolerance("10%")->relative);
   EXPECT_DOUBLE_EQ(parse_tolerance("10%")->value, 0.10);
