@@ -96,7 +96,8 @@ Mark read_mark(const Value& value) {
 }
 
 // What a model takes from the experiment file when its own map does not say: the message size
-// and the link rate written at the top of the file, and spraylab's frame: a data packet's bytes on
+// and the link rate written at the top of the file (when no run and no small version changes
+// them), and spraylab's frame: a data packet's bytes on
 // the wire beyond its payload (headers, FCS, preamble and gap: 82 + 4 + 20).
 struct ModelDefaults {
   std::optional<double> message_bytes;
@@ -115,6 +116,28 @@ ModelDefaults model_defaults(const YAML::Node& root) {
     d.message_bytes = static_cast<double>(*bytes);
   }
   d.rate_bps = conf::parse_rate_bps(scalar("links", "rate"));
+  // A run or the small version that sets or sweeps the key runs other values than the top of
+  // the file says: no default then, the model must name its own (one curve, one m and C).
+  const auto changed_anywhere = [&root](const std::string& key) {
+    const YAML::Node repro = root.IsMap() ? root["reproduce"] : YAML::Node();
+    if (!repro || !repro.IsMap()) return false;
+    const auto in = [&key](const YAML::Node& holder) {
+      for (const char* part : {"set", "sweep"}) {
+        const YAML::Node m = holder.IsMap() ? holder[part] : YAML::Node();
+        if (m && m.IsMap() && m[key]) return true;
+      }
+      return false;
+    };
+    if (repro["small"] && in(repro["small"])) return true;
+    if (repro["runs"] && repro["runs"].IsSequence()) {
+      for (const YAML::Node& run : repro["runs"]) {
+        if (in(run)) return true;
+      }
+    }
+    return false;
+  };
+  if (changed_anywhere("workload.message_size")) d.message_bytes.reset();
+  if (changed_anywhere("links.rate")) d.rate_bps.reset();
   return d;
 }
 
@@ -126,7 +149,11 @@ double model_number(const Map& map, const char* key, std::optional<double> (*par
     if (!n || !(*n > 0)) v->expected(what);
     return *n;
   }
-  if (!fallback) map.require(key, fmt::format("{} (the file sets none to default to)", what));
+  if (!fallback) {
+    map.require(key, fmt::format("{} (the file sets none to default to, or a run or small: "
+                                 "sets or sweeps it)",
+                                 what));
+  }
   return *fallback;
 }
 

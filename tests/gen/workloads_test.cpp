@@ -285,7 +285,7 @@ TEST(Placement, RandomIsABijectionThatDependsOnTheSeed) {
   }
   EXPECT_EQ(random_placement(432, 3), random_placement(432, 3));
   EXPECT_NE(random_placement(432, 3), random_placement(432, 4));
-  // Every host is reachable from rank 0 (the shuffle is not the identity in disguise).
+  // Nearly every rank moves (the shuffle is not the identity in disguise).
   size_t moved = 0;
   const std::vector<Rank> h = random_placement(432, 9);
   for (Rank r = 0; r < 432; ++r) moved += h[r] != r;
@@ -322,6 +322,31 @@ TEST(Placement, RandomMovesARingAcrossTheLeaves) {
     EXPECT_EQ(b.step, a.step);
   }
   EXPECT_EQ(make_workload(w, 432, 5).messages[7].src, placed.messages[7].src);
+}
+
+// The placement draws from its own stream of the seed: a placed permutation is the rank-order
+// one renamed by random_placement, not the same derangement drawn twice (which would make the
+// placed traffic the square of the permutation), and a Zipf matrix's hot ranks are not the
+// placement's first hosts.
+TEST(Placement, DrawsFromItsOwnStreamOfTheSeed) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    EXPECT_NE(random_placement(64, seed), random_derangement(64, seed)) << seed;
+    for (WorkloadType type : {WorkloadType::kPermutation, WorkloadType::kAllToAllV}) {
+      conf::WorkloadSpec w;
+      w.type = type;
+      w.message_bytes = 8192;
+      Schedule expected = make_workload(w, 64, seed);
+      place(expected, random_placement(64, seed));
+      w.placement = Placement::kRandom;
+      const Schedule placed = make_workload(w, 64, seed);
+      ASSERT_EQ(placed.messages.size(), expected.messages.size());
+      for (size_t i = 0; i < placed.messages.size(); ++i) {
+        EXPECT_EQ(placed.messages[i].src, expected.messages[i].src);
+        EXPECT_EQ(placed.messages[i].dst, expected.messages[i].dst);
+        EXPECT_EQ(placed.messages[i].bytes, expected.messages[i].bytes);
+      }
+    }
+  }
 }
 
 TEST(Placement, RandomIsRefusedWhereTheLeavesArePaired) {

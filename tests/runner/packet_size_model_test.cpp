@@ -124,6 +124,16 @@ TEST(ModelCurves, NeedAPayloadAxisAndAMessageSize) {
   EXPECT_EQ(error({{workload, "workload: {type: permutation}"},
                    {"alpha: 7,", "alpha: 7, message: 1MiB,"}}),
             "accepted");
+  // A run or the small version that changes m or C: the model must name its own.
+  const std::string run = "sweep: {workload.payload: [1024, 4096, 8192]}}";
+  EXPECT_THAT(error({{run, "sweep: {workload.payload: [1024, 4096, 8192]}, set: "
+                           "{workload.message_size: 4MiB}}"}}),
+              HasSubstr("a run or small: sets or sweeps it"));
+  EXPECT_THAT(error({{"  figures:", "  small: {set: {links.rate: 400Gbps}}\n  figures:"}}),
+              HasSubstr("a run or small: sets or sweeps it"));
+  EXPECT_EQ(error({{"  figures:", "  small: {set: {links.rate: 400Gbps}}\n  figures:"},
+                   {"alpha: 7,", "alpha: 7, rate: 800Gbps,"}}),
+            "accepted");
   EXPECT_THAT(error({{"alpha: 7,", "alpha: 7, header: 0B,"}}), HasSubstr("header"));
   EXPECT_THAT(error({{"formula: ofan-theorem-6", "formula: theorem-7"}}),
               HasSubstr("ofan-theorem-6"));
