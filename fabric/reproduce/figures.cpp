@@ -617,7 +617,9 @@ std::string mean_ci_text(const Interval& i) {
   }
   // As results are written: the half width to two significant digits and the mean to the same
   // decimal place (9.8 ± 1.3, 0.00935 ± 0.00099), not four digits of noise each.
-  if (i.half_width <= 0) return fmt::format("{} ± 0", number(i.mean));
+  // Equal values summed in floating point leave a half width of rounding noise (1e-16 of the
+  // mean): that is no spread, not seventeen decimals.
+  if (i.half_width <= 1e-12 * std::fabs(i.mean)) return fmt::format("{} ± 0", number(i.mean));
   const int magnitude = static_cast<int>(std::floor(std::log10(i.half_width)));
   const int decimals = std::max(0, 1 - magnitude);
   return fmt::format("{:.{}f} ± {:.{}f}", i.mean, decimals, i.half_width, decimals);

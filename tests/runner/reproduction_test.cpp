@@ -32,6 +32,7 @@ TEST(MeanCiText, RoundsTheMeanToTheHalfWidthsSecondDigit) {
   EXPECT_EQ(text(0.00935, 0.0009883), "0.00935 ± 0.00099");
   EXPECT_EQ(text(0.02396, 0.001048), "0.0240 ± 0.0010");
   EXPECT_EQ(text(17.5, 0), "17.5 ± 0");
+  EXPECT_EQ(text(1.0279123375000936, 1.7e-16), "1.028 ± 0");  // rounding noise, not a spread
   EXPECT_EQ(text(17.5, INFINITY, 1), "17.5 (1 seed)");
 }
 
