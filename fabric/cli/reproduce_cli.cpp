@@ -19,6 +19,7 @@
 #include "fabric/reproduce/figures.h"
 #include "fabric/results/result_files.h"
 #include "fabric/run/source_tree.h"
+#include "fabric/runner/resume.h"
 #include "fabric/runner/runner.h"
 
 namespace spraylab::fabric {
@@ -41,6 +42,7 @@ struct ReproduceArgs {
   bool small = false;
   bool redraw = false;
   bool dry_run = false;
+  bool resume = false;
   std::string out_dir;
   double timeout_seconds = 1800;
   std::string command_line;
@@ -165,6 +167,10 @@ int execute(const std::vector<PlannedRun>& plan, size_t total, const std::string
     options.max_wall_seconds = args.timeout_seconds;
     options.command_line = args.command_line;
     options.title = "run " + p.run.name;
+    // A reproduction runs for hours: an interrupted one keeps what completed, and --resume
+    // reuses it (and any earlier run's variant of the same experiment).
+    options.keep_completed = true;
+    options.resume = args.resume;
     // run_variants says 1 for any variant that did not complete; a reproduction measured over
     // measurement.duration stops every variant there on purpose (stopped_by checked later).
     const int run_rc = run_variants(p.variants, options);
@@ -396,7 +402,12 @@ Outcome reproduce_one(const std::string& target, const std::string& out_dir,
     fmt::print("{}: {} runs, {} variants ({} seeds each point) into {}\n", reproduction.title,
                plan.size(), total, seeds.values.size(), o.out);
     for (const PlannedRun& p : plan) {
-      for (const Variant& v : p.variants) fmt::print("  {}/{}\n", p.run.name, v.name);
+      for (const Variant& v : p.variants) {
+        std::string why_not;
+        const bool kept =
+            args.resume && reusable_run((fs::path(p.dir) / v.name).string(), v, &why_not);
+        fmt::print("  {}/{}{}\n", p.run.name, v.name, kept ? " (the earlier run stands)" : "");
+      }
     }
     return o;
   }
@@ -490,6 +501,9 @@ int reproduce(const ReproduceArgs& args) {
     throw std::invalid_argument(
         "name one reproduction (spraylab reproduce --list) or a file, or give --all");
   }
+  if (args.resume && args.redraw) {
+    throw std::invalid_argument("--resume runs what is missing; --redraw runs nothing");
+  }
   if (!args.report.empty() && args.dry_run) {
     throw std::invalid_argument("--report writes from results; --dry-run runs nothing");
   }
@@ -560,6 +574,10 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
                   "Wall-clock limit per variant in seconds (a variant stopped by it is incomplete)")
       ->check(conf::kPositiveNumber)
       ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "Keep every variant whose folder under the results folder already holds a "
+                "completed run of the same experiment (an interrupted reproduction keeps the "
+                "variants it completed); run only the others (docs/reproduce.md)");
   cmd->add_flag("-n,--dry-run", args->dry_run, "Check the file, print the variants, run nothing");
   args->command_line = command_line;
   cmd->final_callback([args, exit_code] { *exit_code = reproduce(*args); });

@@ -37,6 +37,7 @@ struct RunArgs {
   namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
   uint32_t seeds = 0;              // 0: the file's seed only, as ever
   bool dry_run = false;
+  bool resume = false;
   std::string command_line;
 };
 
@@ -138,6 +139,12 @@ int run(const RunArgs& args) {
   options.max_wall_seconds = args.timeout_seconds;
   options.max_clock_ns = max_clock_ns(args);
   options.command_line = args.command_line;
+  if (args.resume && options.mode != Mode::kVirtual) {
+    throw std::invalid_argument(
+        "--resume reuses earlier runs of the same experiment, which only virtual time repeats "
+        "exactly; the wall-clock modes run every variant");
+  }
+  options.resume = options.keep_completed = args.resume;
   VariantRequest request;
   request.algorithms = args.algorithms;
   for (const std::string& s : args.sweeps) request.sweeps.push_back(parse_sweep(s, "--sweep"));
@@ -273,6 +280,10 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "table is followed by one of means and 95 % confidence intervals over the seeds "
                   "(summary_seeds.{txt,csv})")
       ->check(CLI::Range(1u, 1000u));
+  cmd->add_flag("--resume", args->resume,
+                "Virtual time: a variant whose folder in the results folder already holds a "
+                "completed run of the same experiment is kept, not run again; interrupted, the "
+                "variants completed so far are kept for the next --resume (docs/runner.md)");
   cmd->add_flag("-n,--dry-run", args->dry_run,
                 "Check the experiment and the variants, print them, run nothing");
   args->command_line = command_line;

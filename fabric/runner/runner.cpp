@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 
@@ -19,6 +20,7 @@
 #include "fabric/results/results_folder.h"
 #include "fabric/results/seed_table.h"
 #include "fabric/results/summary.h"
+#include "fabric/runner/resume.h"
 #include "fabric/results/table.h"
 #include "fabric/run/stop_request.h"
 
@@ -29,6 +31,8 @@ namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 constexpr const char* kMessageSizeKey = "workload.message_size";
+// In a folder an interrupted run kept (RunOptions::keep_completed): what it holds.
+constexpr const char* kInterruptedFile = "INTERRUPTED";
 // A terminal line is redrawn often; a log gets a line now and then.
 constexpr uint64_t kTerminalPeriodNs = 200'000'000;
 constexpr uint64_t kLogPeriodNs = 2'000'000'000;
@@ -129,6 +133,23 @@ PlotVariant plot_variant(const Variant& v, const FabricResult& r, const VariantS
     p.series = name_without(v, kMessageSizeKey);
   }
   return p;
+}
+
+// A reused variant's line: its CCT, as variant_line gives a run's.
+std::string reused_line(const VariantSummary& s) {
+  return s.cct_ns ? fmt::format("CCT {}", format_duration_ns(*s.cct_ns))
+                  : std::string(gen::to_string(s.stopped_by));
+}
+
+// What plot_variant needs of an earlier run: its generator.json (message CCTs). Its queues over
+// time are not kept in the folder unless queues.csv was asked for: a reused variant's queue line
+// is missing from the plots.
+FabricResult earlier_result(const fs::path& folder) {
+  FabricResult r;
+  std::ifstream in(folder / "generator.json");
+  if (in) r.generator = ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (r.generator.is_discarded()) r.generator = ordered_json::object();
+  return r;
 }
 
 std::string variant_line(const std::string& label, const VariantSummary& s, double wall) {
@@ -244,6 +265,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   std::vector<VariantSummary> summaries;
   std::vector<PlotVariant> plots;
   bool want_plots = false;
+  size_t reused = 0;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
     const std::string label = fmt::format("[{}/{}] {}", i + 1, variants.size(), v.name);
@@ -251,6 +273,21 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     static std::set<std::string> said;
     for (const std::string& note : v.notes) {
       if (said.insert(note).second) progress.print("note: " + note);
+    }
+    if (options.resume) {
+      const fs::path earlier = fs::path(out) / v.name;
+      std::string why_not;
+      if (std::optional<VariantSummary> s = reusable_run(earlier.string(), v, &why_not)) {
+        fs::copy(earlier, dir / v.name, fs::copy_options::recursive);
+        progress.print(fmt::format("{}: the earlier run in {} stands ({})", label,
+                                   earlier.string(), reused_line(*s)));
+        plots.push_back(plot_variant(v, earlier_result(earlier), *s));
+        want_plots = want_plots || wants(v.experiment, "plots");
+        summaries.push_back(std::move(*s));
+        ++reused;
+        continue;
+      }
+      if (fs::exists(earlier)) progress.print(fmt::format("{}: runs again: {}", label, why_not));
     }
     const std::string started_at = utc_now();
     const FabricOptions fo = fabric_options(v, options, progress, label);
@@ -265,6 +302,19 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
       }
     }();
     if (stop_requested()) {
+      if (options.keep_completed && !summaries.empty()) {
+        // Hours of completed variants are worth more than the earlier folder's promise to stay
+        // as it was: they replace it, and --resume runs the rest.
+        write_file((dir / kInterruptedFile).string(),
+                   fmt::format("interrupted at {} ({}): {} of {} variants completed; the tables "
+                               "are written when --resume completes the rest\n",
+                               utc_now(), v.name, summaries.size(), variants.size()));
+        folder.commit();
+        throw Interrupted(fmt::format(
+            "interrupted during {}: the {} variant(s) completed are kept in {}/ (no tables); "
+            "--resume runs the rest",
+            label, summaries.size(), out));
+      }
       throw Interrupted(
           fmt::format("interrupted during {}: no results written ({}/ is as it was)", label, out));
     }
@@ -294,9 +344,10 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto incomplete = std::count_if(summaries.begin(), summaries.end(),
                                         [](const VariantSummary& s) { return !s.completed; });
-  progress.print(
-      fmt::format("results in {}/ ({:.1f} s wall{})", out, wall,
-                  incomplete ? fmt::format(", {} variant(s) did not complete", incomplete) : ""));
+  progress.print(fmt::format(
+      "results in {}/ ({:.1f} s wall{}{})", out, wall,
+      reused ? fmt::format(", {} variant(s) from the earlier run", reused) : "",
+      incomplete ? fmt::format(", {} variant(s) did not complete", incomplete) : ""));
   return incomplete ? 1 : 0;
 }
 

@@ -37,6 +37,13 @@ struct RunOptions {
   // over seeds follows the table (DIR/summary_seeds.{txt,csv}).
   bool seeds = false;
   namespaced::Options namespaced;  // Mode::kNamespaced: the fabric's links, rate, name, folder
+  // --resume: a variant whose folder in the earlier results holds a run of the same experiment
+  // that ended as designed (resume.h) is copied from there, not run again.
+  bool resume = false;
+  // Interrupted after some variants completed (or were reused): those are kept, the folder
+  // replaced by them without the tables, so that --resume goes on from there. Off: an interrupted
+  // run leaves the earlier folder as it was.
+  bool keep_completed = false;
 };
 
 // The default results folder of an experiment, results/<name>.
@@ -58,7 +65,7 @@ struct Interrupted : std::runtime_error {
 // std::invalid_argument for a results folder it may not replace, std::runtime_error when a
 // fabric cannot be built or a file not written. SIGINT or SIGTERM (Ctrl-C) stops the running
 // variant at its next wall-clock check and throws Interrupted: the earlier results stay, as after
-// a failed run, and EAL and the staging folder are cleaned up; a second signal ends the process
+// a failed run (unless options.keep_completed), and EAL and the staging folder are cleaned up; a second signal ends the process
 // at once, as a killed run. (The namespaced fabric takes its signals itself, takes the fabric
 // down, and then ends the same way.)
 

@@ -35,6 +35,12 @@ Cases:
                                   results folder spraylab did not make (its files untouched), a
                                   paper check without a tolerance, a difference without why,
                                   --redraw with no stored data.
+  --resume runs only what is missing
+                                  tiny over 2 seeds, one variant folder removed and one's summary
+                                  made a timeout: --resume --seeds 3 --dry-run marks the others
+                                  `the earlier run stands`; --resume runs exactly the removed, the
+                                  timed-out and the third seed's variants, and seeds.csv's rows of
+                                  seeds 1 and 2 are the first run's; --resume --redraw is exit 2.
   --list names every reproduction one line per file with its title, its differences indented.
   --all --redraw lists a reproduction not run yet
                                   a copy of the --all folders without one reproduction's folder:
@@ -328,6 +334,44 @@ def bad_input_is_exit_2(_args):
         check(r.returncode == 2 and "seeds.csv: cannot read" in r.stderr, r.stderr)
 
 
+def resume_runs_only_what_is_missing(_args):
+    with tempfile.TemporaryDirectory() as t:
+        write(os.path.join(t, "tiny.yaml"), TINY)
+        r = spraylab(t, "reproduce", "tiny.yaml", "--seeds", "2")
+        check(r.returncode == 1, f"exit {r.returncode}: {r.stderr[-2000:]}")  # its check fails
+        out = os.path.join(t, "results", "tiny")
+        with open(os.path.join(out, "seeds.csv")) as f:
+            first = f.read().splitlines()
+        shutil.rmtree(os.path.join(out, "sw", "rps-message_size=16KiB-seed=2"))
+        summary = os.path.join(out, "sw", "ofan-message_size=64KiB-seed=1", "summary.json")
+        with open(summary) as f:
+            text = f.read()
+        write(summary, text.replace('"stopped_by": "completed"', '"stopped_by": "timeout"'))
+        # Of 2 x 2 x 3 = 12 variants, 8 - 2 stand; the removed, the timed-out and seed 3's 4 run.
+        again = {"rps-message_size=16KiB-seed=2", "ofan-message_size=64KiB-seed=1"} | {
+            f"{a}-message_size={m}-seed=3" for a in ("rps", "ofan") for m in ("16KiB", "64KiB")}
+        r = spraylab(t, "reproduce", "tiny.yaml", "--seeds", "3", "--resume", "--dry-run")
+        check(r.returncode == 0, r.stderr)
+        marked = {line.split("/")[1].split(" ")[0] for line in r.stdout.splitlines()
+                  if line.endswith(" (the earlier run stands)")}
+        check(len(marked) == 6 and not marked & again, r.stdout)
+        r = spraylab(t, "reproduce", "tiny.yaml", "--seeds", "3", "--resume")
+        check(r.returncode == 1, f"exit {r.returncode}: {r.stderr[-2000:]}")
+        stood = set(re.findall(r"\] (\S+): the earlier run in \S+ stands", r.stderr))
+        ran = set(re.findall(r"\] (\S+): CCT ", r.stderr))
+        check(stood == marked and ran == again, f"stood {sorted(stood)}, ran {sorted(ran)}")
+        check("ofan-message_size=64KiB-seed=1: runs again: " in r.stderr and "stopped by timeout" in r.stderr,
+              r.stderr[-2000:])
+        with open(os.path.join(out, "seeds.csv")) as f:
+            rows = f.read().splitlines()
+        old = [row for row in rows if row.split(",")[4] in ("1", "2")]
+        check(sorted(old) == sorted(first[1:]), "the resumed run's seeds 1 and 2 are not the first run's")
+        check(len(rows) == 1 + 12, rows)
+        r = spraylab(t, "reproduce", "tiny.yaml", "--resume", "--redraw")
+        check(r.returncode == 2 and "--resume runs what is missing; --redraw runs nothing" in r.stderr, r.stderr)
+        return f"{len(stood)} stood, {len(ran)} ran"
+
+
 def list_names_every_reproduction(_args):
     r = spraylab(ARGS.source, "reproduce", "--list")
     check(r.returncode == 0, r.stderr)
@@ -394,6 +438,7 @@ CASES = [
      each_runs_table_says_which_run_and_notes_come_once, ()),
     ("a failing check exits 1", failing_check_exits_1, ()),
     ("bad input is exit 2", bad_input_is_exit_2, ()),
+    ("--resume runs only what is missing", resume_runs_only_what_is_missing, ()),
     ("--list names every reproduction", list_names_every_reproduction, ()),
     ("--all --redraw lists a reproduction not run yet",
      all_redraw_lists_a_reproduction_not_run_yet, ()),

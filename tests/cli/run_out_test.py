@@ -16,6 +16,13 @@ Cases:
                                   SIGINT (Ctrl-C) in the second of two variants, virtual time, and
                                   SIGTERM in an in-process run: ended by the signal, naming the variant, the
                                   folder as it was, no staging folder, no EAL runtime folder left.
+  --resume keeps what completed and runs the rest
+                                  SIGINT in the second variant of a --resume run: the first is kept
+                                  (INTERRUPTED says so); --resume again keeps it byte for byte and
+                                  runs only the new one, its table has both; a variant of another
+                                  experiment (another seed) or one whose earlier run stopped by a
+                                  timeout runs again; the reused summary equals a fresh run's
+                                  (determinism: reuse is sound); the wall-clock modes refuse it.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
   make demo's folders leave the README's first run free
@@ -266,6 +273,56 @@ def a_shell_loop_stops_and_an_ignored_sigint_stays_ignored(_args):
         return "loop stopped at run 1; ignored SIGINT: the run went on to --max-clock"
 
 
+def resume_keeps_what_completed_and_runs_the_rest(_args):
+    with tempfile.TemporaryDirectory() as t:
+        big = os.path.join(t, "big.yaml")
+        write(big, BIG)
+        first = "ecmp-message_size=4KB"
+        rc, said, _ = signal_when_ready(
+            [SPRAYLAB, "run", big, "--sweep", "workload.message_size=4KB,64MB", "--resume", "--out", "out"],
+            t, os.path.join(t, "interrupted.log"), "(completed)", signal.SIGINT, "the --resume run")
+        check(rc == -signal.SIGINT, f"exit {rc}: {said[-800:]}")
+        check("the 1 variant(s) completed are kept in out/ (no tables); --resume runs the rest" in said,
+              said[-800:])
+        out = os.path.join(t, "out")
+        check(sorted(os.listdir(out)) == [".spraylab-results", "INTERRUPTED", first], os.listdir(out))
+        kept = tree(os.path.join(out, first))
+        # Again, with a fast second variant: the first stands, byte for byte, the second runs.
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB,8KB", "--resume", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        check(f"[1/2] {first}: the earlier run in out/{first} stands (CCT " in p.stderr, p.stderr)
+        check("[2/2] ecmp-message_size=8KB: CCT" in p.stderr and "1 variant(s) from the earlier run" in p.stderr,
+              p.stderr)
+        check(tree(os.path.join(out, first)) == kept, "the kept variant's files changed")
+        check("INTERRUPTED" not in os.listdir(out), os.listdir(out))
+        with open(os.path.join(out, "summary.csv")) as f:
+            rows = f.read().splitlines()
+        check(len(rows) == 3 and rows[1].startswith(first) and rows[2].startswith("ecmp-message_size=8KB"), rows)
+        # Reuse is sound only because a fresh run gives the same summary (virtual time).
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB", "--out", "fresh")
+        check(p.returncode == 0, p.stderr)
+        with open(os.path.join(out, first, "summary.json")) as a, \
+                open(os.path.join(t, "fresh", first, "summary.json")) as b:
+            check(a.read() == b.read(), "a fresh run's summary differs from the kept one")
+        # Another seed is another experiment; an earlier run stopped by a timeout is no result.
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB", "--set", "seed=5", "--resume",
+                     "--out", "out")
+        check(p.returncode == 0 and f"[1/1] {first}: runs again: out/{first}/config.yaml: another "
+              "experiment than this run's" in p.stderr, p.stderr)
+        summary = os.path.join(out, first, "summary.json")
+        with open(summary) as f:
+            text = f.read()
+        write(summary, text.replace('"stopped_by": "completed"', '"stopped_by": "timeout"'))
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB", "--set", "seed=5", "--resume",
+                     "--out", "out")
+        check(p.returncode == 0 and f"runs again: out/{first}: the earlier run stopped by timeout" in p.stderr,
+              p.stderr)
+        p = spraylab(t, "run", big, "--mode", "inprocess", "--resume", "--out", "ip")
+        check(p.returncode == 2 and "--resume reuses earlier runs of the same experiment, which only "
+              "virtual time repeats exactly" in p.stderr, p.stderr)
+        return "interrupted: 1 kept; resumed: 1 kept, 1 run; seed 5 and a timed-out run ran again"
+
+
 def a_folder_spraylab_did_not_make_is_refused(_args):
     with tempfile.TemporaryDirectory() as t:
         exp = experiment(os.path.join(t, "exp.yaml"))
@@ -381,6 +438,7 @@ CASES = [
      an_interrupted_run_leaves_the_earlier_results_as_they_were, ()),
     ("a shell loop stops and an ignored SIGINT stays ignored",
      a_shell_loop_stops_and_an_ignored_sigint_stays_ignored, ()),
+    ("--resume keeps what completed and runs the rest", resume_keeps_what_completed_and_runs_the_rest, ()),
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
     ("make demo's folders leave the README's first run free",
      make_demos_folders_leave_the_readmes_first_run_free, ()),

@@ -1,0 +1,68 @@
+#include "fabric/runner/resume.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fabric/results/summary_reader.h"
+
+namespace spraylab::fabric {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The experiment as the runs see it: the file without its reproduce: section, emitted in one
+// form (key order as written, comments and quoting gone).
+std::string run_settings(const std::string& yaml) {
+  YAML::Node node = YAML::Load(yaml);
+  if (node.IsMap()) node.remove("reproduce");
+  YAML::Emitter out;
+  out << node;
+  return out.c_str();
+}
+
+std::optional<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::optional<VariantSummary> reusable_run(const std::string& folder, const Variant& v,
+                                           std::string* why_not) {
+  const fs::path dir(folder);
+  const auto config = read_text(dir / "config.yaml");
+  const auto summary = read_text(dir / "summary.json");
+  if (!config || !summary) {
+    *why_not = fmt::format("{}: no earlier run (config.yaml and summary.json)", folder);
+    return std::nullopt;
+  }
+  try {
+    if (run_settings(*config) != run_settings(v.yaml)) {
+      *why_not = fmt::format("{}/config.yaml: another experiment than this run's", folder);
+      return std::nullopt;
+    }
+    const std::string path = (dir / "summary.json").string();
+    VariantSummary s = summary_from_json(nlohmann::ordered_json::parse(*summary), path);
+    const bool by_design = s.stopped_by == gen::StopReason::kCompleted ||
+                           (s.stopped_by == gen::StopReason::kDuration &&
+                            v.experiment.measurement.duration_ns > 0);
+    if (!by_design) {
+      *why_not = fmt::format("{}: the earlier run stopped by {}", folder, gen::to_string(s.stopped_by));
+      return std::nullopt;
+    }
+    return s;
+  } catch (const std::exception& e) {
+    // YAML, JSON or summary errors: the folder is not a run to stand for this one; it runs again.
+    *why_not = fmt::format("{}: unreadable ({})", folder, e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace spraylab::fabric

@@ -1,0 +1,24 @@
+// Resuming a set of variants (`spraylab run --resume`, `spraylab reproduce --resume`;
+// docs/runner.md, "Resuming"): a variant whose folder in the earlier results already holds a run
+// of the same experiment that ended as the experiment asks is not run again. Virtual time is
+// deterministic, so that run is the one this would give (docs/runner.md, determinism): hours of a
+// reproduction interrupted half way are not thrown away.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "fabric/results/summary.h"
+#include "fabric/run/variants.h"
+
+namespace spraylab::fabric {
+
+// The summary of the run in `folder` (an earlier results folder's VARIANT/) when it may stand for
+// `v`: its config.yaml is v's experiment (compared as YAML, the reproduce: section aside: it
+// describes the figures and checks, not the run) and its summary.json says the run completed, or
+// stopped at the experiment's own measurement.duration. Otherwise nullopt and `*why_not` says
+// why (no folder, another experiment, stopped by a timeout, a file that does not parse).
+std::optional<VariantSummary> reusable_run(const std::string& folder, const Variant& v,
+                                           std::string* why_not);
+
+}  // namespace spraylab::fabric
