@@ -1,11 +1,12 @@
 #include "fabric/results/summary_reader.h"
 
+// gen::StopReason and its names come with fabric/run/result.h (through summary.h): fabric/results
+// may not include trafficgen/ itself (tests/layering).
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
-
-#include "trafficgen/stop_reason.h"
 
 namespace spraylab::fabric {
 namespace {
