@@ -1,4 +1,4 @@
-// Checks against the paper's numbers (fabric/reproduce/reproduction.h, figures.h): what each
+// Checks against the paper's numbers (fabric/reproduce/reproduction.h, checks.h): what each
 // measure computes per seed, the file's errors, seeds.csv read back, and --redraw's keeping of
 // the first verdict (keep_stored_verdicts).
 #include <gmock/gmock.h>
