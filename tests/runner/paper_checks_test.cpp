@@ -116,6 +116,28 @@ TEST(PaperChecks, FromComparesOneMeasureAtTwoXSeedBySeed) {
   EXPECT_THAT(missing.detail, HasSubstr("no point at 4KiB"));
 }
 
+// A gap's change along x (`from:`): per seed, the measure at `at` over the same at `from`.
+TEST(PaperChecks, FromDividesTheMeasureAtAtByTheSameMeasureAtFrom) {
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: difference, to: ofan, from: 1KiB, at: 16KiB, paper: 1, bound: at_most, where: s, tolerance: 0}
+)");
+  EXPECT_EQ(r.checks[0].id, "q/rps/difference@1KiB..16KiB/ofan");
+  EXPECT_EQ(r.checks[0].rule.no_effect, 1);  // no change along x
+  std::vector<SeedRow> rows;
+  for (uint64_t s = 1; s <= 2; ++s) {
+    // The gap rps − ofan is 10 s at 1 KiB and 5 s at 16 KiB: halved for every seed.
+    rows.push_back({"q", "rps", 1024, "1KiB", s, 20.0 * s});
+    rows.push_back({"q", "ofan", 1024, "1KiB", s, 10.0 * s});
+    rows.push_back({"q", "rps", 16384, "16KiB", s, 100.0 + 5 * s});
+    rows.push_back({"q", "ofan", 16384, "16KiB", s, 100.0});
+  }
+  const CheckOutcome o = evaluate_check(r.checks[0], {figure_from_rows(r.figures[0], rows)});
+  ASSERT_TRUE(o.measured);
+  EXPECT_EQ(o.measured->n, 2u);
+  EXPECT_DOUBLE_EQ(o.measured->mean, 0.5);
+  EXPECT_EQ(*o.verdict, Verdict::kReproduced);  // ≤ 1 for every seed, no spread
+}
+
 TEST(PaperChecks, AZeroDenominatorForOneSeedIsSaidAndNothingIsJudged) {
   // ofan's difference to itself is 0 for every seed; rps − ofan at 1KiB is 5.5, 6, 6.5. A ratio to
   // a series that is 0 for one seed, or a from: whose base is 0, is undefined there: the check
