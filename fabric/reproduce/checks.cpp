@@ -81,37 +81,60 @@ std::vector<SeedValue> seed_values(const FigureSeries& series, const FigurePoint
   return p.per_seed;
 }
 
-// a op b, seed by seed: both series ran the same seed's traffic; a model pairs with every seed.
-// A seed for which op is undefined (a zero denominator) is named in `undefined`, never dropped
-// silently: the caller reports it and judges nothing on the other seeds alone.
-template <typename Op>
-std::vector<SeedValue> paired_by_seed(const std::vector<SeedValue>& a, bool a_model,
-                                      const std::vector<SeedValue>& b, bool b_model, Op op,
-                                      std::vector<uint64_t>& undefined) {
-  std::vector<SeedValue> out;
+// One seed's value in two series.
+struct SeedPair {
+  uint64_t seed = 0;
+  double a = 0;
+  double b = 0;
+};
+
+// a's and b's values seed by seed: both series ran the same seed's traffic; a model pairs with
+// every seed.
+std::vector<SeedPair> paired_by_seed(const std::vector<SeedValue>& a, bool a_model,
+                                     const std::vector<SeedValue>& b, bool b_model) {
+  std::vector<SeedPair> out;
   for (const SeedValue& x : a) {
     for (const SeedValue& y : b) {
       if (a_model || b_model || x.seed == y.seed) {
-        const uint64_t seed = b_model ? x.seed : y.seed;
-        if (const std::optional<double> v = op(x.y, y.y)) {
-          out.push_back({seed, *v});
-        } else {
-          undefined.push_back(seed);
-        }
+        out.push_back({b_model ? x.seed : y.seed, x.y, y.y});
       }
     }
   }
   return out;
 }
 
-// "a quotient with a zero denominator for seeds 3, 7": why a measure is not judged.
-std::string undefined_text(const std::vector<uint64_t>& seeds) {
-  return fmt::format("a quotient with a zero denominator for seed{} {}: not judged on the others",
-                     seeds.size() == 1 ? "" : "s", fmt::join(seeds, ", "));
+// a − b seed by seed.
+std::vector<SeedValue> difference_by_seed(const std::vector<SeedValue>& a, bool a_model,
+                                          const std::vector<SeedValue>& b, bool b_model) {
+  std::vector<SeedValue> out;
+  for (const SeedPair& p : paired_by_seed(a, a_model, b, b_model)) {
+    out.push_back({p.seed, p.a - p.b});
+  }
+  return out;
 }
 
-std::optional<double> quotient(double a, double b) {
-  return b == 0 ? std::nullopt : std::optional<double>(a / b);
+// a / b seed by seed (a ratio, from:, argmin's to:). A seed whose b is 0 has no quotient: it is
+// never dropped silently but named in `problem`, after `what` ("ofan over rps at 16KiB") if any,
+// and nullopt is returned, so that nothing is judged on the other seeds alone.
+std::optional<std::vector<SeedValue>> quotient_by_seed(const std::vector<SeedValue>& a,
+                                                       bool a_model,
+                                                       const std::vector<SeedValue>& b,
+                                                       bool b_model, const std::string& what,
+                                                       std::string& problem) {
+  std::vector<SeedValue> out;
+  std::vector<uint64_t> zero;
+  for (const SeedPair& p : paired_by_seed(a, a_model, b, b_model)) {
+    if (p.b == 0) {
+      zero.push_back(p.seed);
+    } else {
+      out.push_back({p.seed, p.a / p.b});
+    }
+  }
+  if (zero.empty()) return out;
+  problem = fmt::format(
+      "{}{}a quotient with a zero denominator for seed{} {}: not judged on the others", what,
+      what.empty() ? "" : ": ", zero.size() == 1 ? "" : "s", fmt::join(zero, ", "));
+  return std::nullopt;
 }
 
 // The measure at x = `at` per seed: the series' y, or its ratio to or difference from the other
@@ -133,17 +156,16 @@ std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
                                   series_list(data));
     return {};
   }
-  std::vector<uint64_t> undefined;
-  std::vector<SeedValue> out =
-      check.measure == Measure::kDifference
-          ? paired_by_seed(
-                seed_values(series, *p), series.model, seed_values(*other, *q), other->model,
-                [](double a, double b) { return std::optional<double>(a - b); }, undefined)
-          : paired_by_seed(seed_values(series, *p), series.model, seed_values(*other, *q),
-                           other->model, quotient, undefined);
-  if (!undefined.empty()) {
-    problem = fmt::format("{} over {} at {}: {}", check.series, check.other, at,
-                          undefined_text(undefined));
+  const std::vector<SeedValue> a = seed_values(series, *p);
+  const std::vector<SeedValue> b = seed_values(*other, *q);
+  std::vector<SeedValue> out;
+  if (check.measure == Measure::kDifference) {
+    out = difference_by_seed(a, series.model, b, other->model);
+  } else if (auto ratio = quotient_by_seed(
+                 a, series.model, b, other->model,
+                 fmt::format("{} over {} at {}", check.series, check.other, at), problem)) {
+    out = std::move(*ratio);
+  } else {
     return {};
   }
   if (out.empty()) problem = fmt::format("{} and {} share no seed", check.series, check.other);
@@ -197,13 +219,9 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
                                  series_list(data));
         values.clear();
       } else {
-        std::vector<uint64_t> undefined;
-        values = paired_by_seed(values, series.model, argmin_per_seed(*other, incomplete),
-                                other->model, quotient, undefined);
-        if (!undefined.empty()) {
-          out.detail = undefined_text(undefined);
-          values.clear();
-        }
+        values = quotient_by_seed(values, series.model, argmin_per_seed(*other, incomplete),
+                                  other->model, "", out.detail)
+                     .value_or(std::vector<SeedValue>{});
       }
     }
     if (!incomplete.empty()) {
@@ -216,13 +234,10 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
     if (!check.from.empty() && !values.empty()) {
       // How the measure changed along x: at `at` over at `from`, seed by seed.
       const std::vector<SeedValue> base = measure_at(check, data, series, check.from, out.detail);
-      std::vector<uint64_t> undefined;
-      values = paired_by_seed(values, false, base, false, quotient, undefined);
-      if (!undefined.empty()) {
-        out.detail =
-            fmt::format("at {} over at {}: {}", check.at, check.from, undefined_text(undefined));
-        values.clear();
-      } else if (values.empty() && out.detail.empty()) {
+      values = quotient_by_seed(values, false, base, false,
+                                fmt::format("at {} over at {}", check.at, check.from), out.detail)
+                   .value_or(std::vector<SeedValue>{});
+      if (values.empty() && out.detail.empty()) {
         out.detail = fmt::format("{} and {} share no seed", check.at, check.from);
       }
     }
