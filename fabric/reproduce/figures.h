@@ -1,7 +1,8 @@
-// The figures, fits and verdicts of a reproduction (fabric/reproduce/reproduction.h): each figure's
-// series gathered from the runs' summary.json (or a CSV per variant), a log-log slope per series,
-// the paper's marks, the checks evaluated, and the files: figures/<name>.{csv,png,svg}, the gnuplot
-// script, report.md and report.json. Plain C++: the runs themselves are the runner's.
+// The figures of a reproduction (fabric/reproduce/reproduction.h): each figure's series gathered
+// from the runs' summary.json (or a CSV per variant), a log-log slope per series, the paper's marks
+// and the models' curves (model_curves.h), and the files: figures/<name>.{csv,png,svg}, the gnuplot
+// script, seeds.csv, verdicts.json, report.md and report.json. The checks judged on the figures are
+// checks.h's. Plain C++: the runs themselves are the runner's.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/reproduce/checks.h"
 #include "fabric/reproduce/reproduction.h"
 #include "fabric/results/confidence.h"
 
@@ -53,17 +55,6 @@ struct FigureData {
   std::vector<std::string> problems;  // values missing from a summary, unreadable CSVs
 };
 
-struct CheckOutcome {
-  const Check* check = nullptr;
-  bool passed = false;               // orderings and thresholds; a paper check: verdict reproduced
-  std::string detail;                // the measured values behind the verdict
-  std::optional<Interval> measured;  // a paper check: the measure's mean and interval
-  std::optional<Verdict> verdict;    // a paper check's
-  // --redraw: what the stored first judgement says about this one ("kept: ...", "changed
-  // since ..."); empty when judged afresh.
-  std::string history;
-};
-
 // One row of seeds.csv: a figure's y for one point and one seed, as drawn (after y_divide and
 // relative_to).
 struct SeedRow {
@@ -85,6 +76,9 @@ std::optional<double> json_number(const nlohmann::json& summary, const std::stri
 
 FigureData gather_figure(const Figure& figure, const std::vector<VariantResult>& results);
 
+// The mean and 95 % interval of values over their seeds (a point's, a check's measure).
+Interval interval_over_seeds(const std::vector<SeedValue>& values);
+
 // Each point's mean and interval from its per-seed values, points by x, slopes, and the
 // figure's model curves (gather_figure and figure_from_rows end with it).
 void finish_figure(FigureData& data);
@@ -92,7 +86,6 @@ void finish_figure(FigureData& data);
 // Writes the gnuplot data and script into `dir` (a reproduction's figures/) and runs gnuplot;
 // returns a line saying where the plots are or why there are none.
 std::string draw_figures(const std::string& dir, const std::vector<FigureData>& figures);
-CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& figures);
 
 // The per-seed data behind every figure: seeds.csv (figure,series,x,x_text,seed,y), and back.
 // --redraw draws and judges from it alone, so a copy in docs/results/NAME/ can be redrawn.
@@ -134,8 +127,5 @@ std::string report_markdown(const Reproduction& reproduction, const ReportContex
 // A generated RESULTS.md's section for a reproduction with no stored result yet: its title, paper,
 // the command that would run it and what it costs, its differences and the checks declared for it.
 std::string not_run_markdown(const Reproduction& reproduction, int heading);
-
-// "12.3 ± 0.4" (mean ± half width; "12.3 (1 seed)" without an interval).
-std::string mean_ci_text(const Interval& i);
 
 }  // namespace spraylab::fabric

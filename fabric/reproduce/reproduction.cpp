@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "conf/experiment.h"
+#include "conf/loader.h"
 #include "conf/units.h"
 #include "conf/yaml_value.h"
 #include "net/wire.h"
@@ -95,49 +96,43 @@ Mark read_mark(const Value& value) {
   return mark;
 }
 
-// What a model takes from the experiment file when its own map does not say: the message size
-// and the link rate written at the top of the file (when no run and no small version changes
-// them), and spraylab's frame: a data packet's bytes on
-// the wire beyond its payload (headers, FCS, preamble and gap: 82 + 4 + 20).
+// What a model takes when its own map does not say: the experiment's message size and link rate
+// (as the loader resolved them), and spraylab's frame: a data packet's bytes on the wire beyond
+// its payload (headers, FCS, preamble and gap: 82 + 4 + 20).
 struct ModelDefaults {
   std::optional<double> message_bytes;
   std::optional<double> rate_bps;
   double header_bytes = conf::BufferSpec::kFrameHeaderBytes + net::kWireOverhead;
 };
 
-ModelDefaults model_defaults(const YAML::Node& root) {
+// Whether a run or the small version sets or sweeps `key`.
+bool changed_by_a_run(const Reproduction& r, std::string_view key) {
+  const auto names = [key](const std::vector<Sweep>& sweeps) {
+    return std::any_of(sweeps.begin(), sweeps.end(),
+                       [key](const Sweep& s) { return s.key == key; });
+  };
+  if (names(r.small_sets) || names(r.small_sweeps)) return true;
+  return std::any_of(r.runs.begin(), r.runs.end(), [&names](const ReproRun& run) {
+    return names(run.sets) || names(run.sweeps);
+  });
+}
+
+// Only a value the file writes is a default: the loader's own default is no m or C anyone chose
+// for the model. And a run or the small version that sets or sweeps the key runs other values than
+// the top of the file says: no default then, the model must name its own (one curve, one m and C).
+ModelDefaults model_defaults(const Map& top, const conf::Experiment& experiment,
+                             const Reproduction& r) {
+  const auto written = [&top](std::string_view section, std::string_view key) {
+    const Value* v = top.find(section);
+    return v != nullptr && v->as_map().find(key) != nullptr;
+  };
   ModelDefaults d;
-  const auto scalar = [&root](const char* section, const char* key) -> std::string {
-    if (!root.IsMap() || !root[section] || !root[section].IsMap()) return "";
-    const YAML::Node node = root[section][key];
-    return node && node.IsScalar() ? node.Scalar() : "";
-  };
-  if (const auto bytes = conf::parse_size_bytes(scalar("workload", "message_size"))) {
-    d.message_bytes = static_cast<double>(*bytes);
+  if (written("workload", "message_size") && !changed_by_a_run(r, "workload.message_size")) {
+    d.message_bytes = static_cast<double>(experiment.workload.message_bytes);
   }
-  d.rate_bps = conf::parse_rate_bps(scalar("links", "rate"));
-  // A run or the small version that sets or sweeps the key runs other values than the top of
-  // the file says: no default then, the model must name its own (one curve, one m and C).
-  const auto changed_anywhere = [&root](const std::string& key) {
-    const YAML::Node repro = root.IsMap() ? root["reproduce"] : YAML::Node();
-    if (!repro || !repro.IsMap()) return false;
-    const auto in = [&key](const YAML::Node& holder) {
-      for (const char* part : {"set", "sweep"}) {
-        const YAML::Node m = holder.IsMap() ? holder[part] : YAML::Node();
-        if (m && m.IsMap() && m[key]) return true;
-      }
-      return false;
-    };
-    if (repro["small"] && in(repro["small"])) return true;
-    if (repro["runs"] && repro["runs"].IsSequence()) {
-      for (const YAML::Node& run : repro["runs"]) {
-        if (in(run)) return true;
-      }
-    }
-    return false;
-  };
-  if (changed_anywhere("workload.message_size")) d.message_bytes.reset();
-  if (changed_anywhere("links.rate")) d.rate_bps.reset();
+  if (written("links", "rate") && !changed_by_a_run(r, "links.rate")) {
+    d.rate_bps = experiment.links.rate_bps;
+  }
   return d;
 }
 
@@ -491,8 +486,8 @@ Difference read_difference(const Value& value) {
 
 }  // namespace
 
-Reproduction read_reproduction(const std::string& yaml, const std::string& source,
-                               const std::string& experiment_name) {
+Reproduction read_reproduction(const std::string& yaml, const conf::Experiment& experiment) {
+  const std::string& source = experiment.source;
   YAML::Node root;
   try {
     root = YAML::Load(yaml);
@@ -509,7 +504,7 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
       "title", "paper", "run_time", "runs", "small", "figures", "checks", "differences"};
   map.allow_only(kKeys);
   Reproduction r;
-  r.name = experiment_name;
+  r.name = experiment.name;
   r.title = map.require("title", "what the reproduction shows").as_string();
   if (const Value* v = map.find("paper")) r.paper = v->as_string();
   if (const Value* v = map.find("run_time")) r.run_time = v->as_string();
@@ -536,7 +531,7 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
       r.small_sweeps = read_sweeps(*s, false, "small.sweep");
     }
   }
-  const ModelDefaults defaults = model_defaults(root);
+  const ModelDefaults defaults = model_defaults(top, experiment, r);
   if (const Value* v = map.find("figures")) {
     for (const Value& f : v->as_list()) {
       r.figures.push_back(read_figure(f, defaults));
@@ -567,6 +562,13 @@ Reproduction read_reproduction(const std::string& yaml, const std::string& sourc
   if (const Value* v = map.find("differences")) {
     for (const Value& d : v->as_list()) r.differences.push_back(read_difference(d));
   }
+  return r;
+}
+
+Reproduction read_reproduction(const std::string& yaml, const std::string& source,
+                               const std::string& experiment_name) {
+  Reproduction r = read_reproduction(yaml, conf::load_experiment_string(yaml, source));
+  r.name = experiment_name;
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conf/experiment.h"
 #include "fabric/reproduce/packet_size_model.h"
 #include "fabric/reproduce/verdict.h"
 #include "fabric/run/variants.h"
@@ -156,9 +157,13 @@ struct Reproduction {
 inline constexpr uint32_t kDefaultSeeds = 10;
 inline constexpr uint32_t kSmallSeeds = 3;
 
-// Reads the `reproduce:` section of the experiment text `yaml` (from `source`). Throws
-// conf::ConfigError naming the file, line, column and key for anything malformed: a missing
-// section, a run without a name, a figure a check names that does not exist, ...
+// Reads the `reproduce:` section of the experiment text `yaml`, which the loader loaded into
+// `experiment` (its name and source; a model's default m and C). Throws conf::ConfigError naming
+// the file, line, column and key for anything malformed: a missing section, a run without a name,
+// a figure a check names that does not exist, ...
+Reproduction read_reproduction(const std::string& yaml, const conf::Experiment& experiment);
+
+// The same, loading the experiment from `yaml` (from `source`) first.
 Reproduction read_reproduction(const std::string& yaml, const std::string& source,
                                const std::string& experiment_name);
 

@@ -1,0 +1,33 @@
+// A reproduction's checks judged on its figures (docs/reproduce.md, "Checks"): a paper check's
+// measure per seed, its interval and verdict; an ordering or a threshold, pass or fail.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabric/reproduce/reproduction.h"
+#include "fabric/reproduce/verdict.h"
+#include "fabric/results/confidence.h"
+
+namespace spraylab::fabric {
+
+struct FigureData;  // figures.h, which includes this header
+
+struct CheckOutcome {
+  const Check* check = nullptr;
+  bool passed = false;               // orderings and thresholds; a paper check: verdict reproduced
+  std::string detail;                // the measured values behind the verdict
+  std::optional<Interval> measured;  // a paper check: the measure's mean and interval
+  std::optional<Verdict> verdict;    // a paper check's
+  // --redraw: what the stored first judgement says about this one ("kept: ...", "changed
+  // since ..."); empty when judged afresh.
+  std::string history;
+};
+
+CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& figures);
+
+// "12.3 ± 0.4" (mean ± half width; "12.3 (1 seed)" without an interval).
+std::string mean_ci_text(const Interval& i);
+
+}  // namespace spraylab::fabric
