@@ -82,7 +82,7 @@ int list_reproductions() {
   for (const fs::path& file : files) {
     const std::string text = conf::read_experiment_text(file.string());
     const conf::Experiment e = conf::load_experiment_string(text, file.string());
-    const Reproduction r = read_reproduction(text, file.string(), e.name);
+    const Reproduction r = read_reproduction(text, e);
     // Every line says what a run costs: a user picks by it (issue 43); a reproduction whose
     // full-size run has not been timed here says so rather than nothing.
     fmt::print("{:<22} {} (full size: {}; --small: seconds)\n", file.stem().string(), r.title,
@@ -378,7 +378,7 @@ Outcome reproduce_one(const std::string& target, const std::string& out_dir,
   const std::string text = conf::read_experiment_text(path);
   const conf::Experiment experiment = conf::load_experiment_string(text, path);
   Outcome o;
-  const Reproduction reproduction = read_reproduction(text, path, experiment.name);
+  const Reproduction reproduction = read_reproduction(text, experiment);
   o.name = experiment.name;
   o.out = out_dir.empty() ? (fs::path("results") / experiment.name).string() : out_dir;
   if (args.all && args.redraw && !fs::exists(fs::path(o.out) / kSeedsFile)) {
