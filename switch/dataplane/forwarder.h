@@ -138,11 +138,11 @@ class Forwarder {
   DirectTx direct_send_ = nullptr;
   void* direct_ctx_ = nullptr;
   std::array<bool, kMaxPorts> direct_{};  // ports this worker may send on straight (set_direct_tx)
-  // Each port's Ethernet addresses as its frames carry them (destination, source): the rewrite
-  // is one 8-byte and one 4-byte store, not two 6-byte copies from the port's tables.
-  struct MacPair {
-    uint64_t head;  // bytes 0..7
-    uint32_t tail;  // bytes 8..11
+  // Each port's Ethernet addresses as its frames carry them (destination, source) in bytes
+  // 0..11 of 16: the rewrite is one 16-byte load, blend and store of the header's first 16 bytes
+  // (l3fwd's processx4_step3), the ethertype and what follows it kept (rewrite_macs()).
+  struct alignas(16) MacPair {
+    uint8_t bytes[16];
   };
   std::array<MacPair, kMaxPorts> macs_{};
   // The frames admit() trimmed for the port it admits to: its priority class's.
