@@ -42,7 +42,7 @@ void Ar::choose_part(std::span<const Packet> part, const BurstContext& ctx, Port
     choose_lowest_key(part, ctx, out, queues_, set_, low_, keys);
     return;
   }
-  std::array<Packet, kPart> large;
+  std::array<Packet, kPart>& large = large_;
   std::array<uint16_t, kPart> slot;
   size_t n = 0;
   for (size_t i = 0; i < part.size(); ++i) {
