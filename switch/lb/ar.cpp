@@ -42,13 +42,19 @@ void Ar::choose_part(std::span<const Packet> part, const BurstContext& ctx, Port
     choose_lowest_key(part, ctx, out, queues_, set_, low_, keys);
     return;
   }
-  std::array<Packet, kPart>& large = large_;
+  // Room for the gathered data frames, left uninitialised (a union's member is not
+  // initialised): a local std::array<Packet, kPart> was cleared by Packet's default member
+  // initialisers on every call, 2.5 KB a burst.
+  union Gathered {
+    Gathered() {}
+    Packet at[kPart];
+  } large;
   std::array<uint16_t, kPart> slot;
   size_t n = 0;
   for (size_t i = 0; i < part.size(); ++i) {
     const Packet& p = part[i];
     if (p.bytes >= kArHashedBelow) {
-      large[n] = p;
+      large.at[n] = p;
       slot[n++] = static_cast<uint16_t>(i);
     } else {
       out[i] = p.num_candidates == 0
@@ -58,8 +64,8 @@ void Ar::choose_part(std::span<const Packet> part, const BurstContext& ctx, Port
   }
   if (n == 0) return;
   std::array<PortId, kPart> chosen;
-  choose_lowest_key(std::span<const Packet>(large.data(), n), ctx, chosen.data(), queues_, set_,
-                    low_, keys);
+  choose_lowest_key(std::span<const Packet>(large.at, n), ctx, chosen.data(), queues_, set_, low_,
+                    keys);
   for (size_t k = 0; k < n; ++k) out[slot[k]] = chosen[k];
 }
 

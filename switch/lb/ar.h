@@ -7,7 +7,6 @@
 // ECMP's hash instead, as htsim's getNextHop does, so they do not "pollute the tables".
 #pragma once
 
-#include <array>
 #include <cstdint>
 
 #include "switch/lb/balancer.h"
@@ -46,9 +45,6 @@ class Ar final : public Balancer {
   static constexpr size_t kPart = 64;
   void choose_part(std::span<const Packet> part, const BurstContext& ctx, PortId* out);
 
-  // A mixed part's data frames, gathered (choose_part): a member, because a local array of
-  // Packet is cleared by its default member initialisers on every call (2.5 KB a burst).
-  std::array<Packet, kPart> large_;
   BurstQueues queues_;
   BandThresholds buffers_;
   uint32_t salt_;
