@@ -32,7 +32,7 @@ struct RunArgs {
   std::string out_dir;
   uint32_t lcores = 0;
   uint32_t threads = 0;  // --threads; 0: not given
-  std::string rate;  // --rate as given; empty: not given
+  std::string rate;      // --rate as given; empty: not given
   double timeout_seconds = 600;
   std::string max_clock;           // --max-clock as given; empty: none
   namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)

@@ -61,12 +61,12 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
   const uint32_t need =
       mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves);
   // Partitions: in virtual time only (the wall clock has its lcores).
-  partitions_ = partition_switches(*topology_, *routing_,
-                                   mode_ == Mode::kVirtual ? partitions : 1);
+  partitions_ = partition_switches(*topology_, *routing_, mode_ == Mode::kVirtual ? partitions : 1);
   // Only one thread may grow a lazy pool: a partitioned run fills it at the start.
   pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room(),
                       mode_ == Mode::kVirtual && partitions_.count == 1);
-  for (uint32_t p = 0; p < partitions_.count; ++p) queues_.push_back(std::make_unique<EventQueue>());
+  for (uint32_t p = 0; p < partitions_.count; ++p)
+    queues_.push_back(std::make_unique<EventQueue>());
   double shortest = 0;
   for (const topo::Link& l : topology_->links()) {
     shortest = shortest == 0 ? l.delay_ns : std::min(shortest, l.delay_ns);
@@ -196,7 +196,8 @@ void Fabric::build_links() {
     const auto [h, port] = host_at[me.node];
     hosts_[h]->connect(port, in, out);
     const uint32_t node = host_base + h;
-    if (virtual_time) in->set_consumer(queues_[part_of_node_[node]].get(), node, hosts_[h]->slot_of(port));
+    if (virtual_time)
+      in->set_consumer(queues_[part_of_node_[node]].get(), node, hosts_[h]->slot_of(port));
     return part_of_node_[node];
   };
   const dataplane::RingMemory memory = rings_.memory();

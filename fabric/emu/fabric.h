@@ -45,10 +45,10 @@ class Fabric {
   // covers it). In-process fabrics start their workload `start_delay_ns` after construction.
   // Virtual time: `partitions` event queues (partition.h; at most partition_units(), at least 1),
   // one per thread of the run.
-  Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000,
-         std::chrono::steady_clock::time_point deadline =
-             std::chrono::steady_clock::time_point::max(),
-         uint32_t partitions = 1);
+  Fabric(
+      const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000,
+      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+      uint32_t partitions = 1);
   ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;

@@ -215,8 +215,8 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
   uint64_t now = 0;
   out.stopped_by = gen::StopReason::kStalled;
   while (!all_finished()) {
-    uint64_t t = std::min(next_sample, next_link < link_order.size() ? link_time(next_link)
-                                                                     : UINT64_MAX);
+    uint64_t t =
+        std::min(next_sample, next_link < link_order.size() ? link_time(next_link) : UINT64_MAX);
     for (const Partition& p : parts) t = std::min(t, p.next_time());
     if (t == UINT64_MAX) break;  // nothing can happen any more
     if (t > deadline) {

@@ -111,7 +111,7 @@ struct FabricResult {
   gen::StopReason stopped_by = gen::StopReason::kStalled;
   uint64_t clock_ns = 0;  // fabric clock at the end, from the workload's start
   double wall_seconds = 0;
-  uint64_t events = 0;  // virtual: events processed; in-process: node polls
+  uint64_t events = 0;   // virtual: events processed; in-process: node polls
   uint32_t threads = 1;  // virtual: the threads (partitions) it ran on
   // In-process with one worker lcore: how long it was off its CPU (descheduled). The fabric's
   // clock stood still meanwhile (every node stood still alike), so clock_ns leaves it out.

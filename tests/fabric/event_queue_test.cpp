@@ -1,7 +1,7 @@
 // EventQueue (the bucket queue of virtual time) pops exactly the binary heap's order, (time,
-// then node, then tag: not the order of scheduling), on schedules made like the fabric's (each event may schedule
-// more at or after its time) and on adversarial ones: many equal times, timers far beyond the
-// window, long empty stretches, exact window edges, events scheduled in the past.
+// then node, then tag: not the order of scheduling), on schedules made like the fabric's (each
+// event may schedule more at or after its time) and on adversarial ones: many equal times, timers
+// far beyond the window, long empty stretches, exact window edges, events scheduled in the past.
 #include <gtest/gtest.h>
 
 #include <algorithm>
