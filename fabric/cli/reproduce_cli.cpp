@@ -45,6 +45,7 @@ struct ReproduceArgs {
   bool resume = false;
   std::string out_dir;
   double timeout_seconds = 1800;
+  uint32_t threads = 0;  // --threads; 0: the default
   std::string command_line;
 };
 
@@ -165,6 +166,7 @@ int execute(const std::vector<PlannedRun>& plan, size_t total, const std::string
     RunOptions options;
     options.out_dir = p.dir;
     options.max_wall_seconds = args.timeout_seconds;
+    options.threads = args.threads;
     options.command_line = args.command_line;
     options.title = "run " + p.run.name;
     // A reproduction runs for hours: an interrupted one keeps what completed, and --resume
@@ -574,6 +576,11 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
                   "Wall-clock limit per variant in seconds (a variant stopped by it is incomplete)")
       ->check(conf::kPositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--threads", args->threads,
+                  "Threads of each virtual-time run, one partition of the fabric each (default: "
+                  "this machine's CPUs, at most the fabric's pods or leaves); results are the "
+                  "same for any N (docs/fabric.md)")
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--resume", args->resume,
                 "Keep every variant whose folder under the results folder already holds a "
                 "completed run of the same experiment (an interrupted reproduction keeps the "

@@ -31,7 +31,8 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string out_dir;
   uint32_t lcores = 0;
-  std::string rate;  // --rate as given; empty: not given
+  uint32_t threads = 0;  // --threads; 0: not given
+  std::string rate;      // --rate as given; empty: not given
   double timeout_seconds = 600;
   std::string max_clock;           // --max-clock as given; empty: none
   namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
@@ -139,6 +140,11 @@ int run(const RunArgs& args) {
   options.max_wall_seconds = args.timeout_seconds;
   options.max_clock_ns = max_clock_ns(args);
   options.command_line = args.command_line;
+  if (args.threads > 0 && options.mode != Mode::kVirtual) {
+    throw std::invalid_argument(
+        "--threads is for --mode virtual (inprocess: --lcores; namespaced: a process per node)");
+  }
+  options.threads = args.threads;
   if (args.resume && options.mode != Mode::kVirtual) {
     throw std::invalid_argument(
         "--resume reuses earlier runs of the same experiment, which only virtual time repeats "
@@ -171,7 +177,8 @@ int run(const RunArgs& args) {
         "them with --set {}=...)",
         kLinkRateKey));
   } else if (args.lcores > 0) {
-    throw std::invalid_argument("--lcores is for --mode inprocess; virtual time runs on one");
+    throw std::invalid_argument(
+        "--lcores is for --mode inprocess; virtual time runs on --threads (docs/fabric.md)");
   }
   const std::vector<Variant> variants =
       expand_variants(conf::read_experiment_text(args.file), args.file, request);
@@ -244,6 +251,11 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "inprocess: EAL lcores, the main one and N-1 workers polling the nodes "
                   "(default: 2, one worker; more only on otherwise idle CPUs, docs/fabric.md)")
       ->check(CLI::Range(1u, 128u));
+  cmd->add_option("--threads", args->threads,
+                  "virtual: threads, one partition of the fabric each (its pods, or groups of its "
+                  "leaves); default: this machine's CPUs, at most the pods or leaves; 1: one "
+                  "event queue. Results are the same for any N (docs/fabric.md)")
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--rate", args->rate,
                   fmt::format("inprocess: every link's rate, as links.rate of each variant "
                               "(default: {}, what this 2-CPU machine sustains; docs/fabric.md); "

@@ -1,20 +1,22 @@
 // The virtual clock's event queue: "wake node N (for reason `tag`) at time T", earliest first.
-// Ties in time go in the order the events were scheduled (a sequence number), so a run is the
-// same sequence of events every time: deterministic, whatever the structure does with equal keys.
+// Ties in time go by (node, tag): an order of the events themselves, not of when or by whom they
+// were scheduled, so the partitioned clock (virtual_run.cpp: each partition its own queue,
+// cross-partition arrivals armed at a barrier) runs every node's events in the same order as one
+// queue does, whatever the partitioning and the threads' timing. Two pending events with the same
+// (time, node, tag) are the same call (a host's superseded timer), so their order does not matter.
+// A run is the same sequence of events every time: deterministic, and the same for any --threads.
 //
 // EventQueue is a bucket (calendar) queue with one bucket per ns over a sliding window of
-// kWindowNs from the clock: an event inside the window is appended to its ns's bucket, a FIFO,
-// and since sequence numbers only grow, a bucket in push order IS (time, seq) order. Push and pop
-// cost O(1) whatever the number of pending events (a bitmap, two levels of 64-bit words, finds
+// kWindowNs from the clock: an event inside the window goes into its ns's bucket, a list kept in
+// (node, tag) order (appended at the tail when it sorts last, as nearly every push does). Push and
+// pop cost O(1) whatever the number of pending events (a bitmap, two levels of 64-bit words, finds
 // the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and pending
 // events grow with the fabric (about one per busy link, port and host). Events beyond the window
-// (retransmission timeouts, the queue sampler, link events) wait in a heap and move into their
-// bucket once, when the window reaches them, before anything else can be pushed for that ns: they
-// were scheduled earlier, so they go first among its events, as their sequence numbers say. An
-// event scheduled in the past (before the last one popped; nothing in the fabric does, but the
-// order must not depend on it) waits in a heap of its own that goes before the buckets. The order
-// is exactly HeapEventQueue's, the binary heap it replaced (tests/fabric/event_queue_test.cpp
-// compares them).
+// (retransmission timeouts, link events) wait in a heap and move into their bucket when the window
+// reaches them. An event scheduled in the past (before the last one popped; nothing in the fabric
+// does, but the order must not depend on it) waits in a heap of its own that goes before the
+// buckets. The order is exactly HeapEventQueue's, the binary heap it replaced
+// (tests/fabric/event_queue_test.cpp compares them).
 #pragma once
 
 #include <algorithm>
@@ -27,24 +29,26 @@ namespace spraylab::fabric {
 
 struct Event {
   uint64_t time = 0;  // ns on the fabric clock
-  uint64_t seq = 0;
   uint32_t node = 0;
   uint32_t tag = 0;  // what the node asked for: a link arrival, a shaper departure, a timer
+
+  // The tie order among events of one time.
+  uint64_t key() const { return uint64_t{node} << 32 | tag; }
 };
 
 // std::*_heap keep the largest first: "larger" is later here.
 struct EventLater {
   bool operator()(const Event& a, const Event& b) const {
-    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    return a.time != b.time ? a.time > b.time : a.key() > b.key();
   }
 };
 
-// A binary heap of events on (time, seq): the reference order, and the queue for events outside
-// EventQueue's window.
+// A binary heap of events on (time, node, tag): the reference order, and the queue for events
+// outside EventQueue's window.
 class HeapEventQueue {
  public:
   void reserve(size_t n) { heap_.reserve(n); }
-  void push(uint64_t time, uint32_t node, uint32_t tag) { push(Event{time, seq_++, node, tag}); }
+  void push(uint64_t time, uint32_t node, uint32_t tag) { push(Event{time, node, tag}); }
   void push(const Event& e) {
     heap_.push_back(e);
     std::push_heap(heap_.begin(), heap_.end(), EventLater{});
@@ -61,7 +65,6 @@ class HeapEventQueue {
 
  private:
   std::vector<Event> heap_;
-  uint64_t seq_ = 0;
 };
 
 class EventQueue {
@@ -75,7 +78,7 @@ class EventQueue {
 
   void reserve(size_t n) { pool_.reserve(n); }
   void push(uint64_t time, uint32_t node, uint32_t tag) {
-    const Event e{time, seq_++, node, tag};
+    const Event e{time, node, tag};
     ++size_;
     if (time < now_) {
       past_.push(e);
@@ -140,13 +143,19 @@ class EventQueue {
     Bucket& b = buckets_[slot(e.time)];
     if (b.tail == kNil) {
       b.head = i;
+      b.tail = i;
       const uint32_t s = slot(e.time);
       words_[s / 64] |= uint64_t{1} << (s % 64);
       summary_ |= uint64_t{1} << (s / 64);
-    } else {
+    } else if (e.key() >= pool_[b.tail].e.key()) {
       pool_[b.tail].next = i;
+      b.tail = i;
+    } else {  // before the tail: after the last entry that does not sort after it
+      uint32_t* at = &b.head;
+      while (pool_[*at].e.key() <= e.key()) at = &pool_[*at].next;
+      pool_[i].next = *at;
+      *at = i;
     }
-    b.tail = i;
   }
 
   Event take(uint32_t s) {
@@ -193,7 +202,6 @@ class EventQueue {
   std::vector<Entry> pool_;               // the buckets' entries
   uint32_t free_ = kNil;                  // free entries of pool_, a list
   uint64_t now_ = 0;                      // the clock's ns: the time of the last pop (or 0)
-  uint64_t seq_ = 0;
   size_t size_ = 0;
   HeapEventQueue far_;   // at or after now_ + kWindowNs when pushed
   HeapEventQueue past_;  // before now_ when pushed

@@ -43,7 +43,7 @@ std::shared_ptr<const dataplane::SharedRoutes> process_routes(std::vector<topo::
 }  // namespace
 
 Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
-               std::chrono::steady_clock::time_point deadline)
+               std::chrono::steady_clock::time_point deadline, uint32_t partitions)
     : mode_(mode), exp_(exp), start_delay_ns_(start_delay_ns), deadline_(deadline) {
   topology_ = std::make_unique<topo::Topology>(topo::build(exp_.topology, exp_.links));
   check_deadline("the topology");
@@ -60,7 +60,18 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
   for (topo::NodeId n : topology_->switches()) switch_ports += topology_->degree(n);
   const uint32_t need =
       mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves);
-  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room(), mode_ == Mode::kVirtual);
+  // Partitions: in virtual time only (the wall clock has its lcores).
+  partitions_ = partition_switches(*topology_, *routing_, mode_ == Mode::kVirtual ? partitions : 1);
+  // Only one thread may grow a lazy pool: a partitioned run fills it at the start.
+  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room(),
+                      mode_ == Mode::kVirtual && partitions_.count == 1);
+  for (uint32_t p = 0; p < partitions_.count; ++p)
+    queues_.push_back(std::make_unique<EventQueue>());
+  double shortest = 0;
+  for (const topo::Link& l : topology_->links()) {
+    shortest = shortest == 0 ? l.delay_ns : std::min(shortest, l.delay_ns);
+  }
+  window_ns_ = std::max<uint64_t>(1, static_cast<uint64_t>(shortest));
   build_switches();
   check_deadline("the switches");
   build_hosts();
@@ -70,7 +81,9 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
   applied_at_.assign(link_events_.size(), UINT64_MAX);
   rerouted_.assign(link_events_.size(), 0);
   tx_at_event_.resize(link_events_.size());
-  events_.reserve(nodes_.size() + 4 * links_.size() + link_events_.size());
+  for (auto& q : queues_) {
+    q->reserve((nodes_.size() + 4 * links_.size()) / partitions_.count + link_events_.size());
+  }
 }
 
 Fabric::~Fabric() = default;
@@ -115,16 +128,17 @@ void Fabric::build_switches() {
   ro.routing = routing_.get();
   ro.shared_routes = routes_;
   ro.ring_memory = rings_.memory();
-  EventQueue* events = mode_ == Mode::kVirtual ? &events_ : nullptr;
   for (auto& t : tables) {
     const auto id = static_cast<uint32_t>(nodes_.size());
+    const uint32_t part = partitions_.of_switch[id];
+    EventQueue* events = mode_ == Mode::kVirtual ? queues_[part].get() : nullptr;
     switches_.push_back(std::make_unique<SwitchNode>(std::move(t), ro, events, id));
     nodes_.push_back(switches_.back().get());
+    part_of_node_.push_back(part);
   }
 }
 
 void Fabric::build_hosts() {
-  EventQueue* events = mode_ == Mode::kVirtual ? &events_ : nullptr;
   if (mode_ == Mode::kVirtual) {
     tsc_hz_ = 1'000'000'000;  // engine ticks are ns
     start_tsc_ = kVirtualStartNs;
@@ -144,11 +158,14 @@ void Fabric::build_hosts() {
     }
     if (local.empty()) continue;
     const auto id = static_cast<uint32_t>(nodes_.size());
+    const uint32_t part = partitions_.of_switch[leaf];
+    EventQueue* events = mode_ == Mode::kVirtual ? queues_[part].get() : nullptr;
     hosts_.push_back(std::make_unique<HostNode>(plan_, local, pool_,
                                                 static_cast<uint32_t>(hosts_.size()), tsc_hz_,
                                                 start_tsc_, events, id, &message_slots_));
     host_leaf_.push_back(leaf);
     nodes_.push_back(hosts_.back().get());
+    part_of_node_.push_back(part);
   }
 }
 
@@ -164,20 +181,24 @@ void Fabric::build_links() {
       }
     }
   }
-  EventQueue* events = mode_ == Mode::kVirtual ? &events_ : nullptr;
+  const bool virtual_time = mode_ == Mode::kVirtual;
   const auto host_base = static_cast<uint32_t>(switches_.size());
-  // Connects end `me` (sending on `out`, receiving on `in`) and tells `in` whom to wake.
+  // Connects end `me` (sending on `out`, receiving on `in`) and tells `in` whom to wake; returns
+  // its partition.
   auto attach = [&](const topo::PortRef& me, Link* in, Link* out) {
     const topo::Node& n = t.node(me.node);
     if (n.kind == topo::NodeKind::kSwitch) {
       const uint32_t sw = g.index_of(me.node);
       switches_[sw]->connect(me.port, in, out);
-      if (events) in->set_consumer(events, sw, me.port);
-    } else {
-      const auto [h, port] = host_at[me.node];
-      hosts_[h]->connect(port, in, out);
-      if (events) in->set_consumer(events, host_base + h, hosts_[h]->slot_of(port));
+      if (virtual_time) in->set_consumer(queues_[part_of_node_[sw]].get(), sw, me.port);
+      return part_of_node_[sw];
     }
+    const auto [h, port] = host_at[me.node];
+    hosts_[h]->connect(port, in, out);
+    const uint32_t node = host_base + h;
+    if (virtual_time)
+      in->set_consumer(queues_[part_of_node_[node]].get(), node, hosts_[h]->slot_of(port));
+    return part_of_node_[node];
   };
   const dataplane::RingMemory memory = rings_.memory();
   for (uint32_t id = 0; id < t.links().size(); ++id) {
@@ -188,8 +209,12 @@ void Fabric::build_links() {
     links_.push_back(std::make_unique<Link>(fmt::format("fl{}b", id), l.rate_bps, l.delay_ns,
                                             kLinkSlots, memory));
     Link* ba = links_.back().get();
-    attach(l.a, ba, ab);
-    attach(l.b, ab, ba);
+    if (attach(l.a, ba, ab) != attach(l.b, ab, ba) && virtual_time) {
+      for (Link* crossing : {ab, ba}) {
+        crossing->set_crossing();
+        crossing_.push_back(crossing);
+      }
+    }
   }
 }
 

@@ -17,6 +17,7 @@
 #include "fabric/emu/event_queue.h"
 #include "fabric/emu/host_node.h"
 #include "fabric/emu/link.h"
+#include "fabric/emu/partition.h"
 #include "fabric/emu/ring_arena.h"
 #include "fabric/emu/switch_node.h"
 #include "fabric/run/result.h"
@@ -42,9 +43,12 @@ class Fabric {
   // Throws std::runtime_error (or the config's errors) saying what cannot be built, and
   // BuildTimeout when `deadline` passes while it builds (a large fabric takes minutes: --timeout
   // covers it). In-process fabrics start their workload `start_delay_ns` after construction.
-  Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000,
-         std::chrono::steady_clock::time_point deadline =
-             std::chrono::steady_clock::time_point::max());
+  // Virtual time: `partitions` event queues (partition.h; at most partition_units(), at least 1),
+  // one per thread of the run.
+  Fabric(
+      const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns = 20'000'000,
+      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+      uint32_t partitions = 1);
   ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
@@ -53,7 +57,17 @@ class Fabric {
   const conf::Experiment& experiment() const { return exp_; }
   const topo::Topology& topology() const { return *topology_; }
   const gen::RunPlan& plan() const { return plan_; }
-  EventQueue& events() { return events_; }
+  // Virtual time: partition p's event queue (one per partition; partition 0's is the only one
+  // of an unpartitioned fabric), the partition of every node (by event number), and the links
+  // whose two ends are in different partitions (Link::set_crossing), in link order.
+  EventQueue& events(uint32_t p = 0) { return *queues_[p]; }
+  uint32_t partitions() const { return partitions_.count; }
+  uint32_t partition_of(uint32_t node) const { return part_of_node_[node]; }
+  const std::vector<Link*>& crossing_links() const { return crossing_; }
+  // The window of the partitioned clock: no frame sent at t arrives before t + window_ns()
+  // (the shortest link delay, at least 1 ns). A property of the fabric, not of the partitioning,
+  // so every partitioning meets at the same barriers.
+  uint64_t window_ns() const { return window_ns_; }
   // Every node by its event number: switches first (topology order), then host nodes (leaf order).
   const std::vector<Node*>& nodes() const { return nodes_; }
   const std::vector<std::unique_ptr<SwitchNode>>& switches() const { return switches_; }
@@ -98,7 +112,11 @@ class Fabric {
   std::unique_ptr<topo::Routing> routing_;
   std::unique_ptr<topo::AddressPlan> addresses_;
   gen::RunPlan plan_;
-  EventQueue events_;
+  Partitions partitions_;
+  std::vector<std::unique_ptr<EventQueue>> queues_;  // virtual time: one per partition
+  std::vector<uint32_t> part_of_node_;
+  std::vector<Link*> crossing_;
+  uint64_t window_ns_ = 1;
   std::shared_ptr<const dataplane::SharedRoutes> routes_;
   rte_mempool* pool_ = nullptr;
   uint64_t start_ns_ = 0, start_tsc_ = 0, tsc_hz_ = 0;

@@ -68,7 +68,7 @@ class Link {
   // wake pending: the producer arms it when it puts a frame on an unarmed link; the consumer,
   // having handled the wake, calls rearm() to be woken for what is left.
   void set_consumer(EventQueue* events, uint32_t node, uint32_t tag) {
-    events_ = events;
+    events_ = rx_events_ = events;
     node_ = node;
     tag_ = tag;
     one_thread_ = events != nullptr;
@@ -76,7 +76,29 @@ class Link {
   void rearm(uint64_t now) {
     armed_ = false;
     const uint64_t t = next_arrival();
-    if (t != UINT64_MAX) arm(std::max(t, now));
+    if (t != UINT64_MAX) arm(rx_events_, std::max(t, now));
+  }
+
+  // --- virtual time, partitioned (virtual_run.cpp): producer and consumer in two partitions ---
+  // After set_consumer: the producer no longer arms the consumer's wake (another thread's queue),
+  // and each end sees what the other did only at hand_over(): the consumer the frames sent
+  // before the last barrier, the producer the room the consumer had made by then. Every frame
+  // sent in a window arrives after it (the window is at most a link's delay), so the consumer
+  // takes the same frames at the same times as with one queue.
+  void set_crossing() {
+    events_ = nullptr;
+    one_thread_ = false;
+    crossing_ = true;
+  }
+  bool crossing() const { return crossing_; }
+  // At the barrier, no thread at either end: publish each end's index to the other, and arm the
+  // consumer's wake if frames came while it had none.
+  void hand_over() {
+    prod_seen_ = prod_tail_.load(std::memory_order_acquire);
+    cons_seen_ = cons_head_.load(std::memory_order_acquire);
+    if (armed_) return;
+    const uint64_t t = next_arrival();
+    if (t != UINT64_MAX) arm(rx_events_, t);
   }
 
   // Consumer, for a wake two events ahead: loads where the next frame's address is.
@@ -122,9 +144,9 @@ class Link {
   void take_rate();
   uint16_t drop_sent(rte_mbuf** pkts, uint16_t n);
   bool purge_due() const { return purge_requests_.load(std::memory_order_acquire) != purges_done_; }
-  void arm(uint64_t t) {
+  void arm(EventQueue* events, uint64_t t) {
     armed_ = true;
-    events_->push(t, node_, tag_);
+    events->push(t, node_, tag_);
   }
   uint64_t& arrival(rte_mbuf* m) const { return *RTE_MBUF_DYNFIELD(m, field_, uint64_t*); }
 
@@ -139,12 +161,12 @@ class Link {
   uint32_t cons_seen_ = 0;           // the consumer's head when the producer last looked
   uint16_t field_ = 0;               // arrival_field(): inside the mbuf's 128 bytes
   std::atomic<uint8_t> control_{0};  // written by link events, read at each send
-  bool armed_ = false;               // virtual time only: single-threaded
+  bool armed_ = false;               // virtual time only: the consumer's thread (and send's)
   uint32_t node_ = 0, tag_ = 0;
   double ns_per_byte_ = 0;
   double delay_ns_ = 0;
-  double free_at_ = 0;  // exact, ns
-  EventQueue* events_ = nullptr;
+  double free_at_ = 0;            // exact, ns
+  EventQueue* events_ = nullptr;  // the consumer's queue, for send to arm; null when crossing
   // Cold: read when the rate changes, counted when a sender meets a failed link.
   alignas(64) double rate_bps_ = 0;
   // The slots past the hot piece: read only when the ring holds more than kHotSlots frames, so
@@ -169,6 +191,8 @@ class Link {
   // Virtual time: producer and consumer are one thread, so a dequeue that empties the ring puts
   // both indices back to slot 0 (dequeue()).
   bool one_thread_ = false;
+  bool crossing_ = false;            // set_crossing()
+  EventQueue* rx_events_ = nullptr;  // the consumer's queue, for rearm() and hand_over()
   std::array<rte_mbuf*, net::kBurst> head_{};
 };
 
@@ -179,7 +203,7 @@ inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
   }
   const uint32_t tail = prod_tail_.load(std::memory_order_relaxed);
   uint32_t room = mask_ - (tail - cons_seen_);
-  if (room < n) {  // only then look at the consumer's line
+  if (room < n && !crossing_) {  // only then look at the consumer's line (crossing: hand_over)
     cons_seen_ = cons_head_.load(std::memory_order_acquire);
     room = mask_ - (tail - cons_seen_);
   }
@@ -196,7 +220,7 @@ inline uint16_t Link::send(rte_mbuf** pkts, uint16_t n, uint64_t now) {
   for (uint16_t i = 0; i < n; ++i)
     dataplane::ring_slot(slots_, rest_, (tail + i) & mask_) = pkts[i];
   prod_tail_.store(tail + n, std::memory_order_release);  // the slots before the index
-  if (events_ != nullptr && !armed_) arm(arrival(pkts[0]));
+  if (events_ != nullptr && !armed_) arm(events_, arrival(pkts[0]));
   return n;
 }
 
@@ -232,7 +256,7 @@ inline uint64_t Link::next_arrival() {
 inline uint32_t Link::dequeue(rte_mbuf** out, uint32_t max) {
   const uint32_t head = cons_head_.load(std::memory_order_relaxed);
   uint32_t avail = prod_seen_ - head;
-  if (avail == 0) {  // only then look at the producer's line
+  if (avail == 0 && !crossing_) {  // only then look at the producer's line (crossing: hand_over)
     prod_seen_ = prod_tail_.load(std::memory_order_acquire);
     avail = prod_seen_ - head;
   }

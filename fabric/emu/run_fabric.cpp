@@ -55,7 +55,9 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   const auto deadline =
       wall_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(opts.max_wall_seconds));
-  Fabric f(e, opts.mode, 20'000'000, deadline);
+  // Virtual time: a thread per partition, up to the CPUs (the fabric caps it by its partitions).
+  const uint32_t threads = opts.threads > 0 ? opts.threads : online_cpus();
+  Fabric f(e, opts.mode, 20'000'000, deadline, threads);
   FabricOptions run_opts = opts;  // the run has what the build left of the limit
   run_opts.max_wall_seconds = std::max(
       1e-3,
@@ -76,6 +78,7 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.stopped_by = run.stopped_by;
   r.clock_ns = run.end_ns > f.start_ns() ? run.end_ns - f.start_ns() : 0;
   r.events = run.events;
+  r.threads = f.partitions();
   r.stalled_ns = run.stalled_ns;
   const std::vector<const gen::HostEngine*> engines = f.engines();
   gen::RunInfo info;

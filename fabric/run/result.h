@@ -43,6 +43,10 @@ struct FabricOptions {
   // stands still while the lcore is descheduled (FabricResult::stalled_ns), so a busy machine
   // does not show in the results; with several, give them otherwise idle CPUs (docs/fabric.md).
   uint32_t lcores = 0;
+  // Virtual time: threads, one partition of the fabric each (emu/partition.h: its pods, or its
+  // leaves; at most that many). 0: min(this machine's CPUs, partitions); 1: one event queue.
+  // Results do not depend on it (docs/fabric.md, "A parallel virtual time").
+  uint32_t threads = 0;
   // In-process: the rate of the fastest link (a 2-CPU machine cannot carry 100-800 Gb/s links in
   // real time; docs/fabric.md says what fits). An experiment with faster links runs k times
   // slower, k = fastest / this: every rate divided by k, every time constant (link delays, the
@@ -107,7 +111,8 @@ struct FabricResult {
   gen::StopReason stopped_by = gen::StopReason::kStalled;
   uint64_t clock_ns = 0;  // fabric clock at the end, from the workload's start
   double wall_seconds = 0;
-  uint64_t events = 0;  // virtual: events processed; in-process: node polls
+  uint64_t events = 0;   // virtual: events processed; in-process: node polls
+  uint32_t threads = 1;  // virtual: the threads (partitions) it ran on
   // In-process with one worker lcore: how long it was off its CPU (descheduled). The fabric's
   // clock stood still meanwhile (every node stood still alike), so clock_ns leaves it out.
   uint64_t stalled_ns = 0;

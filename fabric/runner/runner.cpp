@@ -93,6 +93,7 @@ ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions&
                     {"events", r.events},
                     {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
                     {"eal_lcores", options.eal_lcores}};
+  if (r.mode == Mode::kVirtual) j["threads"] = r.threads;
   if (r.mode != Mode::kVirtual) {
     // Wall-clock modes run the experiment k times slower when the machine cannot keep up with
     // its links (run/time_scale.h, docs/runner.md); their times are in that slower time.
@@ -197,6 +198,7 @@ FabricOptions fabric_options(const Variant& v, const RunOptions& options, Progre
   FabricOptions fo;
   fo.mode = options.mode;
   fo.lcores = options.lcores;
+  fo.threads = options.threads;
   fo.max_wall_seconds = options.max_wall_seconds;
   fo.inprocess_rate_bps = options.inprocess_rate_bps;
   // run_fabric takes max_clock_ns instead of measurement.duration: pass the shorter.

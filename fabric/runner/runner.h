@@ -22,6 +22,7 @@ struct RunOptions {
   std::string out_dir;      // the results folder; empty: results/<experiment name>
   uint32_t lcores = 0;      // in-process: worker lcores (0: every EAL worker lcore)
   uint32_t eal_lcores = 1;  // recorded in run.json
+  uint32_t threads = 0;     // virtual time: FabricOptions::threads (0: the default)
   // In-process: the fastest link at this rate and the experiment slowed down alike
   // (FabricOptions::inprocess_rate_bps, run/time_scale.h); 0: the variants as written.
   double inprocess_rate_bps = 0;

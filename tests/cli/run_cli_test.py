@@ -22,7 +22,7 @@ def help_lists_every_option(_args):
     p = run("run", "--help")
     check(p.returncode == 0, p.stderr)
     for option in ["--mode", "--algorithms", "--sweep", "--set", "--out", "--lcores", "--timeout",
-                   "--dry-run", "virtual", "inprocess", "experiment"]:
+                   "--threads", "--dry-run", "virtual", "inprocess", "experiment"]:
         check(option in p.stdout, f"{option} missing from:\n{p.stdout}")
     top = run("--help")
     check(top.returncode == 0 and "run" in top.stdout, top.stdout)
@@ -127,6 +127,9 @@ def bad_input_exits_2_with_a_precise_error(_args):
           "-n"], "give one"),
         (["run", DEMO, "--max-clock", "soon", "-n"], "--max-clock soon"),
         (["run", DEMO, "--lcores", "3", "-n"], "--lcores is for --mode inprocess"),
+        (["run", DEMO, "--mode", "inprocess", "--threads", "2", "-n"],
+         "--threads is for --mode virtual"),
+        (["run", DEMO, "--threads", "0", "-n"], "--threads"),
         (["run", DEMO, "--rt-priority", "1", "-n"], "--rt-priority are for --mode namespaced"),
         (["run", DEMO, "--mode", "namespaced", "--rt-priority", "50", "-n"], "--rt-priority"),
     ]
