@@ -253,8 +253,8 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
       ->check(CLI::Range(1u, 128u));
   cmd->add_option("--threads", args->threads,
                   "virtual: threads, one partition of the fabric each (its pods, or groups of its "
-                  "leaves); default: this machine's CPUs, at most the pods or leaves; 1: one "
-                  "event queue. Results are the same for any N (docs/fabric.md)")
+                  "leaves), at most the pods or leaves; default 1: one event queue. Give N only with N "
+                  "idle CPUs. Results are the same for any N (docs/fabric.md)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--rate", args->rate,
                   fmt::format("inprocess: every link's rate, as links.rate of each variant "

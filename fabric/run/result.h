@@ -100,6 +100,12 @@ struct PortSummary {
   uint64_t trims = 0;  // data packets cut to their headers (buffer.trim)
 };
 
+// Which virtual-time engine gave a result: raised whenever a change makes one experiment and seed
+// give other numbers (an event order, a rounding), so that `--resume` never mixes two engines'
+// runs in one table (fabric/runner/resume.h). 1: ties at one ns in scheduling order (to session
+// 21); 2: ties by (node, tag), the partitioned engine of issue 40 (session 22).
+inline constexpr uint32_t kVirtualTimeEngine = 2;
+
 struct FabricResult {
   Mode mode = Mode::kVirtual;
   // In-process: how many times slower than written the experiment ran (FabricOptions::

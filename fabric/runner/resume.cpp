@@ -48,6 +48,16 @@ std::optional<VariantSummary> reusable_run(const std::string& folder, const Vari
       *why_not = fmt::format("{}/config.yaml: another experiment than this run's", folder);
       return std::nullopt;
     }
+    // Another engine gives other numbers for the same experiment and seed: its run does not stand
+    // for this one (kVirtualTimeEngine; run.json without the key: engine 1).
+    const auto run = read_text(dir / "run.json");
+    const auto run_json = nlohmann::json::parse(run.value_or("{}"), nullptr, false);
+    const uint64_t engine = run_json.is_object() ? run_json.value("virtual_time_engine", 1u) : 0u;
+    if (engine != kVirtualTimeEngine) {
+      *why_not = fmt::format("{}: made by virtual-time engine {}, this is engine {} (other numbers for the same seed)",
+                             folder, engine, kVirtualTimeEngine);
+      return std::nullopt;
+    }
     const std::string path = (dir / "summary.json").string();
     VariantSummary s = summary_from_json(nlohmann::ordered_json::parse(*summary), path);
     const bool by_design = s.stopped_by == gen::StopReason::kCompleted ||

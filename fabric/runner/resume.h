@@ -15,9 +15,10 @@ namespace spraylab::fabric {
 
 // The summary of the run in `folder` (an earlier results folder's VARIANT/) when it may stand for
 // `v`: its config.yaml is v's experiment (compared as YAML, the reproduce: section aside: it
-// describes the figures and checks, not the run) and its summary.json says the run completed, or
+// describes the figures and checks, not the run), its run.json names this virtual-time engine
+// (kVirtualTimeEngine, fabric/run/result.h), and its summary.json says the run completed, or
 // stopped at the experiment's own measurement.duration. Otherwise nullopt and `*why_not` says
-// why (no folder, another experiment, stopped by a timeout, a file that does not parse).
+// why (no folder, another experiment or engine, stopped by a timeout, a file that does not parse).
 std::optional<VariantSummary> reusable_run(const std::string& folder, const Variant& v,
                                            std::string* why_not);
 

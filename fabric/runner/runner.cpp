@@ -93,7 +93,10 @@ ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions&
                     {"events", r.events},
                     {"events_per_second", r.wall_seconds > 0 ? r.events / r.wall_seconds : 0.0},
                     {"eal_lcores", options.eal_lcores}};
-  if (r.mode == Mode::kVirtual) j["threads"] = r.threads;
+  if (r.mode == Mode::kVirtual) {
+    j["threads"] = r.threads;
+    j["virtual_time_engine"] = kVirtualTimeEngine;
+  }
   if (r.mode != Mode::kVirtual) {
     // Wall-clock modes run the experiment k times slower when the machine cannot keep up with
     // its links (run/time_scale.h, docs/runner.md); their times are in that slower time.

@@ -21,7 +21,7 @@ Cases:
                                   (INTERRUPTED says so); --resume again keeps it byte for byte and
                                   runs only the new one, its table has both; a variant of another
                                   experiment (another seed) or one whose earlier run stopped by a
-                                  timeout runs again; the reused summary equals a fresh run's
+                                  timeout, or another virtual-time engine's, runs again; the reused summary equals a fresh run's
                                   (determinism: reuse is sound); the wall-clock modes refuse it.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
@@ -317,6 +317,19 @@ def resume_keeps_what_completed_and_runs_the_rest(_args):
                      "--out", "out")
         check(p.returncode == 0 and f"runs again: out/{first}: the earlier run stopped by timeout" in p.stderr,
               p.stderr)
+        # Another virtual-time engine gives other numbers for the same seed: its run does not stand.
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB", "--set", "seed=5", "--resume",
+                     "--out", "out")
+        check(p.returncode == 0 and f"[1/1] {first}: the earlier run in out/{first} stands" in p.stderr, p.stderr)
+        run_json = os.path.join(out, first, "run.json")
+        with open(run_json) as f:
+            text = f.read()
+        check('"virtual_time_engine": ' in text, text)
+        write(run_json, re.sub(r'"virtual_time_engine": \d+', '"virtual_time_engine": 1', text))
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB", "--set", "seed=5", "--resume",
+                     "--out", "out")
+        check(p.returncode == 0 and f"runs again: out/{first}: made by virtual-time engine 1, this is engine"
+              in p.stderr, p.stderr)
         p = spraylab(t, "run", big, "--mode", "inprocess", "--resume", "--out", "ip")
         check(p.returncode == 2 and "--resume reuses earlier runs of the same experiment, which only "
               "virtual time repeats exactly" in p.stderr, p.stderr)
