@@ -212,8 +212,9 @@ std::vector<std::string> check(const topo::Topology& t, const topo::Routing& r) 
     if (a.kind == topo::NodeKind::kSwitch && b.kind == topo::NodeKind::kSwitch &&
         a.level == b.level) {
       problems.push_back(
-          fmt::format("link {} - {} joins two switches of level {}: routing "
-                      "needs a leveled graph",
+          fmt::format("link {} - {} joins two switches of level {}: Polarized routing and the "
+                      "namespaced fabric need a leveled graph (minimal routing, as on a "
+                      "Dragonfly, does not)",
                       a.name, b.name, a.level));
     }
   }
