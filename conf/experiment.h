@@ -103,6 +103,18 @@ struct TopologySpec {
   uint32_t downlinks = 3;
   uint64_t seed = 1;  // default: the experiment seed
   uint32_t max_tries = 100;
+  // dragonfly (p, a, h; Kim et al.)
+  uint32_t hosts_per_router = 1;
+  uint32_t routers_per_group = 2;
+  uint32_t global_links_per_router = 1;
+  // dragonfly, dragonfly-plus: 0 = the balanced maximum (topo/generators.h)
+  uint32_t groups = 0;
+  // dragonfly-plus (uses hosts_per_leaf too)
+  uint32_t leaves_per_group = 2;
+  uint32_t spines_per_group = 2;
+  uint32_t global_links_per_spine = 1;
+  // oft (uses hosts_per_leaf too): the projective plane's order, a prime
+  uint32_t q = 2;
   // explicit
   std::vector<ExplicitSwitch> switches;
   std::vector<std::string> hosts;

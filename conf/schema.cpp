@@ -305,7 +305,7 @@ const Fields<TopologySpec>& topology_fields() {
                     "leaf-spine, mrls: leaf switches N1"),
         integer_key("spines", &TopologySpec::spines, 1, kMax32, "leaf-spine: spine switches"),
         integer_key("hosts_per_leaf", &TopologySpec::hosts_per_leaf, 1, kMax32,
-                    "leaf-spine: hosts under each leaf"),
+                    "leaf-spine, dragonfly-plus, oft: hosts under each leaf"),
         integer_key("uplinks", &TopologySpec::uplinks, 1, kMax32, "mrls: uplinks per leaf u"),
         integer_key("downlinks", &TopologySpec::downlinks, 1, kMax32,
                     "mrls: host ports per leaf d (radix R = u + d)"),
@@ -313,6 +313,23 @@ const Fields<TopologySpec>& topology_fields() {
         integer_key(
             "max_tries", &TopologySpec::max_tries, 1, kMax32,
             "mrls: wirings tried before giving up (re-rolled on disconnection or a corner)"),
+        integer_key("hosts_per_router", &TopologySpec::hosts_per_router, 1, kMax32,
+                    "dragonfly: hosts per router p"),
+        integer_key("routers_per_group", &TopologySpec::routers_per_group, 1, kMax32,
+                    "dragonfly: routers per group a (all-to-all local links)"),
+        integer_key("global_links_per_router", &TopologySpec::global_links_per_router, 1, kMax32,
+                    "dragonfly: global links per router h"),
+        integer_key("groups", &TopologySpec::groups, 2, kMax32,
+                    "dragonfly, dragonfly-plus: groups g; g − 1 must divide the global ports "
+                    "per group (a·h, or spines_per_group·h)"),
+        integer_key("leaves_per_group", &TopologySpec::leaves_per_group, 1, kMax32,
+                    "dragonfly-plus: leaf switches per group (they carry the hosts)"),
+        integer_key("spines_per_group", &TopologySpec::spines_per_group, 1, kMax32,
+                    "dragonfly-plus: spine switches per group (linked to every leaf of it)"),
+        integer_key("global_links_per_spine", &TopologySpec::global_links_per_spine, 1, kMax32,
+                    "dragonfly-plus: global links per spine h"),
+        integer_key("q", &TopologySpec::q, 2, kMax32,
+                    "oft: order of the projective plane, a prime (MRLS paper Table 2: q = 17)"),
         {"switches", "list of {name, level}", "explicit: the switches; level 0 = leaf",
          [](const Value& v, TopologySpec& t) { t.switches = read_explicit_switches(v); },
          [](const TopologySpec&) { return std::string(); }, "required for explicit"},
@@ -324,11 +341,16 @@ const Fields<TopologySpec>& topology_fields() {
          [](const Value& v, TopologySpec& t) { t.links = read_explicit_links(v); },
          [](const TopologySpec&) { return std::string(); }, "required for explicit"},
     };
-    for (std::string_view key : {"leaves", "spines", "hosts_per_leaf", "uplinks", "downlinks"}) {
+    for (std::string_view key :
+         {"leaves", "spines", "hosts_per_leaf", "uplinks", "downlinks", "hosts_per_router",
+          "routers_per_group", "global_links_per_router", "leaves_per_group", "spines_per_group",
+          "global_links_per_spine", "q"}) {
       set_default(f, key, "required");
     }
     set_default(f, "generator", "explicit if switches is given, else required");
     set_default(f, "seed", "the experiment seed");
+    set_default(f, "groups",
+                "one global link per pair of groups: a·h + 1 (spines_per_group·h + 1)");
     return f;
   }();
   return fields;
@@ -351,6 +373,14 @@ const VariantTable& topology_generators() {
           {to_string(topo::Kind::kExplicit),
            {"switches", "hosts", "links"},
            {"switches", "hosts", "links"}},
+          {to_string(topo::Kind::kDragonfly),
+           {"hosts_per_router", "routers_per_group", "global_links_per_router", "groups"},
+           {"hosts_per_router", "routers_per_group", "global_links_per_router"}},
+          {to_string(topo::Kind::kDragonflyPlus),
+           {"leaves_per_group", "spines_per_group", "hosts_per_leaf", "global_links_per_spine",
+            "groups"},
+           {"leaves_per_group", "spines_per_group", "hosts_per_leaf", "global_links_per_spine"}},
+          {to_string(topo::Kind::kOft), {"q", "hosts_per_leaf"}, {"q", "hosts_per_leaf"}},
       }};
   return table;
 }

@@ -7,6 +7,7 @@
 #include "conf/explicit_topology.h"
 #include "conf/schema.h"
 #include "conf/sections.h"
+#include "topo/palm_tree.h"
 #include "topo/size_limit.h"
 
 namespace spraylab::conf {
@@ -29,6 +30,30 @@ void check_mrls(const Map& map, const TopologySpec& t) {
   }
 }
 
+// Dragonfly and Dragonfly+: the palm-tree arrangement needs groups − 1 to divide the global
+// ports per group (topo/palm_tree.h). OFT: q prime (topo/oft.cpp).
+void check_arrangement(const Map& map, const TopologySpec& t) {
+  std::string why;
+  if (t.generator == topo::Kind::kDragonfly) {
+    why = topo::palm_tree_groups_problem(t.groups,
+                                         uint64_t{t.routers_per_group} * t.global_links_per_router,
+                                         "routers_per_group·global_links_per_router");
+  } else if (t.generator == topo::Kind::kDragonflyPlus) {
+    why = topo::palm_tree_groups_problem(t.groups,
+                                         uint64_t{t.spines_per_group} * t.global_links_per_spine,
+                                         "spines_per_group·global_links_per_spine");
+  } else if (t.generator == topo::Kind::kOft && !topo::is_prime(t.q)) {
+    map.find("q")->fail(fmt::format(
+        "expected a prime (the projective plane is built over the integers mod q; prime powers "
+        "are not implemented), found {}",
+        t.q));
+  }
+  if (why.empty()) return;
+  const Value* at = map.find("groups");
+  if (!at) at = map.find("generator");
+  at->fail(why);
+}
+
 // The generators' size limits (topo/size_limit.h), reported at the first of the keys that set
 // the size (with every one of them absent the defaults are small).
 void check_size(const Map& map, const TopologySpec& t) {
@@ -49,6 +74,20 @@ void check_size(const Map& map, const TopologySpec& t) {
     case topo::Kind::kMrls:
       size = topo::mrls_size(t.leaves, t.uplinks, t.downlinks);
       keys = {"leaves", "downlinks", "uplinks"};
+      break;
+    case topo::Kind::kDragonfly:
+      size = topo::dragonfly_size(t.hosts_per_router, t.routers_per_group,
+                                  t.global_links_per_router, t.groups);
+      keys = {"hosts_per_router", "routers_per_group", "global_links_per_router"};
+      break;
+    case topo::Kind::kDragonflyPlus:
+      size = topo::dragonfly_plus_size(t.leaves_per_group, t.spines_per_group, t.hosts_per_leaf,
+                                       t.global_links_per_spine, t.groups);
+      keys = {"leaves_per_group", "hosts_per_leaf", "spines_per_group"};
+      break;
+    case topo::Kind::kOft:
+      size = topo::oft_size(t.q, t.hosts_per_leaf);
+      keys = {"q", "hosts_per_leaf", "q"};
       break;
     case topo::Kind::kExplicit:
       return;
@@ -76,6 +115,7 @@ void read_topology(const Map& map, TopologySpec& topology) {
   read_present(map, topology_fields(), topology);
   check_size(map, topology);
   if (topology.generator == topo::Kind::kMrls) check_mrls(map, topology);
+  check_arrangement(map, topology);
   if (topology.generator == topo::Kind::kExplicit) check_explicit_topology(map);
 }
 
@@ -86,7 +126,8 @@ uint32_t level_count(const TopologySpec& topology) {
     for (const ExplicitSwitch& s : topology.switches) levels = std::max(levels, s.level + 1);
     return levels;
   }
-  return 2;  // leaf-spine and MRLS: leaves and spines
+  if (topology.generator == topo::Kind::kDragonfly) return 1;  // every router has hosts
+  return 2;  // leaf-spine, MRLS, Dragonfly+ and OFT: leaves and spines
 }
 
 }  // namespace spraylab::conf

@@ -64,6 +64,14 @@ Topology build(const conf::TopologySpec& spec, const conf::LinkSpec& links) {
     }
     case Kind::kExplicit:
       return build_explicit(spec, links);
+    case Kind::kDragonfly:
+      return dragonfly({spec.hosts_per_router, spec.routers_per_group, spec.global_links_per_router,
+                        spec.groups, link});
+    case Kind::kDragonflyPlus:
+      return dragonfly_plus({spec.leaves_per_group, spec.spines_per_group, spec.hosts_per_leaf,
+                             spec.global_links_per_spine, spec.groups, link});
+    case Kind::kOft:
+      return oft({spec.q, spec.hosts_per_leaf, link});
   }
   throw TopologyError(fmt::format("unknown topology kind {}", static_cast<int>(spec.generator)));
 }

@@ -7,19 +7,15 @@
 
 #include <fmt/format.h>
 
+#include "topo/generator_steps.h"
 #include "topo/routing.h"
-#include "topo/size_limit.h"
 
 namespace spraylab::topo {
 namespace {
 
-std::string name(const char* prefix, uint32_t i) { return fmt::format("{}{}", prefix, i); }
-
-void check_size(const char* kind, const GeneratedSize& size) {
-  if (std::string why = size_problem(size); !why.empty()) {
-    throw TopologyError(fmt::format("{}: {}", kind, why));
-  }
-}
+using generator_steps::add_hosts;
+using generator_steps::check_size;
+using generator_steps::name;
 
 // Unbiased integer in [0, n) from a 64-bit engine (Lemire). Our own, so a seed gives the same
 // topology with every standard library.
@@ -36,14 +32,6 @@ uint32_t uniform(std::mt19937_64& rng, uint32_t n) {
     }
   }
   return static_cast<uint32_t>(m >> 32);
-}
-
-// Adds `count` hosts to `leaf`, hosts named h<global index>.
-void add_hosts(Topology& t, NodeId leaf, uint32_t count, uint32_t pod, const LinkDefaults& l) {
-  for (uint32_t i = 0; i < count; ++i) {
-    NodeId h = t.add_host(name("h", static_cast<uint32_t>(t.hosts().size())), pod);
-    t.add_link(leaf, h, l.rate_bps, l.delay_ns);
-  }
 }
 
 // One random simple bipartite draw: leaf stubs (u each) matched to spine stubs (R each) by a

@@ -1,5 +1,7 @@
 // Topology generators: 2-level leaf-spine / fat tree, 3-level k-ary fat tree, MRLS random
-// leaf-spine. Each returns a Topology whose ports follow the rule in topology.h (host ports first).
+// leaf-spine, and the MRLS paper's other compared topologies (§5, Table 2): Dragonfly,
+// Dragonfly+ and the Orthogonal Fat Tree, one file each. Each returns a Topology whose ports
+// follow the rule in topology.h (host ports first).
 #pragma once
 
 #include <cstdint>
@@ -50,5 +52,49 @@ struct MrlsParams {
 };
 // `tries`, when given, receives the number of draws it took.
 Topology mrls(const MrlsParams& p, uint32_t* tries = nullptr);
+
+// Dragonfly (Kim et al. 2008; MRLS paper §5: DF(32, 16512), 129 groups): g groups of a routers,
+// each router with p hosts, a − 1 local links (all-to-all within its group) and h global links.
+// groups = 0 means the balanced maximum g = a·h + 1 (one global link per pair of groups);
+// otherwise 2 ≤ g ≤ a·h + 1 and g − 1 must divide a·h (a·h / (g − 1) links per pair of groups).
+// Global links follow the palm-tree arrangement (palm_tree.h). Routers are `router<i>`, group
+// i / a; ports: p hosts, then the a − 1 local links by peer, then the h global links.
+struct DragonflyParams {
+  uint32_t hosts_per_router = 1;         // p
+  uint32_t routers_per_group = 2;        // a
+  uint32_t global_links_per_router = 1;  // h
+  uint32_t groups = 0;                   // g; 0 = a·h + 1
+  LinkDefaults link;
+};
+Topology dragonfly(const DragonflyParams& p);
+
+// Dragonfly+ (Shpiner et al. 2017; MRLS paper §5: DF+(32, 16640), 65 groups, global trunking 4):
+// g groups, each a 2-level leaf-spine (every leaf linked once to every spine of its group);
+// leaves carry the hosts, each spine has h global links to spines of other groups, palm-tree
+// arranged so every pair of groups gets the same number of links (the trunking,
+// spines·h / (g − 1)). groups = 0 means spines·h + 1 (trunking 1). Leaves `leaf<i>` and spines
+// `spine<i>`, group i / leaves (resp. spines) per group.
+struct DragonflyPlusParams {
+  uint32_t leaves_per_group = 2;
+  uint32_t spines_per_group = 2;
+  uint32_t hosts_per_leaf = 2;
+  uint32_t global_links_per_spine = 1;  // h
+  uint32_t groups = 0;                  // g; 0 = spines·h + 1
+  LinkDefaults link;
+};
+Topology dragonfly_plus(const DragonflyPlusParams& p);
+
+// Orthogonal Fat Tree, 2 levels (Valerio et al.; MRLS paper Figure 1 and OFT(36, 11052), q = 17),
+// built as CAMINOS builds it from the projective plane PG(2, q): q² + q + 1 spines (the lines),
+// 2(q² + q + 1) leaves (every point twice), each leaf linked to the q + 1 spines of the lines
+// through its point, so spines have radix 2(q + 1) and any two leaves share a spine (diameter 2).
+// q must be prime: the plane is built over the integers mod q (prime powers need a field
+// extension, not implemented). The paper uses only the 2-level OFT; 3 levels are not built.
+struct OftParams {
+  uint32_t q = 2;
+  uint32_t hosts_per_leaf = 3;
+  LinkDefaults link;
+};
+Topology oft(const OftParams& p);
 
 }  // namespace spraylab::topo

@@ -13,18 +13,29 @@
 
 namespace spraylab::topo {
 
-enum class Kind : uint8_t { kFatTree, kLeafSpine, kMrls, kExplicit };
+enum class Kind : uint8_t {
+  kFatTree,
+  kLeafSpine,
+  kMrls,
+  kExplicit,
+  kDragonfly,
+  kDragonflyPlus,
+  kOft,
+};
 
 struct KindInfo {
   Kind id;
   std::string_view name;
 };
-inline constexpr std::array<KindInfo, 4> kKindTable{{{Kind::kFatTree, "fat-tree"},
+inline constexpr std::array<KindInfo, 7> kKindTable{{{Kind::kFatTree, "fat-tree"},
                                                      {Kind::kLeafSpine, "leaf-spine"},
                                                      {Kind::kMrls, "mrls"},
-                                                     {Kind::kExplicit, "explicit"}}};
+                                                     {Kind::kExplicit, "explicit"},
+                                                     {Kind::kDragonfly, "dragonfly"},
+                                                     {Kind::kDragonflyPlus, "dragonfly-plus"},
+                                                     {Kind::kOft, "oft"}}};
 static_assert(names::in_enum_order(kKindTable));
-inline constexpr std::array<std::string_view, 4> kKindNames = names::names_of(kKindTable);
+inline constexpr std::array<std::string_view, 7> kKindNames = names::names_of(kKindTable);
 
 constexpr std::string_view to_string(Kind k) { return kKindNames[static_cast<size_t>(k)]; }
 

@@ -34,6 +34,30 @@ constexpr GeneratedSize mrls_size(uint32_t leaves, uint32_t uplinks, uint32_t do
   return {uint64_t{uplinks} + downlinks, uint64_t{leaves} * downlinks};
 }
 
+// a·b, or UINT64_MAX when that overflows: the host counts below multiply three parameters.
+constexpr uint64_t saturating_product(uint64_t a, uint64_t b) {
+  return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+// groups = 0 stands for the balanced maximum (generators.h).
+constexpr GeneratedSize dragonfly_size(uint32_t hosts_per_router, uint32_t routers_per_group,
+                                       uint32_t global_links, uint32_t groups) {
+  const uint64_t g = groups != 0 ? groups : uint64_t{routers_per_group} * global_links + 1;
+  return {uint64_t{hosts_per_router} + routers_per_group - 1 + global_links,
+          saturating_product(saturating_product(hosts_per_router, routers_per_group), g)};
+}
+constexpr GeneratedSize dragonfly_plus_size(uint32_t leaves, uint32_t spines,
+                                            uint32_t hosts_per_leaf, uint32_t global_links,
+                                            uint32_t groups) {
+  const uint64_t g = groups != 0 ? groups : uint64_t{spines} * global_links + 1;
+  return {std::max(uint64_t{hosts_per_leaf} + spines, uint64_t{leaves} + global_links),
+          saturating_product(saturating_product(leaves, hosts_per_leaf), g)};
+}
+constexpr GeneratedSize oft_size(uint32_t q, uint32_t hosts_per_leaf) {
+  const uint64_t points = uint64_t{q} * q + q + 1;  // below 2^65: q < 2^32
+  return {std::max(uint64_t{hosts_per_leaf} + q + 1, 2 * (uint64_t{q} + 1)),
+          saturating_product(saturating_product(2, points), hosts_per_leaf)};
+}
+
 // Empty when it fits, else why not (ports first: with them in range the host count is exact).
 inline std::string size_problem(const GeneratedSize& s) {
   if (s.ports > kMaxPorts) {

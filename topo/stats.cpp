@@ -8,6 +8,13 @@ bool is_leaf_spine(const Topology& t) {
   for (NodeId s : t.switches()) {
     if (t.node(s).level > 1) return false;
   }
+  for (const Link& l : t.links()) {
+    const Node& a = t.node(l.a.node);
+    const Node& b = t.node(l.b.node);
+    if (a.kind == NodeKind::kSwitch && b.kind == NodeKind::kSwitch && a.level == b.level) {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -51,6 +58,7 @@ Stats compute_stats(const Routing& r, bool count_corners) {
     s.cost_links_per_host = static_cast<double>(s.links) / s.hosts;
     s.cost_switches_per_host = static_cast<double>(s.switches) / s.hosts;
   }
+  if (s.switches > 0) s.avg_switch_degree = 2.0 * s.links / s.switches;
   if (count_corners && s.connected && is_leaf_spine(t)) s.corners = r.corners().size();
   return s;
 }

@@ -22,13 +22,18 @@ struct Stats {
   uint32_t diameter_all = 0;  // D*, max switch-to-switch distance
   double avg_distance = 0;    // A, mean leaf-to-leaf distance over ordered pairs of distinct leaves
   double capacity = 0;        // Θ = 2M / (S·A), eq. (1)
+  // The paper's cost (§2.2.4): Eq. 2, Cost_links = M / S = Θ·A / 2; Eq. 3, Cost_switches =
+  // N / S = Θ·A / k with k = 2M / N the switch graph's average degree.
   double cost_links_per_host = 0;     // M / S
   double cost_switches_per_host = 0;  // N / S
+  double avg_switch_degree = 0;       // k = 2M / N
   uint64_t corners = 0;               // Polarized (source leaf, switch) corner pairs
   bool connected = true;
 };
 
-// Two switch levels (leaf-spine, MRLS, 2-level fat tree): where Polarized routing applies.
+// Two switch levels and every switch link between them (leaf-spine, MRLS, 2-level fat tree, OFT):
+// a bipartite switch graph, where Polarized routing applies. Not Dragonfly (router-router links
+// in one level) nor Dragonfly+ (spine-spine global links).
 bool is_leaf_spine(const Topology& t);
 
 // `count_corners` = false skips the corner scan (it is the slowest part on large fabrics).

@@ -23,6 +23,9 @@ struct GeneratorArgs {
   topo::FatTreeParams fat_tree;
   topo::LeafSpineParams leaf_spine;
   topo::MrlsParams mrls;
+  topo::DragonflyParams dragonfly;
+  topo::DragonflyPlusParams dragonfly_plus;
+  topo::OftParams oft;
   double rate_gbps = 100;
   double delay_ns = 500;
 };
@@ -34,6 +37,37 @@ void add_link_options(CLI::App* sub, GeneratorArgs& g) {
   sub->add_option("--delay", g.delay_ns, "Link propagation delay in ns")
       ->check(conf::kNonNegativeNumber)
       ->capture_default_str();
+}
+
+// The MRLS paper's other compared topologies (§5, Table 2): dragonfly, dragonfly-plus, oft.
+std::vector<std::pair<CLI::App*, topo::Kind>> add_compared_subcommands(CLI::App* parent,
+                                                                       GeneratorArgs& g) {
+  using topo::Kind;
+  auto* df = parent->add_subcommand(std::string(to_string(Kind::kDragonfly)),
+                                    "Dragonfly (Kim et al. 2008), palm-tree global links");
+  df->add_option("--p", g.dragonfly.hosts_per_router, "p, hosts per router")->capture_default_str();
+  df->add_option("--a", g.dragonfly.routers_per_group, "a, routers per group")
+      ->capture_default_str();
+  df->add_option("--h", g.dragonfly.global_links_per_router, "h, global links per router")
+      ->capture_default_str();
+  df->add_option("--groups", g.dragonfly.groups, "g, groups (default a·h + 1)");
+  auto* dp = parent->add_subcommand(std::string(to_string(Kind::kDragonflyPlus)),
+                                    "Dragonfly+ (Shpiner et al. 2017): leaf-spine groups");
+  dp->add_option("--leaves", g.dragonfly_plus.leaves_per_group, "Leaves per group")
+      ->capture_default_str();
+  dp->add_option("--spines", g.dragonfly_plus.spines_per_group, "Spines per group")
+      ->capture_default_str();
+  dp->add_option("--hosts-per-leaf", g.dragonfly_plus.hosts_per_leaf, "Hosts under each leaf")
+      ->capture_default_str();
+  dp->add_option("--h", g.dragonfly_plus.global_links_per_spine, "h, global links per spine")
+      ->capture_default_str();
+  dp->add_option("--groups", g.dragonfly_plus.groups, "g, groups (default spines·h + 1)");
+  auto* of = parent->add_subcommand(std::string(to_string(Kind::kOft)),
+                                    "2-level Orthogonal Fat Tree over PG(2, q), q prime");
+  of->add_option("--q", g.oft.q, "q, order of the projective plane (prime)")->capture_default_str();
+  of->add_option("--hosts-per-leaf", g.oft.hosts_per_leaf, "Hosts under each leaf")
+      ->capture_default_str();
+  return {{df, Kind::kDragonfly}, {dp, Kind::kDragonflyPlus}, {of, Kind::kOft}};
 }
 
 // Adds fat-tree / leaf-spine / mrls subcommands to `parent`; the one that runs sets g.generator.
@@ -60,8 +94,10 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
       ->check(conf::kNonNegativeNumber)  // CLI11 would wrap -1 to 2^64 - 1
       ->capture_default_str();
   mr->add_option("--max-tries", g.mrls.max_tries, "Draws before giving up")->capture_default_str();
-  for (auto [sub, kind] : {std::pair{ft, Kind::kFatTree}, std::pair{ls, Kind::kLeafSpine},
-                           std::pair{mr, Kind::kMrls}}) {
+  auto subcommands = add_compared_subcommands(parent, g);
+  subcommands.insert(subcommands.begin(),
+                     {{ft, Kind::kFatTree}, {ls, Kind::kLeafSpine}, {mr, Kind::kMrls}});
+  for (auto [sub, kind] : subcommands) {
     add_link_options(sub, g);
     sub->fallthrough();  // --json, -o etc. of the parent may follow the generator's arguments
     sub->callback([&g, kind = kind] { g.generator = kind; });
@@ -71,8 +107,10 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
 // The generators `topo gen` and `topo stats` take, for messages.
 std::string join_generators() {
   using topo::Kind;
-  return fmt::format("{}, {}, {}", to_string(Kind::kFatTree), to_string(Kind::kLeafSpine),
-                     to_string(Kind::kMrls));
+  return fmt::format("{}, {}, {}, {}, {}, {}", to_string(Kind::kFatTree),
+                     to_string(Kind::kLeafSpine), to_string(Kind::kMrls),
+                     to_string(Kind::kDragonfly), to_string(Kind::kDragonflyPlus),
+                     to_string(Kind::kOft));
 }
 
 topo::Topology generate(GeneratorArgs& g, uint32_t* tries) {
@@ -84,6 +122,18 @@ topo::Topology generate(GeneratorArgs& g, uint32_t* tries) {
   if (g.generator == topo::Kind::kLeafSpine) {
     g.leaf_spine.link = link;
     return topo::leaf_spine(g.leaf_spine);
+  }
+  if (g.generator == topo::Kind::kDragonfly) {
+    g.dragonfly.link = link;
+    return topo::dragonfly(g.dragonfly);
+  }
+  if (g.generator == topo::Kind::kDragonflyPlus) {
+    g.dragonfly_plus.link = link;
+    return topo::dragonfly_plus(g.dragonfly_plus);
+  }
+  if (g.generator == topo::Kind::kOft) {
+    g.oft.link = link;
+    return topo::oft(g.oft);
   }
   g.mrls.link = link;
   return topo::mrls(g.mrls, tries);
@@ -97,6 +147,22 @@ std::string describe(const GeneratorArgs& g) {
   if (g.generator == topo::Kind::kLeafSpine) {
     return fmt::format("{} --leaves {} --spines {} --hosts-per-leaf {}", name, g.leaf_spine.leaves,
                        g.leaf_spine.spines, g.leaf_spine.hosts_per_leaf);
+  }
+  if (g.generator == topo::Kind::kDragonfly) {
+    const auto& d = g.dragonfly;
+    return fmt::format("{} --p {} --a {} --h {}{}", name, d.hosts_per_router, d.routers_per_group,
+                       d.global_links_per_router,
+                       d.groups ? fmt::format(" --groups {}", d.groups) : "");
+  }
+  if (g.generator == topo::Kind::kDragonflyPlus) {
+    const auto& d = g.dragonfly_plus;
+    return fmt::format("{} --leaves {} --spines {} --hosts-per-leaf {} --h {}{}", name,
+                       d.leaves_per_group, d.spines_per_group, d.hosts_per_leaf,
+                       d.global_links_per_spine,
+                       d.groups ? fmt::format(" --groups {}", d.groups) : "");
+  }
+  if (g.generator == topo::Kind::kOft) {
+    return fmt::format("{} --q {} --hosts-per-leaf {}", name, g.oft.q, g.oft.hosts_per_leaf);
   }
   return fmt::format("{} --leaves {} --uplinks {} --downlinks {} --seed {}", name, g.mrls.leaves,
                      g.mrls.uplinks, g.mrls.downlinks, g.mrls.seed);
@@ -124,6 +190,7 @@ nlohmann::ordered_json to_json(const topo::Stats& s) {
   j["capacity"] = s.capacity;
   j["cost_links_per_host"] = s.cost_links_per_host;
   j["cost_switches_per_host"] = s.cost_switches_per_host;
+  j["avg_switch_degree"] = s.avg_switch_degree;
   j["corners"] = s.corners;
   j["connected"] = s.connected;
   return j;
@@ -145,8 +212,9 @@ std::vector<std::string> check(const topo::Topology& t, const topo::Routing& r) 
     if (a.kind == topo::NodeKind::kSwitch && b.kind == topo::NodeKind::kSwitch &&
         a.level == b.level) {
       problems.push_back(
-          fmt::format("link {} - {} joins two switches of level {}: routing "
-                      "needs a leveled graph",
+          fmt::format("link {} - {} joins two switches of level {}: Polarized routing and the "
+                      "namespaced fabric need a leveled graph (minimal routing, as on a "
+                      "Dragonfly, does not)",
                       a.name, b.name, a.level));
     }
   }
@@ -182,12 +250,15 @@ void print_stats_table(const std::vector<topo::Stats>& cols,
       {"diameter D* (all)", [&](auto& s) { return integer(s.diameter_all); }},
       {"avg distance A", [](auto& s) { return fmt::format("{:.4f}", s.avg_distance); }},
       {"capacity Θ=2M/(S·A)", [](auto& s) { return fmt::format("{:.4f}", s.capacity); }},
-      {"links per host", [](auto& s) { return fmt::format("{:.4f}", s.cost_links_per_host); }},
-      {"switches per host",
+      {"avg switch degree k=2M/N",
+       [](auto& s) { return fmt::format("{:.4f}", s.avg_switch_degree); }},
+      {"links per host M/S (Eq.2)",
+       [](auto& s) { return fmt::format("{:.4f}", s.cost_links_per_host); }},
+      {"switches per host N/S (Eq.3)",
        [](auto& s) { return fmt::format("{:.4f}", s.cost_switches_per_host); }},
       {"Polarized corners", [&](auto& s) { return integer(s.corners); }},
   };
-  size_t width = 26;
+  size_t width = 30;
   std::vector<size_t> col_width;
   for (size_t c = 0; c < cols.size(); ++c) {
     size_t w = titles[c].size();

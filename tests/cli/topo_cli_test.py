@@ -12,7 +12,17 @@ from cases import case_parser, check, run_cases  # noqa: E402
 ARGS = case_parser(__doc__).parse_args()
 SPRAYLAB = os.path.join(ARGS.build, "fabric", "spraylab")
 KEYS = ["hosts", "leaves", "spines", "switches", "links", "radix", "diameter", "diameter_all",
-        "avg_distance", "capacity", "cost_links_per_host", "cost_switches_per_host", "corners"]
+        "avg_distance", "capacity", "avg_switch_degree", "cost_links_per_host",
+        "cost_switches_per_host", "corners"]
+# The MRLS paper's compared topologies (§5, Table 2) at toy sizes, and their closed forms.
+COMPARED = [
+    (["dragonfly", "--p", "2", "--a", "4", "--h", "2"],  # 9 groups
+     {"hosts": 72, "switches": 36, "links": 9 * 6 + 9 * 4, "radix": 7, "diameter": 3}),
+    (["dragonfly-plus", "--leaves", "4", "--spines", "2", "--hosts-per-leaf", "2", "--h", "2"],
+     {"hosts": 40, "switches": 30, "links": 5 * 8 + 5 * 2, "radix": 6, "diameter": 3}),
+    (["oft", "--q", "3", "--hosts-per-leaf", "4"],
+     {"hosts": 104, "switches": 39, "links": 104, "radix": 8, "diameter": 2}),
+]
 
 
 def run(*args):
@@ -94,6 +104,60 @@ def algorithms_lists_every_documented_balancer(_args):
     check(p.returncode == 2, p.stdout)
 
 
+def compared_topologies_have_their_closed_forms_and_costs(_args):
+    for args, expected in COMPARED:
+        p = run("topo", "stats", *args, "--json")
+        check(p.returncode == 0, (args, p.stderr))
+        j = json.loads(p.stdout)
+        check(j["kind"] == args[0], (args, j["kind"]))
+        for key, value in expected.items():
+            check(j[key] == value, (args, key, j[key], value))
+        # Eq. 2-3: M/S and N/S.
+        check(abs(j["cost_links_per_host"] - j["links"] / j["hosts"]) < 1e-12, j)
+        check(abs(j["cost_switches_per_host"] - j["switches"] / j["hosts"]) < 1e-12, j)
+        text = run("topo", "stats", *args)
+        check(text.returncode == 0 and "links per host M/S (Eq.2)" in text.stdout
+              and "switches per host N/S (Eq.3)" in text.stdout, text.stdout)
+
+
+def compared_topologies_write_files_that_read_back(_args):
+    with tempfile.TemporaryDirectory() as d:
+        for args, _ in COMPARED:
+            f = os.path.join(d, args[0] + ".yaml")
+            p = run("topo", "gen", *args, "-o", f)
+            check(p.returncode == 0, (args, p.stderr))
+            a = json.loads(run("topo", "stats", f, "--json").stdout)
+            b = json.loads(run("topo", "stats", *args, "--json").stdout)
+            for k in KEYS:
+                check(a[k] == b[k], f"{args[0]} {k}: file {a[k]} vs generator {b[k]}")
+
+
+def compared_topologies_refuse_bad_parameters(_args):
+    for args, needle in ((["oft", "--q", "4"], "oft: q = 4 is not prime"),
+                         (["oft", "--q", "9", "--hosts-per-leaf", "3"], "q = 9 is not prime"),
+                         (["dragonfly", "--p", "0"], "must all be at least 1, got p = 0"),
+                         (["dragonfly", "--a", "4", "--h", "2", "--groups", "4"],
+                          "groups - 1 = 3 must divide a·h = 8"),
+                         (["dragonfly-plus", "--spines", "4", "--h", "2", "--groups", "10"],
+                          "groups must be between 2 and spines·h + 1 = 9 (one global link per pair "
+                          "of groups), got 10")):
+        p = run("topo", "stats", *args)
+        check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
+
+
+def compared_topology_examples_run_in_virtual_time(_args):
+    # conf/examples/dragonfly.yaml (2 groups) and oft.yaml (q = 2): a permutation completes.
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("dragonfly", "oft"):
+            example = os.path.join(ARGS.source, "conf", "examples", name + ".yaml")
+            out = os.path.join(d, name)
+            p = run("run", example, "--mode", "virtual", "--out", out)
+            check(p.returncode == 0, (name, p.stdout, p.stderr))
+            with open(os.path.join(out, "ecmp", "summary.json")) as f:
+                summary = json.load(f)
+            check(summary, (name, summary))
+
+
 def stats_kind_is_the_generator(_args):
     for gen in (["fat-tree", "--k", "4"], ["leaf-spine", "--leaves", "4", "--spines", "2"],
                 ["mrls", "--leaves", "14", "--uplinks", "3", "--downlinks", "3"]):
@@ -109,6 +173,13 @@ CASES = [
     ("bad input gets a precise error", bad_input_gets_a_precise_error, ()),
     ("algorithms lists every documented balancer", algorithms_lists_every_documented_balancer, ()),
     ("stats kind is the generator", stats_kind_is_the_generator, ()),
+    ("compared topologies have their closed forms and costs",
+     compared_topologies_have_their_closed_forms_and_costs, ()),
+    ("compared topologies write files that read back",
+     compared_topologies_write_files_that_read_back, ()),
+    ("compared topologies refuse bad parameters", compared_topologies_refuse_bad_parameters, ()),
+    ("compared topology examples run in virtual time",
+     compared_topology_examples_run_in_virtual_time, ()),
 ]
 status = run_cases(ARGS, CASES)
 sys.exit(status)

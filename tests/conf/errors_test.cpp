@@ -123,7 +123,7 @@ TEST(ConfigErrors, UnknownKeyFarFromAnyListsTheValidKeys) {
 TEST(ConfigErrors, UnknownChoiceSuggestsTheNearest) {
   EXPECT_EQ(load_error("topology: {generator: fattree, k: 4}\n"),
             "test.yaml:1:23: topology.generator: expected one of fat-tree, leaf-spine, mrls, "
-            "explicit, found fattree; did you mean 'fat-tree'?");
+            "explicit, dragonfly, dragonfly-plus, oft, found fattree; did you mean 'fat-tree'?");
 }
 
 TEST(ConfigErrors, MissingRequiredKeyPointsAtItsMap) {
@@ -368,6 +368,32 @@ TEST(ConfigErrors, MrlsNeedsAtLeastRadixLeaves) {
   EXPECT_EQ(load_error("topology: {generator: mrls, leaves: 2, uplinks: 3, downlinks: 3}\n"),
             "test.yaml:1:37: topology.leaves: expected at least radix = uplinks + downlinks = 6 "
             "leaves, found 2");
+}
+
+TEST(ConfigErrors, OftNeedsAPrimeQ) {
+  EXPECT_EQ(load_error("topology: {generator: oft, q: 4, hosts_per_leaf: 5}\n"),
+            "test.yaml:1:31: topology.q: expected a prime (the projective plane is built over the "
+            "integers mod q; prime powers are not implemented), found 4");
+}
+
+TEST(ConfigErrors, DragonflyGroupsMustSpreadTheGlobalLinksEvenly) {
+  EXPECT_EQ(load_error("topology: {generator: dragonfly, hosts_per_router: 1, routers_per_group: "
+                       "4, global_links_per_router: 2, groups: 4}\n"),
+            "test.yaml:1:113: topology.groups: groups - 1 = 3 must divide "
+            "routers_per_group·global_links_per_router = 8, so that every pair of groups gets the "
+            "same number of global links");
+  EXPECT_THAT(load_error("topology: {generator: dragonfly-plus, leaves_per_group: 2, "
+                         "spines_per_group: 4, hosts_per_leaf: 2, global_links_per_spine: 2, "
+                         "groups: 10}\n"),
+              HasSubstr("topology.groups: groups must be between 2 and "
+                        "spines_per_group·global_links_per_spine + 1 = 9 (one global link per "
+                        "pair of groups), got 10"));
+}
+
+TEST(ConfigErrors, DragonflyTakesOnlyItsOwnKeys) {
+  EXPECT_THAT(load_error("topology: {generator: dragonfly, hosts_per_router: 1, routers_per_group: "
+                         "4, global_links_per_router: 2, q: 3}\n"),
+              HasSubstr("q"));
 }
 
 TEST(ConfigErrors, PspNeedsAtLeastOneBand) {

@@ -52,6 +52,24 @@ TEST(Examples, FatTree432IsTheOfanPapersFabric) {
   EXPECT_EQ(e.workload.payload_bytes, 4096u);
 }
 
+TEST(Examples, DragonflyHasTwoGroupsOfFourRouters) {
+  const Experiment e = example("dragonfly.yaml");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kDragonfly);
+  EXPECT_EQ(e.topology.hosts_per_router, 2u);
+  EXPECT_EQ(e.topology.routers_per_group, 4u);
+  EXPECT_EQ(e.topology.global_links_per_router, 1u);
+  EXPECT_EQ(e.topology.groups, 2u);
+  EXPECT_EQ(e.workload.type, gen::WorkloadType::kPermutation);
+}
+
+TEST(Examples, OftIsTheMrlsPapersFigure1) {
+  const Experiment e = example("oft.yaml");
+  EXPECT_EQ(e.topology.generator, topo::Kind::kOft);
+  EXPECT_EQ(e.topology.q, 2u);  // MRLS paper Figure 1: 14 leaves with 3 uplinks
+  EXPECT_EQ(e.topology.hosts_per_leaf, 3u);
+  EXPECT_EQ(e.workload.type, gen::WorkloadType::kPermutation);
+}
+
 TEST(Examples, MrlsPolarizedIsTheMrlsPapersFigure2Size) {
   const Experiment e = example("mrls-polarized.yaml");
   EXPECT_EQ(e.topology.generator, topo::Kind::kMrls);
