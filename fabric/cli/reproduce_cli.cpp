@@ -182,9 +182,9 @@ int execute(const std::vector<PlannedRun>& plan, size_t total, const std::string
   return rc;
 }
 
-// Every variant's summary. Completed, or stopped by its own measurement.duration, is what the
-// experiment asked for; stopped by --timeout or stalled, the numbers are not the experiment's:
-// *rc becomes at least 1.
+// Every variant's summary. A run stopped as designed (stopped_as_designed, fabric/runner/resume.h)
+// is what the experiment asked for; otherwise the numbers are not the experiment's: *rc becomes at
+// least 1.
 std::vector<VariantResult> collect_results(const std::vector<PlannedRun>& plan, int* rc) {
   std::vector<VariantResult> results;
   for (const PlannedRun& p : plan) {
@@ -193,9 +193,7 @@ std::vector<VariantResult> collect_results(const std::vector<PlannedRun>& plan, 
       results.push_back({&p.run, v, dir, read_summary((fs::path(dir) / "summary.json").string()),
                          v.experiment.seed});
       const std::string stopped = results.back().summary.value("stopped_by", "");
-      const bool by_design = stopped == "completed" ||
-                             (stopped == "duration" && v.experiment.measurement.duration_ns > 0);
-      if (!by_design) {
+      if (!stopped_as_designed(stopped, v.experiment)) {
         fmt::print(stderr, "{}/{}: stopped by {}: incomplete\n", p.run.name, v.name, stopped);
         *rc = std::max(*rc, 1);
       }

@@ -34,6 +34,12 @@ std::optional<std::string> read_text(const fs::path& path) {
 
 }  // namespace
 
+bool stopped_as_designed(std::string_view stopped_by, const conf::Experiment& experiment) {
+  return stopped_by == gen::to_string(gen::StopReason::kCompleted) ||
+         (stopped_by == gen::to_string(gen::StopReason::kDuration) &&
+          experiment.measurement.duration_ns > 0);
+}
+
 std::optional<VariantSummary> reusable_run(const std::string& folder, const Variant& v,
                                            std::string* why_not) {
   const fs::path dir(folder);
@@ -54,17 +60,16 @@ std::optional<VariantSummary> reusable_run(const std::string& folder, const Vari
     const auto run_json = nlohmann::json::parse(run.value_or("{}"), nullptr, false);
     const uint64_t engine = run_json.is_object() ? run_json.value("virtual_time_engine", 1u) : 0u;
     if (engine != kVirtualTimeEngine) {
-      *why_not = fmt::format("{}: made by virtual-time engine {}, this is engine {} (other numbers for the same seed)",
-                             folder, engine, kVirtualTimeEngine);
+      *why_not = fmt::format(
+          "{}: made by virtual-time engine {}, this is engine {} (other numbers for the same seed)",
+          folder, engine, kVirtualTimeEngine);
       return std::nullopt;
     }
     const std::string path = (dir / "summary.json").string();
     VariantSummary s = summary_from_json(nlohmann::ordered_json::parse(*summary), path);
-    const bool by_design = s.stopped_by == gen::StopReason::kCompleted ||
-                           (s.stopped_by == gen::StopReason::kDuration &&
-                            v.experiment.measurement.duration_ns > 0);
-    if (!by_design) {
-      *why_not = fmt::format("{}: the earlier run stopped by {}", folder, gen::to_string(s.stopped_by));
+    if (!stopped_as_designed(gen::to_string(s.stopped_by), v.experiment)) {
+      *why_not =
+          fmt::format("{}: the earlier run stopped by {}", folder, gen::to_string(s.stopped_by));
       return std::nullopt;
     }
     return s;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fabric/results/summary.h"
 #include "fabric/run/variants.h"
@@ -19,6 +20,11 @@ namespace spraylab::fabric {
 // (kVirtualTimeEngine, fabric/run/result.h), and its summary.json says the run completed, or
 // stopped at the experiment's own measurement.duration. Otherwise nullopt and `*why_not` says
 // why (no folder, another experiment or engine, stopped by a timeout, a file that does not parse).
+// Whether a run that stopped for the reason named `stopped_by` (gen::kStopReasonNames) gave the
+// experiment's own result: it completed, or stopped at its own measurement.duration. A run
+// stopped by --timeout or stalled is not the experiment's number.
+bool stopped_as_designed(std::string_view stopped_by, const conf::Experiment& experiment);
+
 std::optional<VariantSummary> reusable_run(const std::string& folder, const Variant& v,
                                            std::string* why_not);
 

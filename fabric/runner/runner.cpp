@@ -20,9 +20,9 @@
 #include "fabric/results/results_folder.h"
 #include "fabric/results/seed_table.h"
 #include "fabric/results/summary.h"
-#include "fabric/runner/resume.h"
 #include "fabric/results/table.h"
 #include "fabric/run/stop_request.h"
+#include "fabric/runner/resume.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -96,8 +96,7 @@ ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions&
   if (r.mode == Mode::kVirtual) {
     j["threads"] = r.threads;
     j["virtual_time_engine"] = kVirtualTimeEngine;
-  }
-  if (r.mode != Mode::kVirtual) {
+  } else {
     // Wall-clock modes run the experiment k times slower when the machine cannot keep up with
     // its links (run/time_scale.h, docs/runner.md); their times are in that slower time.
     j["time_scale"] = r.time_scale;
