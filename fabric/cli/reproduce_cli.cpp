@@ -212,16 +212,14 @@ std::vector<FigureData> figures_of(const Reproduction& reproduction,
     return figures;
   }
   const std::string path = (fs::path(out) / kSeedsFile).string();
-  std::ifstream in(path);
-  if (!in) {
+  const std::optional<std::string> text = read_file(path);
+  if (!text) {
     throw std::invalid_argument(
         fmt::format("{}: cannot read; --redraw draws from the stored per-seed data (run "
                     "without --redraw first)",
                     path));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::vector<SeedRow> rows = parse_seeds_csv(text.str(), path);
+  const std::vector<SeedRow> rows = parse_seeds_csv(*text, path);
   for (const Figure& f : reproduction.figures) figures.push_back(figure_from_rows(f, rows));
   return figures;
 }
@@ -468,11 +466,8 @@ void write_results_file(const std::string& file, const std::vector<Outcome>& out
         "### Notes\n\n<!-- hand-written: results/{}/notes.md; kept across "
         "regeneration -->\n\n",
         o.name);
-    std::ifstream notes(dest / "notes.md");
-    if (notes) {
-      std::stringstream text;
-      text << notes.rdbuf();
-      md += text.str();
+    if (const std::optional<std::string> notes = read_file((dest / "notes.md").string())) {
+      md += *notes;
       if (!md.ends_with("\n")) md += "\n";
     } else {
       md += fmt::format("None yet (write them in results/{}/notes.md).\n", o.name);

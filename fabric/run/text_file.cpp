@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace spraylab::fabric {
@@ -23,6 +24,14 @@ void write_file(const std::string& path, const std::string& text) {
   if (out) out << text;
   if (!out)
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace spraylab::fabric

@@ -4,10 +4,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "fabric/results/summary_reader.h"
+#include "fabric/run/text_file.h"
 
 namespace spraylab::fabric {
 namespace {
@@ -24,14 +24,6 @@ std::string run_settings(const std::string& yaml) {
   return out.c_str();
 }
 
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 bool stopped_as_designed(std::string_view stopped_by, const conf::Experiment& experiment) {
@@ -43,8 +35,8 @@ bool stopped_as_designed(std::string_view stopped_by, const conf::Experiment& ex
 std::optional<VariantSummary> reusable_run(const std::string& folder, const Variant& v,
                                            std::string* why_not) {
   const fs::path dir(folder);
-  const auto config = read_text(dir / "config.yaml");
-  const auto summary = read_text(dir / "summary.json");
+  const auto config = read_file((dir / "config.yaml").string());
+  const auto summary = read_file((dir / "summary.json").string());
   if (!config || !summary) {
     *why_not = fmt::format("{}: no earlier run (config.yaml and summary.json)", folder);
     return std::nullopt;
@@ -56,7 +48,7 @@ std::optional<VariantSummary> reusable_run(const std::string& folder, const Vari
     }
     // Another engine gives other numbers for the same experiment and seed: its run does not stand
     // for this one (kVirtualTimeEngine; run.json without the key: engine 1).
-    const auto run = read_text(dir / "run.json");
+    const auto run = read_file((dir / "run.json").string());
     const auto run_json = nlohmann::json::parse(run.value_or("{}"), nullptr, false);
     const uint64_t engine = run_json.is_object() ? run_json.value("virtual_time_engine", 1u) : 0u;
     if (engine != kVirtualTimeEngine) {
