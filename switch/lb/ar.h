@@ -41,9 +41,12 @@ class Ar final : public Balancer {
   struct Bands;  // choose_lowest_key's keys
 
   // Up to kPart packets of a burst: small frames by hash (htsim's ECMP for pkt.size() < 100),
-  // the rest adaptively.
+  // the rest adaptively. (A part is what one view of the queues decides: bursts were cut into
+  // parts when the data frames were gathered into an array of this size; kept so that a larger
+  // burst is decided as before.)
   static constexpr size_t kPart = 64;
   void choose_part(std::span<const Packet> part, const BurstContext& ctx, PortId* out);
+  PortId hash_port(const Packet& p) const;  // ECMP's choice for a small frame
 
   BurstQueues queues_;
   BandThresholds buffers_;
