@@ -219,26 +219,29 @@ void ar_reference(std::span<const Packet> burst, const Queues& q, uint32_t salt,
 // Mixed bursts (small frames among data frames, two overlapping candidate sets taking turns, so
 // a set is loaded again after the other's choices) on queues near the band edges: every port as
 // the reference's. The small frames count in no depth: a set loaded after them sees only the
-// data frames' choices.
+// data frames' choices. Buffers of 100 packets (edges at 5, 10 and 20) and of 37, 13 and 0,
+// whose edges are not whole (1.85, 3.7, 7.4 for 37: AR's integer edges round them up).
 TEST(Ar, MixedBurstsMatchTheReference) {
   constexpr uint32_t kPorts = 12;
-  Queues q(kPorts, 100);  // edges at 5, 10 and 20 packets
   const auto a = ports(8), b = ports(8, 4);
   Rng states(5), make(6);
-  for (const uint32_t w_limit : {8u, 2u}) {  // 2: sets of two candidates (a single tie often)
-    Ar ar(BurstQueues(kPorts, 0, false), {}, 7);
-    Rng rng(11), ref_rng(11);
-    for (int t = 0; t < 400; ++t) {
-      for (auto& d : q.depth) d = states.below(24);
-      std::vector<Packet> burst(32);
-      for (Packet& p : burst) {
-        p = packet(make.below(3) == 0 ? b : a, make.next(), make.below(3) == 0 ? 64 : 1000);
-        p.num_candidates = static_cast<uint16_t>(std::min<uint32_t>(p.num_candidates, w_limit));
+  for (const uint32_t buffer : {100u, 37u, 13u, 0u}) {
+    Queues q(kPorts, buffer);
+    for (const uint32_t w_limit : {8u, 2u}) {  // 2: sets of two candidates (a single tie often)
+      Ar ar(BurstQueues(kPorts, 0, false), {}, 7);
+      Rng rng(11), ref_rng(11);
+      for (int t = 0; t < 400; ++t) {
+        for (auto& d : q.depth) d = states.below(24);
+        std::vector<Packet> burst(32);
+        for (Packet& p : burst) {
+          p = packet(make.below(3) == 0 ? b : a, make.next(), make.below(3) == 0 ? 64 : 1000);
+          p.num_candidates = static_cast<uint16_t>(std::min<uint32_t>(p.num_candidates, w_limit));
+        }
+        std::vector<PortId> got(burst.size()), want(burst.size());
+        ar.choose(burst, BurstContext{q.view(), &rng, 0}, got.data());
+        ar_reference(burst, q, 7, ref_rng, want.data());
+        ASSERT_EQ(got, want) << "buffer " << buffer << " burst " << t;
       }
-      std::vector<PortId> got(burst.size()), want(burst.size());
-      ar.choose(burst, BurstContext{q.view(), &rng, 0}, got.data());
-      ar_reference(burst, q, 7, ref_rng, want.data());
-      ASSERT_EQ(got, want) << "burst " << t;
     }
   }
 }
