@@ -41,7 +41,9 @@ class Ar final : public Balancer {
   struct Bands;  // choose_lowest_key's keys
 
   // Up to kPart packets of a burst: small frames by hash (htsim's ECMP for pkt.size() < 100),
-  // the rest adaptively.
+  // the rest adaptively. (A part is what one view of the queues decides: bursts were cut into
+  // parts when the data frames were gathered into an array of this size; kept so that a larger
+  // burst is decided as before.)
   static constexpr size_t kPart = 64;
   void choose_part(std::span<const Packet> part, const BurstContext& ctx, PortId* out);
 
@@ -53,6 +55,13 @@ class Ar final : public Balancer {
   alignas(64) uint32_t band_[kMaxCandidates];
   alignas(64) double buffer_[kMaxCandidates];  // each candidate's port buffer, in the queue unit
   SetPorts buffer_of_;                         // the ports buffer_ was loaded for
+  // The bands' edges as depths, from buffer_: band >= j + 1 exactly when depth >= edge_[j][i] =
+  // ceil(p·buffer / 100) for p = 5, 10, 20 (100·depth >= p·buffer in integers, which is what
+  // ar_band compares in doubles: both products are exact there). Three integer compares per
+  // sixteen candidates where ar_band converted and multiplied eight at a time, per loaded set.
+  // false: a buffer beyond 32 bits, ar_band instead.
+  bool edges_usable_ = false;
+  alignas(64) uint32_t edge_[3][kMaxCandidates];
 };
 
 }  // namespace spraylab::lb

@@ -280,6 +280,19 @@ struct LowestKey {
   }
 };
 
+// BurstQueues::record of out[from, to) without the hashed packets: they are not in the depths.
+template <typename Keys>
+void record_chosen(BurstQueues& queues, std::span<const Packet> burst, const PortId* out,
+                   size_t from, size_t to, const Keys& keys) {
+  if constexpr (Keys::kHashes) {
+    for (size_t j = from; j < to; ++j) {
+      if (!keys.hashed(burst[j])) queues.add(out[j], burst[j]);
+    }
+  } else {
+    queues.record(burst, out, from, to);
+  }
+}
+
 #if defined(SPRAYLAB_LB_AVX512)
 // choose_lowest_key's loop for a run of packets that share a loaded set of at most 64 candidates
 // (`regs` holds its keys unless the view is stale, when keys never change): the ties are one word
@@ -314,12 +327,24 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
     const auto count = static_cast<uint32_t>(std::popcount(ties));
     for (; i < burst.size(); ++i) {
       const Packet& p = burst[i];
+      if constexpr (Keys::kHashes) {
+        if (keys.hashed(p)) {
+          out[i] = keys.hash_port(p);
+          continue;
+        }
+      }
       if (p.candidates != ports || p.num_candidates != w) break;
       out[i] = ports[select_bit(ties, count == 1 ? 0 : rng.below(count))];
     }
   }
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
+    if constexpr (Keys::kHashes) {
+      if (keys.hashed(p)) {
+        out[i] = keys.hash_port(p);
+        continue;
+      }
+    }
     if (p.candidates != ports || p.num_candidates != w) break;
     const bool one = (ties & (ties - 1)) == 0;  // no draw for a single tie
     const uint32_t c =
@@ -352,7 +377,7 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
     }
   }
   if (i < burst.size()) {  // another set may follow
-    queues.record(burst, out, start, i);
+    record_chosen(queues, burst, out, start, i, keys);
     // The same set may come back in this burst: regs must hold its keys then. One reload of the
     // key array (the end of a run is rare: once per burst at most for a set).
     if (risen != 0) regs.load(key, w);
@@ -372,7 +397,9 @@ size_t choose_lowest_in_word(std::span<const Packet> burst, size_t i, PortId* ou
 // candidate, a lowest key uniformly among ties, and the chosen port's key updated with the burst's
 // own choice. `keys` computes them: keys.key() is the key array (room for kMaxCandidates),
 // keys.load(set) fills it from set.depth, keys.rose(set, c) updates candidate c's key after its
-// depth grew and returns whether it changed.
+// depth grew and returns whether it changed. With Keys::kHashes, keys.hashed(p) says a packet
+// takes keys.hash_port(p) instead (AR's small frames): it draws nothing, adds nothing to a depth
+// and ends no run, so the other packets are decided as if it had not been in the burst.
 template <typename Keys>
 void choose_lowest_key(std::span<const Packet> burst, const BurstContext& ctx, PortId* out,
                        BurstQueues& queues, CandidateDepths& set, LowestKey& kept, Keys& keys) {
@@ -389,6 +416,12 @@ void choose_lowest_key(std::span<const Packet> burst, const BurstContext& ctx, P
 #endif
   for (size_t i = 0; i < burst.size();) {
     const Packet& p = burst[i];
+    if constexpr (Keys::kHashes) {
+      if (keys.hashed(p)) {
+        out[i++] = keys.hash_port(p);
+        continue;
+      }
+    }
     if (p.num_candidates == 0) {
       out[i++] = kNoPort;
       continue;

@@ -3,6 +3,7 @@
 namespace spraylab::lb {
 
 struct Jsq::Exact {
+  static constexpr bool kHashes = false;  // every packet by its key
   Jsq& j;
   const uint32_t* key() const { return j.set_.depth; }
   void load(const CandidateDepths&) {}
@@ -12,6 +13,7 @@ struct Jsq::Exact {
 // PSP: band = min(n, floor(q·n/Th) + 1), here 0-based: the number of edges 1..n−1 at or below
 // the depth (BandEdges), by division only for more bands than BandEdges holds.
 struct Jsq::Banded {
+  static constexpr bool kHashes = false;
   Jsq& j;
   const uint32_t* key() const { return j.key_; }
   void load(const CandidateDepths& set) {

@@ -12,6 +12,7 @@ namespace {
 // 0, 1, …, 31 in 16-bit lanes: candidate indices to compress into a class's members.
 const __m512i kLanes = _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
                                         16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+inline __m512i rank(uint32_t k) { return _mm512_set1_epi16(static_cast<short>(k)); }
 }  // namespace
 #endif
 
@@ -34,6 +35,8 @@ void Psp::classify() {
   for (uint32_t c = 0; c <= top_; ++c) {
     CandidateMask m;
     m.build<Cmp::kEqual>(weight_, w, c);
+    count_[c] = m.count;
+    if (m.count == 0) continue;  // most classes on queues that start empty: all weigh n
     uint16_t* mem = members(c);
     uint32_t k = 0;
     for (uint32_t j = 0; j * 64 < w; ++j) {
@@ -42,16 +45,24 @@ void Psp::classify() {
       const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(32));
       const auto m0 = static_cast<__mmask32>(m.word[j]);
       const auto m1 = static_cast<__mmask32>(m.word[j] >> 32);
+      // Each member's place: k, k + 1, … expanded into the lanes of the members.
       _mm512_storeu_si512(mem + k, _mm512_maskz_compress_epi16(m0, lo));
+      _mm512_mask_storeu_epi16(pos_ + 64 * j, m0,
+                               _mm512_maskz_expand_epi16(m0, _mm512_add_epi16(kLanes, rank(k))));
       k += static_cast<uint32_t>(std::popcount(m0));
       _mm512_storeu_si512(mem + k, _mm512_maskz_compress_epi16(m1, hi));
+      _mm512_mask_storeu_epi16(pos_ + 64 * j + 32, m1,
+                               _mm512_maskz_expand_epi16(m1, _mm512_add_epi16(kLanes, rank(k))));
       k += static_cast<uint32_t>(std::popcount(m1));
 #else
-      for (uint64_t bits = m.word[j]; bits != 0; bits &= bits - 1)
-        mem[k++] = static_cast<uint16_t>(64 * j + static_cast<uint32_t>(std::countr_zero(bits)));
+      for (uint64_t bits = m.word[j]; bits != 0; bits &= bits - 1) {
+        const auto i =
+            static_cast<uint16_t>(64 * j + static_cast<uint32_t>(std::countr_zero(bits)));
+        pos_[i] = static_cast<uint16_t>(k);
+        mem[k++] = i;
+      }
 #endif
     }
-    count_[c] = k;
     total_ += c * k;
   }
   spans();
@@ -187,33 +198,15 @@ void Psp::spans() {
   }
 }
 
-// Where candidate i is in a class's `count` members: a vector compare of 32 at a time where there
-// is one (a search loop's exit at a random place mispredicted once per move, every other packet
-// on short queues).
-uint32_t Psp::position(const uint16_t* members, uint32_t count, uint32_t i) {
-#if defined(SPRAYLAB_LB_AVX512)
-  const __m512i want = _mm512_set1_epi16(static_cast<short>(i));
-  for (uint32_t at = 0; at < count; at += 32) {
-    const auto m = static_cast<__mmask32>(count - at >= 32 ? ~0u : (1u << (count - at)) - 1);
-    const __mmask32 hit =
-        _mm512_mask_cmpeq_epi16_mask(m, _mm512_maskz_loadu_epi16(m, members + at), want);
-    if (hit != 0) return at + static_cast<uint32_t>(std::countr_zero(hit));
-  }
-  return count;  // not reached: i is a member
-#else
-  uint32_t at = 0;
-  while (members[at] != i) ++at;
-  return at;
-#endif
-}
-
 void Psp::move(uint32_t i, uint32_t w) {
   const uint32_t old = weight_[i];
-  // Swap-remove from the old class (i's place found by a search: it moves only when a chosen
-  // port crosses a band edge), append to the new one.
+  // Swap-remove from the old class (at i's place, kept in pos_), append to the new one.
   uint16_t* from = members(old);
-  const uint32_t at = position(from, count_[old], i);
-  from[at] = from[--count_[old]];
+  const uint16_t at = pos_[i];
+  const uint16_t last = from[--count_[old]];
+  from[at] = last;
+  pos_[last] = at;
+  pos_[i] = static_cast<uint16_t>(count_[w]);
   members(w)[count_[w]++] = static_cast<uint16_t>(i);
   weight_[i] = w;
   total_ = total_ - old + w;

@@ -74,7 +74,6 @@ class Psp final : public Balancer {
     const uint32_t w = weight_[i];
     return w == 0 || w == saturated_ ? UINT32_MAX : edges_.next(f, i);
   }
-  static uint32_t position(const uint16_t* members, uint32_t count, uint32_t i);
   [[gnu::always_inline]] inline void move(uint32_t i, uint32_t weight);  // i changes class
   [[gnu::always_inline]] inline void reweigh(uint32_t c);
   // choose()'s loop for a run of packets sharing a set with edges, drawing by slot_ (kSlotted) or
@@ -106,10 +105,14 @@ class Psp final : public Balancer {
   // Draw order is class top_, top_ − 1, …, 1: lo_[k] is where the k-th of them starts in
   // [0, total_), lo_[k] = total_ for k ≥ top_ (up to kFastClasses).
   alignas(32) uint32_t lo_[kFastClasses + 1] = {};
-  uint32_t top_;                      // the largest weight: n, or saturated_weight if larger
-  uint32_t total_ = 0;                // Σ weight × members
-  std::vector<uint32_t> count_;       // members per weight 0..n
-  std::vector<uint16_t> members_;     // candidate indices per weight class
+  uint32_t top_;                   // the largest weight: n, or saturated_weight if larger
+  uint32_t total_ = 0;             // Σ weight × members
+  std::vector<uint32_t> count_;    // members per weight 0..n
+  std::vector<uint16_t> members_;  // candidate indices per weight class
+  // Where each candidate is in its class's members, kept by classify() and move(): a move (every
+  // other packet on short queues) found it by a vector search, whose load of members just
+  // written by the last move's scalar stores waited for them (no store forwarding).
+  alignas(64) uint16_t pos_[kMaxCandidates];
   std::vector<uint64_t> reciprocal_;  // ⌊2^32 / w⌋ + 1: division by a weight as a multiply
   // draw(r) for every r < total_ as a table, for a set of at most 64 candidates in at most
   // kFastClasses classes: one load per packet instead of finding the class. Rebuilt with the
