@@ -88,8 +88,7 @@ class PathSearch {
     }
     const uint64_t slot = rng_->below(j + 1);
     if (slot < room_) {
-      std::copy(path_.begin(), path_.end(),
-                kept_->begin() + static_cast<ptrdiff_t>(slot * stride));
+      std::copy(path_.begin(), path_.end(), kept_->begin() + static_cast<ptrdiff_t>(slot * stride));
     }
   }
 

@@ -50,7 +50,9 @@ class KspPaths {
   uint32_t k() const { return k_; }
   uint32_t leaves() const { return leaves_; }
   // Paths from leaf rank s to leaf rank t (s == t: none).
-  const Set& set(uint32_t s, uint32_t t) const { return sets_[static_cast<size_t>(s) * leaves_ + t]; }
+  const Set& set(uint32_t s, uint32_t t) const {
+    return sets_[static_cast<size_t>(s) * leaves_ + t];
+  }
   // Path i's intermediate switches (its length - 1 of them, then kNoSwitch up to the stride).
   const uint16_t* hops(const Set& s, uint32_t i) const {
     return hops_.data() + s.first + static_cast<size_t>(i) * s.stride;

@@ -107,7 +107,8 @@ void check_against_brute_force(const Routing& r, uint32_t k) {
 }
 
 TEST(KspPaths, MatchBruteForceOnSmallMrls) {
-  for (auto p : {params(8, 2, 2, 1), params(10, 3, 3, 2), params(14, 3, 3, 3), params(12, 4, 4, 4)}) {
+  for (auto p :
+       {params(8, 2, 2, 1), params(10, 3, 3, 2), params(14, 3, 3, 3), params(12, 4, 4, 4)}) {
     p.check_corners = false;  // KSP needs no Polarized corner freedom
     const Topology topo = mrls(p);
     const Routing r(topo);
