@@ -107,7 +107,8 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
   uint32_t ksp_leaf = UINT32_MAX;
   if (algorithm == Algorithm::kKsp) {
     spec.k = 16;
-    ksp_leaf = routing->leaf_rank(mrls_switch(*this, w, ctx, true));
+    const uint32_t sw = mrls_switch(*this, w, ctx, true);  // sets `routing`: before its use
+    ksp_leaf = routing->leaf_rank(sw);
   }
   factory = std::make_unique<BalancerFactory>(spec, ctx);
   // Queue depths: random, 0..1.2 × a 100-packet buffer, so every band is populated.
