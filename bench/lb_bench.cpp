@@ -50,7 +50,7 @@ struct Variant {
 struct Bench {
   Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores);
 
-  std::unique_ptr<topo::Topology> topology;  // polarized only
+  std::unique_ptr<topo::Topology> topology;  // polarized, ksp only
   std::unique_ptr<topo::Routing> routing;
   std::unique_ptr<BalancerFactory> factory;
   std::vector<PortId> candidates;
@@ -60,8 +60,9 @@ struct Bench {
 };
 
 // An MRLS spine has w fabric ports: leaves of radix w with 3w/4 uplinks (dense enough that small
-// instances have no Polarized corner, MRLS paper §4.3).
-uint32_t polarized_switch(Bench& b, uint32_t w, SwitchContext& ctx) {
+// instances have no Polarized corner, MRLS paper §4.3). `leaf`: a leaf instead (KSP's choice is
+// made at the source leaf; its ports are the 3w/4 uplinks, its packets' candidates every port).
+uint32_t mrls_switch(Bench& b, uint32_t w, SwitchContext& ctx, bool leaf) {
   topo::MrlsParams p;
   p.leaves = 2 * w;
   p.uplinks = 3 * w / 4;
@@ -71,7 +72,7 @@ uint32_t polarized_switch(Bench& b, uint32_t w, SwitchContext& ctx) {
   b.topology = std::make_unique<topo::Topology>(topo::mrls(p));
   b.routing = std::make_unique<topo::Routing>(*b.topology);
   for (uint32_t sw = 0; sw < b.routing->graph().size(); ++sw) {
-    if (!b.routing->is_leaf(sw)) {
+    if (b.routing->is_leaf(sw) == leaf) {
       ctx.routing = b.routing.get();
       ctx.switch_index = sw;
       ctx.ports = b.topology->degree(b.routing->graph().node_of(sw));
@@ -99,7 +100,16 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
     ctx.dest_ports.emplace_back();
     for (PortId p : candidates) ctx.dest_ports.back().push_back({p, 1});
   }
-  if (algorithm == Algorithm::kPolarized) polarized_switch(*this, w, ctx);
+  if (algorithm == Algorithm::kPolarized) mrls_switch(*this, w, ctx, false);
+  // KSP at a source leaf, every packet at its first hop: the adaptive choice (a later switch
+  // only follows the label). A K of 16: the choice draws one path per length whatever K is,
+  // and K = 250 would make the set-up enumerate far more paths (build time, not choice time).
+  uint32_t ksp_leaf = UINT32_MAX;
+  if (algorithm == Algorithm::kKsp) {
+    spec.k = 16;
+    const uint32_t sw = mrls_switch(*this, w, ctx, true);  // sets `routing`: before its use
+    ksp_leaf = routing->leaf_rank(sw);
+  }
   factory = std::make_unique<BalancerFactory>(spec, ctx);
   // Queue depths: random, 0..1.2 × a 100-packet buffer, so every band is populated.
   Rng rng(7);
@@ -119,7 +129,7 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
       p.hash = rng.next();
       p.rx_queue = static_cast<uint16_t>(rng.below(4));
       p.ingress_port = static_cast<uint16_t>(rng.below(w));
-      p.src_leaf = rng.below(leaves);
+      p.src_leaf = ksp_leaf != UINT32_MAX ? ksp_leaf : rng.below(leaves);
       p.dst_leaf = (p.src_leaf + 1 + rng.below(leaves > 1 ? leaves - 1 : 1)) % leaves;
     }
     bursts.push_back(std::move(burst));

@@ -451,6 +451,8 @@ const Fields<BalancerSpec>& balancer_fields() {
       [](uint64_t ns) { return format_time(static_cast<double>(ns)); });
   static const std::string kBandsDefault = default_with_exceptions<uint32_t>(
       0, &lb::AlgorithmDefaults::bands, [](uint32_t n) { return std::to_string(n); });
+  static const std::string kKDefault = default_with_exceptions<uint32_t>(
+      0, &lb::AlgorithmDefaults::k, [](uint32_t n) { return std::to_string(n); });
   static const Fields<BalancerSpec> fields = [] {
     Fields<BalancerSpec> f = {
         enum_key("algorithm", &BalancerSpec::algorithm, lb::kAlgorithmNames,
@@ -461,7 +463,8 @@ const Fields<BalancerSpec>& balancer_fields() {
                     "rr: reshuffle the order every N wraps; 0 = never"),
         integer_key("bands", &BalancerSpec::bands, 0, 1024,
                     "jsq: queue bands (0 = exact JSQ); psp: bands n (>= 1)"),
-        integer_key("k", &BalancerSpec::k, 0, kMax32, "topk: ports to choose among; 0 = w/2"),
+        integer_key("k", &BalancerSpec::k, 0, kMax32,
+                    "topk: ports to choose among, 0 = w/2; ksp: paths per leaf pair (>= 1)"),
         size_key("threshold", &BalancerSpec::threshold, 0, kMax64,
                  "psp, jsq with bands: maximum threshold Th in the queue unit; 0 = one "
                  "state_update period of line rate, at least 8 packets"),
@@ -472,8 +475,9 @@ const Fields<BalancerSpec>& balancer_fields() {
                  "ofan pofan: packets under this many bytes are the ACK size class"),
         number_key("deroute_penalty", &BalancerSpec::deroute_penalty, 0,
                    std::numeric_limits<double>::infinity(),
-                   "polarized: added to a deroute's occupancy, in packets (of the data frame "
-                   "under queue_unit: bytes)"),
+                   "polarized: added to a deroute's occupancy; ksp: added to a path's first-hop "
+                   "occupancy per hop it is longer than the pair's shortest; in packets (of the "
+                   "data frame under queue_unit: bytes)"),
         bool_key("atomic_per_packet", &BalancerSpec::atomic_per_packet,
                  "ofan: one atomic per packet instead of per burst (benchmark baseline)"),
         enum_key("consolidate", &BalancerSpec::consolidate, lb::kConsolidateNames,
@@ -485,6 +489,7 @@ const Fields<BalancerSpec>& balancer_fields() {
     };
     set_default(f, "state_update", kStateUpdateDefault);
     set_default(f, "bands", kBandsDefault);
+    set_default(f, "k", kKDefault);
     return f;
   }();
   return fields;
@@ -510,6 +515,7 @@ BalancerSpec balancer_defaults(lb::Algorithm algorithm) {
   spec.algorithm = algorithm;
   spec.bands = lb::info(algorithm).defaults.bands;
   spec.state_update_ns = lb::info(algorithm).defaults.state_update_ns;
+  spec.k = lb::info(algorithm).defaults.k;
   return spec;
 }
 

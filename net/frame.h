@@ -140,6 +140,17 @@ inline bool decrement_ttl(uint8_t* ip) {
   return true;
 }
 
+// The IPv4 identification, and its rewrite with the checksum patched (RFC 1624). KSP routing
+// (lb/ksp.h) keeps its path label there: a datagram with DF set is never fragmented, so its
+// identification means nothing to the hosts (RFC 6864 §4.1), and the label adds no wire bytes.
+inline uint16_t ip_id(const uint8_t* ip) { return detail::be16(ip + 4); }
+inline void set_ip_id(uint8_t* ip, uint16_t id) {
+  const uint16_t old_word = detail::be16(ip + 4);
+  ip[4] = static_cast<uint8_t>(id >> 8);
+  ip[5] = static_cast<uint8_t>(id);
+  update_ip_checksum(ip, old_word, id);
+}
+
 // Sets ECN to CE on an ECN-capable packet (ECT(0) or ECT(1)), checksum patched. Returns whether
 // it marked.
 inline bool mark_ce(uint8_t* ip) {

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <thread>
 
+#include "topo/ksp_paths.h"
+
 namespace spraylab::topo {
 
 SwitchGraph::SwitchGraph(const Topology& t) {
@@ -142,6 +144,16 @@ std::vector<Corner> Routing::corners(size_t limit) const {
     if (out.size() >= limit) break;
   }
   return out;
+}
+
+std::shared_ptr<const KspPaths> Routing::ksp_paths(uint32_t k) const {
+  // The boundary length's sample is the same for every run of a topology (any fixed seed will do:
+  // what matters is that every switch reads one set).
+  constexpr uint64_t kSampleSeed = 0x6b7370;
+  std::lock_guard<std::mutex> lock(ksp_lock_);
+  std::shared_ptr<const KspPaths>& paths = ksp_[k];
+  if (paths == nullptr) paths = std::make_shared<const KspPaths>(*this, k, kSampleSeed);
+  return paths;
 }
 
 }  // namespace spraylab::topo

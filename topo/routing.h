@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "topo/topology.h"
@@ -10,6 +13,8 @@
 namespace spraylab::topo {
 
 inline constexpr uint8_t kUnreachable = 0xff;
+
+class KspPaths;
 
 // The switch-to-switch graph in compressed sparse rows. Switches are renumbered 0..S-1
 // ("switch index") in Topology::switches() order; host links are left out.
@@ -88,6 +93,11 @@ class Routing {
   // or Expansion hop), so one scan per source leaf finds them all. Stops after `limit`.
   std::vector<Corner> corners(size_t limit = SIZE_MAX) const;
 
+  // The K shortest paths of every ordered leaf pair (ksp_paths.h), built on the first call for
+  // this K and shared by every later caller: every switch of a fabric reads the same set, so a
+  // path label means the same path everywhere. Throws std::invalid_argument as KspPaths does.
+  std::shared_ptr<const KspPaths> ksp_paths(uint32_t k) const;
+
  private:
   const Topology& topo_;
   SwitchGraph graph_;
@@ -95,6 +105,8 @@ class Routing {
   std::vector<uint32_t> leaves_;
   std::vector<uint32_t> leaf_rank_;
   bool connected_ = true;
+  mutable std::mutex ksp_lock_;
+  mutable std::map<uint32_t, std::shared_ptr<const KspPaths>> ksp_;  // by K
 };
 
 }  // namespace spraylab::topo

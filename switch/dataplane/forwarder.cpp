@@ -29,6 +29,7 @@ struct Forwarder::Burst {
   uint16_t size;        // frames that parsed: the entries of the arrays below
   bool needs_src_leaf;  // the algorithm reads the source leaf (lb::Traits)
   bool hashes;          // the algorithm reads the flow hash
+  bool labels;          // the algorithm reads and writes a path label (lb::Traits::path_label)
   std::array<net::FrameInfo, net::kBurst> info;
   std::array<rte_mbuf*, net::kBurst> ok;
   std::array<uint32_t, net::kBurst> dst, route;
@@ -160,6 +161,7 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
   b.hashes = traits.flow_hash;
   b.needs_src_leaf = traits.source_leaf;
+  b.labels = traits.path_label;
   if (traits.source_leaf) source_leaves(b);
   uint16_t nc = 0;
   for (uint16_t i = 0; i < k; ++i) {
@@ -240,6 +242,7 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
   p.hash = b.hashes ? net::flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
   p.entropy = f.src_port;
   p.bytes = f.frame_len;
+  p.path_label = b.labels ? net::ip_id(rte_pktmbuf_mtod(b.ok[i], const uint8_t*) + f.ip_offset) : 0;
 }
 
 // Balance: one call for the burst's choices; a port the algorithm cannot give is a drop.
@@ -249,7 +252,8 @@ SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const Balancer
   const lb::QueueView depths = lb::traits(set.factory->algorithm()).queue_depths
                                    ? rt_.queue_view(set, depth_snapshot_.data())
                                    : lb::QueueView();
-  lb::BurstContext ctx{depths, &rng_, now_ns};
+  std::array<uint16_t, net::kBurst> labels;
+  lb::BurstContext ctx{depths, &rng_, now_ns, b.labels ? labels.data() : nullptr};
   set.per_worker[worker_]->choose(std::span<const lb::Packet>(choice_.data(), choices), ctx,
                                   chosen.data());
   for (uint16_t j = 0; j < choices; ++j) {
@@ -258,6 +262,9 @@ SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const Balancer
       drop(b.ok[i], b.rx_port, DropReason::kPortDown);
       b.ok[i] = nullptr;
       continue;
+    }
+    if (b.labels && labels[j] != choice_[j].path_label) {
+      net::set_ip_id(rte_pktmbuf_mtod(b.ok[i], uint8_t*) + b.info[i].ip_offset, labels[j]);
     }
     b.out_port[i] = chosen[j];
     ++decided_[chosen[j]];  // into the port's counter at flush: once per burst, not per packet

@@ -25,6 +25,7 @@ enum class Algorithm : uint8_t {
   kOfan,
   kPofan,
   kPolarized,
+  kKsp,
 };
 
 // What the data path must prepare for an algorithm, so that it asks a trait, never a name.
@@ -43,12 +44,16 @@ struct Traits {
   // these are given the lists, which are O(destinations x ports) a switch (an MRLS of 100 K hosts
   // has 14 580 switches x 8 748 leaves).
   bool destination_orders = false;
+  // Routes by a path label the frame carries (lb/ksp.h): the forwarder reads it into
+  // Packet::path_label and writes back what the balancer leaves in BurstContext::path_labels.
+  bool path_label = false;
 };
 
 // The queue-aware algorithms' own defaults; the rest of BalancerSpec's defaults are common.
 struct AlgorithmDefaults {
   uint32_t bands = 0;
   uint64_t state_update_ns = 0;
+  uint32_t k = 0;
 };
 
 struct AlgorithmInfo {
@@ -65,7 +70,7 @@ struct AlgorithmInfo {
 // The parameters of every algorithm that reads queue depths.
 inline constexpr std::string_view kQueueKeys = "state_update queue_unit";
 
-inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
+inline constexpr std::array<AlgorithmInfo, 11> kAlgorithms{{
     {Algorithm::kEcmp,
      "ecmp",
      {.flow_hash = true},
@@ -127,6 +132,16 @@ inline constexpr std::array<AlgorithmInfo, 10> kAlgorithms{{
      "deroute_penalty",
      {},
      "MRLS Polarized routing"},
+    // MRLS paper §4.3.1: K = 250 paths per leaf pair in its runs.
+    {Algorithm::kKsp,
+     "ksp",
+     {.queue_depths = true,
+      .source_leaf = true,
+      .every_fabric_port = true,
+      .path_label = true},
+     "k deroute_penalty",
+     {.k = 250},
+     "MRLS K shortest paths, adaptive at the first hop"},
 }};
 
 constexpr bool table_in_enum_order() {

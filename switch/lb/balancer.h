@@ -40,6 +40,8 @@ struct Packet {
   uint32_t hash = 0;      // flow hash / entropy (the UDP source port is part of it)
   uint16_t entropy = 0;   // the UDP source port: the host's path entropy (ECMP `hash: digit`)
   uint32_t bytes = 0;     // frame length; under `ack_size` it is ACK class
+  // ksp: the frame's path label (0: none yet; Traits::path_label).
+  uint16_t path_label = 0;
 };
 
 // Per-burst inputs besides the packets: queue depths, the lcore's generator, the clock.
@@ -47,6 +49,9 @@ struct BurstContext {
   QueueView queues;     // live depths; queue-aware algorithms apply their own staleness
   Rng* rng = nullptr;   // the calling lcore's generator
   uint64_t now_ns = 0;  // wall clock or virtual time
+  // ksp (Traits::path_label): the label each packet leaves with, one entry per packet, written by
+  // the balancer; the caller writes a changed one into the frame. nullptr for the others.
+  uint16_t* path_labels = nullptr;
 };
 
 class Balancer {

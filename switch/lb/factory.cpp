@@ -8,6 +8,7 @@
 #include "switch/lb/ar.h"
 #include "switch/lb/ecmp.h"
 #include "switch/lb/jsq.h"
+#include "switch/lb/ksp.h"
 #include "switch/lb/ofan.h"
 #include "switch/lb/pofan.h"
 #include "switch/lb/polarized.h"
@@ -51,6 +52,22 @@ BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext c
       if (spec_.deroute_penalty < 0) bad("deroute_penalty", "must be >= 0");
       polarized_ = std::make_shared<PolarizedTable>(*ctx_.routing, ctx_.switch_index);
       break;
+    case Algorithm::kKsp:
+      // Path sets are per leaf pair of the whole switch graph, built once (topo::Routing) and
+      // shared by every switch.
+      if (ctx_.routing == nullptr) bad("algorithm", "ksp needs the switch's routing data");
+      if (spec_.k < 1 || spec_.k > topo::KspPaths::kMaxK) {
+        bad("k", "ksp needs 1 to " + std::to_string(topo::KspPaths::kMaxK) +
+                     " paths per leaf pair, not " + std::to_string(spec_.k));
+      }
+      if (spec_.deroute_penalty < 0) bad("deroute_penalty", "must be >= 0");
+      try {
+        ksp_ = std::make_shared<KspTable>(*ctx_.routing, ctx_.switch_index,
+                                          ctx_.routing->ksp_paths(spec_.k));
+      } catch (const std::invalid_argument& e) {
+        bad("algorithm", e.what());
+      }
+      break;
     default:
       break;
   }
@@ -86,6 +103,8 @@ std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
       return std::make_unique<Pofan>(pofan_, lcore, spec_.ack_size, spec_.pipe_ports);
     case Algorithm::kPolarized:
       return std::make_unique<Polarized>(polarized_, deroute_penalty(), queues());
+    case Algorithm::kKsp:
+      return std::make_unique<Ksp>(ksp_, deroute_penalty(), ctx_.ports, queues());
   }
   return nullptr;
 }

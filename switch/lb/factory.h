@@ -19,6 +19,7 @@ namespace spraylab::lb {
 class OfanState;
 class PofanState;
 class PolarizedTable;
+class KspTable;
 
 // What a switch knows at start-up that its balancers need.
 struct SwitchContext {
@@ -30,7 +31,7 @@ struct SwitchContext {
   // ofan, pofan: the candidate ports of every Packet::dest value, with link weights.
   std::vector<std::vector<WeightedPort>> dest_ports;
   uint32_t rx_queues = 1;  // pofan with `pipe: queue`: pipes = rx queues
-  // polarized: the routing data and this switch's index in it.
+  // polarized, ksp: the routing data and this switch's index in it.
   const topo::Routing* routing = nullptr;
   uint32_t switch_index = 0;
   // psp, banded jsq: each port's line rate, for the default band threshold (band_thresholds.h);
@@ -71,8 +72,8 @@ class BalancerFactory {
   // AR's buffer per port in the queue unit: buffer_bytes, or in packets that many nominal data
   // frames (at least one); uniform 0 (the queue view's capacities) without buffer_bytes.
   BandThresholds ar_buffers() const;
-  // Polarized's deroute penalty in the queue unit: `deroute_penalty` packets, × the nominal frame
-  // under `queue_unit: bytes`.
+  // Polarized's deroute penalty (KSP's per extra hop) in the queue unit: `deroute_penalty`
+  // packets, × the nominal frame under `queue_unit: bytes`.
   double deroute_penalty() const;
 
   conf::BalancerSpec spec_;
@@ -80,6 +81,7 @@ class BalancerFactory {
   std::shared_ptr<OfanState> ofan_;
   std::shared_ptr<PofanState> pofan_;
   std::shared_ptr<const PolarizedTable> polarized_;
+  std::shared_ptr<const KspTable> ksp_;
 };
 
 }  // namespace spraylab::lb

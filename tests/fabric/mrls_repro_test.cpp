@@ -10,6 +10,7 @@
 #include "fabric/results/summary.h"
 #include "tests/fabric/fabric_test_util.h"
 #include "topo/build.h"
+#include "topo/ksp_paths.h"
 #include "topo/stats.h"
 
 namespace spraylab::fabric {
@@ -52,6 +53,47 @@ TEST(MrlsRepro, PolarizedStaysWithinTwiceTheDiameterAndBeatsMinimalUnderSwitchPe
     // Seeds 1-4: Polarized accepts 0.76-0.79 of the line rate, ECMP 0.39-0.47.
     ASSERT_TRUE(polarized.accepted_throughput && minimal.accepted_throughput);
     EXPECT_GT(*polarized.accepted_throughput, *minimal.accepted_throughput * 1.3);
+  }
+}
+
+// KSP routing (MRLS paper §4.3.1) on a small MRLS: every packet of a permutation arrives, none is
+// dropped (no label ever names a path the switch is not on), and every data packet's route is as
+// long as some path of the sets (measured off the TTL, as above): the labelled paths are followed.
+TEST(MrlsRepro, KspDeliversEveryPacketOverItsPathSets) {
+  for (uint64_t seed : {1, 2}) {
+    SCOPED_TRACE(seed);
+    const conf::Experiment exp = testing::experiment("seed: " + std::to_string(seed) + R"(
+topology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3, max_tries: 1000}
+links: {rate: 100Gbps, delay: 500ns}
+buffer: {bytes: 800KB}
+load_balancer: {algorithm: ksp, k: 16}
+workload: {type: permutation, message_size: 64KB, payload: 4096}
+measurement: {outputs: [summary]}
+)");
+    const topo::Topology t = topo::build(exp.topology, exp.links);
+    const topo::Routing routing(t);
+    const topo::KspPaths& paths = *routing.ksp_paths(16);
+    std::vector<bool> length_in_sets(64, false);
+    length_in_sets[0] = true;  // two hosts of one leaf
+    for (uint32_t s = 0; s < paths.leaves(); ++s) {
+      for (uint32_t d = 0; d < paths.leaves(); ++d) {
+        const topo::KspPaths::Set& set = paths.set(s, d);
+        for (uint32_t c = 0; c < set.lengths; ++c) length_in_sets[set.len[c]] = true;
+      }
+    }
+    const VariantSummary ksp = summarize(testing::run_virtual(exp), "ksp", "ksp", "virtual");
+    EXPECT_TRUE(ksp.completed);
+    EXPECT_EQ(ksp.switch_drops, 0u);
+    EXPECT_EQ(ksp.retransmits, 0u);
+    EXPECT_EQ(ksp.missing_at_end, 0u);
+    ASSERT_TRUE(ksp.hops_max);
+    uint64_t data_packets = 0;
+    for (size_t k = 0; k < ksp.hops_histogram.size(); ++k) {
+      if (ksp.hops_histogram[k] == 0) continue;
+      data_packets += ksp.hops_histogram[k];
+      EXPECT_TRUE(k < length_in_sets.size() && length_in_sets[k]) << k << " hops";
+    }
+    EXPECT_GE(data_packets, 42u * 16u);  // 42 hosts, 64 KB each in payloads under 4 KB
   }
 }
 

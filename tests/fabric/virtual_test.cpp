@@ -166,7 +166,7 @@ TEST(VirtualFabric, FramesAreDroppedOnlyByFullQueues) {
       {"topology: {generator: leaf-spine, leaves: 4, spines: 3, hosts_per_leaf: 3}\n",
        {"ofan", "rr", "psp"}},
       {"topology: {generator: mrls, leaves: 10, uplinks: 3, downlinks: 2}\n",
-       {"polarized", "ofan"}},
+       {"polarized", "ofan", "ksp"}},
   };
   for (const auto& [topology, algorithms] : cases) {
     for (const std::string& alg : algorithms) {
