@@ -73,9 +73,9 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
     }
   }
   for (uint32_t p = 0; p < partitions_.count; ++p) {
-    const uint32_t need = mbufs_needed(plan_, switch_ports, exp_.buffer.bytes,
-                                       topology_->links().size(), leaves, rank_partition,
-                                       partitions_.count, p);
+    const uint32_t need =
+        mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves,
+                     rank_partition, partitions_.count, p);
     pools_.push_back(fabric_pool(p, need, std::min<uint32_t>(need, 8192), frame_room(),
                                  mode_ == Mode::kVirtual));
   }

@@ -101,8 +101,7 @@ bool fill(PoolSlot& g, size_t bytes) {
   }
   // Every mbuf in: the rest of the mapping (its rounding to 2 MB) is never needed, and
   // populating it would fail (-ENOSPC).
-  g.filled =
-      g.pool->populated_size == g.pool->size ? g.len : g.filled + bytes;
+  g.filled = g.pool->populated_size == g.pool->size ? g.len : g.filled + bytes;
   std::pair<char*, char*> range{from, from + bytes};
   rte_mempool_obj_iter(g.pool, init_if_in, &range);
   return true;

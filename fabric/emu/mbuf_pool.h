@@ -25,8 +25,9 @@ namespace spraylab::fabric {
 // only the messages it sends or receives (a message within it once: its data and ACK are never
 // both in flight), the fabric bound all of the fabric (its frames may be anywhere).
 uint32_t mbufs_needed(const gen::RunPlan& plan, uint64_t switch_ports, uint64_t buffer_bytes,
-                      uint64_t links, uint32_t engines, std::span<const uint32_t> rank_partition = {},
-                      uint32_t partitions = 1, uint32_t partition = 0);
+                      uint64_t links, uint32_t engines,
+                      std::span<const uint32_t> rank_partition = {}, uint32_t partitions = 1,
+                      uint32_t partition = 0);
 
 // Slot `slot`'s pool of at least `count` mbufs with room for `frame_bytes` after the headroom.
 // Virtual time has a pool per partition (slot = partition; frames freed by another partition's
