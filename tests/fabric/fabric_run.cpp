@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     }
     fabric::EalOptions eo;
     eo.lcores = lcores;
-    eo.memory_mb = fabric::fabric_memory_mb(exp);
+    eo.memory_mb = fabric::fabric_memory_mb(exp, threads);
     fabric::init_eal(eo, "fabric_run");
     fabric::FabricOptions fo;
     fo.mode = fabric::parse_mode(mode);
