@@ -154,7 +154,7 @@ int execute(const std::vector<PlannedRun>& plan, size_t total, const std::string
   EalOptions eal;
   for (const PlannedRun& p : plan) {
     for (const Variant& v : p.variants) {
-      eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment));
+      eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment, args.threads));
     }
   }
   init_eal(eal, "spraylab");

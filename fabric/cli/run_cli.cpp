@@ -198,7 +198,7 @@ int run(const RunArgs& args) {
   EalOptions eal;
   eal.lcores = eal_lcores(options.mode, args.lcores);
   for (const Variant& v : variants) {
-    eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment));
+    eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment, args.threads));
   }
   init_eal(eal, "spraylab");
   options.lcores = 0;  // every worker lcore EAL has

@@ -120,11 +120,12 @@ void init_eal(const EalOptions& opts, const std::string& prog) {
   remove_stale_runtime_dirs(g_runtime_dir);
 }
 
-uint64_t fabric_memory_mb(const conf::Experiment& exp) {
+uint64_t fabric_memory_mb(const conf::Experiment& exp, uint32_t threads) {
   // The frames (fabric/emu/mbuf_pool.h) and the rings of the egress queues and links
   // (fabric/emu/ring_arena.h) live outside EAL's memory. EAL holds the route table (rte_lpm: 64 MB
-  // for its first level, a tbl8 group of 1 KB per prefix) and the mempool's stack (16 B per
-  // mbuf; at most every switch queue full twice over, mbuf_pool.h).
+  // for its first level, a tbl8 group of 1 KB per prefix) and the mempools' stacks (16 B per
+  // mbuf; at most every switch queue full twice over, mbuf_pool.h), a pool per partition: the
+  // doubling below holds two such stacks, more partitions need one more for every two.
   const topo::Topology t = topo::build(exp.topology, exp.links);
   dataplane::check_switch_ports(t);  // a fabric too large to run would first ask EAL for gigabytes
   uint64_t ports = 0;
@@ -132,7 +133,8 @@ uint64_t fabric_memory_mb(const conf::Experiment& exp) {
   const uint64_t prefixes = t.nodes().size();  // at most a /24 per leaf and a /32 per host
   const uint64_t frame = 82 + exp.workload.payload_bytes;
   const uint64_t mbufs = ports * 2 * (exp.buffer.bytes / frame + 32) + t.links().size() * 128;
-  const uint64_t bytes = (64ull << 20) + prefixes * (1024 + 64) + mbufs * 16;
+  const uint64_t pools = (std::max<uint32_t>(threads, 1) + 1) / 2;
+  const uint64_t bytes = (64ull << 20) + prefixes * (1024 + 64) + mbufs * 16 * pools;
   return std::max<uint64_t>(256, (bytes * 2 >> 20) + 128);
 }
 

@@ -37,7 +37,8 @@ void remove_eal_runtime_dir();
 bool eal_initialised();
 
 // About what run_fabric needs of EAL's memory for `exp` (queues, rings, the route table; the
-// frames come from ordinary memory), for EalOptions::memory_mb.
-uint64_t fabric_memory_mb(const conf::Experiment& exp);
+// frames come from ordinary memory), for EalOptions::memory_mb. `threads`: virtual time's
+// (FabricOptions::threads), a frame pool per partition.
+uint64_t fabric_memory_mb(const conf::Experiment& exp, uint32_t threads = 1);
 
 }  // namespace spraylab::fabric

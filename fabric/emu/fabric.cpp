@@ -58,13 +58,27 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
   const auto leaves = static_cast<uint32_t>(routing_->leaves().size());
   uint64_t switch_ports = 0;
   for (topo::NodeId n : topology_->switches()) switch_ports += topology_->degree(n);
-  const uint32_t need =
-      mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves);
   // Partitions: in virtual time only (the wall clock has its lcores).
   partitions_ = partition_switches(*topology_, *routing_, mode_ == Mode::kVirtual ? partitions : 1);
-  // Only one thread may grow a lazy pool: a partitioned run fills it at the start.
-  pool_ = fabric_pool(need, std::min<uint32_t>(need, 8192), frame_room(),
-                      mode_ == Mode::kVirtual && partitions_.count == 1);
+  // A pool per partition, each grown lazily by its partition's thread (mbuf_pool.h): a frame's
+  // host takes it from its own partition's pool, and whoever frees it returns it there; each
+  // sized for the messages its hosts send or receive.
+  std::vector<uint32_t> rank_partition;
+  if (partitions_.count > 1) {
+    rank_partition.resize(plan_.ranks.size());
+    for (size_t r = 0; r < plan_.ranks.size(); ++r) {
+      const int32_t local = plan_.local_of_rank[r];  // every rank is the fabric's own
+      if (local < 0) continue;
+      rank_partition[r] = partitions_.of_switch[addresses_->leaf_of_host(plan_.hosts[local].node)];
+    }
+  }
+  for (uint32_t p = 0; p < partitions_.count; ++p) {
+    const uint32_t need =
+        mbufs_needed(plan_, switch_ports, exp_.buffer.bytes, topology_->links().size(), leaves,
+                     rank_partition, partitions_.count, p);
+    pools_.push_back(fabric_pool(p, need, std::min<uint32_t>(need, 8192), frame_room(),
+                                 mode_ == Mode::kVirtual));
+  }
   for (uint32_t p = 0; p < partitions_.count; ++p)
     queues_.push_back(std::make_unique<EventQueue>());
   double shortest = 0;
@@ -157,10 +171,11 @@ void Fabric::build_hosts() {
       if (addresses_->leaf_of_host(plan_.hosts[i].node) == leaf) local.push_back(i);
     }
     if (local.empty()) continue;
+    most_hosts_per_node_ = std::max(most_hosts_per_node_, static_cast<uint32_t>(local.size()));
     const auto id = static_cast<uint32_t>(nodes_.size());
     const uint32_t part = partitions_.of_switch[leaf];
     EventQueue* events = mode_ == Mode::kVirtual ? queues_[part].get() : nullptr;
-    hosts_.push_back(std::make_unique<HostNode>(plan_, local, pool_,
+    hosts_.push_back(std::make_unique<HostNode>(plan_, local, pools_[part],
                                                 static_cast<uint32_t>(hosts_.size()), tsc_hz_,
                                                 start_tsc_, events, id, &message_slots_));
     host_leaf_.push_back(leaf);

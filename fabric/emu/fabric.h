@@ -1,7 +1,7 @@
 // A fabric assembled from an experiment: the topology, routing and address plan; one SwitchNode
 // per switch with its tables built exactly as spraylab-switch builds them; one HostNode per leaf
 // for the hosts under it, with spraylab-gen's RunPlan for every host; two Links per topology link;
-// the mbuf pool. Both clocks run the same Fabric (virtual_run.h, inprocess_run.h).
+// the mbuf pools. Both clocks run the same Fabric (virtual_run.h, inprocess_run.h).
 #pragma once
 
 #include <rte_mempool.h>
@@ -72,10 +72,14 @@ class Fabric {
   const std::vector<Node*>& nodes() const { return nodes_; }
   const std::vector<std::unique_ptr<SwitchNode>>& switches() const { return switches_; }
   const std::vector<std::unique_ptr<HostNode>>& hosts() const { return hosts_; }
+  // The most hosts one host node has (its leaf's).
+  uint32_t most_hosts_per_node() const { return most_hosts_per_node_; }
   // The leaf (switch index) of each host node, to keep a leaf and its hosts on one lcore.
   const std::vector<uint32_t>& host_leaf() const { return host_leaf_; }
   std::vector<const gen::HostEngine*> engines() const;
-  rte_mempool* pool() const { return pool_; }
+  // The frames of partition p's hosts (virtual time: a pool per partition, mbuf_pool.h; p = 0
+  // in-process).
+  rte_mempool* pool(uint32_t p = 0) const { return pools_[p]; }
   // Bytes of a frame its mbuf holds: whole frames in-process, the headers only in virtual time
   // (the rest of a frame is its length, not memory: emu/fabric.cpp says why).
   uint32_t frame_room() const;
@@ -118,7 +122,7 @@ class Fabric {
   std::vector<Link*> crossing_;
   uint64_t window_ns_ = 1;
   std::shared_ptr<const dataplane::SharedRoutes> routes_;
-  rte_mempool* pool_ = nullptr;
+  std::vector<rte_mempool*> pools_;  // per partition
   uint64_t start_ns_ = 0, start_tsc_ = 0, tsc_hz_ = 0;
   uint64_t start_delay_ns_;
   RingArena rings_;  // every egress queue's and link's ring: before them, so it outlives them
@@ -126,6 +130,7 @@ class Fabric {
   gen::MessageSlots message_slots_;  // the engines' shared table (declared first: outlives them)
   std::vector<std::unique_ptr<HostNode>> hosts_;
   std::vector<uint32_t> host_leaf_;
+  uint32_t most_hosts_per_node_ = 0;
   std::vector<Node*> nodes_;
   std::chrono::steady_clock::time_point deadline_;
   std::vector<std::unique_ptr<Link>> links_;

@@ -57,8 +57,8 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
                        std::chrono::duration<double>(opts.max_wall_seconds));
   // Virtual time: a thread per partition, up to the CPUs (the fabric caps it by its partitions).
   // One thread unless asked: a barrier per window costs more than a second thread gives when the
-  // CPUs are shared (seeds run side by side, make test's parallel tests), and a partitioned run
-  // fills its frame pool up front (docs/fabric.md, "A parallel virtual time").
+  // CPUs are shared (seeds run side by side, make test's parallel tests; docs/fabric.md, "A
+  // parallel virtual time").
   const uint32_t threads = opts.threads > 0 ? opts.threads : 1;
   Fabric f(e, opts.mode, 20'000'000, deadline, threads);
   FabricOptions run_opts = opts;  // the run has what the build left of the limit
@@ -101,6 +101,8 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.host_capacity_bps = host_capacity_bps(f);
   r.warmup_at_ns = run.warmup_at_ns;
   r.queue_sample_halvings = run.queue_sample_halvings;
+  r.pool_frames = run.pool_frames;
+  r.pool_grown_in_window = run.pool_grown_in_window;
   r.delivered_at_warmup = run.delivered_at_warmup;
   r.link_events = f.link_events_json();
   if (opts.mode == Mode::kInProcess) r.machine_bound = machine_bound_reason(share(f, e));

@@ -38,6 +38,7 @@ class Partition {
         nodes_(f.nodes()),
         host_base_(static_cast<uint32_t>(f.switches().size())),
         finished_(f.hosts().size(), 1),
+        pool_(f.pool(index), f.partitions(), f.most_hosts_per_node()),
         watch_(watch) {
     for (size_t h = 0; h < f.hosts().size(); ++h) {
       if (f.partition_of(host_base_ + static_cast<uint32_t>(h)) != index) continue;
@@ -51,11 +52,11 @@ class Partition {
   // Runs every event before `end`. A single partition (`watch_` set) also minds the wall clock:
   // false when it must stop (stop_reason()).
   bool run_until(uint64_t end) {
-    rte_mempool* const grow = watch_ != nullptr ? f_.pool() : nullptr;
+    pool_.window_start();
     while (!q_.empty() && q_.next_time() < end) {
       const Event e = q_.pop();
       prefetch_next(q_, nodes_);
-      if (grow != nullptr) fabric_pool_grow(grow);  // before the event: it may take mbufs
+      pool_.before_event();  // it may take mbufs
       nodes_[e.node]->on_event(e.tag, e.time);
       ++events_;
       last_ = e.time;
@@ -67,6 +68,7 @@ class Partition {
         watch_->progress(e.time, w, false, events_);
       }
     }
+    pool_.window_end();
     return true;
   }
 
@@ -77,6 +79,7 @@ class Partition {
   uint64_t events() const { return events_; }
   uint64_t last_time() const { return last_; }  // of its last event
   std::optional<gen::StopReason> stop_reason() const { return stop_; }
+  uint32_t pool_grown_in_window() const { return pool_.in_window(); }
 
  private:
   // Node `node` has just run: if it is a host whose engine finished then, count it.
@@ -97,6 +100,7 @@ class Partition {
   uint64_t finished_at_ = 0;
   uint64_t events_ = 0;
   uint64_t last_ = 0;
+  PoolGrower pool_;  // its hosts' frames: grown by this partition's thread only
   RunWatch* watch_;
   std::optional<gen::StopReason> stop_;
 };
@@ -282,6 +286,8 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
     for (const Partition& p : parts) now = std::max(now, p.finished_at());
   }
   out.end_ns = now;
+  out.pool_frames = fabric_pool_frames(f.partitions());
+  for (const Partition& p : parts) out.pool_grown_in_window += p.pool_grown_in_window();
   threads.reset();
   watch.progress(now, watch.wall_ns(), true, out.events);
   return out;

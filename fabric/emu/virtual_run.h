@@ -25,6 +25,8 @@ struct RunOutcome {
   uint64_t warmup_at_ns = 0;
   uint64_t delivered_at_warmup = 0;
   uint32_t queue_sample_halvings = 0;  // FabricResult::queue_sample_halvings
+  uint64_t pool_frames = 0;            // FabricResult::pool_frames
+  uint32_t pool_grown_in_window = 0;   // FabricResult::pool_grown_in_window
 };
 
 // Runs `f` (built for Mode::kVirtual) until its workload completes or a limit. `limit_ns`: how

@@ -137,6 +137,12 @@ struct FabricResult {
   // Times the queue and delivery samples were thinned to every other sampling time because the
   // run reached FabricOptions::max_queue_samples: the period is queue_sample · 2^this.
   uint32_t queue_sample_halvings = 0;
+  // Virtual time: the frames the run's pools had grown to at its end (all partitions'; a pool
+  // outlives a run, so a later run of one process starts from what an earlier one grew), and
+  // how many of their 2 MB pieces were filled inside a window rather than at its start
+  // (mbuf_pool.h, PoolGrower). Not results: run.json's frame_pool.
+  uint64_t pool_frames = 0;
+  uint32_t pool_grown_in_window = 0;
   // The experiment's link events as they happened (Fabric::link_events_json); empty without.
   nlohmann::ordered_json link_events = nlohmann::ordered_json::array();
   // Why the numbers measure this machine more than the fabric (run/machine_bound.h), or "".

@@ -96,6 +96,7 @@ ordered_json run_json(const Variant& v, const FabricResult& r, const RunOptions&
   if (r.mode == Mode::kVirtual) {
     j["threads"] = r.threads;
     j["virtual_time_engine"] = kVirtualTimeEngine;
+    j["frame_pool"] = {{"frames", r.pool_frames}, {"grown_in_window", r.pool_grown_in_window}};
   } else {
     // Wall-clock modes run the experiment k times slower when the machine cannot keep up with
     // its links (run/time_scale.h, docs/runner.md); their times are in that slower time.

@@ -5,7 +5,8 @@ config re-runs as it ran, and Ofan's and pOfan's maximum queues are below RPS's.
 
 Issue 40: the two runs are --threads 1 and --threads 2 (the partitioned clock, docs/fabric.md),
 and so are two runs of a 432-host fat tree with a link event and of the MRLS example: summary.json,
-generator.json and queues.csv byte-identical. It must pass with both cores loaded."""
+generator.json and queues.csv byte-identical, and the frame pools grown to about as many frames
+on two threads as on one (run.json's frame_pool). It must pass with both cores loaded."""
 import filecmp
 import json
 import os
@@ -108,6 +109,20 @@ def fat_tree_432_with_a_link_event(_args):
     return f"{summary['events']} events"
 
 
+def pool_of(folder, variant):
+    with open(os.path.join(folder, variant, "run.json")) as f:
+        return json.load(f)["frame_pool"]
+
+
+def frame_pool_grows_alike_on_1_and_2_threads(_args):
+    """The 432-host runs above: a partitioned run grows each partition's pool as it draws on it,
+    like one thread's pool (docs/fabric.md): the frames the pools grew to at 2 threads within a
+    quarter of one thread's, not the whole workload's worth filled at the start (1.7x here)."""
+    one, two = (pool_of(os.path.join(work, f"fat-tree-432-{n}"), "ofan") for n in (1, 2))
+    check(0 < one["frames"] and 0 < two["frames"] <= one["frames"] * 1.25, (one, two))
+    return f"{one['frames']} and {two['frames']} frames"
+
+
 def mrls_example(_args):
     return f"{threads_1_and_2_same_on('mrls-polarized', [], 'polarized')['events']} events"
 
@@ -150,6 +165,8 @@ CASES = [
      ()),
     ("a 432-host fat tree with a link event: --threads 1 and 2 identical",
      fat_tree_432_with_a_link_event, ()),
+    ("the frame pool grows alike on 1 and 2 threads", frame_pool_grows_alike_on_1_and_2_threads,
+     ()),
     ("the MRLS example: --threads 1 and 2 identical", mrls_example, ()),
     ("summaries say the workload completed within its bound",
      summaries_say_the_workload_completed_within_its_bound, ()),

@@ -1,7 +1,8 @@
 // A test-only driver of the fabric: runs one experiment in one mode and prints the result as JSON
 // (the generator's results, the port summaries, the run's figures) on standard output. The
 // integration tests and bench/virtual-432 use it; users run `spraylab run`.
-//   fabric_run --config FILE [--mode virtual|inprocess] [--algorithm ALG] [--rate R] [--progress]
+//   fabric_run --config FILE [--mode virtual|inprocess] [--algorithm ALG] [--rate R] [--threads N]
+//              [--progress]
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   uint32_t lcores = 1;
   uint64_t max_clock_ns = 0;
   uint32_t repeat = 1;
+  uint32_t threads = 1;
   bool samples = false, messages = false, progress = false;
   CLI::App app{"fabric_run: one experiment on the in-process fabric (test driver)"};
   app.add_option("--config", config)->required()->check(CLI::ExistingFile);
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   app.add_option("--rate", rate, "in-process link rate, e.g. 2Gbps");
   app.add_option("--lcores", lcores, "EAL lcores (in-process: 1 + workers)");
   app.add_option("--max-clock-ns", max_clock_ns, "stop the fabric clock here");
+  app.add_option("--threads", threads, "virtual time: partitions, one thread each")
+      ->check(CLI::PositiveNumber);
   double max_wall_seconds = 600;
   app.add_option("--max-wall-seconds", max_wall_seconds,
                  "stop the run after this much wall time (FabricOptions::max_wall_seconds)");
@@ -48,12 +52,13 @@ int main(int argc, char** argv) {
     }
     fabric::EalOptions eo;
     eo.lcores = lcores;
-    eo.memory_mb = fabric::fabric_memory_mb(exp);
+    eo.memory_mb = fabric::fabric_memory_mb(exp, threads);
     fabric::init_eal(eo, "fabric_run");
     fabric::FabricOptions fo;
     fo.mode = fabric::parse_mode(mode);
     fo.max_clock_ns = max_clock_ns;
     fo.max_wall_seconds = max_wall_seconds;
+    fo.threads = threads;
     if (!rate.empty()) fo.inprocess_rate_bps = conf::parse_rate_bps(rate).value_or(0);
     if (progress) {
       fo.progress_period_ns = 5'000'000'000;
@@ -75,6 +80,8 @@ int main(int argc, char** argv) {
     j["clock_ns"] = r.clock_ns;
     j["wall_seconds"] = r.wall_seconds;
     j["events"] = r.events;
+    j["threads"] = r.threads;
+    j["frame_pool"] = {{"frames", r.pool_frames}, {"grown_in_window", r.pool_grown_in_window}};
     j["stalled_ns"] = r.stalled_ns;
     j["time_scale"] = r.time_scale;
     rusage ru{};
