@@ -59,8 +59,7 @@ SharedRoutes::SharedRoutes(const std::string& name, std::vector<topo::Prefix> pr
   // Sorted by (address, length), a prefix follows the shorter ones that cover it.
   for (uint32_t g = 0; g < prefixes_.size(); ++g) {
     const bool covered =
-        !class_start_.empty() &&
-        covers(prefixes_[class_start_.back()], prefixes_[g]);
+        !class_start_.empty() && covers(prefixes_[class_start_.back()], prefixes_[g]);
     if (!covered) class_start_.push_back(g);
     class_of_.push_back(static_cast<uint32_t>(class_start_.size() - 1));
   }
@@ -131,8 +130,8 @@ std::vector<uint32_t> RouteLookup::compact(const SharedRoutes& shared,
   std::vector<uint32_t> out(classes);
   for (uint32_t c = 0; c < classes; ++c) {
     const uint32_t first = shared.class_start()[c];
-    const uint32_t end = c + 1 < classes ? shared.class_start()[c + 1]
-                                         : static_cast<uint32_t>(remap.size());
+    const uint32_t end =
+        c + 1 < classes ? shared.class_start()[c + 1] : static_cast<uint32_t>(remap.size());
     if (std::all_of(remap.begin() + first, remap.begin() + end,
                     [&](uint32_t v) { return v == remap[first]; }) &&
         (remap[first] < kSpelled || remap[first] == kMiss)) {

@@ -113,8 +113,8 @@ std::unique_ptr<LiveGroups> SwitchRuntime::live_groups() const {
   };
   for (const auto& group : tables_.groups) g->ports.push_back(live(group, {}));
   g->routes = tables_.routes.data();
-  const bool withdrawn = std::any_of(withdrawn_.begin(), withdrawn_.end(),
-                                     [](const auto& w) { return !w.empty(); });
+  const bool withdrawn =
+      std::any_of(withdrawn_.begin(), withdrawn_.end(), [](const auto& w) { return !w.empty(); });
   if (!withdrawn) return g;
   g->route_group.resize(tables_.routes.size());
   for (size_t r = 0; r < tables_.routes.size(); ++r) {

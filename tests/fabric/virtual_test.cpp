@@ -232,8 +232,9 @@ TEST(VirtualFabric, FramesHoldTheirHeadersAndKeepTheirWireLength) {
 // route's next hops are withdrawn).
 TEST(VirtualFabric, SwitchesShareTheLeafTableAndKeepNoRouteGroupsUntilAWithdrawal) {
   for (const std::string& yaml :
-       {fat_tree_16("ofan"), std::string("topology: {generator: mrls, leaves: 10, uplinks: 3, "
-                                         "downlinks: 2}\nload_balancer: {algorithm: polarized}\n")}) {
+       {fat_tree_16("ofan"),
+        std::string("topology: {generator: mrls, leaves: 10, uplinks: 3, "
+                    "downlinks: 2}\nload_balancer: {algorithm: polarized}\n")}) {
     const Fabric f(experiment(yaml), Mode::kVirtual);
     const auto& first = f.switches().front()->runtime();
     for (const auto& sw : f.switches()) {
