@@ -125,13 +125,22 @@ void Fabric::check_deadline(const std::string& done) const {
 void Fabric::build_switches() {
   // One route table for all switches (route_lookup.h: one per switch would not fit).
   std::vector<dataplane::SwitchTables> tables;
+  // Every switch knows every leaf: the leaves' prefixes are one copy for all, and the union of
+  // the switches' routes is merged as it grows (a list of every switch's would be O(switches x
+  // leaves) for a moment: 2 GB at 100 K hosts).
+  const auto leaves = dataplane::leaf_prefixes_of(*routing_, *addresses_);
   std::vector<topo::Prefix> prefixes;
+  for (const auto& l : *leaves) prefixes.push_back(l.prefix);
+  size_t merged = 0;
   for (topo::NodeId n : topology_->switches()) {
     check_deadline(fmt::format("the tables of {} switches", tables.size()));
-    tables.push_back(
-        dataplane::build_switch_tables(exp_, *routing_, *addresses_, topology_->node(n).name));
+    tables.push_back(dataplane::build_switch_tables(exp_, *routing_, *addresses_,
+                                                    topology_->node(n).name, leaves));
     for (const auto& r : tables.back().routes) prefixes.push_back(r.prefix);
-    for (const auto& l : tables.back().leaf_prefixes) prefixes.push_back(l.prefix);
+    if (prefixes.size() > 2 * merged + 4096) {
+      prefixes = dataplane::SharedRoutes::canonical(std::move(prefixes));
+      merged = prefixes.size();
+    }
   }
   routes_ = process_routes(std::move(prefixes));
   dataplane::RuntimeOptions ro;

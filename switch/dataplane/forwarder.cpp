@@ -193,7 +193,7 @@ SPRAYLAB_STEP void Forwarder::source_leaves(Burst& b) {
       const uint32_t l = leaves.lookup(ip);
       // A source in no leaf's prefix: at a leaf, the leaf itself (it entered the fabric here); at
       // a spine, unknown (candidates() drops it; t.leaf_rank is kUnknownLeaf there).
-      last_rank = l == RouteLookup::kMiss ? t.leaf_rank : t.leaf_prefixes[l].rank;
+      last_rank = l == RouteLookup::kMiss ? t.leaf_rank : (*t.leaf_prefixes)[l].rank;
       last_ip = ip;
       cached = true;
     }

@@ -35,6 +35,10 @@ rte_lpm* make_lpm(const std::string& name, const std::vector<topo::Prefix>& pref
 
 uint32_t prefix_mask(uint8_t len) { return len == 0 ? 0 : ~uint32_t{0} << (32 - len); }
 
+bool covers(const topo::Prefix& wide, const topo::Prefix& p) {
+  return wide.len <= p.len && (p.addr & prefix_mask(wide.len)) == wide.addr;
+}
+
 }  // namespace
 
 std::vector<topo::Prefix> SharedRoutes::canonical(std::vector<topo::Prefix> prefixes) {
@@ -52,6 +56,13 @@ std::vector<topo::Prefix> SharedRoutes::canonical(std::vector<topo::Prefix> pref
 
 SharedRoutes::SharedRoutes(const std::string& name, std::vector<topo::Prefix> prefixes, int socket)
     : prefixes_(canonical(std::move(prefixes))) {
+  // Sorted by (address, length), a prefix follows the shorter ones that cover it.
+  for (uint32_t g = 0; g < prefixes_.size(); ++g) {
+    const bool covered =
+        !class_start_.empty() && covers(prefixes_[class_start_.back()], prefixes_[g]);
+    if (!covered) class_start_.push_back(g);
+    class_of_.push_back(static_cast<uint32_t>(class_start_.size() - 1));
+  }
   lpm_ = make_lpm(name, prefixes_, socket);
 }
 
@@ -93,8 +104,11 @@ RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
       }
     }
   }
-  remap_owner_ = shared_->intern(std::move(remap));
+  remap_owner_ = shared_->intern(compact(*shared_, remap));
   remap_ = remap_owner_->data();
+  class_of_ = shared_->class_of();
+  class_start_ = shared_->class_start();
+  classes_ = shared_->classes();
   // `all` is sorted by (address, length) and canonical (SharedRoutes).
   auto before = [](const topo::Prefix& a, const topo::Prefix& b) {
     return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
@@ -106,6 +120,31 @@ RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
                                               topo::ip_to_string(p.addr), p.len));
     }
   }
+}
+
+// One entry a class: its prefixes' common value, or kSpelled + where its values are spelled out
+// after the class entries (a class whose prefixes go more than one way).
+std::vector<uint32_t> RouteLookup::compact(const SharedRoutes& shared,
+                                           const std::vector<uint32_t>& remap) {
+  const uint32_t classes = shared.classes();
+  std::vector<uint32_t> out(classes);
+  for (uint32_t c = 0; c < classes; ++c) {
+    const uint32_t first = shared.class_start()[c];
+    const uint32_t end =
+        c + 1 < classes ? shared.class_start()[c + 1] : static_cast<uint32_t>(remap.size());
+    if (std::all_of(remap.begin() + first, remap.begin() + end,
+                    [&](uint32_t v) { return v == remap[first]; }) &&
+        (remap[first] < kSpelled || remap[first] == kMiss)) {
+      out[c] = remap[first];
+      continue;
+    }
+    if (out.size() - classes >= kMiss - kSpelled) {
+      throw std::invalid_argument("route lookup: too many routes to remap");
+    }
+    out[c] = kSpelled + static_cast<uint32_t>(out.size() - classes);
+    out.insert(out.end(), remap.begin() + first, remap.begin() + end);
+  }
+  return out;
 }
 
 std::shared_ptr<const std::vector<uint32_t>> SharedRoutes::intern(
@@ -148,7 +187,7 @@ void RouteLookup::lookup_bulk(const uint32_t* ips, uint32_t* out, unsigned n) co
     out[i] = rte_lpm_lookup(lpm_, ips[i], &hop) == 0 ? hop : kMiss;
   }
   if (remap_ == nullptr) return;
-  for (i = 0; i < n; ++i) out[i] = out[i] == kMiss ? kMiss : remap_[out[i]];
+  for (i = 0; i < n; ++i) out[i] = out[i] == kMiss ? kMiss : remapped(out[i]);
 }
 
 }  // namespace spraylab::dataplane

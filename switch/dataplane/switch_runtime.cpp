@@ -67,7 +67,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
   if (opts_.workers == 0) throw std::invalid_argument("at least one worker lcore is needed");
   // rte_lpm and rte_ring names are process-global: prefix them with the switch name.
   std::vector<topo::Prefix> leaves;
-  for (const auto& l : tables_.leaf_prefixes) leaves.push_back(l.prefix);
+  for (const auto& l : *tables_.leaf_prefixes) leaves.push_back(l.prefix);
   if (opts_.shared_routes) {
     dst_routes_ = std::make_unique<RouteLookup>(opts_.shared_routes, route_prefixes(tables_));
     src_leaves_ = std::make_unique<RouteLookup>(opts_.shared_routes, leaves);
@@ -112,6 +112,10 @@ std::unique_ptr<LiveGroups> SwitchRuntime::live_groups() const {
     return out;
   };
   for (const auto& group : tables_.groups) g->ports.push_back(live(group, {}));
+  g->routes = tables_.routes.data();
+  const bool withdrawn =
+      std::any_of(withdrawn_.begin(), withdrawn_.end(), [](const auto& w) { return !w.empty(); });
+  if (!withdrawn) return g;
   g->route_group.resize(tables_.routes.size());
   for (size_t r = 0; r < tables_.routes.size(); ++r) {
     const uint32_t group = tables_.routes[r].group;

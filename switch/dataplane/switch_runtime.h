@@ -60,9 +60,13 @@ struct alignas(64) WorkerCounters {
 struct LiveGroups {
   std::vector<std::vector<topo::PortId>> ports;
   // Route r's candidates are ports[route_group[r]]: its table group, or a group of its own while
-  // some of its next hops are withdrawn.
+  // some of its next hops are withdrawn. Empty while nothing is withdrawn: then they are
+  // ports[routes[r].group] (4 B a route less on every switch; issue 40).
   std::vector<uint32_t> route_group;
-  const std::vector<topo::PortId>& of_route(uint32_t r) const { return ports[route_group[r]]; }
+  const RouteEntry* routes = nullptr;  // the switch's SwitchTables::routes
+  const std::vector<topo::PortId>& of_route(uint32_t r) const {
+    return ports[route_group.empty() ? routes[r].group : route_group[r]];
+  }
 };
 
 // The balancers of one algorithm: the shared factory state and one balancer per worker. Replaced

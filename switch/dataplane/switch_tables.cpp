@@ -46,8 +46,17 @@ std::vector<topo::PortId> ports_of(const std::vector<topo::PolarizedHop>& hops) 
 
 }  // namespace
 
-SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing& r,
-                                 const topo::AddressPlan& plan, const std::string& switch_name) {
+std::shared_ptr<const std::vector<SwitchTables::LeafPrefix>> leaf_prefixes_of(
+    const topo::Routing& r, const topo::AddressPlan& plan) {
+  std::vector<SwitchTables::LeafPrefix> out;
+  for (uint32_t leaf : r.leaves()) out.push_back({plan.leaf_prefix(leaf), r.leaf_rank(leaf)});
+  return std::make_shared<const std::vector<SwitchTables::LeafPrefix>>(std::move(out));
+}
+
+SwitchTables build_switch_tables(
+    const conf::Experiment& e, const topo::Routing& r, const topo::AddressPlan& plan,
+    const std::string& switch_name,
+    std::shared_ptr<const std::vector<SwitchTables::LeafPrefix>> leaves) {
   const topo::Topology& topo = r.topology();
   const topo::NodeId node = topo.find(switch_name);
   if (node == topo::kNoNode || topo.node(node).kind != topo::NodeKind::kSwitch) {
@@ -74,6 +83,7 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
   t.trim_threshold_bytes = e.buffer.trim_threshold;
   t.seed = lb::switch_seed(e.seed, t.sw);  // this switch's own stream (rng.h)
   add_ports(t, r, node);
+  t.leaf_prefixes = leaves ? std::move(leaves) : leaf_prefixes_of(r, plan);
 
   std::map<std::vector<topo::PortId>, uint32_t> ids;
   // Hosts on this switch: one /32 each.
@@ -97,7 +107,6 @@ SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing&
   std::map<uint32_t, bool> pods_done;
   for (uint32_t leaf : r.leaves()) {
     const uint32_t rank = r.leaf_rank(leaf);
-    t.leaf_prefixes.push_back({plan.leaf_prefix(leaf), rank});
     if (leaf == t.sw) continue;
     const uint32_t pod = topo.node(r.graph().node_of(leaf)).pod;
     if (pod_keys && pod != my_pod) {

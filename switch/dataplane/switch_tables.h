@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,15 @@ struct SwitchTables {
   std::vector<RouteEntry> routes;
   // Candidate port sets; groups[0..] deduplicated. A group of one port is a plain next hop.
   std::vector<std::vector<topo::PortId>> groups;
-  // The source-leaf lookup Polarized needs: the /24 of every leaf → its rank.
+  // The source-leaf lookup Polarized needs: the /24 of every leaf → its rank. The same for every
+  // switch of a fabric, so one copy (leaf_prefixes_of) serves them all: a copy each was
+  // O(switches x leaves), 1.5 GB at 100 K hosts (issue 40). Never null once built.
   struct LeafPrefix {
     topo::Prefix prefix;
     uint32_t rank;
   };
-  std::vector<LeafPrefix> leaf_prefixes;
+  std::shared_ptr<const std::vector<LeafPrefix>> leaf_prefixes =
+      std::make_shared<const std::vector<LeafPrefix>>();
   uint32_t num_dests = 0;  // size of the Ofan key space (leaves, or pods at aggregation)
   conf::BalancerSpec balancer;
   uint64_t buffer_bytes = 0;
@@ -82,8 +86,15 @@ StaticRoute parse_static_route(const std::string& text);
 // std::invalid_argument for a port the switch does not have.
 void add_static_route(SwitchTables& t, const StaticRoute& r);
 
-// Throws std::invalid_argument naming the switch when it is not in the topology.
-SwitchTables build_switch_tables(const conf::Experiment& e, const topo::Routing& r,
-                                 const topo::AddressPlan& plan, const std::string& switch_name);
+// The leaves' prefixes and ranks (SwitchTables::leaf_prefixes), in leaf order.
+std::shared_ptr<const std::vector<SwitchTables::LeafPrefix>> leaf_prefixes_of(
+    const topo::Routing& r, const topo::AddressPlan& plan);
+
+// Throws std::invalid_argument naming the switch when it is not in the topology. `leaves`, when
+// given, is leaf_prefixes_of(r, plan), shared with the other switches of a fabric.
+SwitchTables build_switch_tables(
+    const conf::Experiment& e, const topo::Routing& r, const topo::AddressPlan& plan,
+    const std::string& switch_name,
+    std::shared_ptr<const std::vector<SwitchTables::LeafPrefix>> leaves = nullptr);
 
 }  // namespace spraylab::dataplane

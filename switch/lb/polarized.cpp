@@ -30,11 +30,17 @@ PolarizedTable::PolarizedTable(const topo::Routing& routing, uint32_t sw) {
   for (PortId p : port_) top = std::max(top, p);
   fabric_index_.assign(static_cast<size_t>(top) + 1, kNoFabric);
   for (uint32_t f = 0; f < ports(); ++f) fabric_index_[port_[f]] = static_cast<uint16_t>(f);
-  closer_.assign(static_cast<size_t>(leaves.size()) * words_, 0);
-  distance_.resize(leaves.size());
-  for (uint32_t l = 0; l < leaves.size(); ++l) {
+  leaves_ = static_cast<uint32_t>(leaves.size());
+  std::vector<uint64_t> closer(words_);
+  if (words_ == 1) {
+    labels_.reserve(leaves_);
+  } else {
+    closer_.reserve(static_cast<size_t>(leaves_) * words_);
+    distance_.reserve(leaves_);
+  }
+  for (uint32_t l = 0; l < leaves_; ++l) {
     const uint8_t here = routing.distance(sw, leaves[l]);
-    distance_[l] = here;
+    std::fill(closer.begin(), closer.end(), 0);
     for (uint32_t f = 0; f < ports(); ++f) {
       const uint8_t there = routing.distance(neighbour[f], leaves[l]);
       if (there == here) {
@@ -42,12 +48,14 @@ PolarizedTable::PolarizedTable(const topo::Routing& routing, uint32_t sw) {
                                     " has a neighbour at its own distance to leaf " +
                                     std::to_string(leaves[l]) + ": the graph is not leveled");
       }
-      if (there < here)
-        closer_[static_cast<size_t>(l) * words_ + f / 64] |= uint64_t{1} << (f % 64);
+      if (there < here) closer[f / 64] |= uint64_t{1} << (f % 64);
     }
-  }
-  if (words_ == 1) {
-    for (uint32_t l = 0; l < leaves.size(); ++l) labels_.push_back({closer_[l], distance_[l]});
+    if (words_ == 1) {
+      labels_.push_back({closer[0], here});
+    } else {
+      closer_.insert(closer_.end(), closer.begin(), closer.end());
+      distance_.push_back(here);
+    }
   }
 }
 

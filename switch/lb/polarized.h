@@ -34,7 +34,7 @@ class PolarizedTable {
   PolarizedTable(const topo::Routing& routing, uint32_t sw);
 
   uint32_t ports() const { return static_cast<uint32_t>(port_.size()); }
-  uint32_t leaves() const { return static_cast<uint32_t>(distance_.size()); }
+  uint32_t leaves() const { return leaves_; }
   // The fabric index f of port id `p`, or kNoFabric for a host port or an unknown id.
   static constexpr uint16_t kNoFabric = 0xffff;
   uint16_t fabric_index(PortId p) const {
@@ -44,9 +44,11 @@ class PolarizedTable {
   PortId port(uint32_t f) const { return port_[f]; }
   // Bit f of word j: the neighbour behind fabric port 64j + f is closer to `leaf` than we are.
   const uint64_t* closer(uint32_t leaf) const {
-    return &closer_[static_cast<size_t>(leaf) * words_];
+    return words_ == 1 ? &labels_[leaf].closer : &closer_[static_cast<size_t>(leaf) * words_];
   }
-  uint8_t distance(uint32_t leaf) const { return distance_[leaf]; }
+  uint8_t distance(uint32_t leaf) const {
+    return words_ == 1 ? static_cast<uint8_t>(labels_[leaf].distance) : distance_[leaf];
+  }
   uint64_t valid(uint32_t word) const { return valid_[word]; }
   const uint64_t* valid_words() const { return valid_.data(); }
   const PortId* port_ids() const { return port_.data(); }
@@ -57,10 +59,18 @@ class PolarizedTable {
     uint64_t distance;
   };
   const Label* labels() const { return labels_.data(); }
+  // What the per-leaf tables hold, in bytes (issue 40: O(switches x leaves) over a fabric).
+  size_t leaf_bytes() const {
+    return labels_.capacity() * sizeof(Label) + closer_.capacity() * sizeof(uint64_t) +
+           distance_.capacity();
+  }
 
  private:
   uint32_t words_ = 0;
-  std::vector<PortId> port_;            // fabric port f's port id
+  uint32_t leaves_ = 0;
+  std::vector<PortId> port_;  // fabric port f's port id
+  // Per leaf: labels_ when words_ == 1, else closer_ and distance_ (issue 40: one copy, not
+  // both, as these are O(switches x leaves) over a fabric: 16 B a leaf, not 25).
   std::vector<uint64_t> closer_;        // leaves × words
   std::vector<uint8_t> distance_;       // d(this switch, leaf) per leaf rank
   std::vector<uint64_t> valid_;         // bits of existing ports per word

@@ -24,7 +24,7 @@ void expect_same_answers(const std::string& yaml) {
   for (topo::NodeId n : t.switches()) {
     tables.push_back(build_switch_tables(e, r, plan, t.node(n).name));
     for (const auto& route : tables.back().routes) all.push_back(route.prefix);
-    for (const auto& l : tables.back().leaf_prefixes) all.push_back(l.prefix);
+    for (const auto& l : *tables.back().leaf_prefixes) all.push_back(l.prefix);
   }
   auto shared = std::make_shared<const SharedRoutes>("test_shared", all, 0);
   // Every host, every /24 and /16 edge, and random addresses in and out of the plan.
@@ -56,7 +56,7 @@ void expect_same_answers(const std::string& yaml) {
     }
     // The source-leaf table (Polarized) too.
     std::vector<topo::Prefix> leaves;
-    for (const auto& l : st.leaf_prefixes) leaves.push_back(l.prefix);
+    for (const auto& l : *st.leaf_prefixes) leaves.push_back(l.prefix);
     const RouteLookup leaves_alone("test_leaves" + std::to_string(n), leaves, 0);
     const RouteLookup leaves_via(shared, leaves);
     for (uint32_t ip : ips) {
@@ -101,6 +101,39 @@ TEST(SharedRoutes, KeepOneCopyOfEqualRemaps) {
   EXPECT_EQ(second.lookup(0x0a000203u), 1u);
   EXPECT_EQ(swapped.lookup(0x0a000203u), 0u);
   EXPECT_EQ(first.lookup(0x0a000303u), RouteLookup::kMiss);
+}
+
+// Issue 40: a switch's remap is one entry a class of the shared table (a leaf's /24 with its
+// hosts' /32s) and the classes it spells out, its own leaf's only at a leaf switch: O(leaves) a
+// switch, not O(prefixes of the fabric); the answers stay each switch's own (above).
+TEST(SharedRoutes, ARemapIsAnEntryALeafAndTheOwnHosts) {
+  const conf::Experiment e = fabric::testing::experiment(
+      "topology: {generator: mrls, leaves: 10, uplinks: 3, downlinks: 2}\n"
+      "load_balancer: {algorithm: polarized}\n");
+  const topo::Topology t = topo::build(e.topology, e.links);
+  const topo::Routing r(t);
+  const topo::AddressPlan plan(r);
+  std::vector<SwitchTables> tables;
+  std::vector<topo::Prefix> all;
+  for (topo::NodeId n : t.switches()) {
+    tables.push_back(build_switch_tables(e, r, plan, t.node(n).name));
+    for (const auto& route : tables.back().routes) all.push_back(route.prefix);
+  }
+  auto shared = std::make_shared<const SharedRoutes>("test_classes", all, 0);
+  ASSERT_EQ(shared->prefixes().size(), 10u + 10u * 2u);  // every leaf's /24, every host's /32
+  EXPECT_EQ(shared->classes(), 10u);
+  for (const SwitchTables& st : tables) {
+    std::vector<topo::Prefix> own;
+    for (const auto& route : st.routes) own.push_back(route.prefix);
+    const RouteLookup via(shared, own);
+    // A leaf spells out its own /24 and its 2 hosts; a spine spells out nothing.
+    EXPECT_EQ(via.remap_entries(), st.is_leaf ? 10u + 3u : 10u) << st.name;
+    for (const auto& route : st.routes) {
+      ASSERT_EQ(via.lookup(route.prefix.addr | (route.prefix.len == 32 ? 0 : 7)),
+                static_cast<uint32_t>(&route - st.routes.data()))
+          << st.name;
+    }
+  }
 }
 
 }  // namespace

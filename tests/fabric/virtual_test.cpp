@@ -227,6 +227,28 @@ TEST(VirtualFabric, FramesHoldTheirHeadersAndKeepTheirWireLength) {
   EXPECT_GT(switch_bytes, data_bytes);
 }
 
+// Issue 40: what every switch of a fabric would hold once per leaf, it holds once for the fabric
+// (the leaves' prefixes) or not at all until it is needed (a group per route, only while some
+// route's next hops are withdrawn).
+TEST(VirtualFabric, SwitchesShareTheLeafTableAndKeepNoRouteGroupsUntilAWithdrawal) {
+  for (const std::string& yaml :
+       {fat_tree_16("ofan"),
+        std::string("topology: {generator: mrls, leaves: 10, uplinks: 3, "
+                    "downlinks: 2}\nload_balancer: {algorithm: polarized}\n")}) {
+    const Fabric f(experiment(yaml), Mode::kVirtual);
+    const auto& first = f.switches().front()->runtime();
+    for (const auto& sw : f.switches()) {
+      const dataplane::SwitchRuntime& rt = sw->runtime();
+      EXPECT_EQ(rt.tables().leaf_prefixes.get(), first.tables().leaf_prefixes.get())
+          << rt.tables().name;
+      EXPECT_TRUE(rt.groups()->route_group.empty()) << rt.tables().name;
+      for (uint32_t r = 0; r < rt.tables().routes.size(); ++r) {
+        ASSERT_EQ(&rt.groups()->of_route(r), &rt.groups()->ports[rt.tables().routes[r].group]);
+      }
+    }
+  }
+}
+
 TEST(VirtualFabric, MoreSwitchPortsThanEalHasMemzones) {
   // A k = 16 fat tree: 320 switches, 5120 egress queues (EAL has 2560 memzones; each queue took
   // one until their rings moved to the fabric's RingArena) and 6144 link directions.

@@ -155,6 +155,33 @@ TEST_P(PolarizedOnMrls, RandomQueueWalksFollowTheRulesAndEndWithin2DStarMinus2) 
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PolarizedOnMrls, ::testing::Values(1, 2, 3, 4));
 
+// The labels are the routing's distances: bit f of closer(leaf) says fabric port f's neighbour is
+// nearer the leaf than this switch, distance(leaf) is this switch's; a switch of at most 64 fabric
+// ports keeps them once, as labels (16 B a leaf; issue 40).
+TEST(PolarizedTable, LabelsAreTheRoutingsDistancesKeptOnce) {
+  for (const auto& [leaves, up, down] : {std::tuple{14u, 3u, 3u}, std::tuple{40u, 24u, 8u}}) {
+    const topo::Topology topology = topo::mrls(params(leaves, up, down, 1));
+    const topo::Routing routing(topology);
+    const topo::SwitchGraph& gr = routing.graph();
+    for (uint32_t sw = 0; sw < gr.size(); ++sw) {
+      const PolarizedTable t(routing, sw);
+      ASSERT_EQ(t.leaves(), routing.leaves().size());
+      ASSERT_EQ(t.words(), 1u);
+      EXPECT_LE(t.leaf_bytes(), 16u * t.leaves()) << "switch " << sw;
+      for (uint32_t l = 0; l < t.leaves(); ++l) {
+        const uint32_t leaf = routing.leaves()[l];
+        ASSERT_EQ(t.distance(l), routing.distance(sw, leaf)) << sw << " " << l;
+        ASSERT_EQ(t.labels()[l].distance, routing.distance(sw, leaf)) << sw << " " << l;
+        for (uint32_t e = gr.begin(sw), f = 0; e < gr.end(sw); ++e, ++f) {
+          const bool closer = routing.distance(gr.neighbour(e), leaf) < routing.distance(sw, leaf);
+          ASSERT_EQ((t.closer(l)[0] >> f) & 1, closer ? 1u : 0u) << sw << " " << l << " " << f;
+          ASSERT_EQ((t.labels()[l].closer >> f) & 1, closer ? 1u : 0u) << sw << " " << l;
+        }
+      }
+    }
+  }
+}
+
 TEST(Polarized, LowestScoreWinsWithTheDeroutePenaltyAndTiesAreUniform) {
   Fabric f(14, 3, 3, 5);
   Rng rng(3);
