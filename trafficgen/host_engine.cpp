@@ -48,8 +48,8 @@ HostEngine::HostEngine(const EngineSetup& s)
     // A slot is a full data frame on the wire at the host link's rate, whatever the pacer's.
     const double link_bps = plan_.link_rate_bps > 0 ? plan_.link_rate_bps : plan_.rate_bps;
     slot_q16_ = std::max<uint64_t>(
-        1, static_cast<uint64_t>(static_cast<double>(frame_credit(plan_.payload_bytes)) * hz *
-                                 8.0 / link_bps * 65536.0));
+        1, static_cast<uint64_t>(static_cast<double>(frame_credit(plan_.payload_bytes)) * hz * 8.0 /
+                                 link_bps * 65536.0));
   }
 
   pace_base_tsc_ = s.start_tsc;
@@ -1195,8 +1195,7 @@ uint64_t HostEngine::next_wake(uint64_t now) const {
     // send() sends from the tick the pacer's next slot starts in; bernoulli data waits for an
     // arrival too (ACKs and NACK resends do not).
     uint64_t at = pace_base_tsc_ + (h.next_tx_q16 >> 16);
-    if (bernoulli_ && h.ack_count == 0 && !resend_ready(h) &&
-        h.arrivals.arrivals() == h.injected) {
+    if (bernoulli_ && h.ack_count == 0 && !resend_ready(h) && h.arrivals.arrivals() == h.injected) {
       at = std::max(at, slot_start_tsc(h.arrivals.next_arrival()));
     }
     t = std::min(t, std::max(at, now));

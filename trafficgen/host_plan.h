@@ -15,9 +15,9 @@
 #include "trafficgen/bounds/bound_kind.h"
 #include "trafficgen/bounds/bound_wire.h"
 #include "trafficgen/cc_mode.h"
-#include "trafficgen/injection_mode.h"
 #include "trafficgen/cct_bound.h"
 #include "trafficgen/entropy.h"
+#include "trafficgen/injection_mode.h"
 #include "trafficgen/schedule.h"
 
 namespace spraylab::gen {

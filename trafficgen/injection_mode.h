@@ -22,8 +22,7 @@ struct InjectionInfo {
 inline constexpr std::array<InjectionInfo, 2> kInjectionTable{
     {{Injection::kPaced, "paced"}, {Injection::kBernoulli, "bernoulli"}}};
 static_assert(names::in_enum_order(kInjectionTable));
-inline constexpr std::array<std::string_view, 2> kInjectionNames =
-    names::names_of(kInjectionTable);
+inline constexpr std::array<std::string_view, 2> kInjectionNames = names::names_of(kInjectionTable);
 constexpr std::string_view to_string(Injection i) {
   return kInjectionNames[static_cast<size_t>(i)];
 }

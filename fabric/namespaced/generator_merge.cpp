@@ -296,10 +296,10 @@ ordered_json merge_generator_results(const std::vector<ordered_json>& parts) {
     for (const ordered_json& p : parts) {
       for (const ordered_json& h : at(at(p, "injection"), "hosts")) tallies.push_back(h);
     }
-    std::stable_sort(tallies.begin(), tallies.end(), [](const ordered_json& a,
-                                                        const ordered_json& b) {
-      return a["rank"].get<uint64_t>() < b["rank"].get<uint64_t>();
-    });
+    std::stable_sort(tallies.begin(), tallies.end(),
+                     [](const ordered_json& a, const ordered_json& b) {
+                       return a["rank"].get<uint64_t>() < b["rank"].get<uint64_t>();
+                     });
     injection["hosts"] = std::move(tallies);
     j["injection"] = std::move(injection);
   }

@@ -224,8 +224,8 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
         values.clear();
       } else {
         values = quotient_by_seed(values, series.model,
-                                  over_x_per_seed(*other, check.measure, incomplete),
-                                  other->model, "", out.detail)
+                                  over_x_per_seed(*other, check.measure, incomplete), other->model,
+                                  "", out.detail)
                      .value_or(std::vector<SeedValue>{});
       }
     }

@@ -352,7 +352,7 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
                            : c.measure == Measure::kValue ? std::string("value")
                            : c.other.empty()              ? measure_name
                            : extreme ? fmt::format("{0} over {1}'s {0}", measure_name, c.other)
-                               : fmt::format("{} to {}", measure_name, c.other);
+                                     : fmt::format("{} to {}", measure_name, c.other);
   const std::string_view relation = c.rule.bound == Bound::kAtLeast  ? "≥"
                                     : c.rule.bound == Bound::kAtMost ? "≤"
                                                                      : "=";

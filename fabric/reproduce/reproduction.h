@@ -93,8 +93,8 @@ inline constexpr std::array<std::string_view, 3> kCheckRoleNames = {"paper", "or
 // y over every x (max; with `to:`, over the other series' own max): with y the accepted load and
 // x the offered load, the saturation throughput (the MRLS paper's §5.2 throughput).
 enum class Measure { kValue, kRatio, kDifference, kSlope, kArgmin, kMax };
-inline constexpr std::array<std::string_view, 6> kMeasureNames = {
-    "value", "ratio", "difference", "slope", "argmin", "max"};
+inline constexpr std::array<std::string_view, 6> kMeasureNames = {"value", "ratio",  "difference",
+                                                                  "slope", "argmin", "max"};
 
 // A check about the best (or worst) of several series: per x and seed, the smallest (or largest)
 // of their values ("the better of AR and REPS": `series: [ar, REPS], pick: min`).

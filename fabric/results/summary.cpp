@@ -194,7 +194,8 @@ void summarize_host_loads(const FabricResult& r, VariantSummary& s) {
   const ordered_json& injection = section(r.generator, "injection");
   const ordered_json& hosts = section(injection, "hosts");
   const double slot_ns = injection.value("slot_ns", 0.0);
-  const auto payload = static_cast<double>(count(section(r.generator, "settings"), "payload_bytes"));
+  const auto payload =
+      static_cast<double>(count(section(r.generator, "settings"), "payload_bytes"));
   if (!hosts.is_array() || hosts.empty() || !(slot_ns > 0) || !(payload > 0) || s.window_ns == 0)
     return;
   const double slots = static_cast<double>(s.window_ns) / slot_ns;
@@ -209,9 +210,10 @@ void summarize_host_loads(const FabricResult& r, VariantSummary& s) {
     const double o =
         static_cast<double>(arrivals - std::min(arrivals, at_warmup(r.arrivals_at_warmup, i))) /
         slots;
-    const double a = static_cast<double>(delivered - std::min(delivered, at_warmup(
-                                                                  r.host_delivered_at_warmup, i))) /
-                     payload / slots;
+    const double a =
+        static_cast<double>(delivered -
+                            std::min(delivered, at_warmup(r.host_delivered_at_warmup, i))) /
+        payload / slots;
     offered.mean += o;
     offered.min = std::min(offered.min, o);
     accepted.mean += a;
