@@ -16,6 +16,7 @@
 #include "topo/kind.h"
 #include "trafficgen/cc_mode.h"
 #include "trafficgen/entropy_mode.h"
+#include "trafficgen/injection_mode.h"
 #include "trafficgen/workloads/fsdp_spec.h"
 #include "trafficgen/workloads/workload_type.h"
 
@@ -159,6 +160,9 @@ struct WorkloadSpec {
   // `load: feasible`: the highest load the topology carries with its failed links, perfectly
   // balanced (topo/feasible_load.h); `load` is then unused.
   bool load_feasible = false;
+  // How hosts inject: paced at `load` x the line rate, or Bernoulli arrivals at `load` per packet
+  // slot (trafficgen/injection_mode.h).
+  gen::Injection injection = gen::Injection::kPaced;
   gen::EntropyMode entropy = gen::EntropyMode::kFlow;
   // The entropy values hosts draw from, REPS's ring size and freezing, and the bitmap selector's
   // penalties (entropy_mode.h).

@@ -537,6 +537,9 @@ const Fields<WorkloadSpec>& workload_fields() {
         integer_key("iterations", &WorkloadSpec::iterations, 1, kMax32,
                     "times the collective runs back to back"),
         load(),
+        enum_key("injection", &WorkloadSpec::injection, gen::kInjectionNames,
+                 "how hosts inject: paced at load x the line rate, or the MRLS paper's Bernoulli "
+                 "arrivals, a packet per packet slot with probability load, open loop"),
         enum_key("entropy", &WorkloadSpec::entropy, gen::kEntropyModeNames,
                  "UDP source port: fixed per flow (ECMP), random per packet, REPS, DRB, or the "
                  "UEC selectors oblivious, bitmap, mixed"),
@@ -661,6 +664,7 @@ const VariantTable& workload_types() {
                        "iterations",
                        "placement",
                        "load",
+                       "injection",
                        "entropy",
                        "entropy_range",
                        "reps_buffer",

@@ -26,6 +26,7 @@ HostEngine::HostEngine(const EngineSetup& s)
       tsc_hz_(s.tsc_hz),
       epoch_tsc_(s.epoch_tsc),
       epoch_ns_(s.epoch_ns),
+      bernoulli_(s.plan->injection == Injection::kBernoulli),
       windowed_(sender_cc(s.plan->cc) != CongestionControl::kNone),
       rccc_(receiver_credits(s.plan->cc)),
       gated_(windowed_ || rccc_),
@@ -43,6 +44,13 @@ HostEngine::HostEngine(const EngineSetup& s)
   burst_slack_q16_ =
       2 * (plan_.payload_bytes + kFrameHeaderBytes + net::kWireOverhead) * cycles_per_byte_q16_;
   loss_threshold_ = static_cast<uint64_t>(plan_.loss * 18446744073709551615.0);
+  if (bernoulli_) {
+    // A slot is a full data frame on the wire at the host link's rate, whatever the pacer's.
+    const double link_bps = plan_.link_rate_bps > 0 ? plan_.link_rate_bps : plan_.rate_bps;
+    slot_q16_ = std::max<uint64_t>(
+        1, static_cast<uint64_t>(static_cast<double>(frame_credit(plan_.payload_bytes)) * hz * 8.0 /
+                                 link_bps * 65536.0));
+  }
 
   pace_base_tsc_ = s.start_tsc;
   if (rccc_) {
@@ -96,6 +104,12 @@ std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
     h.port_slot = static_cast<uint32_t>(it - ports_.begin());
     it->hosts.emplace_back(plan_.hosts[hi].ip, static_cast<uint32_t>(hosts_.size()));
     slot_of_rank[plan_.hosts[hi].rank] = static_cast<int32_t>(hosts_.size());
+    // Each host's own stream, from the seed and its rank: the same arrivals in every mode and
+    // however the hosts are spread over engines.
+    if (bernoulli_) {
+      h.arrivals = BernoulliArrivals(plan_.injection_load,
+                                     flow_seed(plan_.seed ^ 0x696e6a65, plan_.hosts[hi].rank, 0));
+    }
     hosts_.push_back(std::move(h));
   }
   return slot_of_rank;
@@ -398,7 +412,9 @@ void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, ui
   if (!duplicate) {
     // Every packet carries a full payload but the message's last, which has what is left.
     const uint64_t offset = uint64_t{h.sequence} * plan_.payload_bytes;
-    delivered_bytes_ += std::min<uint64_t>(plan_.payload_bytes, r.bytes - offset);
+    const uint64_t payload = std::min<uint64_t>(plan_.payload_bytes, r.bytes - offset);
+    delivered_bytes_ += payload;
+    hosts_[host_slot].delivered_bytes += payload;
   }
   while (r.cum < r.packets && r.reorder.seen(r.cum)) ++r.cum;
   if (ce) {
@@ -785,6 +801,7 @@ void HostEngine::send(HostState& h, uint64_t now) {
   if (paced && now < pace_base_tsc_) return;  // the pacer's link is free from the start only
   const uint64_t pace_now = now - std::min(now, pace_base_tsc_);
   const uint64_t now_q16 = pace_now << 16;
+  if (bernoulli_) h.arrivals.advance_to(slots_started(now));
   if (h.ack_count == 0 && h.active.empty() && h.resend_count == 0) {
     if (h.next_tx_q16 < now_q16) h.next_tx_q16 = now_q16;  // an idle link earns no credit
     return;
@@ -841,9 +858,13 @@ void HostEngine::send(HostState& h, uint64_t now) {
 // message's packets (next_run), each frame with its own entropy.
 [[gnu::always_inline]] inline void HostEngine::send_data(HostState& h, TxTurn& t) {
   const uint32_t payload_bytes = plan_.payload_bytes;
-  while (t.mbufs && t.may_send()) {
+  // workload.injection bernoulli: a data frame per arrival not yet sent (first pass or timeout
+  // retransmission alike); paced, no limit but the pacer's.
+  uint64_t arrived = bernoulli_ ? h.arrivals.arrivals() - h.injected : UINT64_MAX;
+  while (arrived > 0 && t.mbufs && t.may_send()) {
     DataRun run;
-    if (!next_run(h, t.cap - t.queued, &run)) break;
+    if (!next_run(h, static_cast<uint32_t>(std::min<uint64_t>(t.cap - t.queued, arrived)), &run))
+      break;
     SendState& s = sends_[run.send_idx];
     const FrameTemplate& ft = t.tmpl[s.tmpl];
     PathEntropy& flow = flows_[s.flow];
@@ -878,6 +899,10 @@ void HostEngine::send(HostState& h, uint64_t now) {
       }
     }
     if (sent == 0) break;
+    if (bernoulli_) {
+      arrived -= sent;
+      h.injected += sent;
+    }
     if (gated_) s.flight_bytes += payload_sent;
     if (windowed_) windows_[s.flow].on_send(payload_sent);
     if (s.first_tx_tsc == 0) s.first_tx_tsc = t.now;
@@ -1167,10 +1192,56 @@ uint64_t HostEngine::next_wake(uint64_t now) const {
     }
     if (h.ack_count == 0 && h.active.empty() && !resend_ready(h)) continue;
     if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
-    // send() sends from the tick the pacer's next slot starts in.
-    t = std::min(t, std::max(pace_base_tsc_ + (h.next_tx_q16 >> 16), now));
+    // send() sends from the tick the pacer's next slot starts in; bernoulli data waits for an
+    // arrival too (ACKs and NACK resends do not).
+    uint64_t at = pace_base_tsc_ + (h.next_tx_q16 >> 16);
+    if (bernoulli_ && h.ack_count == 0 && !resend_ready(h) && h.arrivals.arrivals() == h.injected) {
+      at = std::max(at, slot_start_tsc(h.arrivals.next_arrival()));
+    }
+    t = std::min(t, std::max(at, now));
   }
   return t;
+}
+
+// ---- Injection (workload.injection bernoulli) ------------------------------------------------
+
+uint64_t HostEngine::slots_started(uint64_t now) const {
+  if (now < pace_base_tsc_) return 0;
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(now - pace_base_tsc_) << 16) /
+                               slot_q16_) +
+         1;
+}
+
+// The first TSC tick at or after slot k's start (send() sees it started there).
+uint64_t HostEngine::slot_start_tsc(uint64_t k) const {
+  const unsigned __int128 q16 = static_cast<unsigned __int128>(k) * slot_q16_;
+  const unsigned __int128 tsc = (q16 + 0xffff) >> 16;
+  const uint64_t room = UINT64_MAX - pace_base_tsc_;
+  return tsc >= room ? UINT64_MAX : pace_base_tsc_ + static_cast<uint64_t>(tsc);
+}
+
+std::vector<HostTally> HostEngine::host_tallies(uint64_t ns) const {
+  // `ns` on the TSC, from the epoch (ns_of()'s inverse).
+  const auto cycles = [&](uint64_t d) {
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(d) * tsc_hz_ / 1'000'000'000);
+  };
+  const uint64_t back = ns < epoch_ns_ ? cycles(epoch_ns_ - ns) : 0;
+  const uint64_t tsc = ns >= epoch_ns_ ? epoch_tsc_ + cycles(ns - epoch_ns_)
+                                       : epoch_tsc_ - std::min(epoch_tsc_, back);
+  std::vector<HostTally> out;
+  out.reserve(hosts_.size());
+  for (const HostState& h : hosts_) {
+    HostTally t;
+    t.host = h.index;
+    t.delivered_bytes = h.delivered_bytes;
+    if (bernoulli_) {
+      BernoulliArrivals a = h.arrivals;
+      a.advance_to(slots_started(tsc));
+      t.arrivals = a.arrivals();
+    }
+    out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace spraylab::gen

@@ -23,6 +23,7 @@
 #include "trafficgen/flow_window.h"
 #include "trafficgen/frame_template.h"
 #include "trafficgen/host_plan.h"
+#include "trafficgen/injection.h"
 #include "trafficgen/latency_histogram.h"
 #include "trafficgen/packet.h"
 #include "trafficgen/rccc_credits.h"
@@ -165,6 +166,20 @@ struct HostState {
   RcccPullPacer pacer;
   bool pull_armed = false;
   uint64_t next_pull_q16 = 0;
+  // workload.injection bernoulli: the host's arrivals, and the data frames it sent against them
+  // (a frame goes only when arrivals() > injected: the rest wait, open loop, as a source queue).
+  BernoulliArrivals arrivals;
+  uint64_t injected = 0;
+  // Payload bytes of data packets this host received for the first time (HostTally).
+  uint64_t delivered_bytes = 0;
+};
+
+// One local host's offered and accepted traffic so far (workload.injection bernoulli): its
+// arrivals, and the payload it received (each packet once).
+struct HostTally {
+  uint32_t host = 0;  // index into RunPlan::hosts
+  uint64_t arrivals = 0;
+  uint64_t delivered_bytes = 0;
 };
 
 // A burst of frames in or out of a host's port: (port, mbufs, count) → frames taken. The engine's
@@ -263,6 +278,12 @@ class HostEngine {
   // Payload bytes of data packets received for the first time, so far (the fabric reads it at
   // its warm-up time: the accepted-throughput window of summary.json).
   uint64_t delivered_bytes() const { return delivered_bytes_; }
+  // Each local host's tally at time `ns` (the epoch's clock: the fabric's in virtual time), its
+  // arrivals counted up to then whether or not the host was polled since (a copy of the process
+  // is advanced; the engine is not changed). Start-up and results only: it allocates.
+  std::vector<HostTally> host_tallies(uint64_t ns) const;
+  // workload.injection bernoulli: a packet slot, in ns (a full data frame at the line rate).
+  double slot_ns() const { return static_cast<double>(slot_q16_) / 65536.0 * 1e9 / tsc_hz_d(); }
   // cc dctcp, nscc, mswift: each flow's window (index: SendState::flow); empty with cc none.
   const std::vector<FlowWindow>& windows() const { return windows_; }
   // cc rccc: each flow's credit at its sender (index: SendState::flow), each source's at its
@@ -360,6 +381,11 @@ class HostEngine {
   void release_dependents(const std::vector<uint32_t>& list, uint64_t now);
   void make_ready(SendState& s, uint64_t now);
   void start_due(uint64_t now);
+  // workload.injection bernoulli: the slots started by `now` (pace_base_tsc_ counts as slot 0's
+  // start), and the TSC at which slot `k` starts.
+  uint64_t slots_started(uint64_t now) const;
+  uint64_t slot_start_tsc(uint64_t k) const;
+  double tsc_hz_d() const { return static_cast<double>(tsc_hz_); }
   void check_timeouts(uint64_t now);
   void update_finished();
 
@@ -372,6 +398,8 @@ class HostEngine {
   uint64_t cycles_per_byte_q16_;  // pacing; 0 = unlimited
   uint64_t rto_cycles_;
   uint64_t burst_slack_q16_;  // how far the pacer may lag behind now (catch-up limit)
+  const bool bernoulli_;      // workload.injection bernoulli
+  uint64_t slot_q16_ = 0;     // its packet slot in TSC cycles (x 2^16)
   // The pacer counts TSC cycles from here (the run's start) in 48.16 fixed point: an absolute
   // TSC overflows that after 2^48 cycles (about 30 hours of the host's uptime at 2.6 GHz; the
   // TSC of a VM counts from its host's boot), and the pacer then let everything through.

@@ -144,6 +144,12 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
   for (topo::NodeId n : t.hosts()) go.hosts.push_back(t.node(n).name);
   const double load = exp.workload.load_feasible ? feasible_fraction(exp, t) : exp.workload.load;
   go.rate_bps = load * topo::slowest_host_link(t).rate_bps;
+  go.injection = exp.workload.injection;
+  if (go.injection == Injection::kBernoulli) {
+    // The arrivals carry the load; a host sends what has arrived at the line rate.
+    go.injection_load = load;
+    go.rate_bps = topo::slowest_host_link(t).rate_bps;
+  }
   go.ack_every = exp.workload.ack_every;
   go.entropy = exp.workload.entropy;
   go.entropy_params = {exp.workload.entropy_range,       exp.workload.reps_buffer,
@@ -160,6 +166,39 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
 }
 
 namespace {
+
+// workload.injection: bernoulli, for the MRLS paper's patterns (docs/workloads.md, "Injection").
+void check_bernoulli(const conf::WorkloadSpec& w, const HostPlanOptions& o) {
+  switch (w.type) {
+    case WorkloadType::kUniform:
+    case WorkloadType::kBipartite:
+      // UN and BU draw a destination per packet: one packet per message.
+      if (w.message_bytes > w.payload_bytes) {
+        throw PlanError(fmt::format(
+            "workload.injection bernoulli: {} draws a destination per packet; message_size "
+            "({} B) must fit one packet (payload {} B)",
+            to_string(w.type), w.message_bytes, w.payload_bytes));
+      }
+      break;
+    case WorkloadType::kPermutation:
+    case WorkloadType::kSwitchPermutation:
+      break;
+    default:
+      throw PlanError(fmt::format(
+          "workload.injection bernoulli: {} is a collective (measured by its completion time); "
+          "bernoulli injects uniform, permutation, switch-permutation or bipartite",
+          to_string(w.type)));
+  }
+  if (w.load_feasible) {
+    throw PlanError("workload.injection bernoulli: load feasible is a paced rate; give a number");
+  }
+  // Below this a host would draw 10^4 slots per arrival.
+  if (o.injection_load < 1e-4) {
+    throw PlanError(fmt::format(
+        "workload.injection bernoulli: load {} is below 0.0001 arrivals per packet slot",
+        o.injection_load));
+  }
+}
 
 // The schedule of every rank (with --payload's packet size) and the sender's and receiver's
 // settings, checked.
@@ -182,6 +221,9 @@ void plan_workload(const conf::Experiment& exp, const HostPlanOptions& o, uint32
   plan->initial_window_bytes = o.initial_window_bytes;
   plan->trim = o.trim;
   plan->cc_tuning = o.cc_tuning;
+  plan->injection = o.injection;
+  plan->injection_load = o.injection_load;
+  if (o.injection == Injection::kBernoulli) check_bernoulli(spec, o);
   if (o.ack_every == 0 || o.ack_every > 65535) throw PlanError("--ack-every: expected 1..65535");
   if (o.retransmit_timeout_ns == 0) throw PlanError("--retransmit-timeout must be positive");
   if (!(o.loss >= 0 && o.loss < 1)) throw PlanError("--loss: expected a probability in [0, 1)");

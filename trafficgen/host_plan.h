@@ -17,6 +17,7 @@
 #include "trafficgen/cc_mode.h"
 #include "trafficgen/cct_bound.h"
 #include "trafficgen/entropy.h"
+#include "trafficgen/injection_mode.h"
 #include "trafficgen/schedule.h"
 
 namespace spraylab::gen {
@@ -62,6 +63,10 @@ struct HostPlanOptions {
   uint64_t initial_window_bytes = 0;  // ... unless this is set
   bool trim = false;  // buffer.trim: switches trim, senders keep a resend queue for NACKs
   CcTuning cc_tuning;  // the workload's (trafficgen/cc_mode.h)
+  // workload.injection: bernoulli gates the data by arrivals at injection_load per packet slot
+  // (trafficgen/injection.h); the pacer then runs at the line rate.
+  Injection injection = Injection::kPaced;
+  double injection_load = 1;
 };
 
 // The generator options an experiment implies: every host of the topology in order, host i on
@@ -112,6 +117,8 @@ struct RunPlan {
   uint64_t initial_window_bytes = 0;
   bool trim = false;
   CcTuning cc_tuning;
+  Injection injection = Injection::kPaced;
+  double injection_load = 1;  // arrivals per packet slot, with injection bernoulli
 };
 
 // Builds the topology and schedule of `exp` and resolves the local hosts. Throws PlanError,

@@ -442,10 +442,43 @@ nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, con
   return j;
 }
 
+namespace {
+
+// workload.injection bernoulli: the arrival process and, per host (the plan's order), its
+// arrivals and the payload bytes it received, up to `end_ns` (docs/generator.md).
+nlohmann::ordered_json injection_json(const RunPlan& plan,
+                                      const std::vector<const HostEngine*>& engines,
+                                      uint64_t end_ns) {
+  std::vector<HostTally> by_host(plan.hosts.size());
+  double slot_ns = 0;
+  for (const HostEngine* e : engines) {
+    slot_ns = e->slot_ns();
+    for (const HostTally& t : e->host_tallies(end_ns)) by_host[t.host] = t;
+  }
+  nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < by_host.size(); ++i) {
+    hosts.push_back({{"name", plan.hosts[i].name},
+                     {"rank", plan.hosts[i].rank},
+                     {"arrivals", by_host[i].arrivals},
+                     {"delivered_bytes", by_host[i].delivered_bytes}});
+  }
+  return {{"type", std::string(to_string(plan.injection))},
+          {"load", plan.injection_load},
+          {"slot_ns", slot_ns},
+          {"hosts", std::move(hosts)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json results_json(const RunPlan& plan,
                                     const std::vector<const HostEngine*>& engines,
                                     const RunInfo& run) {
-  return results_json(plan, run, run_figures(plan, engines));
+  nlohmann::ordered_json j = results_json(plan, run, run_figures(plan, engines));
+  // Only with it: results without it as they were.
+  if (plan.injection == Injection::kBernoulli) {
+    j["injection"] = injection_json(plan, engines, run.end_ns);
+  }
+  return j;
 }
 
 }  // namespace spraylab::gen

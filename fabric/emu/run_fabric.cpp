@@ -104,6 +104,8 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   r.pool_frames = run.pool_frames;
   r.pool_grown_in_window = run.pool_grown_in_window;
   r.delivered_at_warmup = run.delivered_at_warmup;
+  r.arrivals_at_warmup = std::move(run.arrivals_at_warmup);
+  r.host_delivered_at_warmup = std::move(run.host_delivered_at_warmup);
   r.link_events = f.link_events_json();
   if (opts.mode == Mode::kInProcess) r.machine_bound = machine_bound_reason(share(f, e));
   r.wall_seconds =

@@ -175,6 +175,20 @@ void thin_samples(RunOutcome& out, uint64_t every) {
   ++out.queue_sample_halvings;
 }
 
+// workload.injection bernoulli: each host's arrivals and received payload at the warm-up time
+// `now` (the fabric's clock), the start of summary.json's per-host offered and accepted loads.
+void tally_at_warmup(const Fabric& f, uint64_t now, RunOutcome* out) {
+  const size_t hosts = f.plan().hosts.size();
+  out->arrivals_at_warmup.assign(hosts, 0);
+  out->host_delivered_at_warmup.assign(hosts, 0);
+  for (const gen::HostEngine* h : f.engines()) {
+    for (const gen::HostTally& t : h->host_tallies(now)) {
+      out->arrivals_at_warmup[t.host] = t.arrivals;
+      out->host_delivered_at_warmup[t.host] = t.delivered_bytes;
+    }
+  }
+}
+
 }  // namespace
 
 RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) {
@@ -258,6 +272,7 @@ RunOutcome run_virtual(Fabric& f, const FabricOptions& opts, uint64_t limit_ns) 
         out.warmup_at_ns = now - start;
         for (const gen::HostEngine* h : f.engines())
           out.delivered_at_warmup += h->delivered_bytes();
+        if (f.plan().injection == gen::Injection::kBernoulli) tally_at_warmup(f, now, &out);
       }
       // Only the sampler left: the fabric is idle for good.
       const bool busy =

@@ -24,6 +24,10 @@ struct RunOutcome {
   // and the payload bytes the hosts had received by then.
   uint64_t warmup_at_ns = 0;
   uint64_t delivered_at_warmup = 0;
+  // workload.injection bernoulli: per host (the plan's order) its arrivals and the payload it
+  // had received at the warm-up; empty without a warm-up or without bernoulli.
+  std::vector<uint64_t> arrivals_at_warmup;
+  std::vector<uint64_t> host_delivered_at_warmup;
   uint32_t queue_sample_halvings = 0;  // FabricResult::queue_sample_halvings
   uint64_t pool_frames = 0;            // FabricResult::pool_frames
   uint32_t pool_grown_in_window = 0;   // FabricResult::pool_grown_in_window

@@ -289,6 +289,20 @@ ordered_json merge_generator_results(const std::vector<ordered_json>& parts) {
     }
   }
   if (!ports.empty()) j["ports"] = std::move(ports);
+  // workload.injection bernoulli: every generator's hosts, in rank order as `hosts`.
+  if (first.contains("injection")) {
+    ordered_json injection = at(first, "injection");
+    ordered_json tallies = ordered_json::array();
+    for (const ordered_json& p : parts) {
+      for (const ordered_json& h : at(at(p, "injection"), "hosts")) tallies.push_back(h);
+    }
+    std::stable_sort(tallies.begin(), tallies.end(),
+                     [](const ordered_json& a, const ordered_json& b) {
+                       return a["rank"].get<uint64_t>() < b["rank"].get<uint64_t>();
+                     });
+    injection["hosts"] = std::move(tallies);
+    j["injection"] = std::move(injection);
+  }
   j["generators"] = parts.size();
   return j;
 }

@@ -172,24 +172,28 @@ std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
   return out;
 }
 
-// Per seed, the x at which the series is lowest (a model: its lowest point, its optimum). Only a
-// seed with a value at every x of the series has one; the others (a variant stopped by its
-// timeout) are named in `incomplete`.
-std::vector<SeedValue> argmin_per_seed(const FigureSeries& series,
+// Per seed, over every x of the series: kArgmin, the x at which it is lowest (a model: its lowest
+// point, its optimum); kMax, its largest y (the saturation throughput of an accepted-load series
+// over a sweep of offered load). Only a seed with a value at every x of the series has one; the
+// others (a variant stopped by its timeout) are named in `incomplete`.
+std::vector<SeedValue> over_x_per_seed(const FigureSeries& series, Measure measure,
                                        std::vector<uint64_t>& incomplete) {
-  std::map<uint64_t, std::pair<double, double>> lowest;  // seed → (its lowest y, that y's x)
-  std::map<uint64_t, size_t> points_of;                  // seed → x it has a value at
+  const bool max = measure == Measure::kMax;
+  std::map<uint64_t, std::pair<double, double>> best;  // seed → (its lowest/highest y, its x)
+  std::map<uint64_t, size_t> points_of;                // seed → x it has a value at
   for (const FigurePoint& p : series.points) {
     for (const SeedValue& v : seed_values(series, p)) {
       ++points_of[v.seed];
-      const auto it = lowest.find(v.seed);
-      if (it == lowest.end() || v.y < it->second.first) lowest[v.seed] = {v.y, p.x};
+      const auto it = best.find(v.seed);
+      if (it == best.end() || (max ? v.y > it->second.first : v.y < it->second.first)) {
+        best[v.seed] = {v.y, p.x};
+      }
     }
   }
   std::vector<SeedValue> out;
-  for (const auto& [seed, y_x] : lowest) {
+  for (const auto& [seed, y_x] : best) {
     if (points_of[seed] == series.points.size()) {
-      out.push_back({seed, y_x.second});
+      out.push_back({seed, max ? y_x.first : y_x.second});
     } else {
       incomplete.push_back(seed);
     }
@@ -209,9 +213,9 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
     } else {
       out.measured = *series.slope_ci;
     }
-  } else if (check.measure == Measure::kArgmin) {
+  } else if (check.measure == Measure::kArgmin || check.measure == Measure::kMax) {
     std::vector<uint64_t> incomplete;
-    values = argmin_per_seed(series, incomplete);
+    values = over_x_per_seed(series, check.measure, incomplete);
     if (!check.other.empty()) {
       const FigureSeries* other = find_series(data, check.other);
       if (other == nullptr) {
@@ -219,8 +223,9 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
                                  series_list(data));
         values.clear();
       } else {
-        values = quotient_by_seed(values, series.model, argmin_per_seed(*other, incomplete),
-                                  other->model, "", out.detail)
+        values = quotient_by_seed(values, series.model,
+                                  over_x_per_seed(*other, check.measure, incomplete), other->model,
+                                  "", out.detail)
                      .value_or(std::vector<SeedValue>{});
       }
     }

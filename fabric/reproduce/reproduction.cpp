@@ -301,16 +301,17 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
     c.rule.bound = v->as_choice(kBounds) == "at_least" ? Bound::kAtLeast : Bound::kAtMost;
   }
   const Value& measure =
-      map.require("measure", "value, ratio, difference or slope (docs/reproduce.md)");
+      map.require("measure", "value, ratio, difference, slope, argmin or max (docs/reproduce.md)");
   c.measure = static_cast<Measure>(
       std::find(kMeasureNames.begin(), kMeasureNames.end(), measure.as_choice(kMeasureNames)) -
       kMeasureNames.begin());
   const bool two_series = c.measure == Measure::kRatio || c.measure == Measure::kDifference;
-  // A slope and an argmin span every x; a bar has one value.
-  const bool over_x = c.measure == Measure::kSlope || c.measure == Measure::kArgmin;
+  // A slope, an argmin and a max span every x; a bar has one value.
+  const bool extreme = c.measure == Measure::kArgmin || c.measure == Measure::kMax;
+  const bool over_x = c.measure == Measure::kSlope || extreme;
   if (const Value* v = map.find("to")) {
-    if (!two_series && c.measure != Measure::kArgmin) {
-      v->fail("to: names the other series of a ratio, a difference or an argmin");
+    if (!two_series && !extreme) {
+      v->fail("to: names the other series of a ratio, a difference, an argmin or a max");
     }
     c.other = v->as_string();
   } else if (two_series) {
@@ -319,8 +320,8 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
   if (const Value* v = map.find("at")) {
     if (over_x || figure.by_variant()) {
       v->fail(
-          "at: is an x of a line figure; a slope or argmin spans every x and a bar has one "
-          "value");
+          "at: is an x of a line figure; a slope, a max or an argmin spans every x and a bar "
+          "has one value");
     }
     c.at = v->as_string();
   } else if (!over_x && !figure.by_variant()) {
@@ -334,12 +335,14 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
     measure.fail(fmt::format(
         "a slope needs a figure over a numeric x with fit: loglog; {} has none", figure.name));
   }
-  if (c.measure == Measure::kArgmin && figure.by_variant()) {
-    measure.fail("an argmin needs a figure over a numeric x, not variant");
+  if (extreme && figure.by_variant()) {
+    measure.fail(fmt::format("{} needs a figure over a numeric x, not variant",
+                             c.measure == Measure::kArgmin ? "an argmin" : "a max"));
   }
   if (const Value* v = map.find("no_effect")) {
     c.rule.no_effect = v->as_number(-kAny, kAny);
-  } else if (c.measure == Measure::kRatio || !c.from.empty()) {
+  } else if (c.measure == Measure::kRatio || !c.from.empty() ||
+             (c.measure == Measure::kMax && !c.other.empty())) {
     c.rule.no_effect = 1;  // a ratio, or a measure that did not change from `from` to `at`
   } else if (c.measure == Measure::kDifference || c.measure == Measure::kSlope) {
     c.rule.no_effect = 0;
@@ -348,9 +351,8 @@ void read_paper_check(const Map& map, const Figure& figure, Check& c) {
   const std::string what = c.measure == Measure::kSlope   ? std::string("log-log slope")
                            : c.measure == Measure::kValue ? std::string("value")
                            : c.other.empty()              ? measure_name
-                           : c.measure == Measure::kArgmin
-                               ? fmt::format("argmin over {}'s argmin", c.other)
-                               : fmt::format("{} to {}", measure_name, c.other);
+                           : extreme ? fmt::format("{0} over {1}'s {0}", measure_name, c.other)
+                                     : fmt::format("{} to {}", measure_name, c.other);
   const std::string_view relation = c.rule.bound == Bound::kAtLeast  ? "≥"
                                     : c.rule.bound == Bound::kAtMost ? "≤"
                                                                      : "=";

@@ -88,11 +88,13 @@ inline constexpr std::array<std::string_view, 3> kCheckRoleNames = {"paper", "or
                                                                     "threshold"};
 
 // What a paper check measures, per seed: the series' y at x (a bar: its value), its ratio to or
-// difference from another series' y at the same x and seed, its log-log slope over x, or the x
-// at which it is lowest (argmin; with `to:`, that x over the other series' own).
-enum class Measure { kValue, kRatio, kDifference, kSlope, kArgmin };
-inline constexpr std::array<std::string_view, 5> kMeasureNames = {"value", "ratio", "difference",
-                                                                  "slope", "argmin"};
+// difference from another series' y at the same x and seed, its log-log slope over x, the x
+// at which it is lowest (argmin; with `to:`, that x over the other series' own), or its largest
+// y over every x (max; with `to:`, over the other series' own max): with y the accepted load and
+// x the offered load, the saturation throughput (the MRLS paper's §5.2 throughput).
+enum class Measure { kValue, kRatio, kDifference, kSlope, kArgmin, kMax };
+inline constexpr std::array<std::string_view, 6> kMeasureNames = {"value", "ratio",  "difference",
+                                                                  "slope", "argmin", "max"};
 
 // A check about the best (or worst) of several series: per x and seed, the smallest (or largest)
 // of their values ("the better of AR and REPS": `series: [ar, REPS], pick: min`).

@@ -1,5 +1,6 @@
 #include "fabric/results/summary.h"
 
+#include <limits>
 #include <numeric>
 
 #include "trafficgen/bounds/bound_kind.h"
@@ -187,6 +188,43 @@ void summarize_throughput(const FabricResult& r, VariantSummary& s) {
   }
 }
 
+// workload.injection bernoulli: the per-host offered and accepted loads of the window, from the
+// generator's injection section (totals at the end) less the tallies at the warm-up.
+void summarize_host_loads(const FabricResult& r, VariantSummary& s) {
+  const ordered_json& injection = section(r.generator, "injection");
+  const ordered_json& hosts = section(injection, "hosts");
+  const double slot_ns = injection.value("slot_ns", 0.0);
+  const auto payload =
+      static_cast<double>(count(section(r.generator, "settings"), "payload_bytes"));
+  if (!hosts.is_array() || hosts.empty() || !(slot_ns > 0) || !(payload > 0) || s.window_ns == 0)
+    return;
+  const double slots = static_cast<double>(s.window_ns) / slot_ns;
+  const auto at_warmup = [](const std::vector<uint64_t>& v, size_t i) {
+    return i < v.size() ? v[i] : 0;
+  };
+  VariantSummary::HostLoads offered{0, std::numeric_limits<double>::infinity()};
+  VariantSummary::HostLoads accepted = offered;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const uint64_t arrivals = count(hosts[i], "arrivals");
+    const uint64_t delivered = count(hosts[i], "delivered_bytes");
+    const double o =
+        static_cast<double>(arrivals - std::min(arrivals, at_warmup(r.arrivals_at_warmup, i))) /
+        slots;
+    const double a =
+        static_cast<double>(delivered -
+                            std::min(delivered, at_warmup(r.host_delivered_at_warmup, i))) /
+        payload / slots;
+    offered.mean += o;
+    offered.min = std::min(offered.min, o);
+    accepted.mean += a;
+    accepted.min = std::min(accepted.min, a);
+  }
+  offered.mean /= static_cast<double>(hosts.size());
+  accepted.mean /= static_cast<double>(hosts.size());
+  s.offered_load = offered;
+  s.accepted_load = accepted;
+}
+
 // The generator counts switches crossed (path_switches); a hop here is a switch-to-switch link,
 // one fewer.
 void summarize_hops(const ordered_json& generator, VariantSummary& s) {
@@ -280,6 +318,7 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
         static_cast<double>(s.out_of_order) / static_cast<double>(s.received_packets);
   }
   summarize_throughput(result, s);
+  summarize_host_loads(result, s);
   summarize_hops(result.generator, s);
   if (result.generator.contains("congestion_control")) {
     s.congestion_control = result.generator["congestion_control"];
@@ -366,6 +405,13 @@ ordered_json to_json(const VariantSummary& s) {
                      {"window_start_ns", s.window_start_ns},
                      {"window_ns", s.window_ns},
                      {"accepted", or_null(s.accepted_throughput)}};
+  // Only with workload.injection bernoulli: other runs' summaries read as before.
+  if (s.offered_load && s.accepted_load) {
+    j["throughput"]["offered_load"] = {{"mean", s.offered_load->mean},
+                                       {"min", s.offered_load->min}};
+    j["throughput"]["accepted_load"] = {{"mean", s.accepted_load->mean},
+                                        {"min", s.accepted_load->min}};
+  }
   j["hops"] = {{"max", or_null(s.hops_max)},
                {"mean", or_null(s.hops_mean)},
                {"p99", or_null(s.hops_p99)},

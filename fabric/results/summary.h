@@ -108,6 +108,16 @@ struct VariantSummary {
   uint64_t window_start_ns = 0;  // measurement.warmup (virtual time), else 0
   uint64_t window_ns = 0;
   std::optional<double> accepted_throughput;
+  // workload.injection bernoulli: per host, in packets per packet slot of the window (the MRLS
+  // paper's load units: 1 is a full data frame in every slot of the host link), the load it
+  // offered (its arrivals) and the load it accepted (the payload it received / a packet's
+  // payload); their mean (the paper's throughput) and minimum over the hosts.
+  struct HostLoads {
+    double mean = 0;
+    double min = 0;
+  };
+  std::optional<HostLoads> offered_load;
+  std::optional<HostLoads> accepted_load;
 
   // Path lengths of the data packets received, in switch-to-switch hops (the MRLS paper's k;
   // a packet between two hosts of one leaf has 0): histogram[k] packets, the max, mean and p99.

@@ -182,6 +182,13 @@ VariantSummary summary_from_json(const json& j, const std::string& path) {
   s.window_start_ns = t.get<uint64_t>("window_start_ns");
   s.window_ns = t.get<uint64_t>("window_ns");
   s.accepted_throughput = t.optional<double>("accepted");
+  const auto host_loads = [&t](const char* key) -> std::optional<VariantSummary::HostLoads> {
+    if (!t.has(key)) return std::nullopt;
+    const Reader l = t.at(key);
+    return VariantSummary::HostLoads{l.get<double>("mean"), l.get<double>("min")};
+  };
+  s.offered_load = host_loads("offered_load");
+  s.accepted_load = host_loads("accepted_load");
 
   const Reader h = r.at("hops");
   s.hops_max = h.optional<uint64_t>("max");

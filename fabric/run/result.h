@@ -134,6 +134,10 @@ struct FabricResult {
   // delivered before it; 0 and 0 without a warm-up (the window is the whole run).
   uint64_t warmup_at_ns = 0;
   uint64_t delivered_at_warmup = 0;
+  // workload.injection bernoulli, with a warm-up: per host (the generator's hosts' order) its
+  // arrivals and the payload bytes it had received then (RunOutcome's).
+  std::vector<uint64_t> arrivals_at_warmup;
+  std::vector<uint64_t> host_delivered_at_warmup;
   // Times the queue and delivery samples were thinned to every other sampling time because the
   // run reached FabricOptions::max_queue_samples: the period is queue_sample · 2^this.
   uint32_t queue_sample_halvings = 0;

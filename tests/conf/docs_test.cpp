@@ -142,6 +142,7 @@ TEST(Docs, EveryEntropyModeSkewAndQueueUnitIsListed) {
   expect_listed("workload.skew", gen::kSkewNames);
   expect_listed("load_balancer.queue_unit", lb::kQueueUnitNames);
   expect_listed("workload.order", gen::kAllToAllOrderNames);
+  expect_listed("workload.injection", gen::kInjectionNames);
   expect_listed("load_balancer.consolidate", lb::kConsolidateNames);
 }
 

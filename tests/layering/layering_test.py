@@ -23,6 +23,7 @@ NAME_LISTS = {
     "topo/palm_tree.h",  # header-only parameter rules the loader reports at the key, as size_limit.h
     "trafficgen/cc_mode.h",
     "trafficgen/entropy_mode.h",
+    "trafficgen/injection_mode.h",
     "trafficgen/workloads/workload_type.h",
     "trafficgen/workloads/fsdp_spec.h",
     "trafficgen/bounds/bound_kind.h",

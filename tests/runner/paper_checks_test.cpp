@@ -177,6 +177,81 @@ TEST(PaperChecks, AZeroDenominatorForOneSeedIsSaidAndNothingIsJudged) {
   EXPECT_EQ(*fine.verdict, Verdict::kReproduced);
 }
 
+// Accepted load over a sweep of offered load (x: 1KiB, 4KiB, 16KiB stand for three loads): rps
+// rises to 0.80 + 0.01 s at the middle load and falls to 0.70 past saturation (seeds 1..3); ofan
+// peaks last, at 0.90 + 0.01 s.
+std::vector<SeedRow> saturation_rows() {
+  std::vector<SeedRow> out;
+  for (uint64_t s = 1; s <= 3; ++s) {
+    const double e = 0.01 * static_cast<double>(s);
+    out.push_back({"q", "rps", 1024, "1KiB", s, 0.5});
+    out.push_back({"q", "rps", 4096, "4KiB", s, 0.8 + e});
+    out.push_back({"q", "rps", 16384, "16KiB", s, 0.7});
+    out.push_back({"q", "ofan", 1024, "1KiB", s, 0.5});
+    out.push_back({"q", "ofan", 4096, "4KiB", s, 0.6});
+    out.push_back({"q", "ofan", 16384, "16KiB", s, 0.9 + e});
+  }
+  return out;
+}
+
+// The saturation throughput (docs/reproduce.md): per seed the series' largest y over every x,
+// not its value at the last x; then the mean and interval over seeds.
+TEST(PaperChecks, MaxIsTheLargestValueOverEveryX) {
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: max, paper: 0.82, where: s, tolerance: 0.05}
+    - {figure: q, series: rps, measure: max, paper: 0.70, where: s, tolerance: 0.02, id: last-x}
+    - {figure: q, series: ofan, measure: max, paper: 0.92, where: s, tolerance: 0.05}
+)");
+  EXPECT_EQ(r.checks[0].id, "q/rps/max");
+  EXPECT_FALSE(r.checks[0].rule.no_effect);  // a max alone: reproduced or not
+  const std::vector<FigureData> data = {figure_from_rows(r.figures[0], saturation_rows())};
+  const CheckOutcome rps = evaluate_check(r.checks[0], data);
+  ASSERT_TRUE(rps.measured);
+  EXPECT_EQ(rps.measured->n, 3u);
+  EXPECT_NEAR(rps.measured->mean, 0.82, 1e-12);  // 0.81, 0.82, 0.83: the middle load's
+  EXPECT_EQ(*rps.verdict, Verdict::kReproduced);
+  // The value at full load (0.70) is not the saturation throughput: the same data fail it.
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kNotReproduced);
+  const CheckOutcome ofan = evaluate_check(r.checks[2], data);
+  EXPECT_NEAR(ofan.measured->mean, 0.92, 1e-12);
+  EXPECT_EQ(*ofan.verdict, Verdict::kReproduced);
+  // A seed without every load is not judged on the others.
+  std::vector<SeedRow> missing = saturation_rows();
+  std::erase_if(missing, [](const SeedRow& row) { return row.seed == 2 && row.x_text == "1KiB"; });
+  const CheckOutcome some = evaluate_check(r.checks[0], {figure_from_rows(r.figures[0], missing)});
+  EXPECT_FALSE(some.measured);
+  EXPECT_EQ(*some.verdict, Verdict::kNotReproduced);
+  EXPECT_THAT(some.detail, HasSubstr("no value at every x for seed 2"));
+}
+
+TEST(PaperChecks, MaxToIsTheRatioOfTheTwoSaturations) {
+  // ofan / rps: (0.9 + e) / (0.8 + e) per seed, whatever load each peaks at: ≈ 1.122.
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: ofan, measure: max, to: rps, paper: 1.12, where: s, tolerance: 2%}
+    - {figure: q, series: ofan, measure: max, to: rps, paper: 1.30, where: s, tolerance: 2%, id: big}
+)");
+  EXPECT_EQ(r.checks[0].id, "q/ofan/max/rps");
+  ASSERT_TRUE(r.checks[0].rule.no_effect);
+  EXPECT_EQ(*r.checks[0].rule.no_effect, 1);  // equal saturations
+  EXPECT_THAT(r.checks[0].text, HasSubstr("max over rps's max"));
+  const std::vector<FigureData> data = {figure_from_rows(r.figures[0], saturation_rows())};
+  const CheckOutcome o = evaluate_check(r.checks[0], data);
+  ASSERT_TRUE(o.measured);
+  const double expected = (0.91 / 0.81 + 0.92 / 0.82 + 0.93 / 0.83) / 3;
+  EXPECT_NEAR(o.measured->mean, expected, 1e-12);
+  EXPECT_EQ(*o.verdict, Verdict::kReproduced);
+  EXPECT_EQ(*evaluate_check(r.checks[1], data).verdict, Verdict::kSmallerEffect);
+}
+
+TEST(PaperChecks, AMaxSpansEveryXOfALineFigure) {
+  EXPECT_THAT(error("    - {figure: q, series: rps, measure: max, at: 1KiB, paper: 1, where: s, "
+                    "tolerance: 1}\n"),
+              HasSubstr("spans every x"));
+  EXPECT_THAT(
+      error("    - {figure: bars, series: rps, measure: max, paper: 1, where: s, tolerance: 1}\n"),
+      HasSubstr("a max needs a figure over a numeric x"));
+}
+
 TEST(PaperChecks, AValueWithoutNoEffectIsReproducedOrNot) {
   // rps at 16KiB: 176, 192, 208, so [152.3, 231.7]; the paper's 100 ± 10 % is far below.
   const Reproduction r = with_checks(R"(
