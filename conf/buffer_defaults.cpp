@@ -1,6 +1,10 @@
 #include "conf/buffer_defaults.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+
+#include "conf/units.h"
 
 namespace spraylab::conf {
 namespace {
@@ -79,6 +83,56 @@ void default_uec_buffer(const Value* buffer, Experiment& experiment) {
   b.ecn_high = std::min(b.bytes, frames_of(BufferSpec::kUecEcnHighBdp, bdp) * frame);
   b.ecn_threshold = std::min(b.ecn_high, frames_of(BufferSpec::kUecEcnLowBdp, bdp) * frame);
   if (b.ecn_threshold == b.ecn_high) b.ecn_high = 0;  // too small a band: one threshold
+}
+
+uint64_t pfc_headroom_bytes(const LinkSpec& links, uint32_t payload_bytes) {
+  // On the wire a frame also takes its FCS, preamble and gap (net/wire.h: 24 B).
+  constexpr uint64_t kWire = BufferSpec::kFcsBytes + 20;
+  constexpr uint64_t kPauseFrame = 60 + kWire;
+  const uint64_t max_frame = frame_bytes(payload_bytes) + kWire;
+  // Bits in ns x rate, over 8e9: exact for whole rates and delays (12500 B at 100 Gb/s, 500 ns).
+  const auto round_trip =
+      static_cast<uint64_t>(std::ceil(2 * links.delay_ns * links.rate_bps / 8e9));
+  return round_trip + 2 * max_frame + kPauseFrame;
+}
+
+void default_pfc(const Value* buffer, Experiment& experiment) {
+  BufferSpec& b = experiment.buffer;
+  if (b.flow_control != FlowControl::kPfc) return;
+  const Map section(*buffer);  // flow_control: pfc came from it
+  const Value* pfc = section.find("pfc");
+  const auto key = [pfc](std::string_view k) -> const Value* {
+    return pfc == nullptr ? nullptr : Map(*pfc).find(k);
+  };
+  const Value& at_fc = *section.find("flow_control");
+  if (b.trim) {
+    at_fc.fail(
+        "flow_control: pfc and trim: true do not combine: a lossless buffer never reaches the "
+        "trim threshold (pause stops the upstream first); choose one");
+  }
+  const uint64_t frame = frame_bytes(experiment.workload.payload_bytes);
+  if (key("headroom") == nullptr) {
+    b.pfc.headroom = pfc_headroom_bytes(experiment.links, experiment.workload.payload_bytes);
+  }
+  const Value& at_headroom = key("headroom") != nullptr ? *key("headroom") : at_fc;
+  if (b.pfc.headroom >= b.bytes) {
+    at_headroom.fail(fmt::format(
+        "the PFC headroom ({}) leaves nothing of buffer.bytes ({}) below XOFF: a larger buffer, "
+        "or a smaller headroom",
+        format_size(b.pfc.headroom), format_size(b.bytes)));
+  }
+  if (key("xoff") == nullptr) b.pfc.xoff = b.bytes - b.pfc.headroom;
+  const Value& at_xoff = key("xoff") != nullptr ? *key("xoff") : at_headroom;
+  if (b.pfc.xoff + b.pfc.headroom > b.bytes) {
+    at_xoff.fail(fmt::format("xoff ({}) + headroom ({}) is more than buffer.bytes ({})",
+                             format_size(b.pfc.xoff), format_size(b.pfc.headroom),
+                             format_size(b.bytes)));
+  }
+  if (key("xon") == nullptr) b.pfc.xon = b.pfc.xoff > 2 * frame ? b.pfc.xoff - 2 * frame : 0;
+  if (b.pfc.xon > b.pfc.xoff) {
+    key("xon")->fail(fmt::format("xon ({}) must be at most xoff ({})", format_size(b.pfc.xon),
+                                 format_size(b.pfc.xoff)));
+  }
 }
 
 }  // namespace spraylab::conf

@@ -29,4 +29,14 @@ void default_buffer_bytes(const Map& top, const Value* buffer, const WorkloadSpe
 // the file sets neither.
 void default_uec_buffer(const Value* buffer, Experiment& experiment);
 
+// After every section is read, with buffer.flow_control: pfc: the thresholds the file does not
+// set, as 802.1Qbb deployments size them (the headroom covers the link's round trip at its rate,
+// a frame the upstream has just started, one the pause waits behind, and the pause frame itself;
+// XOFF the buffer less the headroom; XON two data frames below XOFF), then their checks. Throws
+// ConfigError at the key that makes no sense (xon above xoff, thresholds beyond the buffer, PFC
+// with trimming).
+void default_pfc(const Value* buffer, Experiment& experiment);
+// The default headroom of a link of `links` carrying data frames of `payload_bytes`.
+uint64_t pfc_headroom_bytes(const LinkSpec& links, uint32_t payload_bytes);
+
 }  // namespace spraylab::conf

@@ -127,6 +127,19 @@ struct LinkSpec {
   double delay_ns = 500;    // `delay: 500ns`
 };
 
+// buffer.flow_control: what a full buffer does. none: tail drop (lossy Ethernet); pfc: 802.1Qbb
+// pause per ingress port (switch/dataplane/pfc.h); credit: credit-based links (not yet built: the
+// loader refuses it).
+enum class FlowControl : uint8_t { kNone, kPfc, kCredit };
+inline constexpr std::array<std::string_view, 3> kFlowControlNames{"none", "pfc", "credit"};
+
+// buffer.pfc: each ingress port's thresholds in bytes; 0 = derived (conf/buffer_defaults.h).
+struct PfcSpec {
+  uint64_t xoff = 0;
+  uint64_t xon = 0;
+  uint64_t headroom = 0;
+};
+
 struct BufferSpec {
   uint64_t bytes = 800'000;    // per egress port
   uint64_t ecn_threshold = 0;  // bytes; 0 = no ECN marking
@@ -136,6 +149,8 @@ struct BufferSpec {
   // Trimming: data frames beyond trim_threshold bytes are cut to their headers (net/trim.h).
   bool trim = false;
   uint64_t trim_threshold = 0;
+  FlowControl flow_control = FlowControl::kNone;
+  PfcSpec pfc;
   // cc: dctcp without an ecn_threshold in the file marks beyond this share of `bytes`.
   static constexpr double kDctcpEcnShare = 0.2;
   // The UEC reference's defaults (main_uec.cpp), in bandwidth-delay products of the longest

@@ -144,6 +144,7 @@ Experiment read_experiment(const Value& document) {
   if (workload != nullptr) read_workload(workload->as_map(), experiment.workload);
   default_ecn_threshold(top, experiment);
   default_uec_buffer(buffer, experiment);
+  default_pfc(buffer, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
   }

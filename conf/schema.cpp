@@ -268,6 +268,57 @@ void set_default(Fields<S>& fields, std::string_view key, std::string_view text)
   }
 }
 
+// buffer.flow_control: credit-based links are declared but not built yet (issue 39).
+Field<BufferSpec> flow_control() {
+  return {"flow_control", join(kFlowControlNames, " | "),
+          "what a full buffer does: none, tail drop; pfc, 802.1Qbb pause per ingress port "
+          "(buffer.pfc); credit, credit-based links (not yet built)",
+          [](const Value& v, BufferSpec& b) {
+            b.flow_control = v.as_enum<FlowControl>(kFlowControlNames);
+            if (b.flow_control == FlowControl::kCredit) {
+              v.fail("flow_control: credit (credit-based links) is not built yet; use pfc");
+            }
+          },
+          [](const BufferSpec& b) {
+            return std::string(kFlowControlNames[static_cast<size_t>(b.flow_control)]);
+          }};
+}
+
+const Fields<PfcSpec>& pfc_fields() {
+  static const Fields<PfcSpec> fields = [] {
+    Fields<PfcSpec> f = {
+        size_key("xoff", &PfcSpec::xoff, 1, kMax64,
+                 "an ingress port's buffered bytes beyond which the switch pauses its upstream"),
+        size_key("xon", &PfcSpec::xon, 0, kMax64,
+                 "the bytes at or below which a paused upstream is resumed (at most xoff)"),
+        size_key("headroom", &PfcSpec::headroom, 1, kMax64,
+                 "bytes an ingress port may still take beyond xoff: what is on its way while the "
+                 "pause travels; a frame beyond it is a pfc_headroom drop"),
+    };
+    set_default(f, "xoff", "bytes - headroom");
+    set_default(f, "xon", "xoff - 2 data frames");
+    set_default(f, "headroom",
+                "the link's round trip at its rate + 2 data frames + a pause frame");
+    return f;
+  }();
+  return fields;
+}
+
+// buffer.pfc: a map of PFC thresholds, read only with flow_control: pfc (read before it).
+Field<BufferSpec> pfc_section() {
+  return {"pfc", "map of xoff, xon, headroom",
+          "flow_control: pfc: the thresholds of every ingress port (buffer.pfc.*)",
+          [](const Value& v, BufferSpec& b) {
+            if (b.flow_control != FlowControl::kPfc) v.fail("read only with flow_control: pfc");
+            read_section(v.as_map(), pfc_fields(), b.pfc);
+          },
+          [](const BufferSpec& b) {
+            return fmt::format("{{xoff: {}, xon: {}, headroom: {}}}", format_size(b.pfc.xoff),
+                               format_size(b.pfc.xon), format_size(b.pfc.headroom));
+          },
+          "derived"};
+}
+
 template <class S>
 void add_docs(std::vector<KeyDoc>& out, const std::string& prefix, const Fields<S>& fields) {
   const S defaults{};
@@ -435,6 +486,8 @@ const Fields<BufferSpec>& buffer_fields() {
                  "cut data packets beyond trim_threshold to their headers, sent ahead of data; the "
                  "receiver NACKs them and the sender resends at once"),
         trim_threshold(),
+        flow_control(),
+        pfc_section(),
     };
     set_default(f, "bytes", "800KB; 1xBDP with trim, 5xBDP with cc nscc");
     return f;
@@ -805,6 +858,7 @@ std::vector<KeyDoc> documented_keys() {
   add_docs(keys, "topology.links[].", explicit_link_fields());
   add_docs(keys, "links.", link_fields());
   add_docs(keys, "buffer.", buffer_fields());
+  add_docs(keys, "buffer.pfc.", pfc_fields());
   add_docs(keys, "load_balancer.", balancer_fields());
   keys.push_back({"load_balancer.layers", "map of level to balancer", "none",
                   "per switch level: algorithm and parameters, inheriting the top level's"});

@@ -242,6 +242,11 @@ class HostEngine {
   // device; UINT64_MAX if none. An event-driven clock (the fabric's virtual time) wakes the
   // engine then, and whenever a frame arrives.
   uint64_t next_wake(uint64_t now) const;
+  // The same where a port's frames wait for the link itself (a PFC pause, the wire busy):
+  // `ready(port)` says when that port's link may take a frame (UINT64_MAX: when something
+  // arrives), so a waiting port does not make every later time `now`.
+  template <typename Ready>
+  uint64_t next_wake(uint64_t now, Ready&& ready) const;
 
   // All local messages sent and acknowledged, all local messages received. Readable from
   // another thread (the main lcore's progress line).
@@ -491,5 +496,24 @@ class HostEngine {
   std::atomic<uint64_t> tx_bytes_live_{0};  // kTxBytes, published for the progress line
   std::atomic<bool> data_stopped_{false};
 };
+
+template <typename Ready>
+uint64_t HostEngine::next_wake(uint64_t now, Ready&& ready) const {
+  uint64_t t = std::min(earliest_start_, timeout_due_);
+  for (const PortSlot& p : ports_) {
+    if (p.tx_count > 0) t = std::min(t, std::max<uint64_t>(ready(p.port), now));
+  }
+  for (const HostState& h : hosts_) {
+    if (h.pull_armed) {  // as next_wake(now)
+      t = std::min(t, std::max(pace_base_tsc_ + ((h.next_pull_q16 + 0xffff) >> 16), now));
+    }
+    // Frames already wait for this host's link: its readiness (above) is the host's next turn.
+    if (ports_[h.port_slot].tx_count > 0) continue;
+    if (h.ack_count == 0 && h.active.empty() && !resend_ready(h)) continue;
+    if (cycles_per_byte_q16_ == 0) return now;
+    t = std::min(t, std::max(pace_base_tsc_ + (h.next_tx_q16 >> 16), now));
+  }
+  return t;
+}
 
 }  // namespace spraylab::gen

@@ -91,6 +91,10 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
   build_hosts();
   check_deadline("the switches and hosts");
   build_links();
+  if (exp_.buffer.flow_control == conf::FlowControl::kPfc) {
+    for (auto& sw : switches_) sw->set_control_pool(pool_);
+    for (auto& h : hosts_) h->enable_pfc();
+  }
   link_events_ = topo::plan_link_events(exp_, *topology_);
   applied_at_.assign(link_events_.size(), UINT64_MAX);
   rerouted_.assign(link_events_.size(), 0);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "net/pfc_frame.h"
+
 namespace spraylab::fabric {
 
 HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts, rte_mempool* pool,
@@ -29,9 +31,11 @@ HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts,
   s.tsc_clock = events == nullptr;
   // Per burst: one indirect call, then the link's inline ring operations.
   s.rx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
-    return in_by_port_[port - port_base_]->receive(m, n, now_ns_);
+    const uint16_t got = in_by_port_[port - port_base_]->receive(m, n, now_ns_);
+    return pfc_ == nullptr || got == 0 ? got : take_control(port, m, got);
   };
   s.tx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
+    if (pfc_ != nullptr) return send_lossless(port, m, n);
     return out_by_port_[port - port_base_]->send(m, n, now_ns_);
   };
   for (uint32_t h : hosts) {
@@ -55,8 +59,52 @@ void HostNode::connect(uint16_t port, Link* in, Link* out) {
 
 void HostNode::start(uint64_t now) { schedule(now, true); }
 
+void HostNode::enable_pfc() {
+  std::vector<double> rates;
+  for (Link* out : out_by_port_) rates.push_back(out != nullptr ? out->rate_bps() : 1.0);
+  pfc_ = std::make_unique<dataplane::Pfc>(dataplane::PfcThresholds{}, std::move(rates));
+}
+
+uint16_t HostNode::take_control(uint16_t port, rte_mbuf** pkts, uint16_t n) {
+  uint16_t kept = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = pkts[i];
+    const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (!net::is_mac_control(data, rte_pktmbuf_data_len(m))) {
+      pkts[kept++] = m;
+      continue;
+    }
+    net::PfcFrame f;
+    if (net::parse_pfc(data, rte_pktmbuf_data_len(m), f) == net::PfcParse::kPfc) {
+      pfc_->received(static_cast<uint16_t>(port - port_base_), f, now_ns_);
+    } else {
+      ++bad_control_;
+    }
+    rte_pktmbuf_free(m);
+  }
+  return kept;
+}
+
+uint16_t HostNode::send_lossless(uint16_t port, rte_mbuf** pkts, uint16_t n) {
+  // The NIC keeps its frames until the wire is free, so that a pause stops every frame not yet
+  // started (the link would otherwise hold a burst serialised ahead of time).
+  Link& link = *out_by_port_[port - port_base_];
+  if (n == 0 || pfc_->paused(static_cast<uint16_t>(port - port_base_), now_ns_) ||
+      link.free_at_ns() > now_ns_) {
+    return 0;
+  }
+  return link.send(pkts, 1, now_ns_);
+}
+
 void HostNode::schedule(uint64_t now, bool worked) {
-  uint64_t t = engine_->next_wake(now);
+  uint64_t t = pfc_ == nullptr ? engine_->next_wake(now)
+                               : engine_->next_wake(now, [this, now](uint16_t port) {
+                                   // A port waits for its pause to end (or a resume, which
+                                   // wakes this node) or for its wire to be free.
+                                   const auto i = static_cast<uint16_t>(port - port_base_);
+                                   if (pfc_->paused(i, now)) return pfc_->paused_until(i);
+                                   return std::max(out_by_port_[i]->free_at_ns(), now);
+                                 });
   // A turn that did nothing while claiming work is due now (frames waiting on a full link, or
   // the mempool empty) tries again a ns later: virtual time must move on.
   if (t <= now) t = worked ? now : now + 1;

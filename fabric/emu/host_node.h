@@ -15,6 +15,7 @@
 #include "fabric/emu/event_queue.h"
 #include "fabric/emu/link.h"
 #include "fabric/emu/node.h"
+#include "switch/dataplane/pfc.h"
 #include "trafficgen/host_engine.h"
 
 namespace spraylab::fabric {
@@ -31,6 +32,14 @@ class HostNode final : public Node {
   void connect(uint16_t port, Link* in, Link* out);
   // Virtual time: asks for the first wake (the start of the workload).
   void start(uint64_t now);
+  // buffer.flow_control: pfc, after every connect(): the hosts' NICs obey the pause frames their
+  // leaf sends (one frame started at a time, none while paused) and consume them.
+  void enable_pfc();
+  // PFC: the hosts' side of the pause, indexed by port - port_base() (nullptr without PFC).
+  const dataplane::Pfc* pfc() const { return pfc_.get(); }
+  uint16_t port_base() const { return port_base_; }
+  // PFC: MAC control frames received that were no 802.1Qbb PFC (consumed, counted).
+  uint64_t bad_control_frames() const { return bad_control_; }
 
   void on_event(uint32_t tag, uint64_t now) override;
   bool poll(uint64_t now_ns, uint64_t now_tsc) override;
@@ -41,6 +50,10 @@ class HostNode final : public Node {
 
  private:
   void schedule(uint64_t now, bool worked);
+  // PFC: takes the pause frames out of pkts[0..n) (their hosts' pauses set); returns what is left.
+  uint16_t take_control(uint16_t port, rte_mbuf** pkts, uint16_t n);
+  // PFC: sends at most one frame on the port's link, when it is neither paused nor busy.
+  uint16_t send_lossless(uint16_t port, rte_mbuf** pkts, uint16_t n);
 
   // Indexed by port - port_base_: the local hosts' ports only (consecutive ranks under a leaf;
   // sized by every rank they were 16 B x hosts per engine, O(hosts x leaves) in all).
@@ -52,6 +65,8 @@ class HostNode final : public Node {
   uint64_t timer_at_ = UINT64_MAX;
   EventQueue* events_;
   uint32_t id_;
+  std::unique_ptr<dataplane::Pfc> pfc_;
+  uint64_t bad_control_ = 0;
   std::unique_ptr<gen::HostEngine> engine_;  // last: its I/O refers to the members above
 };
 

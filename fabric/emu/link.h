@@ -114,6 +114,8 @@ class Link {
     rte_prefetch0(m + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
   }
 
+  // Producer: when the wire is free of every frame sent so far (ns, rounded up).
+  uint64_t free_at_ns() const { return static_cast<uint64_t>(std::ceil(free_at_)); }
   double rate_bps() const { return rate_bps_; }
   double delay_ns() const { return delay_ns_; }
 

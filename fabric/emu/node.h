@@ -8,6 +8,7 @@ namespace spraylab::fabric {
 // Event tags a node may receive. A link's arrival carries the receiving node's tag for that link
 // (its port, or its link slot): values below kTxTag.
 inline constexpr uint32_t kTxTag = 0x10000;        // | port: a shaper lets the next frame go
+inline constexpr uint32_t kPauseTag = 0x20000;     // | port: a PFC pause on the port runs out
 inline constexpr uint32_t kTimerTag = 0xffffffff;  // a host engine's own next_wake
 
 class Node {

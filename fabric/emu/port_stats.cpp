@@ -77,11 +77,35 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
       for (size_t r = 0; r < dataplane::kDropReasons; ++r) {
         s.drops += rt.sum_drops(p, static_cast<dataplane::DropReason>(r));
       }
+      if (const dataplane::Pfc* pfc = rt.pfc()) {
+        const dataplane::PfcPortCounters& c = pfc->counters(p);
+        s.pause_sent = c.pause_sent.get();
+        s.resume_sent = c.resume_sent.get();
+        s.pause_received = c.pause_received.get();
+        s.resume_received = c.resume_received.get();
+        s.paused_ns = pfc->paused_ns(p, f.start_ns() + run_ns);
+        s.headroom_drops = rt.sum_drops(p, dataplane::DropReason::kPfcHeadroom);
+      }
       s.utilisation = port_utilisation(s.tx_bytes, s.tx_packets, t.ports[p].rate_bps, run_ns);
       out.push_back(std::move(s));
     }
   }
   set_p99_bytes(samples, &out);
+  return out;
+}
+
+HostPfc host_pfc(const Fabric& f, uint64_t run_ns) {
+  HostPfc out;
+  for (const auto& h : f.hosts()) {
+    const dataplane::Pfc* pfc = h->pfc();
+    if (pfc == nullptr) continue;
+    out.bad_control += h->bad_control_frames();
+    for (uint16_t i = 0; i < pfc->ports(); ++i) {
+      out.pause_received += pfc->counters(i).pause_received.get();
+      out.resume_received += pfc->counters(i).resume_received.get();
+      out.paused_ns += pfc->paused_ns(i, f.start_ns() + run_ns);
+    }
+  }
   return out;
 }
 

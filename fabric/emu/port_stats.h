@@ -24,4 +24,7 @@ double host_capacity_bps(const Fabric& f);
 std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<QueueSample>& samples,
                                         uint64_t run_ns);
 
+// buffer.flow_control: pfc: what the hosts' NICs received of their leaves' pauses, summed.
+HostPfc host_pfc(const Fabric& f, uint64_t run_ns);
+
 }  // namespace spraylab::fabric

@@ -92,6 +92,10 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   info.stopped_by = run.stopped_by;
   r.generator = gen::results_json(f.plan(), engines, info);
   r.ports = port_summaries(f, run.samples, r.clock_ns);
+  if (exp.buffer.flow_control == conf::FlowControl::kPfc) {
+    r.pfc = true;
+    r.host_pfc = host_pfc(f, r.clock_ns);
+  }
   r.samples = std::move(run.samples);
   r.delivered = std::move(run.delivered);
   // The last window ends with the run, between two sample times.

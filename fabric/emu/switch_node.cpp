@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "net/pfc_frame.h"
+
 namespace spraylab::fabric {
 
 SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeOptions& opts,
@@ -13,7 +15,9 @@ SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeO
       plan_(dataplane::plan_workers(1, rt_->ports(), std::vector<uint16_t>(rt_->ports(), 1))[0]),
       tx_pending_(rt_->ports(), 0),
       events_(events),
-      id_(id) {
+      id_(id),
+      pfc_(rt_->pfc()),
+      pause_wake_(rt_->ports(), 0) {
   if (events_ != nullptr && opts.shaping) {
     // Virtual time polls exactly when the link frees up, so no frame need start early.
     for (uint16_t p = 0; p < rt_->ports(); ++p) {
@@ -37,6 +41,26 @@ void SwitchNode::receive(uint16_t port, uint64_t now) {
     if (n == 0) break;
     fwd_.process(burst, n, port, 0, now);
   }
+  if (pfc_ != nullptr) pfc_->arrived(port, now);
+}
+
+void SwitchNode::send_pfc(uint64_t now) {
+  if (pfc_ == nullptr || !pfc_->owes()) return;
+  pfc_->take_due(now, [this, now](uint16_t port, const net::PfcFrame& f) {
+    rte_mbuf* m = control_pool_ != nullptr ? rte_pktmbuf_alloc(control_pool_) : nullptr;
+    if (m == nullptr) return false;  // owed still: the next wake tries again
+    char* room = rte_pktmbuf_append(m, net::kPfcFrameBytes);
+    if (room == nullptr) {  // no mbuf of the pool is that small, but the check costs nothing
+      rte_pktmbuf_free(m);
+      return false;
+    }
+    net::build_pfc(reinterpret_cast<uint8_t*>(room), rt_->tables().ports[port].mac, f);
+    // Straight onto the link, not through the egress queue: after the frame on the wire, ahead
+    // of every queued data frame, paused or not.
+    if (out_[port]->send(&m, 1, now) == 1) return true;
+    rte_pktmbuf_free(m);
+    return false;
+  });
 }
 
 void SwitchNode::transmit(uint16_t port, uint64_t now) {
@@ -45,6 +69,16 @@ void SwitchNode::transmit(uint16_t port, uint64_t now) {
   while (rt_->depth_packets_now(port) > 0 && fwd_.drain(port, now, tx) > 0) {
   }
   if (rt_->depth_packets_now(port) == 0) return;
+  if (pfc_ != nullptr && pfc_->paused(port, now)) {
+    // Paused: no wake until the pause runs out (a resume frame wakes the switch sooner, and
+    // start_idle_ports() starts the port then).
+    const uint64_t until = pfc_->paused_until(port);
+    if (pause_wake_[port] != until) {
+      pause_wake_[port] = until;
+      events_->push(until, id_, kPauseTag | port);
+    }
+    return;
+  }
   // The shaper's next start; a link that refused frames (full) is tried again a ns later.
   const uint64_t next = std::max(rt_->egress(port).shaper().busy_until_ns(), now + 1);
   tx_pending_[port] = 1;
@@ -62,15 +96,26 @@ void SwitchNode::on_event(uint32_t tag, uint64_t now) {
     const auto port = static_cast<uint16_t>(tag & 0xffff);
     tx_pending_[port] = 0;
     transmit(port, now);
+    send_pfc(now);
+    return;
+  }
+  if (tag & kPauseTag) {
+    const auto port = static_cast<uint16_t>(tag & 0xffff);
+    if (pause_wake_[port] != now) return;  // superseded: renewed, or resumed and woken since
+    pause_wake_[port] = 0;
+    if (!tx_pending_[port]) transmit(port, now);
+    send_pfc(now);
     return;
   }
   const auto port = static_cast<uint16_t>(tag);
   receive(port, now);
   in_[port]->rearm(now);
   start_idle_ports(now);
+  send_pfc(now);
 }
 
 void SwitchNode::prefetch(uint32_t tag, bool near) const {
+  if (tag & kPauseTag) return;
   if (tag & kTxTag) {
     // The port's queue, then the frame at the head of it (held since its last drain).
     rt_->egress(static_cast<uint16_t>(tag & 0xffff)).prefetch(near);
@@ -91,7 +136,9 @@ bool SwitchNode::poll(uint64_t now_ns, uint64_t /*now_tsc*/) {
   auto tx = [this, now_ns](uint16_t port, rte_mbuf** m, uint16_t n) {
     return out_[port]->send(m, n, now_ns);
   };
-  return dataplane::worker_turn(*rt_, fwd_, plan_, now_ns, rx, tx) > 0;
+  const bool worked = dataplane::worker_turn(*rt_, fwd_, plan_, now_ns, rx, tx) > 0;
+  send_pfc(now_ns);
+  return worked;
 }
 
 }  // namespace spraylab::fabric

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include <memory>
 #include <vector>
@@ -36,6 +37,8 @@ class SwitchNode final : public Node {
 
   // Port `port` receives from `in` and sends on `out`.
   void connect(uint16_t port, Link* in, Link* out);
+  // buffer.flow_control: pfc: the pool the switch's PFC frames come from.
+  void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
 
   void on_event(uint32_t tag, uint64_t now) override;
   void prefetch(uint32_t tag, bool near) const override;
@@ -50,6 +53,8 @@ class SwitchNode final : public Node {
   void receive(uint16_t port, uint64_t now);
   void start_idle_ports(uint64_t now);
   void transmit(uint16_t port, uint64_t now);
+  // PFC: the pause and resume frames the switch owes, sent now ahead of each port's data.
+  void send_pfc(uint64_t now);
 
   std::unique_ptr<dataplane::SwitchRuntime> rt_;
   dataplane::Forwarder fwd_;
@@ -58,6 +63,9 @@ class SwitchNode final : public Node {
   std::vector<uint8_t> tx_pending_;  // virtual: a departure wake is queued for the port
   EventQueue* events_;
   uint32_t id_;
+  dataplane::Pfc* pfc_;               // nullptr without buffer.flow_control: pfc
+  rte_mempool* control_pool_ = nullptr;
+  std::vector<uint64_t> pause_wake_;  // virtual, PFC: when a paused port's wake is due (0: none)
 };
 
 }  // namespace spraylab::fabric

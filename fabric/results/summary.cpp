@@ -1,5 +1,6 @@
 #include "fabric/results/summary.h"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
@@ -120,6 +121,26 @@ QueueStats queue_stats(const FabricResult& r, Pred in_set) {
   return q;
 }
 
+// buffer.flow_control: pfc: the pause frames of every switch port and the hosts, and the ports a
+// pause held, longest first.
+void summarize_pfc(const FabricResult& r, VariantSummary& s) {
+  s.pfc = true;
+  s.host_pfc = r.host_pfc;
+  for (const PortSummary& p : r.ports) {
+    s.pfc_pause_sent += p.pause_sent;
+    s.pfc_resume_sent += p.resume_sent;
+    s.pfc_pause_received += p.pause_received;
+    s.pfc_resume_received += p.resume_received;
+    s.pfc_paused_ns += p.paused_ns;
+    s.pfc_headroom_drops += p.headroom_drops;
+    if (p.paused_ns > 0) s.paused_ports.push_back(p);
+  }
+  std::stable_sort(s.paused_ports.begin(), s.paused_ports.end(),
+                   [](const PortSummary& a, const PortSummary& b) {
+                     return a.paused_ns > b.paused_ns;
+                   });
+}
+
 void summarize_ports(const FabricResult& r, VariantSummary& s) {
   s.queue = queue_stats(r, [](const PortSummary&) { return true; });
   for (const PortSummary& p : r.ports) s.queue_by_level[p.level];
@@ -130,6 +151,7 @@ void summarize_ports(const FabricResult& r, VariantSummary& s) {
   for (auto& [layer, stats] : s.queue_by_layer) {
     stats = queue_stats(r, [&layer = layer](const PortSummary& p) { return p.layer == layer; });
   }
+  if (r.pfc) summarize_pfc(r, s);
   double utilisation_sum = 0, utilisation_max = 0;
   for (const PortSummary& p : r.ports) {
     s.switch_drops += p.drops;
@@ -328,6 +350,39 @@ VariantSummary summarize(const FabricResult& result, const std::string& variant,
   return s;
 }
 
+namespace {
+
+// summary.json's "pfc": pause frames sent and received (a frame sent by a switch port is received
+// by its peer: a switch port or a host), paused time, headroom drops, and every paused port.
+ordered_json pfc_json(const VariantSummary& s) {
+  ordered_json ports = ordered_json::array();
+  for (const PortSummary& p : s.paused_ports) {
+    ports.push_back({{"switch", p.switch_name},
+                     {"port", p.port},
+                     {"peer", p.peer},
+                     {"layer", p.layer},
+                     {"paused_ns", p.paused_ns},
+                     {"pause_received", p.pause_received},
+                     {"resume_received", p.resume_received},
+                     {"pause_sent", p.pause_sent},
+                     {"resume_sent", p.resume_sent},
+                     {"headroom_drops", p.headroom_drops}});
+  }
+  return {{"pause_sent", s.pfc_pause_sent},
+          {"resume_sent", s.pfc_resume_sent},
+          {"pause_received", s.pfc_pause_received},
+          {"resume_received", s.pfc_resume_received},
+          {"host_pause_received", s.host_pfc.pause_received},
+          {"host_resume_received", s.host_pfc.resume_received},
+          {"paused_ns", s.pfc_paused_ns},
+          {"host_paused_ns", s.host_pfc.paused_ns},
+          {"headroom_drops", s.pfc_headroom_drops},
+          {"host_bad_control_frames", s.host_pfc.bad_control},
+          {"paused_ports", std::move(ports)}};
+}
+
+}  // namespace
+
 ordered_json to_json(const VariantSummary& s) {
   ordered_json j;
   j["variant"] = s.variant;
@@ -396,6 +451,7 @@ ordered_json to_json(const VariantSummary& s) {
     j["loss"]["trims"] = s.trims;
     j["loss"]["nacks"] = s.nacks;
   }
+  if (s.pfc) j["pfc"] = pfc_json(s);
   j["reordering"] = {{"received", s.received_packets},
                      {"out_of_order", s.out_of_order},
                      {"out_of_order_fraction", or_null(s.out_of_order_fraction)},

@@ -92,6 +92,14 @@ struct VariantSummary {
   uint64_t ecn_marks = 0;
   uint64_t trims = 0;  // buffer.trim: in summary.json when a switch trimmed
   uint64_t nacks = 0;  // NACKs the senders received
+  // buffer.flow_control: pfc: in summary.json ("pfc") only then. Switch ports summed, the hosts'
+  // NICs apart, and the ports that were paused (head-of-line blocking), longest first.
+  bool pfc = false;
+  uint64_t pfc_pause_sent = 0, pfc_resume_sent = 0;
+  uint64_t pfc_pause_received = 0, pfc_resume_received = 0;
+  uint64_t pfc_paused_ns = 0, pfc_headroom_drops = 0;
+  HostPfc host_pfc;
+  std::vector<PortSummary> paused_ports;
   uint64_t retransmits = 0;
   uint64_t timeouts = 0;
   uint64_t missing_at_end = 0;

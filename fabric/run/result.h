@@ -98,6 +98,21 @@ struct PortSummary {
   uint64_t drops = 0;      // all reasons
   uint64_t ecn_marks = 0;
   uint64_t trims = 0;  // data packets cut to their headers (buffer.trim)
+  // buffer.flow_control: pfc (switch/dataplane/pfc.h): PFC frames this port sent its peer (as
+  // the receiver of the peer's traffic) and received from it (as the sender), the time its
+  // transmitter was paused (head-of-line blocking: every frame queued here waited), and the
+  // frames its ingress dropped beyond XOFF + headroom (counted at the egress they were bound for).
+  uint64_t pause_sent = 0, resume_sent = 0;
+  uint64_t pause_received = 0, resume_received = 0;
+  uint64_t paused_ns = 0;
+  uint64_t headroom_drops = 0;
+};
+
+// buffer.flow_control: pfc: the hosts' NICs, summed (their leaves pause them).
+struct HostPfc {
+  uint64_t pause_received = 0, resume_received = 0;
+  uint64_t paused_ns = 0;
+  uint64_t bad_control = 0;  // MAC control frames that were no PFC (consumed)
 };
 
 // Which virtual-time engine gave a result: raised whenever a change makes one experiment and seed
@@ -126,6 +141,8 @@ struct FabricResult {
   // collective and per-message CCT, the lower bound and inflation, latency, loss, reordering.
   nlohmann::ordered_json generator;
   std::vector<PortSummary> ports;    // every switch egress port
+  bool pfc = false;                  // buffer.flow_control: pfc (the PortSummary PFC fields)
+  HostPfc host_pfc;
   std::vector<QueueSample> samples;  // time series of every port in `ports`
   // What switches delivered to hosts, sampled with the queues, and those ports' summed line rate.
   std::vector<DeliverySample> delivered;

@@ -22,6 +22,8 @@ enum class DropReason : uint8_t {
   kPortDown,
   kUnknownSource,
   kTrimQueueFull,
+  kPfcHeadroom,
+  kBadMacControl,
   kCount,
   kNone = 0xff,
 };
@@ -45,6 +47,12 @@ inline constexpr std::array<DropReasonInfo, kDropReasons - net::kFrameErrors.siz
          "polarized at a non-leaf switch: the source address is in no leaf's prefix"},
         {DropReason::kTrimQueueFull, "trim_queue_full",
          "a trimmed header found the port's priority queue full (buffer.trim)"},
+        {DropReason::kPfcHeadroom, "pfc_headroom",
+         "PFC: the frame's ingress port was over XOFF + headroom (buffer.pfc; the headroom was "
+         "too small for the link's round trip)"},
+        {DropReason::kBadMacControl, "bad_mac_control",
+         "a MAC control frame (EtherType 0x8808) that is not 802.1Qbb PFC, or PFC at a switch "
+         "without buffer.flow_control: pfc; consumed, never forwarded"},
     }};
 
 inline constexpr std::array<DropReasonInfo, kDropReasons> kDropReasonTable = [] {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "net/pfc_frame.h"
 #include "net/plain_frame.h"
 #include "switch/dataplane/trim_step.h"
 
@@ -26,6 +27,7 @@ constexpr uint32_t kUnknownLeaf = UINT32_MAX;
 struct Forwarder::Burst {
   uint16_t rx_port;
   uint16_t rx_queue;
+  uint64_t now_ns;
   uint16_t size;        // frames that parsed: the entries of the arrays below
   bool needs_src_leaf;  // the algorithm reads the source leaf (lb::Traits)
   bool hashes;          // the algorithm reads the flow hash
@@ -39,6 +41,7 @@ struct Forwarder::Burst {
 
 Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
     : rt_(rt),
+      pfc_(rt.pfc()),
       worker_(worker),
       c_(rt.counters(worker)),
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
@@ -75,11 +78,28 @@ void Forwarder::drop(rte_mbuf* m, uint16_t port, DropReason r) {
   rte_pktmbuf_free(m);
 }
 
+void Forwarder::control_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns) {
+  net::PfcFrame f;
+  const net::PfcParse r =
+      net::parse_pfc(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), f);
+  if (r != net::PfcParse::kPfc || pfc_ == nullptr) {
+    drop(m, rx_port, DropReason::kBadMacControl);
+    return;
+  }
+  pfc_->received(rx_port, f, now_ns);
+  rte_pktmbuf_free(m);
+}
+
 void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue,
                         uint64_t now_ns, bool hold) {
   Burst b;
   b.rx_port = rx_port;
   b.rx_queue = rx_queue;
+  b.now_ns = now_ns;
+  if (pfc_ != nullptr) {
+    // Each frame's ingress port, for the PFC accounting when it leaves (Forwarder::drain).
+    for (uint16_t i = 0; i < n; ++i) pkts[i]->port = rx_port;
+  }
   if (parse(pkts, n, b) == 0) return;
   const BalancerSet* set = rt_.balancers();
   const uint16_t choices = route(b, *set);
@@ -107,6 +127,10 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
     rx_bytes += len;
     const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
     if (!net::parse_plain_ipv4(data, rte_pktmbuf_data_len(m), b.info[k])) {
+      if (net::is_mac_control(data, rte_pktmbuf_data_len(m))) {
+        control_frame(m, b.rx_port, b.now_ns);
+        return;
+      }
       const DropReason r = drop_reason(net::parse_frame(data, rte_pktmbuf_data_len(m), b.info[k]));
       if (r != DropReason::kNone) {
         drop(m, b.rx_port, r);
@@ -319,7 +343,10 @@ void Forwarder::flush(uint16_t port) {
   }
   const uint16_t queued = rt_.egress_queues().enqueue(port, worker_, pkts + sent,
                                                       static_cast<uint16_t>(kept - sent), bytes);
-  for (uint16_t i = sent + queued; i < kept; ++i) drop(pkts[i], port, DropReason::kQueueFull);
+  for (uint16_t i = sent + queued; i < kept; ++i) {
+    if (pfc_ != nullptr) pfc_->left(pkts[i]->port, rte_pktmbuf_pkt_len(pkts[i]));
+    drop(pkts[i], port, DropReason::kQueueFull);
+  }
 }
 
 uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes) {
@@ -364,7 +391,13 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
         continue;
       }
     }
-    if (depth + bytes + len > t.buffer_bytes) {
+    if (pfc_ != nullptr) {
+      // Lossless: no egress tail drop; the frame's ingress port holds it within XOFF + headroom.
+      if (!pfc_->admit(m->port, len)) {
+        drop(m, port, DropReason::kPfcHeadroom);
+        continue;
+      }
+    } else if (depth + bytes + len > t.buffer_bytes) {
       drop(m, port, DropReason::kQueueFull);
       continue;
     }
@@ -396,8 +429,10 @@ SPRAYLAB_STEP bool Forwarder::ecn_mark(uint64_t depth) {
 }
 
 void Forwarder::discard(uint16_t p) {
-  rt_.egress_queues().discard(p, worker_,
-                              [this, p](rte_mbuf* m) { drop(m, p, DropReason::kPortDown); });
+  rt_.egress_queues().discard(p, worker_, [this, p](rte_mbuf* m) {
+    if (pfc_ != nullptr) pfc_->left(m->port, rte_pktmbuf_pkt_len(m));
+    drop(m, p, DropReason::kPortDown);
+  });
 }
 
 }  // namespace spraylab::dataplane

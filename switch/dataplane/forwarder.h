@@ -93,7 +93,7 @@ class Forwarder {
   // enqueue), so nothing queued is overtaken. A rate request pending would shape the port from
   // its next drain on: queue, and let that drain apply it.
   bool may_send_direct(uint16_t port) const {
-    if (!direct_[port]) return false;
+    if (!direct_[port] || pfc_ != nullptr) return false;  // PFC: every frame through drain()
     // Several workers: each with a tx queue of its own, its own egress queue; sharing the port's,
     // every worker's (the total: the owner must not overtake another worker's queued frames).
     const EgressQueues& eq = rt_.egress_queues();
@@ -113,7 +113,11 @@ class Forwarder {
   // Drops and counts everything queued on a down port.
   void discard(uint16_t p);
 
+  // A MAC control frame received on `rx_port` at `now_ns` (PFC, or a counted drop).
+  void control_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns);
+
   SwitchRuntime& rt_;
+  Pfc* pfc_;  // buffer.flow_control: pfc; nullptr without
   uint32_t worker_;
   WorkerCounters& c_;
   lb::Rng rng_;
@@ -162,9 +166,30 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
   }
   if (const double rate = rt_.take_rate_request(p); rate > 0) rt_.egress_queues().set_rate(p, rate);
   uint32_t bytes;
-  const uint16_t sent = rt_.egress_queues().drain(
-      p, worker_, now_ns, [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); },
-      bytes);
+  uint16_t sent;
+  if (pfc_ == nullptr) {
+    sent = rt_.egress_queues().drain(
+        p, worker_, now_ns,
+        [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); }, bytes);
+  } else {
+    if (pfc_->paused(p, now_ns)) return 0;  // the peer paused the port: nothing starts
+    // What leaves is uncharged from the port it came in on (Forwarder::process put it in
+    // mbuf::port), read before the device owns the frames.
+    sent = rt_.egress_queues().drain(
+        p, worker_, now_ns,
+        [this, &tx, p](rte_mbuf** m, uint16_t n) -> uint16_t {
+          std::array<uint16_t, 2 * net::kBurst> from;
+          std::array<uint32_t, 2 * net::kBurst> len;
+          for (uint16_t i = 0; i < n; ++i) {
+            from[i] = m[i]->port;
+            len[i] = rte_pktmbuf_pkt_len(m[i]);
+          }
+          const uint16_t k = tx(p, m, n);
+          for (uint16_t i = 0; i < k; ++i) pfc_->left(from[i], len[i]);
+          return k;
+        },
+        bytes);
+  }
   if (sent == 0) return 0;
   c_.port[p].tx_packets.add(sent);
   c_.port[p].tx_bytes.add(bytes);

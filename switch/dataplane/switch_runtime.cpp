@@ -89,6 +89,18 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
   }
   for (uint32_t w = 0; w < opts_.workers; ++w)
     counters_.push_back(std::make_unique<WorkerCounters>());
+  if (tables_.pfc) {
+    // Ingress accounting is one worker's plain state (pfc.h): several would need tallies per
+    // worker, as the egress depths have.
+    if (opts_.workers != 1) {
+      throw std::invalid_argument(fmt::format(
+          "switch {}: buffer.flow_control: pfc runs on one worker ({} asked)", tables_.name,
+          opts_.workers));
+    }
+    std::vector<double> rates;
+    for (const PortInfo& p : tables_.ports) rates.push_back(p.rate_bps);
+    pfc_ = std::make_unique<Pfc>(tables_.pfc_thresholds, std::move(rates));
+  }
   groups_.publish(live_groups());
   auto set = make_balancers(tables_.balancer);
   current_set_ = set.get();

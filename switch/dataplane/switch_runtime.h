@@ -17,6 +17,7 @@
 #include "switch/dataplane/counter.h"
 #include "switch/dataplane/counters.h"
 #include "switch/dataplane/egress_queue.h"
+#include "switch/dataplane/pfc.h"
 #include "switch/dataplane/route_lookup.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/lb/factory.h"
@@ -137,6 +138,9 @@ class SwitchRuntime {
   }
   bool port_up(uint16_t p) const { return port_up_[p].load(std::memory_order_acquire); }
   WorkerCounters& counters(uint32_t worker) { return *counters_[worker]; }
+  // buffer.flow_control: pfc: the switch's PFC state (its one worker's); nullptr without.
+  Pfc* pfc() { return pfc_.get(); }
+  const Pfc* pfc() const { return pfc_.get(); }
   // The port's owner: a rate set_port_rate() asked for, once (0: none).
   double take_rate_request(uint16_t p) {
     if (rate_request_[p].load(std::memory_order_relaxed) == 0) return 0;
@@ -190,6 +194,7 @@ class SwitchRuntime {
   std::unique_ptr<std::atomic<uint64_t>[]> rate_request_;  // a double's bits; 0: none
   std::vector<std::vector<topo::PortId>> withdrawn_;       // per route, sorted; under control_
   std::vector<std::unique_ptr<WorkerCounters>> counters_;
+  std::unique_ptr<Pfc> pfc_;
   lb::RcuCell<LiveGroups> groups_;
   lb::RcuCell<BalancerSet> balancers_;
   std::mutex control_;

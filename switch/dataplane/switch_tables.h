@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conf/experiment.h"
+#include "switch/dataplane/pfc.h"
 #include "topo/addressing.h"
 #include "topo/routing.h"
 
@@ -69,6 +70,10 @@ struct SwitchTables {
   // its headers (net/trim.h) and queued in the port's priority class.
   bool trim = false;
   uint64_t trim_threshold_bytes = 0;
+  // buffer.flow_control: pfc: 802.1Qbb pause per ingress port at these thresholds (pfc.h); off
+  // (pfc false), the egress tail drop of buffer_bytes.
+  bool pfc = false;
+  PfcThresholds pfc_thresholds;
   // lb::switch_seed(experiment seed, sw): the seed of this switch's forwarder and balancer
   // generators, ECMP salt and Ofan/pOfan orders, the same in a fabric and standalone.
   uint64_t seed = 1;

@@ -577,5 +577,42 @@ TEST(ConfigErrors, TrimOnATopologyWithoutAKnownBdpNeedsTheBufferSize) {
               HasSubstr("known before the build for fat-tree and leaf-spine topologies only"));
 }
 
+// buffer.flow_control and buffer.pfc (issue 39): the derived thresholds, and every nonsense
+// refused at its key.
+TEST(ConfigErrors, PfcThresholdsDeriveFromTheLinkAndRefuseNonsense) {
+  // Headroom: the round trip (2 x 500 ns at 100 Gb/s: 12500 B) + 2 data frames on the wire
+  // (2 x (4096 + 82 + 24)) + a pause frame (60 + 24); XOFF the rest of the buffer; XON two data
+  // frames (4178 B each) lower.
+  const Experiment e = load("topology: {generator: fat-tree, k: 4}\n"
+                            "links: {rate: 100Gbps, delay: 500ns}\n"
+                            "buffer: {bytes: 100KB, flow_control: pfc}\n");
+  EXPECT_EQ(e.buffer.flow_control, FlowControl::kPfc);
+  EXPECT_EQ(e.buffer.pfc.headroom, 12500u + 2 * 4202 + 84);
+  EXPECT_EQ(e.buffer.pfc.xoff, 100'000 - e.buffer.pfc.headroom);
+  EXPECT_EQ(e.buffer.pfc.xon, e.buffer.pfc.xoff - 2 * 4178);
+  EXPECT_EQ(load("topology: {generator: fat-tree, k: 4}\n").buffer.flow_control,
+            FlowControl::kNone);
+
+  const std::string top = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: pfc, pfc: {xoff: 50KB, xon: 60KB}}\n"),
+              HasSubstr("buffer.pfc.xon: xon (60KB) must be at most xoff (50KB)"));
+  EXPECT_THAT(
+      load_error(top + "buffer: {bytes: 100KB, flow_control: pfc, pfc: {xoff: 90KB}}\n"),
+      HasSubstr("buffer.pfc.xoff: xoff (90KB) + headroom"));
+  EXPECT_THAT(load_error(top + "buffer: {bytes: 10KB, flow_control: pfc}\n"),
+              HasSubstr("buffer.flow_control: the PFC headroom (20988) leaves nothing of "
+                        "buffer.bytes (10KB) below XOFF"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: pfc, trim: true}\n"),
+              HasSubstr("buffer.flow_control: flow_control: pfc and trim: true do not combine"));
+  EXPECT_THAT(load_error(top + "buffer: {pfc: {xoff: 50KB}}\n"),
+              HasSubstr("buffer.pfc: read only with flow_control: pfc"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit}\n"),
+              HasSubstr("flow_control: credit (credit-based links) is not built yet"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: lossless}\n"),
+              HasSubstr("expected one of none, pfc, credit, found lossless"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: pfc, pfc: {xoff: 50KB, xof: 1}}\n"),
+              HasSubstr("xof"));
+}
+
 }  // namespace
 }  // namespace spraylab::conf::testing
