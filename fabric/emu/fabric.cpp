@@ -92,7 +92,10 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
   check_deadline("the switches and hosts");
   build_links();
   if (exp_.buffer.flow_control == conf::FlowControl::kPfc) {
-    for (auto& sw : switches_) sw->set_control_pool(pool_);
+    // Pause frames come from the switch's own partition's pool: only that partition's thread
+    // draws from (and grows) it.
+    for (uint32_t i = 0; i < switches_.size(); ++i)
+      switches_[i]->set_control_pool(pools_[partitions_.of_switch[i]]);
     for (auto& h : hosts_) h->enable_pfc();
   }
   link_events_ = topo::plan_link_events(exp_, *topology_);
