@@ -1187,20 +1187,28 @@ uint64_t HostEngine::next_wake(uint64_t now) const {
   }
   uint64_t t = std::min(earliest_start_, timeout_due_);
   for (const HostState& h : hosts_) {
-    if (h.pull_armed) {  // cc rccc: the pull pacer's next turn (run_pacer(): from its tick on)
-      t = std::min(t, std::max(pace_base_tsc_ + ((h.next_pull_q16 + 0xffff) >> 16), now));
-    }
-    if (h.ack_count == 0 && h.active.empty() && !resend_ready(h)) continue;
+    t = std::min(t, pull_turn(h, now));
+    if (!wants_to_send(h)) continue;
     if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
-    // send() sends from the tick the pacer's next slot starts in; bernoulli data waits for an
-    // arrival too (ACKs and NACK resends do not).
-    uint64_t at = pace_base_tsc_ + (h.next_tx_q16 >> 16);
-    if (bernoulli_ && h.ack_count == 0 && !resend_ready(h) && h.arrivals.arrivals() == h.injected) {
-      at = std::max(at, slot_start_tsc(h.arrivals.next_arrival()));
-    }
-    t = std::min(t, std::max(at, now));
+    t = std::min(t, send_turn(h, now));
   }
   return t;
+}
+
+uint64_t HostEngine::pull_turn(const HostState& h, uint64_t now) const {
+  // cc rccc: the pull pacer's next turn (run_pacer(): from its tick on).
+  if (!h.pull_armed) return UINT64_MAX;
+  return std::max(pace_base_tsc_ + ((h.next_pull_q16 + 0xffff) >> 16), now);
+}
+
+uint64_t HostEngine::send_turn(const HostState& h, uint64_t now) const {
+  // send() sends from the tick the pacer's next slot starts in; bernoulli data waits for an
+  // arrival too (ACKs and NACK resends do not).
+  uint64_t at = pace_base_tsc_ + (h.next_tx_q16 >> 16);
+  if (bernoulli_ && h.ack_count == 0 && !resend_ready(h) && h.arrivals.arrivals() == h.injected) {
+    at = std::max(at, slot_start_tsc(h.arrivals.next_arrival()));
+  }
+  return std::max(at, now);
 }
 
 // ---- Injection (workload.injection bernoulli) ------------------------------------------------

@@ -389,6 +389,15 @@ class HostEngine {
   // workload.injection bernoulli: the slots started by `now` (pace_base_tsc_ counts as slot 0's
   // start), and the TSC at which slot `k` starts.
   uint64_t slots_started(uint64_t now) const;
+  // next_wake()'s parts for one host, each at or after `now` (UINT64_MAX: none): its pull
+  // pacer's next turn (cc rccc), and its sender's (the pacer's next slot; with bernoulli
+  // injection, data also waits for the next arrival). Both next_wake()s use them, so a lossless
+  // link's wake and a lossy one's agree on when a host next sends.
+  uint64_t pull_turn(const HostState& h, uint64_t now) const;
+  uint64_t send_turn(const HostState& h, uint64_t now) const;
+  bool wants_to_send(const HostState& h) const {
+    return h.ack_count > 0 || !h.active.empty() || resend_ready(h);
+  }
   uint64_t slot_start_tsc(uint64_t k) const;
   double tsc_hz_d() const { return static_cast<double>(tsc_hz_); }
   void check_timeouts(uint64_t now);
@@ -504,14 +513,12 @@ uint64_t HostEngine::next_wake(uint64_t now, Ready&& ready) const {
     if (p.tx_count > 0) t = std::min(t, std::max<uint64_t>(ready(p.port), now));
   }
   for (const HostState& h : hosts_) {
-    if (h.pull_armed) {  // as next_wake(now)
-      t = std::min(t, std::max(pace_base_tsc_ + ((h.next_pull_q16 + 0xffff) >> 16), now));
-    }
+    t = std::min(t, pull_turn(h, now));
     // Frames already wait for this host's link: its readiness (above) is the host's next turn.
     if (ports_[h.port_slot].tx_count > 0) continue;
-    if (h.ack_count == 0 && h.active.empty() && !resend_ready(h)) continue;
-    if (cycles_per_byte_q16_ == 0) return now;
-    t = std::min(t, std::max(pace_base_tsc_ + (h.next_tx_q16 >> 16), now));
+    if (!wants_to_send(h)) continue;
+    if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
+    t = std::min(t, send_turn(h, now));
   }
   return t;
 }

@@ -82,5 +82,38 @@ TEST(Pfc, IncastIsLosslessAndItsPausesBalance) {
       lossy.generator["collectives"][0]["cct_ns"].get<double>() / 1e3);
 }
 
+// Bernoulli arrivals (workload.injection) under light load: the buffers never reach XOFF, so
+// flow_control pfc must change nothing. A host's next turn then waits for its next arrival
+// with lossless links as without (HostEngine::next_wake's two forms share it), rather than
+// waking every ns and sending at a different time.
+std::string bernoulli(const std::string& flow_control) {
+  return R"(seed: 7
+topology: {generator: fat-tree, k: 4, levels: 3}
+links: {rate: 100Gbps, delay: 500ns}
+buffer: {bytes: 800KB, flow_control: )" +
+         flow_control + R"(}
+load_balancer: {algorithm: rps}
+workload: {type: uniform, injection: bernoulli, load: 0.3, message_size: 4096, payload: 4096,
+           messages: 100}
+measurement: {warmup: 2us, duration: 10us}
+)";
+}
+
+TEST(Pfc, WithoutPausesItChangesNothing) {
+  const FabricResult r = testing::run_virtual(experiment(bernoulli("pfc")));
+  const FabricResult lossy = testing::run_virtual(experiment(bernoulli("none")));
+  ASSERT_TRUE(r.pfc);
+  uint64_t pause_sent = 0;
+  for (const PortSummary& p : r.ports) pause_sent += p.pause_sent;
+  ASSERT_EQ(pause_sent, 0u) << "the load paused a link: this test needs one that does not";
+  ASSERT_GT(counter(lossy, "tx_data_packets"), 0u);
+  EXPECT_EQ(r.generator["counters"], lossy.generator["counters"]);
+  EXPECT_EQ(r.generator["injection"], lossy.generator["injection"]);
+  // A lossless NIC starts one frame per free wire (a few more wakes than a lossy one's bursts);
+  // a host that woke every ns until its next arrival ran 60 times the events (81417 against
+  // 1362 before the fix).
+  EXPECT_LE(r.events, 2 * lossy.events);
+}
+
 }  // namespace
 }  // namespace spraylab::fabric
