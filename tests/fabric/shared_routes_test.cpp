@@ -14,17 +14,32 @@
 namespace spraylab::dataplane {
 namespace {
 
-void expect_same_answers(const std::string& yaml) {
-  const conf::Experiment e = fabric::testing::experiment(yaml);
-  const topo::Topology t = topo::build(e.topology, e.links);
-  const topo::Routing r(t);
-  const topo::AddressPlan plan(r);
+// A fabric's switch tables, built as the fabric builds them, and the union of their routes'
+// prefixes (what the shared table is made of).
+struct FabricTables {
+  explicit FabricTables(const std::string& yaml)
+      : e(fabric::testing::experiment(yaml)), t(topo::build(e.topology, e.links)), r(t), plan(r) {
+    for (topo::NodeId n : t.switches()) {
+      tables.push_back(build_switch_tables(e, r, plan, t.node(n).name));
+      for (const auto& route : tables.back().routes) routes.push_back(route.prefix);
+    }
+  }
+  const conf::Experiment e;
+  const topo::Topology t;
+  const topo::Routing r;
+  const topo::AddressPlan plan;
   std::vector<SwitchTables> tables;
-  std::vector<topo::Prefix> all;
-  for (topo::NodeId n : t.switches()) {
-    tables.push_back(build_switch_tables(e, r, plan, t.node(n).name));
-    for (const auto& route : tables.back().routes) all.push_back(route.prefix);
-    for (const auto& l : *tables.back().leaf_prefixes) all.push_back(l.prefix);
+  std::vector<topo::Prefix> routes;
+};
+
+void expect_same_answers(const std::string& yaml) {
+  const FabricTables f(yaml);
+  const topo::Topology& t = f.t;
+  const topo::AddressPlan& plan = f.plan;
+  const std::vector<SwitchTables>& tables = f.tables;
+  std::vector<topo::Prefix> all = f.routes;
+  for (const SwitchTables& st : tables) {
+    for (const auto& l : *st.leaf_prefixes) all.push_back(l.prefix);
   }
   auto shared = std::make_shared<const SharedRoutes>("test_shared", all, 0);
   // Every host, every /24 and /16 edge, and random addresses in and out of the plan.
@@ -107,19 +122,11 @@ TEST(SharedRoutes, KeepOneCopyOfEqualRemaps) {
 // hosts' /32s) and the classes it spells out, its own leaf's only at a leaf switch: O(leaves) a
 // switch, not O(prefixes of the fabric); the answers stay each switch's own (above).
 TEST(SharedRoutes, ARemapIsAnEntryALeafAndTheOwnHosts) {
-  const conf::Experiment e = fabric::testing::experiment(
+  const FabricTables f(
       "topology: {generator: mrls, leaves: 10, uplinks: 3, downlinks: 2}\n"
       "load_balancer: {algorithm: polarized}\n");
-  const topo::Topology t = topo::build(e.topology, e.links);
-  const topo::Routing r(t);
-  const topo::AddressPlan plan(r);
-  std::vector<SwitchTables> tables;
-  std::vector<topo::Prefix> all;
-  for (topo::NodeId n : t.switches()) {
-    tables.push_back(build_switch_tables(e, r, plan, t.node(n).name));
-    for (const auto& route : tables.back().routes) all.push_back(route.prefix);
-  }
-  auto shared = std::make_shared<const SharedRoutes>("test_classes", all, 0);
+  const std::vector<SwitchTables>& tables = f.tables;
+  auto shared = std::make_shared<const SharedRoutes>("test_classes", f.routes, 0);
   ASSERT_EQ(shared->prefixes().size(), 10u + 10u * 2u);  // every leaf's /24, every host's /32
   EXPECT_EQ(shared->classes(), 10u);
   for (const SwitchTables& st : tables) {
