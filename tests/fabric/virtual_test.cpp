@@ -236,9 +236,9 @@ TEST(VirtualFabric, LeafPairRoutingsDeliverEveryMessageWithoutADropOnEveryGenera
   };
   for (const auto& [yaml, algorithms] : cases) {
     for (const std::string& alg : algorithms) {
-      const conf::Experiment e = experiment(
-          "seed: 1\nlinks: {rate: 100Gbps, delay: 500ns}\nbuffer: {bytes: 800KB}\n" + yaml +
-          "load_balancer: {algorithm: " + alg + "}\n");
+      const conf::Experiment e =
+          experiment("seed: 1\nlinks: {rate: 100Gbps, delay: 500ns}\nbuffer: {bytes: 800KB}\n" +
+                     yaml + "load_balancer: {algorithm: " + alg + "}\n");
       Fabric f(e, Mode::kVirtual);
       const RunOutcome r = run_virtual(f, FabricOptions{}, 10'000'000);
       EXPECT_TRUE(r.completed) << alg << " on " << yaml;
