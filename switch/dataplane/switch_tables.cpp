@@ -102,9 +102,12 @@ SwitchTables build_switch_tables(
   }
   // Ofan §4.1: an aggregation switch of a 3-level fat tree keys traffic leaving its pod by the
   // destination pod, so those leaves collapse into one /16 per pod (`consolidate: leaf` keeps one
-  // route and key per destination leaf instead).
-  const bool pod_keys =
-      plan.has_pods() && t.level == 1 && t.balancer.consolidate == lb::Consolidate::kPod;
+  // route and key per destination leaf instead). Not for Polarized and KSP: they route by the
+  // (source, destination) leaf pair, and a pod route names no destination leaf
+  // (RouteEntry::dst_leaf), so they would drop every frame leaving the pod.
+  const bool by_leaf_pair = lb::traits(t.balancer.algorithm).source_leaf;
+  const bool pod_keys = plan.has_pods() && t.level == 1 && !by_leaf_pair &&
+                        t.balancer.consolidate == lb::Consolidate::kPod;
   const uint32_t my_pod = topo.node(node).pod;
   std::map<uint32_t, bool> pods_done;
   for (uint32_t leaf : r.leaves()) {

@@ -16,21 +16,23 @@ KspTable::KspTable(const topo::Routing& routing, uint32_t sw,
   std::vector<std::pair<uint32_t, PortId>> links;
   for (uint32_t e = g.begin(sw); e < g.end(sw); ++e) links.emplace_back(g.neighbour(e), g.port(e));
   std::sort(links.begin(), links.end());
+  uint32_t bits = 1;
+  while ((size_t{1} << bits) < 2 * links.size()) ++bits;
+  slots_.resize(size_t{1} << bits);
+  mask_ = slots_.size() - 1;
+  shift_ = 64 - bits;
+  Slot* slot = nullptr;
   for (const auto& [n, port] : links) {
-    if (neighbour_.empty() || neighbour_.back() != n) {
-      neighbour_.push_back(n);
-      first_.push_back(static_cast<uint32_t>(port_.size()));
+    if (slot == nullptr || slot->neighbour != n) {
+      uint64_t s = slot_of(n);
+      while (slots_[s].neighbour != kEmpty) s = (s + 1) & mask_;
+      slot = &slots_[s];
+      slot->neighbour = n;
+      slot->first = static_cast<uint16_t>(port_.size());  // ports are 16-bit: port_ fits
     }
+    ++slot->count;
     port_.push_back(port);
   }
-  first_.push_back(static_cast<uint32_t>(port_.size()));
-}
-
-std::span<const PortId> KspTable::ports_to(uint32_t n) const {
-  const auto it = std::lower_bound(neighbour_.begin(), neighbour_.end(), n);
-  if (it == neighbour_.end() || *it != n) return {};
-  const auto i = static_cast<size_t>(it - neighbour_.begin());
-  return {port_.data() + first_[i], port_.data() + first_[i + 1]};
 }
 
 Ksp::Ksp(std::shared_ptr<const KspTable> table, double penalty, size_t ports, BurstQueues queues)
@@ -55,15 +57,14 @@ void Ksp::mark_live(const Packet& p) {
   live_count_ = p.num_candidates;
 }
 
-PortId Ksp::port_to(uint32_t n) {
+PortId Ksp::port_to(uint32_t n, uint32_t& depth) {
   PortId best = kNoPort;
-  uint32_t best_depth = 0;
   for (PortId port : table_->ports_to(n)) {
     if (!all_live_ && (port >= live_.size() || live_[port] == 0)) continue;
     const uint32_t d = queues_.depth(port);
-    if (best == kNoPort || d < best_depth) {
+    if (best == kNoPort || d < depth) {
       best = port;
-      best_depth = d;
+      depth = d;
     }
   }
   return best;
@@ -81,10 +82,11 @@ PortId Ksp::first_hop(const topo::KspPaths::Set& set, const Packet& p, Rng& rng,
   for (uint32_t c = 0; c < set.lengths; start = set.end[c++]) {
     const uint32_t i = start + rng.below(set.end[c] - start);
     const uint32_t first = set.len[c] == 1 ? dst_switch : paths.hops(set, i)[0];
-    const PortId port = port_to(first);
+    uint32_t depth = 0;
+    const PortId port = port_to(first, depth);
     if (port == kNoPort) continue;  // its first link is down
     const uint64_t score =
-        (static_cast<uint64_t>(queues_.depth(port)) << 8) + penalty_ * (set.len[c] - set.len[0]);
+        (static_cast<uint64_t>(depth) << 8) + penalty_ * (set.len[c] - set.len[0]);
     if (best == kNoPort || score < best_score) {
       best = port;
       best_score = score;
@@ -107,7 +109,8 @@ PortId Ksp::next_hop(const topo::KspPaths::Set& set, const Packet& p, uint16_t l
   for (uint32_t j = 0; j < mids; ++j) {
     if (hops[j] != me) continue;
     const uint32_t next = j + 1 < mids ? hops[j + 1] : table_->leaf_switch(p.dst_leaf);
-    return port_to(next);
+    uint32_t depth = 0;
+    return port_to(next, depth);
   }
   return kNoPort;  // not on this path
 }

@@ -37,16 +37,36 @@ class KspTable {
   uint32_t leaf_rank() const { return leaf_rank_; }  // UINT32_MAX at a switch with no hosts
   uint32_t leaf_switch(uint32_t rank) const { return leaf_switch_[rank]; }
   // The ports to neighbour switch `n` (several with parallel links; none when not a neighbour).
-  std::span<const PortId> ports_to(uint32_t n) const;
+  std::span<const PortId> ports_to(uint32_t n) const {
+    for (uint64_t s = slot_of(n);; s = (s + 1) & mask_) {
+      const Slot& x = slots_[s];
+      if (x.neighbour == n) return {port_.data() + x.first, x.count};
+      if (x.neighbour == kEmpty) return {};
+    }
+  }
 
  private:
+  // Neighbour -> its ports, by open addressing (linear probing, at most half full): every packet
+  // looks up one neighbour per length class, and a binary search of a sorted list cost it a
+  // mispredicted branch a step. Memory stays O(degree) a switch (a table indexed by switch index
+  // would be O(switches) a switch).
+  struct Slot {
+    uint32_t neighbour = kEmpty;
+    uint16_t first = 0;  // its ports: port_[first, first + count)
+    uint16_t count = 0;
+  };
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  // Fibonacci hashing: the top bits of n x 2^64 / phi (consecutive switch indices spread).
+  uint64_t slot_of(uint32_t n) const { return (uint64_t{n} * 0x9e3779b97f4a7c15ull) >> shift_; }
+
   std::shared_ptr<const topo::KspPaths> paths_;
   uint32_t sw_;
   uint32_t leaf_rank_;
   std::vector<uint32_t> leaf_switch_;  // leaf rank -> switch index
-  std::vector<uint32_t> neighbour_;    // sorted, distinct
-  std::vector<uint32_t> first_;        // neighbour i's ports: port_[first_[i], first_[i + 1])
-  std::vector<PortId> port_;
+  std::vector<Slot> slots_;            // a power of two, at least twice the neighbours
+  uint64_t mask_ = 0;                  // slots_.size() - 1
+  uint32_t shift_ = 63;                // 64 - log2(slots_.size())
+  std::vector<PortId> port_;           // ports grouped by neighbour
 };
 
 class Ksp final : public Balancer {
@@ -57,12 +77,16 @@ class Ksp final : public Balancer {
   void choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) override;
 
  private:
+  // The per-packet steps, inlined into choose() (the generator's state stays in registers).
   // The source leaf's choice: a port and the chosen path's label, or kNoPort.
-  PortId first_hop(const topo::KspPaths::Set& set, const Packet& p, Rng& rng, uint16_t& label);
+  [[gnu::always_inline]] inline PortId first_hop(const topo::KspPaths::Set& set, const Packet& p,
+                                                 Rng& rng, uint16_t& label);
   // A later switch's: the next link of path `label`, or kNoPort.
-  PortId next_hop(const topo::KspPaths::Set& set, const Packet& p, uint16_t label);
-  // The least deep live port to neighbour switch `n` (the first of equals), or kNoPort.
-  PortId port_to(uint32_t n);
+  [[gnu::always_inline]] inline PortId next_hop(const topo::KspPaths::Set& set, const Packet& p,
+                                                uint16_t label);
+  // The least deep live port to neighbour switch `n` (the first of equals) and its depth, or
+  // kNoPort.
+  [[gnu::always_inline]] inline PortId port_to(uint32_t n, uint32_t& depth);
   void mark_live(const Packet& p);
 
   std::shared_ptr<const KspTable> table_;

@@ -130,12 +130,6 @@ TEST(BoundProperty, NoCollectiveOfAnyWorkloadBeatsItsBound) {
       for (uint64_t seed : {1, 2, 3}) {
         for (size_t a = 0; a < lb::kAlgorithms.size(); ++a) {
           const std::string alg(lb::kAlgorithms[a].name);
-          // Polarized routing is MRLS's (two tiers): on the 3-level fat tree its runs here did
-          // not complete within a minute of wall time, bound or no bound; not this test's matter.
-          if (lb::kAlgorithms[a].id == lb::Algorithm::kPolarized && t == 1) continue;
-          // KSP (MRLS's too) on the 3-level fat tree drops every frame that crosses pods today
-          // (a known defect, docs/algorithms.md "ksp"): excluded until it is fixed.
-          if (lb::kAlgorithms[a].id == lb::Algorithm::kKsp && t == 1) continue;
           const std::string what = fmt::format(
               "{} on {}, {}, seed {}", gen::to_string(cases[w].type), kTopologies[t], alg, seed);
           conf::Experiment e;
