@@ -53,6 +53,16 @@ inline uint64_t compare_mask(const uint32_t* key, uint32_t v, uint32_t n) {
 #endif
 }
 
+// The r-th set bit of m alone (r < popcount(m)).
+inline uint64_t select_one(uint64_t m, uint32_t r) {
+#if defined(__BMI2__)
+  return _pdep_u64(uint64_t{1} << r, m);
+#else
+  for (; r > 0; --r) m &= m - 1;
+  return m & (0 - m);
+#endif
+}
+
 // Index of the r-th set bit of m (r < popcount(m)).
 inline uint32_t select_bit(uint64_t m, uint32_t r) {
 #if defined(__BMI2__)

@@ -492,10 +492,9 @@ struct BurstLevels {
     idle |= ports;
     relevel();
   }
-  // The burst chose port `f`: its level rises by one, and `level` with it when it was the last
-  // port at the level.
-  void grow(uint32_t f) {
-    const uint64_t bit = uint64_t{1} << f;
+  // The burst chose the port of `bit`: its level rises by one, and `level` with it when it was
+  // the last port at the level.
+  void grow(uint64_t bit) {
     delta = _mm512_mask_add_epi8(delta, bit, delta, _mm512_set1_epi8(1));
     if ((low & bit) == 0) return;
     low &= ~bit;
@@ -603,11 +602,12 @@ void Polarized::choose_in_word_packets(std::span<const Packet> burst, const uint
       continue;
     }
     const auto count = static_cast<uint32_t>(std::popcount(ties));
-    // One tie (a single allowed port, mostly) is its lowest bit: no select on the choice's chain.
-    const uint32_t f = count == 1 ? static_cast<uint32_t>(std::countr_zero(ties))
-                                  : select_bit(ties, rng.below(count));
-    out[i] = port[f];
-    if (kGrows) lv.grow(f);
+    // One tie (a single allowed port, mostly) is itself: no select on the choice's chain. The
+    // chosen port as a bit: the next packet's ties wait for it (the levels drop it), and the bit
+    // from the select is a cycle or two sooner than its index, which the output needs only.
+    const uint64_t bit = count == 1 ? ties : select_one(ties, rng.below(count));
+    out[i] = port[std::countr_zero(bit)];
+    if (kGrows) lv.grow(bit);
   }
   kept_rng = rng;
 }

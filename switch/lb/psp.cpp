@@ -198,8 +198,43 @@ void Psp::spans() {
   }
 }
 
+// slot_ after candidate i's move from class `old` to a lighter class w (w < old: later in the
+// draw order), as build_slots() would give it, without building it again: i's `old` values at its
+// place `at` go to `last` (the member the swap-remove put there), the class's last `old` values
+// leave, and i's w values join at the end of class w's span (`w_end`, before the move); everything
+// between moves down by `old`, everything after by old − w. A few 64-byte blocks from the removed
+// values to the end (`total`, after the move), each a blend of two unaligned loads: on short
+// queues a port changes class every other packet it is sent, and rebuilding the table per move
+// cost more than the draws it saved (so the table used to be dropped after one rebuild a burst,
+// and later packets drew by draw(), a longer chain ahead of the move's branch).
+void Psp::shift_slots(uint32_t old_start, uint32_t old, uint32_t at, uint32_t last, uint32_t w_end,
+                      uint32_t w, uint32_t i, uint32_t total) {
+#if defined(SPRAYLAB_LB_AVX512) && defined(__AVX512VBMI__)
+  _mm_mask_storeu_epi8(slot_ + old_start + at * old, static_cast<__mmask16>((1u << old) - 1),
+                       _mm_set1_epi8(static_cast<char>(last)));
+  const uint32_t removed = old_start + old * count_[old];  // count_ after the move
+  const uint32_t joined = w_end - old;                     // i's first value after the move
+  const __m512i mine = _mm512_set1_epi8(static_cast<char>(i));
+  for (uint32_t x = removed; x < total; x += 64) {
+    // Bytes of this block below `joined` come from `old` further on, those past i's values
+    // from old − w further on; loads stay ahead of the stores (old > w).
+    const auto below = static_cast<__mmask64>(low_bits(joined > x ? joined - x : 0));
+    const auto past = static_cast<__mmask64>(~low_bits(joined + w > x ? joined + w - x : 0));
+    __m512i v = _mm512_mask_loadu_epi8(mine, below, slot_ + x + old);
+    v = _mm512_mask_loadu_epi8(v, past, slot_ + x + old - w);
+    _mm512_storeu_si512(slot_ + x, v);
+  }
+#else
+  (void)old_start, (void)old, (void)at, (void)last, (void)w_end, (void)w, (void)i, (void)total;
+#endif
+}
+
 void Psp::move(uint32_t i, uint32_t w) {
   const uint32_t old = weight_[i];
+  // Where the two classes' spans are in the draw order before the move (the table's update
+  // below): class c spans [lo_[top_ − c], lo_[top_ − c + 1]), class 0 none (at the end).
+  const uint32_t old_start = slotted_ ? lo_[top_ - old] : 0;
+  const uint32_t w_end = !slotted_ ? 0 : w == 0 ? total_ : lo_[top_ - w + 1];
   // Swap-remove from the old class (at i's place, kept in pos_), append to the new one.
   uint16_t* from = members(old);
   const uint16_t at = pos_[i];
@@ -227,12 +262,11 @@ void Psp::move(uint32_t i, uint32_t w) {
     lo_[k] = lo_[k] - (k + old > top_ ? old : 0) + (k + w > top_ ? w : 0);
 #endif
   if (!slotted_) return;
-  if (rebuilds_left_ == 0) {
-    slotted_ = false;
-    return;
+  if (w < old) {
+    shift_slots(old_start, old, at, last, w_end, w, i, total_ + old - w);
+  } else {
+    build_slots();  // a rise (saturated_weight above the last band's): rare, rebuilt
   }
-  --rebuilds_left_;
-  build_slots();
 }
 
 uint32_t Psp::draw(uint32_t r) const {
@@ -275,7 +309,7 @@ void Psp::reweigh(uint32_t c) {
 // choose()'s loop for a run of packets sharing a set with edges: a draw and a table load (or
 // draw()) per packet, the rest in locals (through `this`, each depth store would make the
 // compiler reload them). Returns the first packet after the run, the packet after a move that
-// left no weight, or (kSlotted) the packet after a move that dropped the table.
+// left no weight, or (kSlotted) the packet after a move that left no table.
 template <bool kSlotted>
 size_t Psp::choose_run(std::span<const Packet> burst, size_t i, PortId* out, Rng& kept_rng) {
   Rng rng = kept_rng;
@@ -308,8 +342,7 @@ size_t Psp::choose_run(std::span<const Packet> burst, size_t i, PortId* out, Rng
 void Psp::choose(std::span<const Packet> burst, const BurstContext& ctx, PortId* out) {
   queues_.begin(ctx);
   set_.begin(queues_);
-  Rng rng = *ctx.rng;  // in registers (rps.h)
-  rebuilds_left_ = kRebuildsPerBurst;
+  Rng rng = *ctx.rng;   // in registers (rps.h)
   size_t recorded = 0;  // choices before this are in the queues' pending depths
   for (size_t i = 0; i < burst.size();) {
     const Packet& p = burst[i];

@@ -5,9 +5,9 @@
 // sums; in software the same distribution comes cheaper from weight classes: draw a class with
 // probability weight × members, then a member uniformly — O(n) per packet instead of O(w), and a
 // chosen port changes class in O(1). For up to 64 candidates in up to 8 classes the draw's result
-// for every number is kept as a table (issue 18): one load per packet, the table rebuilt with the
-// classes (per loaded set, and when a port changes class). Bands come from compares with the band
-// edges as depths (BandEdges), not a division.
+// for every number is kept as a table (issue 18): one load per packet, the table built with the
+// classes per loaded set and shifted in place when a port changes class. Bands come from compares
+// with the band edges as depths (BandEdges), not a division.
 // (choice) A queue at or beyond Th weighs `saturated_weight` (default 1, the paper's last band;
 // 0 excludes the port). If every candidate weighs 0 the choice is uniform.
 #pragma once
@@ -63,6 +63,9 @@ class Psp final : public Balancer {
   void weigh();           // weight_ and limit_ (or next_) from depths and th_
   void weigh_by_edges();  // weigh() with edges_
   void build_slots();     // slot_ from the classes (slotted_)
+  // slot_ after a move to a lighter class (see psp.cpp).
+  void shift_slots(uint32_t old_start, uint32_t old, uint32_t at, uint32_t last, uint32_t w_end,
+                   uint32_t w, uint32_t i, uint32_t total);
   // q·n at or beyond this moves candidate i out of its band (+inf: it cannot change weight).
   double limit(uint32_t i) const {
     const uint32_t w = weight_[i];
@@ -115,18 +118,12 @@ class Psp final : public Balancer {
   alignas(64) uint16_t pos_[kMaxCandidates];
   std::vector<uint64_t> reciprocal_;  // ⌊2^32 / w⌋ + 1: division by a weight as a multiply
   // draw(r) for every r < total_ as a table, for a set of at most 64 candidates in at most
-  // kFastClasses classes: one load per packet instead of finding the class. Rebuilt with the
-  // classes (a few vector permutes per class), so it holds while they do.
+  // kFastClasses classes: one load per packet instead of finding the class. Built with the
+  // classes (a few vector permutes per class) and kept by every class move (shift_slots), so it
+  // holds while they do. The margin past the last span: shift_slots reads up to 64 + 8 bytes
+  // beyond what it writes.
   bool slotted_ = false;
-  alignas(64) uint8_t slot_[kFastClasses * 64 + 64];
-  // Table rebuilds left to this burst's class moves. A table pays for itself over a run of packets
-  // drawn from it; on short queues (a live view of ports that drain between bursts, the default
-  // Th of 8 packets) a port changes band every two packets it is sent, and rebuilding per move
-  // cost more than the draws it saved. Past the budget a move drops the table and draw() finds
-  // the class instead: the same candidate for every r (slot_[r] = draw(r)), so the choice is
-  // unchanged. The next set load (classify) builds it again.
-  static constexpr uint32_t kRebuildsPerBurst = 1;
-  uint32_t rebuilds_left_ = 0;
+  alignas(64) uint8_t slot_[kFastClasses * 64 + 128];
 };
 
 }  // namespace spraylab::lb

@@ -449,7 +449,8 @@ TEST(Psp, LiveBurstsChooseExactlyAsOnePacketAtATime) {
   const std::vector<Case> cases = {
       {4, 4, 1, 8, false},  {16, 4, 1, 8, false},    {3, 2, 0, 8, false},    {33, 8, 1, 12, false},
       {64, 4, 1, 8, false}, {64, 8, 0, 100, false},  {80, 4, 1, 8, false},   {20, 10, 1, 40, false},
-      {7, 1, 1, 8, false},  {16, 4, 1, 12000, true}, {64, 8, 0, 9000, true}, {5, 9, 1, 9, false}};
+      {7, 1, 1, 8, false},  {16, 4, 1, 12000, true}, {64, 8, 0, 9000, true}, {5, 9, 1, 9, false},
+      {6, 4, 6, 8, false},  {24, 4, 6, 4, false},    {64, 2, 1, 4, false},   {61, 8, 1, 16, false}};
   for (const Case& k : cases) {
     SCOPED_TRACE(::testing::Message() << "w " << k.w << " n " << k.n << " sat " << k.sat << " Th "
                                       << k.th << (k.bytes ? " bytes" : " packets"));
