@@ -7,15 +7,23 @@
 // A run is the same sequence of events every time: deterministic, and the same for any --threads.
 //
 // EventQueue is a bucket (calendar) queue with one bucket per ns over a sliding window of
-// kWindowNs from the clock: an event inside the window goes into its ns's bucket, a list kept in
-// (node, tag) order (appended at the tail when it sorts last, as nearly every push does). Push and
-// pop cost O(1) whatever the number of pending events (a bitmap, two levels of 64-bit words, finds
-// the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and pending
-// events grow with the fabric (about one per busy link, port and host). Events beyond the window
-// (retransmission timeouts, link events) wait in a heap and move into their bucket when the window
-// reaches them. An event scheduled in the past (before the last one popped; nothing in the fabric
-// does, but the order must not depend on it) waits in a heap of its own that goes before the
-// buckets. The order is exactly HeapEventQueue's, the binary heap it replaced
+// kWindowNs from the clock. An event inside the window is appended to its ns's bucket, a list in
+// the order of the pushes; the clock's own ns is `current_`, an array sorted by (node, tag) and
+// read from the front. When the clock moves to the next non-empty bucket, that bucket's list is
+// copied into current_ and sorted once; a push for the clock's ns goes into current_ at its place
+// (at the end, nearly always). Sorting a bucket when the clock reaches it, instead of keeping each
+// list sorted as it grows, matters in a large fabric: its links have equal delays and its frames
+// equal sizes, so thousands of events fall in one ns, pushed in no order of (node, tag); an
+// insertion into such a list walked half of it, a cache miss an entry (a third of a 1024-host
+// run's time went there, docs/BENCHMARKS.md, issue 40's event queue). Push and pop cost O(1) but
+// for that sort, whatever the number of pending events (a bitmap, two levels of 64-bit words,
+// finds the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and
+// pending events grow with the fabric (about one per busy link, port and host). Events beyond the
+// window (retransmission timeouts, link events) wait in a heap and move into their bucket when
+// the window reaches them. An event scheduled before the clock (nothing in the fabric schedules
+// before the event it runs, but the clock moves to the next event's ns as soon as its own is
+// empty, and the order must not depend on either) waits in a heap of its own that goes before
+// everything else. The order is exactly HeapEventQueue's, the binary heap it replaced
 // (tests/fabric/event_queue_test.cpp compares them).
 #pragma once
 
@@ -82,6 +90,8 @@ class EventQueue {
     ++size_;
     if (time < now_) {
       past_.push(e);
+    } else if (time == now_) {
+      insert_current(e);
     } else if (time - now_ >= kWindowNs) {
       far_.push(e);
     } else {
@@ -92,27 +102,33 @@ class EventQueue {
   Event pop() {
     --size_;
     if (!past_.empty()) return past_.pop();
-    if (buckets_[slot(now_)].head == kNil) advance();
-    return take(slot(now_));
+    if (at_ == current_.size()) advance();
+    return current_[at_++];
   }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
-  uint64_t next_time() const { return empty() ? UINT64_MAX : top().time; }
-  // The next event (the queue must not be empty), and one likely to follow it (nullptr if it is
-  // not at hand): for prefetching, not for order.
-  const Event& top() const {
-    if (!past_.empty()) return past_.top();
+  uint64_t next_time() const {
+    if (empty()) return UINT64_MAX;
+    if (!past_.empty()) return past_.top().time;
+    if (at_ < current_.size()) return now_;
     const uint32_t s = next_occupied(slot(now_));
-    return s == kNil ? far_.top() : pool_[buckets_[s].head].e;
+    return s == kNil ? far_.top().time : now_ + ((s - slot(now_)) & kMask);
+  }
+  // The next event (the queue must not be empty; the clock may move to its ns), and one likely
+  // to follow it (nullptr if it is not at hand: the next ns's order is known only when the clock
+  // gets there): for prefetching, not for order.
+  const Event& top() {
+    if (!past_.empty()) return past_.top();
+    if (at_ == current_.size()) advance();
+    return current_[at_];
   }
   const Event* after_top() const {
     if (!past_.empty()) return nullptr;
+    if (at_ + 1 < current_.size()) return &current_[at_ + 1];
+    if (at_ + 1 > current_.size()) return nullptr;
+    // The last of its ns: the next ns's first is known if it is alone there.
     const uint32_t s = next_occupied(slot(now_));
-    if (s == kNil) return nullptr;
-    const uint32_t next = pool_[buckets_[s].head].next;
-    if (next != kNil) return &pool_[next].e;
-    const uint32_t s2 = next_occupied((s + 1) & kMask);
-    return s2 == kNil || s2 == s ? nullptr : &pool_[buckets_[s2].head].e;
+    return s == kNil || buckets_[s].head != buckets_[s].tail ? nullptr : &pool_[buckets_[s].head].e;
   }
 
  private:
@@ -128,8 +144,25 @@ class EventQueue {
   struct Bucket {
     uint32_t head = kNil, tail = kNil;
   };
+  struct KeyLess {
+    bool operator()(const Event& a, const Event& b) const { return a.key() < b.key(); }
+  };
 
   static uint32_t slot(uint64_t t) { return static_cast<uint32_t>(t) & kMask; }
+
+  // A push for the clock's ns: after every pending event of that ns that does not sort after it.
+  void insert_current(const Event& e) {
+    if (at_ == current_.size()) {  // all taken: start the array again
+      current_.clear();
+      at_ = 0;
+    }
+    if (current_.empty() || e.key() >= current_.back().key()) {
+      current_.push_back(e);
+      return;
+    }
+    const auto from = current_.begin() + static_cast<std::ptrdiff_t>(at_);
+    current_.insert(std::upper_bound(from, current_.end(), e, KeyLess{}), e);
+  }
 
   void append(const Event& e) {
     uint32_t i = free_;
@@ -140,45 +173,40 @@ class EventQueue {
       i = static_cast<uint32_t>(pool_.size());
       pool_.push_back(Entry{e, kNil});
     }
-    Bucket& b = buckets_[slot(e.time)];
+    const uint32_t s = slot(e.time);
+    Bucket& b = buckets_[s];
     if (b.tail == kNil) {
       b.head = i;
-      b.tail = i;
-      const uint32_t s = slot(e.time);
       words_[s / 64] |= uint64_t{1} << (s % 64);
       summary_ |= uint64_t{1} << (s / 64);
-    } else if (e.key() >= pool_[b.tail].e.key()) {
+    } else {
       pool_[b.tail].next = i;
-      b.tail = i;
-    } else {  // before the tail: after the last entry that does not sort after it
-      uint32_t* at = &b.head;
-      while (pool_[*at].e.key() <= e.key()) at = &pool_[*at].next;
-      pool_[i].next = *at;
-      *at = i;
     }
+    b.tail = i;
   }
 
-  Event take(uint32_t s) {
-    Bucket& b = buckets_[s];
-    const uint32_t i = b.head;
-    Entry& entry = pool_[i];
-    b.head = entry.next;
-    if (b.head == kNil) {
-      b.tail = kNil;
-      words_[s / 64] &= ~(uint64_t{1} << (s % 64));
-      if (words_[s / 64] == 0) summary_ &= ~(uint64_t{1} << (s / 64));
-    }
-    entry.next = free_;
-    free_ = i;
-    return entry.e;
-  }
-
-  // The clock's bucket is empty: move to the next event's ns, and bring in from far_ what the
-  // window now reaches (all later than anything in it, so no bucket ahead of the clock).
+  // The clock's ns is done (current_ all taken, the past empty) and events are pending: move to
+  // the next event's ns, bring in from far_ what the window now reaches (all later than anything
+  // in it, so no bucket ahead of the clock), and sort that ns's bucket into current_.
   void advance() {
     const uint32_t s = next_occupied(slot(now_));
     now_ = s == kNil ? far_.top().time : now_ + ((s - slot(now_)) & kMask);
     while (!far_.empty() && far_.top().time - now_ < kWindowNs) append(far_.pop());
+    current_.clear();
+    at_ = 0;
+    Bucket& b = buckets_[slot(now_)];
+    for (uint32_t i = b.head; i != kNil;) {
+      current_.push_back(pool_[i].e);
+      const uint32_t next = pool_[i].next;
+      pool_[i].next = free_;
+      free_ = i;
+      i = next;
+    }
+    b = Bucket{};
+    const uint32_t c = slot(now_);
+    words_[c / 64] &= ~(uint64_t{1} << (c % 64));
+    if (words_[c / 64] == 0) summary_ &= ~(uint64_t{1} << (c / 64));
+    std::sort(current_.begin(), current_.end(), KeyLess{});
   }
 
   // The first non-empty bucket at or after slot `from`, going round the window; kNil if none.
@@ -196,12 +224,14 @@ class EventQueue {
     return w2 * 64 + static_cast<uint32_t>(std::countr_zero(words_[w2]));
   }
 
-  std::array<Bucket, kWindowNs> buckets_;
-  std::array<uint64_t, kWords> words_{};  // bit s: bucket s is not empty
-  uint64_t summary_ = 0;                  // bit w: words_[w] is not 0
-  std::vector<Entry> pool_;               // the buckets' entries
-  uint32_t free_ = kNil;                  // free entries of pool_, a list
-  uint64_t now_ = 0;                      // the clock's ns: the time of the last pop (or 0)
+  std::array<Bucket, kWindowNs> buckets_;  // the ns after the clock's, in push order
+  std::array<uint64_t, kWords> words_{};   // bit s: bucket s is not empty
+  uint64_t summary_ = 0;                   // bit w: words_[w] is not 0
+  std::vector<Entry> pool_;                // the buckets' entries
+  uint32_t free_ = kNil;                   // free entries of pool_, a list
+  std::vector<Event> current_;             // the clock's ns, sorted by key; taken up to at_
+  size_t at_ = 0;
+  uint64_t now_ = 0;  // the clock's ns: of the last pop, or of the next event once its ns is done
   size_t size_ = 0;
   HeapEventQueue far_;   // at or after now_ + kWindowNs when pushed
   HeapEventQueue past_;  // before now_ when pushed
