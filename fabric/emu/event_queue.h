@@ -9,16 +9,16 @@
 // EventQueue is a bucket (calendar) queue with one bucket per ns over a sliding window of
 // kWindowNs from the clock. An event inside the window is appended to its ns's bucket, a list of
 // blocks of kBlockEvents events in the order of the pushes (a list of single entries cost a cache
-// miss an entry to read back, 6 % of a 1024-host run); the clock's own ns is `current_`, an array sorted by (node, tag) and
-// read from the front. When the clock moves to the next non-empty bucket, that bucket's list is
-// copied into current_ and sorted once; a push for the clock's ns goes into current_ at its place
-// (at the end, nearly always). Sorting a bucket when the clock reaches it, instead of keeping each
-// list sorted as it grows, matters in a large fabric: its links have equal delays and its frames
-// equal sizes, so thousands of events fall in one ns, pushed in no order of (node, tag); an
-// insertion into such a list walked half of it, a cache miss an entry (a third of a 1024-host
-// run's time went there, docs/BENCHMARKS.md, issue 40's event queue). Push and pop cost O(1) but
-// for that sort, whatever the number of pending events (a bitmap, two levels of 64-bit words,
-// finds the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and
+// miss an entry to read back, 6 % of a 1024-host run); the clock's own ns is `current_`, an array
+// sorted by (node, tag) and read from the front. When the clock moves to the next non-empty bucket,
+// that bucket's list is copied into current_ and sorted once; a push for the clock's ns goes into
+// current_ at its place (at the end, nearly always). Sorting a bucket when the clock reaches it,
+// instead of keeping each list sorted as it grows, matters in a large fabric: its links have equal
+// delays and its frames equal sizes, so thousands of events fall in one ns, pushed in no order of
+// (node, tag); an insertion into such a list walked half of it, a cache miss an entry (a third of a
+// 1024-host run's time went there, docs/BENCHMARKS.md, issue 40's event queue). Push and pop cost
+// O(1) but for that sort, whatever the number of pending events (a bitmap, two levels of 64-bit
+// words, finds the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and
 // pending events grow with the fabric (about one per busy link, port and host). Events beyond the
 // window (retransmission timeouts, link events) wait in a heap and move into their bucket when
 // the window reaches them. An event scheduled before the clock (nothing in the fabric schedules
