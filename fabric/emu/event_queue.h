@@ -7,15 +7,24 @@
 // A run is the same sequence of events every time: deterministic, and the same for any --threads.
 //
 // EventQueue is a bucket (calendar) queue with one bucket per ns over a sliding window of
-// kWindowNs from the clock: an event inside the window goes into its ns's bucket, a list kept in
-// (node, tag) order (appended at the tail when it sorts last, as nearly every push does). Push and
-// pop cost O(1) whatever the number of pending events (a bitmap, two levels of 64-bit words, finds
-// the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and pending
-// events grow with the fabric (about one per busy link, port and host). Events beyond the window
-// (retransmission timeouts, link events) wait in a heap and move into their bucket when the window
-// reaches them. An event scheduled in the past (before the last one popped; nothing in the fabric
-// does, but the order must not depend on it) waits in a heap of its own that goes before the
-// buckets. The order is exactly HeapEventQueue's, the binary heap it replaced
+// kWindowNs from the clock. An event inside the window is appended to its ns's bucket, a list of
+// blocks of kBlockEvents events in the order of the pushes (a list of single entries cost a cache
+// miss an entry to read back, 6 % of a 1024-host run); the clock's own ns is `current_`, an array
+// sorted by (node, tag) and read from the front. When the clock moves to the next non-empty bucket,
+// that bucket's list is copied into current_ and sorted once; a push for the clock's ns goes into
+// current_ at its place (at the end, nearly always). Sorting a bucket when the clock reaches it,
+// instead of keeping each list sorted as it grows, matters in a large fabric: its links have equal
+// delays and its frames equal sizes, so thousands of events fall in one ns, pushed in no order of
+// (node, tag); an insertion into such a list walked half of it, a cache miss an entry (a third of a
+// 1024-host run's time went there, docs/BENCHMARKS.md, issue 40's event queue). Push and pop cost
+// O(1) but for that sort, whatever the number of pending events (a bitmap, two levels of 64-bit
+// words, finds the next non-empty bucket); a binary heap's pop costs log2(pending) cache lines, and
+// pending events grow with the fabric (about one per busy link, port and host). Events beyond the
+// window (retransmission timeouts, link events) wait in a heap and move into their bucket when
+// the window reaches them. An event scheduled before the clock (nothing in the fabric schedules
+// before the event it runs, but the clock moves to the next event's ns as soon as its own is
+// empty, and the order must not depend on either) waits in a heap of its own that goes before
+// everything else. The order is exactly HeapEventQueue's, the binary heap it replaced
 // (tests/fabric/event_queue_test.cpp compares them).
 #pragma once
 
@@ -76,12 +85,14 @@ class EventQueue {
 
   EventQueue() { buckets_.fill(Bucket{}); }
 
-  void reserve(size_t n) { pool_.reserve(n); }
+  void reserve(size_t n) { blocks_.reserve(n / kBlockEvents + 1); }
   void push(uint64_t time, uint32_t node, uint32_t tag) {
     const Event e{time, node, tag};
     ++size_;
     if (time < now_) {
       past_.push(e);
+    } else if (time == now_) {
+      insert_current(e);
     } else if (time - now_ >= kWindowNs) {
       far_.push(e);
     } else {
@@ -92,27 +103,35 @@ class EventQueue {
   Event pop() {
     --size_;
     if (!past_.empty()) return past_.pop();
-    if (buckets_[slot(now_)].head == kNil) advance();
-    return take(slot(now_));
+    if (at_ == current_.size()) advance();
+    return current_[at_++];
   }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
-  uint64_t next_time() const { return empty() ? UINT64_MAX : top().time; }
-  // The next event (the queue must not be empty), and one likely to follow it (nullptr if it is
-  // not at hand): for prefetching, not for order.
-  const Event& top() const {
-    if (!past_.empty()) return past_.top();
+  uint64_t next_time() const {
+    if (empty()) return UINT64_MAX;
+    if (!past_.empty()) return past_.top().time;
+    if (at_ < current_.size()) return now_;
     const uint32_t s = next_occupied(slot(now_));
-    return s == kNil ? far_.top() : pool_[buckets_[s].head].e;
+    return s == kNil ? far_.top().time : now_ + ((s - slot(now_)) & kMask);
+  }
+  // The next event (the queue must not be empty; the clock may move to its ns), and one likely
+  // to follow it (nullptr if it is not at hand: the next ns's order is known only when the clock
+  // gets there): for prefetching, not for order.
+  const Event& top() {
+    if (!past_.empty()) return past_.top();
+    if (at_ == current_.size()) advance();
+    return current_[at_];
   }
   const Event* after_top() const {
     if (!past_.empty()) return nullptr;
+    if (at_ + 1 < current_.size()) return &current_[at_ + 1];
+    if (at_ + 1 > current_.size()) return nullptr;
+    // The last of its ns: the next ns's first is known if it is alone there.
     const uint32_t s = next_occupied(slot(now_));
-    if (s == kNil) return nullptr;
-    const uint32_t next = pool_[buckets_[s].head].next;
-    if (next != kNil) return &pool_[next].e;
-    const uint32_t s2 = next_occupied((s + 1) & kMask);
-    return s2 == kNil || s2 == s ? nullptr : &pool_[buckets_[s2].head].e;
+    if (s == kNil || buckets_[s].head != buckets_[s].tail) return nullptr;
+    const Block& only = blocks_[buckets_[s].head];
+    return only.count == 1 ? &only.events[0] : nullptr;
   }
 
  private:
@@ -121,64 +140,89 @@ class EventQueue {
   static constexpr uint32_t kWords = kWindowNs / 64;
   static_assert(kWords <= 64, "one summary word");
 
-  struct Entry {
-    Event e;
-    uint32_t next = kNil;  // the bucket's next entry, or the free list's
+  // 8 cache lines: read back in order, the hardware's prefetcher follows.
+  static constexpr uint32_t kBlockEvents = 31;
+  struct Block {
+    uint32_t next = kNil;  // the bucket's next block, or the free list's
+    uint32_t count = 0;
+    std::array<Event, kBlockEvents> events;
   };
   struct Bucket {
     uint32_t head = kNil, tail = kNil;
   };
+  struct KeyLess {
+    bool operator()(const Event& a, const Event& b) const { return a.key() < b.key(); }
+  };
 
   static uint32_t slot(uint64_t t) { return static_cast<uint32_t>(t) & kMask; }
 
-  void append(const Event& e) {
-    uint32_t i = free_;
-    if (i != kNil) {
-      free_ = pool_[i].next;
-      pool_[i] = Entry{e, kNil};
-    } else {
-      i = static_cast<uint32_t>(pool_.size());
-      pool_.push_back(Entry{e, kNil});
+  // A push for the clock's ns: after every pending event of that ns that does not sort after it.
+  void insert_current(const Event& e) {
+    if (at_ == current_.size()) {  // all taken: start the array again
+      current_.clear();
+      at_ = 0;
     }
-    Bucket& b = buckets_[slot(e.time)];
+    if (current_.empty() || e.key() >= current_.back().key()) {
+      current_.push_back(e);
+      return;
+    }
+    const auto from = current_.begin() + static_cast<std::ptrdiff_t>(at_);
+    current_.insert(std::upper_bound(from, current_.end(), e, KeyLess{}), e);
+  }
+
+  void append(const Event& e) {
+    const uint32_t s = slot(e.time);
+    Bucket& b = buckets_[s];
     if (b.tail == kNil) {
-      b.head = i;
-      b.tail = i;
-      const uint32_t s = slot(e.time);
+      b.head = b.tail = new_block();
       words_[s / 64] |= uint64_t{1} << (s % 64);
       summary_ |= uint64_t{1} << (s / 64);
-    } else if (e.key() >= pool_[b.tail].e.key()) {
-      pool_[b.tail].next = i;
+    } else if (blocks_[b.tail].count == kBlockEvents) {
+      const uint32_t i = new_block();
+      blocks_[b.tail].next = i;
       b.tail = i;
-    } else {  // before the tail: after the last entry that does not sort after it
-      uint32_t* at = &b.head;
-      while (pool_[*at].e.key() <= e.key()) at = &pool_[*at].next;
-      pool_[i].next = *at;
-      *at = i;
     }
+    Block& last = blocks_[b.tail];
+    last.events[last.count++] = e;
   }
 
-  Event take(uint32_t s) {
-    Bucket& b = buckets_[s];
-    const uint32_t i = b.head;
-    Entry& entry = pool_[i];
-    b.head = entry.next;
-    if (b.head == kNil) {
-      b.tail = kNil;
-      words_[s / 64] &= ~(uint64_t{1} << (s % 64));
-      if (words_[s / 64] == 0) summary_ &= ~(uint64_t{1} << (s / 64));
+  uint32_t new_block() {
+    uint32_t i = free_;
+    if (i != kNil) {
+      free_ = blocks_[i].next;
+    } else {
+      i = static_cast<uint32_t>(blocks_.size());
+      blocks_.emplace_back();
     }
-    entry.next = free_;
-    free_ = i;
-    return entry.e;
+    blocks_[i].next = kNil;
+    blocks_[i].count = 0;
+    return i;
   }
 
-  // The clock's bucket is empty: move to the next event's ns, and bring in from far_ what the
-  // window now reaches (all later than anything in it, so no bucket ahead of the clock).
+  // The clock's ns is done (current_ all taken, the past empty) and events are pending: move to
+  // the next event's ns, bring in from far_ what the window now reaches (all later than anything
+  // in it, so no bucket ahead of the clock), and sort that ns's bucket into current_.
   void advance() {
     const uint32_t s = next_occupied(slot(now_));
     now_ = s == kNil ? far_.top().time : now_ + ((s - slot(now_)) & kMask);
     while (!far_.empty() && far_.top().time - now_ < kWindowNs) append(far_.pop());
+    current_.clear();
+    at_ = 0;
+    Bucket& b = buckets_[slot(now_)];
+    for (uint32_t i = b.head; i != kNil;) {
+      Block& block = blocks_[i];
+      const uint32_t next = block.next;
+      if (next != kNil) __builtin_prefetch(&blocks_[next]);
+      current_.insert(current_.end(), block.events.begin(), block.events.begin() + block.count);
+      block.next = free_;
+      free_ = i;
+      i = next;
+    }
+    b = Bucket{};
+    const uint32_t c = slot(now_);
+    words_[c / 64] &= ~(uint64_t{1} << (c % 64));
+    if (words_[c / 64] == 0) summary_ &= ~(uint64_t{1} << (c / 64));
+    std::sort(current_.begin(), current_.end(), KeyLess{});
   }
 
   // The first non-empty bucket at or after slot `from`, going round the window; kNil if none.
@@ -196,12 +240,14 @@ class EventQueue {
     return w2 * 64 + static_cast<uint32_t>(std::countr_zero(words_[w2]));
   }
 
-  std::array<Bucket, kWindowNs> buckets_;
-  std::array<uint64_t, kWords> words_{};  // bit s: bucket s is not empty
-  uint64_t summary_ = 0;                  // bit w: words_[w] is not 0
-  std::vector<Entry> pool_;               // the buckets' entries
-  uint32_t free_ = kNil;                  // free entries of pool_, a list
-  uint64_t now_ = 0;                      // the clock's ns: the time of the last pop (or 0)
+  std::array<Bucket, kWindowNs> buckets_;  // the ns after the clock's, in push order
+  std::array<uint64_t, kWords> words_{};   // bit s: bucket s is not empty
+  uint64_t summary_ = 0;                   // bit w: words_[w] is not 0
+  std::vector<Block> blocks_;              // the buckets' blocks
+  uint32_t free_ = kNil;                   // free blocks, a list
+  std::vector<Event> current_;             // the clock's ns, sorted by key; taken up to at_
+  size_t at_ = 0;
+  uint64_t now_ = 0;  // the clock's ns: of the last pop, or of the next event once its ns is done
   size_t size_ = 0;
   HeapEventQueue far_;   // at or after now_ + kWindowNs when pushed
   HeapEventQueue past_;  // before now_ when pushed

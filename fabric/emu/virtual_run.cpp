@@ -21,7 +21,7 @@ constexpr uint64_t kWallCheckEvents = 4096;
 
 // A large fabric's node state does not fit in cache: while one event runs, fetch what the next
 // two will touch.
-void prefetch_next(const EventQueue& q, const std::vector<Node*>& nodes) {
+void prefetch_next(EventQueue& q, const std::vector<Node*>& nodes) {
   if (q.empty()) return;
   nodes[q.top().node]->prefetch(q.top().tag, true);
   const Event* later = q.after_top();

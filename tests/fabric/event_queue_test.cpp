@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -139,6 +140,27 @@ TEST(EventQueue, EqualTimesGoInNodeThenTagOrder) {
     const Event e = t.pop();
     t.push(e.time, e.node + 10000, 1);  // now: after everything already due now
     if (i % 3 == 0) t.push(e.time + 1, e.node + 20000, 2);
+  }
+  drain(t);
+}
+
+// A large fabric's ns: thousands of events for one time, pushed in no order of (node, tag) while
+// the clock is still before it, then more for that time while it is being popped, some sorting
+// before what is left of it.
+TEST(EventQueue, AManyEventNsPushedInAnyOrderPopsInKeyOrder) {
+  std::mt19937_64 rng(11);
+  Twin t;
+  t.push(40, 0, 0);
+  std::vector<uint32_t> nodes(4000);
+  std::iota(nodes.begin(), nodes.end(), 1u);
+  std::shuffle(nodes.begin(), nodes.end(), rng);
+  for (uint32_t n : nodes) t.push(542, n, n % 3);
+  t.push(543, 7, 0);
+  t.pop();  // 40: the clock moves to 542 at the next pop
+  for (uint32_t i = 0; i < 3000 && !HasFailure(); ++i) {
+    const Event e = t.pop();
+    if (i % 4 == 0) t.push(e.time, static_cast<uint32_t>(rng() % 5000), 9);  // may sort before
+    if (i % 9 == 0) t.push(e.time + 42, e.node, 1);
   }
   drain(t);
 }
