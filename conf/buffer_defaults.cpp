@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "conf/units.h"
 
@@ -101,8 +102,10 @@ void default_pfc(const Value* buffer, Experiment& experiment) {
   if (b.flow_control != FlowControl::kPfc) return;
   const Map section(*buffer);  // flow_control: pfc came from it
   const Value* pfc = section.find("pfc");
-  const auto key = [pfc](std::string_view k) -> const Value* {
-    return pfc == nullptr ? nullptr : Map(*pfc).find(k);
+  // The map outlives the lookups: find() points into it.
+  const std::optional<Map> pfc_map = pfc == nullptr ? std::nullopt : std::optional<Map>(*pfc);
+  const auto key = [&pfc_map](std::string_view k) -> const Value* {
+    return pfc_map ? pfc_map->find(k) : nullptr;
   };
   const Value& at_fc = *section.find("flow_control");
   if (b.trim) {
@@ -132,6 +135,51 @@ void default_pfc(const Value* buffer, Experiment& experiment) {
   if (b.pfc.xon > b.pfc.xoff) {
     key("xon")->fail(fmt::format("xon ({}) must be at most xoff ({})", format_size(b.pfc.xon),
                                  format_size(b.pfc.xoff)));
+  }
+}
+
+uint64_t credit_buffer_bytes(const LinkSpec& links, uint32_t payload_bytes) {
+  constexpr uint64_t kWire = BufferSpec::kFcsBytes + 20;
+  constexpr uint64_t kCreditFrame = 60 + kWire;  // net/credit_frame.h, on the wire
+  const uint64_t max_frame = frame_bytes(payload_bytes) + kWire;
+  const auto round_trip =
+      static_cast<uint64_t>(std::ceil(2 * links.delay_ns * links.rate_bps / 8e9));
+  return round_trip + 2 * max_frame + kCreditFrame;
+}
+
+void default_credit(const Value* buffer, Experiment& experiment) {
+  BufferSpec& b = experiment.buffer;
+  if (b.flow_control != FlowControl::kCredit) return;
+  const Map section(*buffer);  // flow_control: credit came from it
+  const Value* credit = section.find("credit");
+  // The map outlives the lookups: find() points into it.
+  const std::optional<Map> credit_map =
+      credit == nullptr ? std::nullopt : std::optional<Map>(*credit);
+  const auto key = [&credit_map](std::string_view k) -> const Value* {
+    return credit_map ? credit_map->find(k) : nullptr;
+  };
+  const Value& at_fc = *section.find("flow_control");
+  if (b.trim) {
+    at_fc.fail(
+        "flow_control: credit and trim: true do not combine: a credit-based buffer never "
+        "reaches the trim threshold (a sender without credits waits instead); choose one");
+  }
+  if (key("bytes") == nullptr) {
+    b.credit.bytes = credit_buffer_bytes(experiment.links, experiment.workload.payload_bytes);
+  }
+  // Whole units: the buffer's credits, and a data frame's cost.
+  const uint64_t unit = b.credit.unit;
+  const uint64_t frame = frame_bytes(experiment.workload.payload_bytes);
+  const uint64_t frame_units = (frame + unit - 1) / unit;
+  if (b.credit.bytes / unit < frame_units) {
+    const Value& at = key("bytes") != nullptr   ? *key("bytes")
+                      : key("unit") != nullptr ? *key("unit")
+                                               : at_fc;
+    at.fail(fmt::format(
+        "buffer.credit.bytes ({}) holds {} credits of {} B, less than a data frame ({} B, {} "
+        "credits): no frame could ever start; at least {} B",
+        format_size(b.credit.bytes), b.credit.bytes / unit, unit, frame, frame_units,
+        frame_units * unit));
   }
 }
 

@@ -39,4 +39,13 @@ void default_pfc(const Value* buffer, Experiment& experiment);
 // The default headroom of a link of `links` carrying data frames of `payload_bytes`.
 uint64_t pfc_headroom_bytes(const LinkSpec& links, uint32_t payload_bytes);
 
+// After every section is read, with buffer.flow_control: credit: the receive buffer the file does
+// not set (credit_buffer_bytes), then its checks. Throws ConfigError at the key that makes no sense
+// (a buffer smaller than a data frame, credits with trimming).
+void default_credit(const Value* buffer, Experiment& experiment);
+// The default credit buffer of a link of `links` carrying data frames of `payload_bytes`: what
+// keeps one sender at line rate (the credit loop: the link's round trip at its rate; a data frame
+// being sent and one being forwarded at the receiver; the credit frame on its way back).
+uint64_t credit_buffer_bytes(const LinkSpec& links, uint32_t payload_bytes);
+
 }  // namespace spraylab::conf

@@ -128,8 +128,8 @@ struct LinkSpec {
 };
 
 // buffer.flow_control: what a full buffer does. none: tail drop (lossy Ethernet); pfc: 802.1Qbb
-// pause per ingress port (switch/dataplane/pfc.h); credit: credit-based links (not yet built: the
-// loader refuses it).
+// pause per ingress port (switch/dataplane/pfc.h); credit: credit-based links, a sender starts a
+// frame only with credits for its bytes in the receiver's buffer (switch/dataplane/credit.h).
 enum class FlowControl : uint8_t { kNone, kPfc, kCredit };
 inline constexpr std::array<std::string_view, 3> kFlowControlNames{"none", "pfc", "credit"};
 
@@ -138,6 +138,14 @@ struct PfcSpec {
   uint64_t xoff = 0;
   uint64_t xon = 0;
   uint64_t headroom = 0;
+};
+
+// buffer.credit: every link receiver's buffer (a switch's per ingress port, a host NIC's), which
+// its sender holds credits for, in bytes (0 = derived, conf/buffer_defaults.h), counted in units
+// of `unit` bytes (a frame takes its bytes rounded up to whole units).
+struct CreditSpec {
+  uint64_t bytes = 0;
+  uint64_t unit = 64;
 };
 
 struct BufferSpec {
@@ -151,6 +159,7 @@ struct BufferSpec {
   uint64_t trim_threshold = 0;
   FlowControl flow_control = FlowControl::kNone;
   PfcSpec pfc;
+  CreditSpec credit;
   // cc: dctcp without an ecn_threshold in the file marks beyond this share of `bytes`.
   static constexpr double kDctcpEcnShare = 0.2;
   // The UEC reference's defaults (main_uec.cpp), in bandwidth-delay products of the longest

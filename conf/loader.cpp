@@ -145,6 +145,7 @@ Experiment read_experiment(const Value& document) {
   default_ecn_threshold(top, experiment);
   default_uec_buffer(buffer, experiment);
   default_pfc(buffer, experiment);
+  default_credit(buffer, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
   }

@@ -268,16 +268,13 @@ void set_default(Fields<S>& fields, std::string_view key, std::string_view text)
   }
 }
 
-// buffer.flow_control: credit-based links are declared but not built yet (issue 39).
+// buffer.flow_control: none, pfc (buffer.pfc) or credit (buffer.credit).
 Field<BufferSpec> flow_control() {
   return {"flow_control", join(kFlowControlNames, " | "),
           "what a full buffer does: none, tail drop; pfc, 802.1Qbb pause per ingress port "
-          "(buffer.pfc); credit, credit-based links (not yet built)",
+          "(buffer.pfc); credit, credit-based links (buffer.credit)",
           [](const Value& v, BufferSpec& b) {
             b.flow_control = v.as_enum<FlowControl>(kFlowControlNames);
-            if (b.flow_control == FlowControl::kCredit) {
-              v.fail("flow_control: credit (credit-based links) is not built yet; use pfc");
-            }
           },
           [](const BufferSpec& b) {
             return std::string(kFlowControlNames[static_cast<size_t>(b.flow_control)]);
@@ -315,6 +312,38 @@ Field<BufferSpec> pfc_section() {
           [](const BufferSpec& b) {
             return fmt::format("{{xoff: {}, xon: {}, headroom: {}}}", format_size(b.pfc.xoff),
                                format_size(b.pfc.xon), format_size(b.pfc.headroom));
+          },
+          "derived"};
+}
+
+const Fields<CreditSpec>& credit_fields() {
+  static const Fields<CreditSpec> fields = [] {
+    Fields<CreditSpec> f = {
+        size_key("bytes", &CreditSpec::bytes, 1, kMax64,
+                 "every link receiver's buffer (a switch's per ingress port, a host NIC's): the "
+                 "credits its sender starts with; at least one data frame"),
+        size_key("unit", &CreditSpec::unit, 1, kMax64,
+                 "the credit's granularity: a frame takes its bytes rounded up to whole units"),
+    };
+    set_default(f, "bytes", "the link's round trip at its rate + 2 data frames + a credit frame");
+    return f;
+  }();
+  return fields;
+}
+
+// buffer.credit: a map of the credit buffer, read only with flow_control: credit (read before it).
+Field<BufferSpec> credit_section() {
+  return {"credit", "map of bytes, unit",
+          "flow_control: credit: every link receiver's buffer (buffer.credit.*)",
+          [](const Value& v, BufferSpec& b) {
+            if (b.flow_control != FlowControl::kCredit) {
+              v.fail("read only with flow_control: credit");
+            }
+            read_section(v.as_map(), credit_fields(), b.credit);
+          },
+          [](const BufferSpec& b) {
+            return fmt::format("{{bytes: {}, unit: {}}}", format_size(b.credit.bytes),
+                               format_size(b.credit.unit));
           },
           "derived"};
 }
@@ -488,6 +517,7 @@ const Fields<BufferSpec>& buffer_fields() {
         trim_threshold(),
         flow_control(),
         pfc_section(),
+        credit_section(),
     };
     set_default(f, "bytes", "800KB; 1xBDP with trim, 5xBDP with cc nscc");
     return f;
@@ -859,6 +889,7 @@ std::vector<KeyDoc> documented_keys() {
   add_docs(keys, "links.", link_fields());
   add_docs(keys, "buffer.", buffer_fields());
   add_docs(keys, "buffer.pfc.", pfc_fields());
+  add_docs(keys, "buffer.credit.", credit_fields());
   add_docs(keys, "load_balancer.", balancer_fields());
   keys.push_back({"load_balancer.layers", "map of level to balancer", "none",
                   "per switch level: algorithm and parameters, inheriting the top level's"});

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
@@ -127,6 +128,13 @@ struct Plan {
 std::unique_ptr<Plan> plan_switch(const Options& o) {
   using namespace spraylab;
   const conf::Experiment exp = conf::load_experiment_file(o.config);
+  if (exp.buffer.flow_control == conf::FlowControl::kCredit) {
+    // The credit frames travel only between the fabric's nodes (fabric/emu): a switch on DPDK
+    // ports would wait for credits its peers never send.
+    throw std::invalid_argument(
+        "buffer.flow_control: credit runs in virtual time and on the in-process fabric only, not "
+        "on spraylab-switch's DPDK ports (docs/switch.md, \"Credit-based links\")");
+  }
   auto plan = std::make_unique<Plan>(topo::build(exp.topology, exp.links));
   plan->payload_bytes = exp.workload.payload_bytes;
   const topo::AddressPlan addresses(plan->routing);

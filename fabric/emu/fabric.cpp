@@ -98,6 +98,16 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
       switches_[i]->set_control_pool(pools_[partitions_.of_switch[i]]);
     for (auto& h : hosts_) h->enable_pfc();
   }
+  if (exp_.buffer.flow_control == conf::FlowControl::kCredit) {
+    // Credit frames, the same: each node's from its own partition's pool (a host node's
+    // partition is its leaf's).
+    for (uint32_t i = 0; i < switches_.size(); ++i)
+      switches_[i]->set_control_pool(pools_[partitions_.of_switch[i]]);
+    const dataplane::CreditLimits limits{exp_.buffer.credit.bytes, exp_.buffer.credit.unit};
+    for (uint32_t h = 0; h < hosts_.size(); ++h) {
+      hosts_[h]->enable_credits(limits, pools_[partitions_.of_switch[host_leaf_[h]]]);
+    }
+  }
   link_events_ = topo::plan_link_events(exp_, *topology_);
   applied_at_.assign(link_events_.size(), UINT64_MAX);
   rerouted_.assign(link_events_.size(), 0);

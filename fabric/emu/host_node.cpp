@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "net/credit_frame.h"
 #include "net/pfc_frame.h"
 
 namespace spraylab::fabric {
@@ -32,10 +33,12 @@ HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts,
   // Per burst: one indirect call, then the link's inline ring operations.
   s.rx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
     const uint16_t got = in_by_port_[port - port_base_]->receive(m, n, now_ns_);
-    return pfc_ == nullptr || got == 0 ? got : take_control(port, m, got);
+    if (got == 0 || (pfc_ == nullptr && credits_ == nullptr)) return got;
+    return take_control(port, m, got);
   };
   s.tx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
     if (pfc_ != nullptr) return send_lossless(port, m, n);
+    if (credits_ != nullptr) return send_credited(port, m, n);
     return out_by_port_[port - port_base_]->send(m, n, now_ns_);
   };
   for (uint32_t h : hosts) {
@@ -65,24 +68,85 @@ void HostNode::enable_pfc() {
   pfc_ = std::make_unique<dataplane::Pfc>(dataplane::PfcThresholds{}, std::move(rates));
 }
 
+void HostNode::enable_credits(const dataplane::CreditLimits& limits, rte_mempool* pool) {
+  credits_ = std::make_unique<dataplane::Credits>(limits,
+                                                  static_cast<uint16_t>(out_by_port_.size()));
+  control_pool_ = pool;
+}
+
 uint16_t HostNode::take_control(uint16_t port, rte_mbuf** pkts, uint16_t n) {
+  const auto at = static_cast<uint16_t>(port - port_base_);
   uint16_t kept = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
     const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
-    if (!net::is_mac_control(data, rte_pktmbuf_data_len(m))) {
+    const uint32_t len = rte_pktmbuf_data_len(m);
+    if (net::is_mac_control(data, len)) {
+      net::PfcFrame f;
+      if (pfc_ != nullptr && net::parse_pfc(data, len, f) == net::PfcParse::kPfc) {
+        pfc_->received(at, f, now_ns_);
+      } else {
+        ++bad_control_;
+      }
+    } else if (credits_ != nullptr && net::is_credit_frame(data, len)) {
+      uint64_t freed = 0;
+      if (net::parse_credit(data, len, freed) == net::CreditParse::kCredit) {
+        credits_->received(at, freed, now_ns_);
+      } else {
+        ++bad_control_;
+      }
+    } else {
+      if (credits_ != nullptr) {
+        // The NIC's buffer empties into the host at once: the frame's credits go back now.
+        const uint32_t bytes = rte_pktmbuf_pkt_len(m);
+        if (credits_->admit(at, bytes)) {
+          credits_->left(at, bytes);
+        } else {
+          ++credit_overruns_;
+        }
+      }
       pkts[kept++] = m;
       continue;
     }
-    net::PfcFrame f;
-    if (net::parse_pfc(data, rte_pktmbuf_data_len(m), f) == net::PfcParse::kPfc) {
-      pfc_->received(static_cast<uint16_t>(port - port_base_), f, now_ns_);
-    } else {
-      ++bad_control_;
-    }
     rte_pktmbuf_free(m);
   }
+  if (credits_ != nullptr && credits_->owes()) send_credits();
   return kept;
+}
+
+void HostNode::send_credits() {
+  credits_->take_due([this](uint16_t at, uint64_t freed) {
+    rte_mbuf* m = control_pool_ != nullptr ? rte_pktmbuf_alloc(control_pool_) : nullptr;
+    if (m == nullptr) return false;  // owed still: schedule() tries again a ns later
+    char* room = rte_pktmbuf_append(m, net::kCreditFrameBytes);
+    if (room == nullptr) {
+      rte_pktmbuf_free(m);
+      return false;
+    }
+    // A locally administered address of the host's port: the leaf reads no source.
+    const auto port = static_cast<uint16_t>(port_base_ + at);
+    const std::array<uint8_t, 6> mac{0x02, 0, 0, 0, static_cast<uint8_t>(port >> 8),
+                                     static_cast<uint8_t>(port)};
+    net::build_credit(reinterpret_cast<uint8_t*>(room), mac, freed);
+    if (out_by_port_[at]->send(&m, 1, now_ns_) == 1) return true;
+    rte_pktmbuf_free(m);
+    return false;
+  });
+}
+
+uint16_t HostNode::send_credited(uint16_t port, rte_mbuf** pkts, uint16_t n) {
+  // As send_lossless: one frame at a time on a free wire, so that the credits decide each start.
+  const auto at = static_cast<uint16_t>(port - port_base_);
+  Link& link = *out_by_port_[at];
+  if (n == 0 || link.free_at_ns() > now_ns_) return 0;
+  const uint32_t len = rte_pktmbuf_pkt_len(pkts[0]);
+  if (!credits_->may_send(at, len)) {
+    credits_->stall(at, now_ns_);  // the leaf's credit frame ends it, and wakes this node
+    return 0;
+  }
+  const uint16_t sent = link.send(pkts, 1, now_ns_);
+  if (sent == 1) credits_->sent(at, len);
+  return sent;
 }
 
 uint16_t HostNode::send_lossless(uint16_t port, rte_mbuf** pkts, uint16_t n) {
@@ -97,14 +161,18 @@ uint16_t HostNode::send_lossless(uint16_t port, rte_mbuf** pkts, uint16_t n) {
 }
 
 void HostNode::schedule(uint64_t now, bool worked) {
-  uint64_t t = pfc_ == nullptr ? engine_->next_wake(now)
-                               : engine_->next_wake(now, [this, now](uint16_t port) {
-                                   // A port waits for its pause to end (or a resume, which
-                                   // wakes this node) or for its wire to be free.
-                                   const auto i = static_cast<uint16_t>(port - port_base_);
-                                   if (pfc_->paused(i, now)) return pfc_->paused_until(i);
-                                   return std::max(out_by_port_[i]->free_at_ns(), now);
-                                 });
+  uint64_t t = pfc_ == nullptr && credits_ == nullptr
+                   ? engine_->next_wake(now)
+                   : engine_->next_wake(now, [this, now](uint16_t port) {
+                       // A port waits for its pause to end (or a resume, which wakes this node),
+                       // for credits (a credit frame wakes it), or for its wire to be free.
+                       const auto i = static_cast<uint16_t>(port - port_base_);
+                       if (pfc_ != nullptr && pfc_->paused(i, now)) return pfc_->paused_until(i);
+                       if (credits_ != nullptr && credits_->stalled(i)) return UINT64_MAX;
+                       return std::max(out_by_port_[i]->free_at_ns(), now);
+                     });
+  // Credit frames owed and not sent (no mbuf, a full link): again a ns later.
+  if (credits_ != nullptr && credits_->owes()) t = std::min(t, now + 1);
   // A turn that did nothing while claiming work is due now (frames waiting on a full link, or
   // the mempool empty) tries again a ns later: virtual time must move on.
   if (t <= now) t = worked ? now : now + 1;
@@ -127,6 +195,7 @@ void HostNode::on_event(uint32_t tag, uint64_t now) {
 
 bool HostNode::poll(uint64_t now_ns, uint64_t now_tsc) {
   now_ns_ = now_ns;
+  if (credits_ != nullptr && credits_->owes()) send_credits();
   return engine_->poll(now_tsc);
 }
 

@@ -15,6 +15,7 @@
 #include "fabric/emu/event_queue.h"
 #include "fabric/emu/link.h"
 #include "fabric/emu/node.h"
+#include "switch/dataplane/credit.h"
 #include "switch/dataplane/pfc.h"
 #include "trafficgen/host_engine.h"
 
@@ -38,8 +39,22 @@ class HostNode final : public Node {
   // PFC: the hosts' side of the pause, indexed by port - port_base() (nullptr without PFC).
   const dataplane::Pfc* pfc() const { return pfc_.get(); }
   uint16_t port_base() const { return port_base_; }
-  // PFC: MAC control frames received that were no 802.1Qbb PFC (consumed, counted).
+  // PFC: MAC control frames received that were no 802.1Qbb PFC (consumed, counted); credits:
+  // credit frames that were malformed, and MAC control frames.
   uint64_t bad_control_frames() const { return bad_control_; }
+  // buffer.flow_control: credit, after every connect(): each host's NIC starts a frame only with
+  // credits for its leaf's buffer (one frame started at a time), takes its leaf's credit frames,
+  // and returns credits for every frame it receives at once (the NIC's buffer empties into the
+  // host as the frame arrives), in credit frames from `pool`.
+  void enable_credits(const dataplane::CreditLimits& limits, rte_mempool* pool);
+  // Credits: the hosts' side, indexed by port - port_base() (nullptr without credits).
+  const dataplane::Credits* credits() const { return credits_.get(); }
+  // Credits: data frames that arrived beyond the NIC's buffer (delivered all the same: the
+  // host's buffer is its memory), a sender that ignored its credits.
+  uint64_t credit_overruns() const { return credit_overruns_; }
+  // The links of the host at index `at` (port - port_base()): from its leaf, and to it.
+  const Link* in_link(uint16_t at) const { return in_by_port_[at]; }
+  const Link* out_link(uint16_t at) const { return out_by_port_[at]; }
 
   void on_event(uint32_t tag, uint64_t now) override;
   bool poll(uint64_t now_ns, uint64_t now_tsc) override;
@@ -54,6 +69,10 @@ class HostNode final : public Node {
   uint16_t take_control(uint16_t port, rte_mbuf** pkts, uint16_t n);
   // PFC: sends at most one frame on the port's link, when it is neither paused nor busy.
   uint16_t send_lossless(uint16_t port, rte_mbuf** pkts, uint16_t n);
+  // Credits: sends at most one frame on the port's link, when it is free and the credits cover it.
+  uint16_t send_credited(uint16_t port, rte_mbuf** pkts, uint16_t n);
+  // Credits: the credit frames owed, onto the links now (ahead of the hosts' data).
+  void send_credits();
 
   // Indexed by port - port_base_: the local hosts' ports only (consecutive ranks under a leaf;
   // sized by every rank they were 16 B x hosts per engine, O(hosts x leaves) in all).
@@ -66,7 +85,10 @@ class HostNode final : public Node {
   EventQueue* events_;
   uint32_t id_;
   std::unique_ptr<dataplane::Pfc> pfc_;
+  std::unique_ptr<dataplane::Credits> credits_;
+  rte_mempool* control_pool_ = nullptr;  // credits: the credit frames'
   uint64_t bad_control_ = 0;
+  uint64_t credit_overruns_ = 0;
   std::unique_ptr<gen::HostEngine> engine_;  // last: its I/O refers to the members above
 };
 

@@ -4,11 +4,46 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <unordered_map>
 
 #include "switch/dataplane/counters.h"
 #include "switch/dataplane/shaper.h"
 
 namespace spraylab::fabric {
+namespace {
+
+// Credits: every link's receiver (the credit state that charges what arrives on it, and the
+// port's index there), so that a sender's credits can be set against what its receiver freed.
+struct CreditReceiver {
+  const dataplane::Credits* credits = nullptr;
+  uint16_t at = 0;
+};
+
+std::unordered_map<const Link*, CreditReceiver> credit_receivers(const Fabric& f) {
+  std::unordered_map<const Link*, CreditReceiver> out;
+  for (const auto& sw : f.switches()) {
+    const dataplane::Credits* c = sw->runtime().credits();
+    if (c == nullptr) continue;
+    for (uint16_t p = 0; p < sw->runtime().ports(); ++p) out[sw->in_link(p)] = {c, p};
+  }
+  for (const auto& h : f.hosts()) {
+    const dataplane::Credits* c = h->credits();
+    if (c == nullptr) continue;
+    for (uint16_t i = 0; i < c->ports(); ++i) {
+      if (h->in_link(i) != nullptr) out[h->in_link(i)] = {c, i};
+    }
+  }
+  return out;
+}
+
+// What the receiver at the end of `out` has freed of the sender's credits (0: no receiver).
+uint64_t freed_by_receiver(const std::unordered_map<const Link*, CreditReceiver>& receivers,
+                           const Link* out) {
+  const auto it = receivers.find(out);
+  return it == receivers.end() ? 0 : it->second.credits->freed(it->second.at);
+}
+
+}  // namespace
 
 void sample_queues(const Fabric& f, uint64_t t_ns, std::vector<QueueSample>* out) {
   uint32_t index = 0;
@@ -54,6 +89,7 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
     level_of[t.sw] = t.level;
     top = std::max(top, t.level);
   }
+  const auto receivers = credit_receivers(f);  // empty without credits
   std::vector<PortSummary> out;
   for (const auto& sw : f.switches()) {
     dataplane::SwitchRuntime& rt = sw->runtime();
@@ -86,6 +122,18 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
         s.paused_ns = pfc->paused_ns(p, f.start_ns() + run_ns);
         s.headroom_drops = rt.sum_drops(p, dataplane::DropReason::kPfcHeadroom);
       }
+      if (const dataplane::Credits* credits = rt.credits()) {
+        s.credit_frames_sent = credits->counters(p).frames_sent.get();
+        s.credit_frames_received = credits->counters(p).frames_received.get();
+        s.credits_consumed = credits->consumed(p);
+        s.credits_freed = credits->freed(p);
+        s.credits_spent = credits->spent(p);
+        const uint64_t freed = freed_by_receiver(receivers, sw->out_link(p));
+        s.credits_outstanding = credits->spent(p) - freed;
+        s.credits_returning = freed - credits->granted(p);
+        s.credit_stalled_ns = credits->stalled_ns(p, f.start_ns() + run_ns);
+        s.credit_overrun_drops = rt.sum_drops(p, dataplane::DropReason::kCreditOverrun);
+      }
       s.utilisation = port_utilisation(s.tx_bytes, s.tx_packets, t.ports[p].rate_bps, run_ns);
       out.push_back(std::move(s));
     }
@@ -104,6 +152,30 @@ HostPfc host_pfc(const Fabric& f, uint64_t run_ns) {
       out.pause_received += pfc->counters(i).pause_received.get();
       out.resume_received += pfc->counters(i).resume_received.get();
       out.paused_ns += pfc->paused_ns(i, f.start_ns() + run_ns);
+    }
+  }
+  return out;
+}
+
+HostCredit host_credit(const Fabric& f, uint64_t run_ns) {
+  HostCredit out;
+  const auto receivers = credit_receivers(f);
+  for (const auto& h : f.hosts()) {
+    const dataplane::Credits* credits = h->credits();
+    if (credits == nullptr) continue;
+    out.bad_control += h->bad_control_frames();
+    out.overruns += h->credit_overruns();
+    for (uint16_t i = 0; i < credits->ports(); ++i) {
+      if (h->out_link(i) == nullptr) continue;  // a rank of another node
+      const uint64_t freed = freed_by_receiver(receivers, h->out_link(i));
+      out.outstanding += credits->spent(i) - freed;
+      out.returning += freed - credits->granted(i);
+      out.frames_sent += credits->counters(i).frames_sent.get();
+      out.frames_received += credits->counters(i).frames_received.get();
+      out.consumed += credits->consumed(i);
+      out.freed += credits->freed(i);
+      out.spent += credits->spent(i);
+      out.stalled_ns += credits->stalled_ns(i, f.start_ns() + run_ns);
     }
   }
   return out;

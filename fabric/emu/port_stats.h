@@ -26,5 +26,7 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
 
 // buffer.flow_control: pfc: what the hosts' NICs received of their leaves' pauses, summed.
 HostPfc host_pfc(const Fabric& f, uint64_t run_ns);
+// buffer.flow_control: credit: the hosts' NICs' credits, summed.
+HostCredit host_credit(const Fabric& f, uint64_t run_ns);
 
 }  // namespace spraylab::fabric

@@ -96,6 +96,10 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
     r.pfc = true;
     r.host_pfc = host_pfc(f, r.clock_ns);
   }
+  if (exp.buffer.flow_control == conf::FlowControl::kCredit) {
+    r.credit = true;
+    r.host_credit = host_credit(f, r.clock_ns);
+  }
   r.samples = std::move(run.samples);
   r.delivered = std::move(run.delivered);
   // The last window ends with the run, between two sample times.

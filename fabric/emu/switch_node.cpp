@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "net/credit_frame.h"
 #include "net/pfc_frame.h"
 
 namespace spraylab::fabric {
@@ -17,6 +18,7 @@ SwitchNode::SwitchNode(dataplane::SwitchTables tables, const dataplane::RuntimeO
       events_(events),
       id_(id),
       pfc_(rt_->pfc()),
+      credits_(rt_->credits()),
       pause_wake_(rt_->ports(), 0) {
   if (events_ != nullptr && opts.shaping) {
     // Virtual time polls exactly when the link frees up, so no frame need start early.
@@ -44,22 +46,39 @@ void SwitchNode::receive(uint16_t port, uint64_t now) {
   if (pfc_ != nullptr) pfc_->arrived(port, now);
 }
 
+template <typename Build>
+bool SwitchNode::send_control_frame(uint16_t port, uint64_t now, Build&& build) {
+  static_assert(net::kPfcFrameBytes == net::kCreditFrameBytes);
+  rte_mbuf* m = control_pool_ != nullptr ? rte_pktmbuf_alloc(control_pool_) : nullptr;
+  if (m == nullptr) return false;  // owed still: the next wake tries again
+  char* room = rte_pktmbuf_append(m, net::kPfcFrameBytes);
+  if (room == nullptr) {  // no mbuf of the pool is that small, but the check costs nothing
+    rte_pktmbuf_free(m);
+    return false;
+  }
+  build(reinterpret_cast<uint8_t*>(room), rt_->tables().ports[port].mac);
+  // Straight onto the link, not through the egress queue: after the frame on the wire, ahead
+  // of every queued data frame, paused (or out of credits) or not.
+  if (out_[port]->send(&m, 1, now) == 1) return true;
+  rte_pktmbuf_free(m);
+  return false;
+}
+
 void SwitchNode::send_pfc(uint64_t now) {
   if (pfc_ == nullptr || !pfc_->owes()) return;
   pfc_->take_due(now, [this, now](uint16_t port, const net::PfcFrame& f) {
-    rte_mbuf* m = control_pool_ != nullptr ? rte_pktmbuf_alloc(control_pool_) : nullptr;
-    if (m == nullptr) return false;  // owed still: the next wake tries again
-    char* room = rte_pktmbuf_append(m, net::kPfcFrameBytes);
-    if (room == nullptr) {  // no mbuf of the pool is that small, but the check costs nothing
-      rte_pktmbuf_free(m);
-      return false;
-    }
-    net::build_pfc(reinterpret_cast<uint8_t*>(room), rt_->tables().ports[port].mac, f);
-    // Straight onto the link, not through the egress queue: after the frame on the wire, ahead
-    // of every queued data frame, paused or not.
-    if (out_[port]->send(&m, 1, now) == 1) return true;
-    rte_pktmbuf_free(m);
-    return false;
+    return send_control_frame(port, now, [&f](uint8_t* out, const auto& mac) {
+      net::build_pfc(out, mac, f);
+    });
+  });
+}
+
+void SwitchNode::send_credits(uint64_t now) {
+  if (credits_ == nullptr || !credits_->owes()) return;
+  credits_->take_due([this, now](uint16_t port, uint64_t freed) {
+    return send_control_frame(port, now, [freed](uint8_t* out, const auto& mac) {
+      net::build_credit(out, mac, freed);
+    });
   });
 }
 
@@ -69,6 +88,9 @@ void SwitchNode::transmit(uint16_t port, uint64_t now) {
   while (rt_->depth_packets_now(port) > 0 && fwd_.drain(port, now, tx) > 0) {
   }
   if (rt_->depth_packets_now(port) == 0) return;
+  // Out of credits: no wake; the peer's credit frame wakes the switch, and start_idle_ports()
+  // starts the port then.
+  if (credits_ != nullptr && credits_->stalled(port)) return;
   if (pfc_ != nullptr && pfc_->paused(port, now)) {
     // Paused: no wake until the pause runs out (a resume frame wakes the switch sooner, and
     // start_idle_ports() starts the port then).
@@ -96,7 +118,7 @@ void SwitchNode::on_event(uint32_t tag, uint64_t now) {
     const auto port = static_cast<uint16_t>(tag & 0xffff);
     tx_pending_[port] = 0;
     transmit(port, now);
-    send_pfc(now);
+    send_control(now);
     return;
   }
   if (tag & kPauseTag) {
@@ -104,14 +126,14 @@ void SwitchNode::on_event(uint32_t tag, uint64_t now) {
     if (pause_wake_[port] != now) return;  // superseded: renewed, or resumed and woken since
     pause_wake_[port] = 0;
     if (!tx_pending_[port]) transmit(port, now);
-    send_pfc(now);
+    send_control(now);
     return;
   }
   const auto port = static_cast<uint16_t>(tag);
   receive(port, now);
   in_[port]->rearm(now);
   start_idle_ports(now);
-  send_pfc(now);
+  send_control(now);
 }
 
 void SwitchNode::prefetch(uint32_t tag, bool near) const {
@@ -137,7 +159,7 @@ bool SwitchNode::poll(uint64_t now_ns, uint64_t /*now_tsc*/) {
     return out_[port]->send(m, n, now_ns);
   };
   const bool worked = dataplane::worker_turn(*rt_, fwd_, plan_, now_ns, rx, tx) > 0;
-  send_pfc(now_ns);
+  send_control(now_ns);
   return worked;
 }
 

@@ -37,7 +37,7 @@ class SwitchNode final : public Node {
 
   // Port `port` receives from `in` and sends on `out`.
   void connect(uint16_t port, Link* in, Link* out);
-  // buffer.flow_control: pfc: the pool the switch's PFC frames come from.
+  // buffer.flow_control: pfc or credit: the pool the switch's PFC or credit frames come from.
   void set_control_pool(rte_mempool* pool) { control_pool_ = pool; }
 
   void on_event(uint32_t tag, uint64_t now) override;
@@ -55,6 +55,17 @@ class SwitchNode final : public Node {
   void transmit(uint16_t port, uint64_t now);
   // PFC: the pause and resume frames the switch owes, sent now ahead of each port's data.
   void send_pfc(uint64_t now);
+  // Credits: the credit frames the switch owes, sent now ahead of each port's data.
+  void send_credits(uint64_t now);
+  // PFC or credits: the control frames owed.
+  void send_control(uint64_t now) {
+    send_pfc(now);
+    send_credits(now);
+  }
+  // A 60-byte control frame from port `port` written by `build`, onto its link now; false (and
+  // still owed) if there is no mbuf or no room on the link.
+  template <typename Build>
+  bool send_control_frame(uint16_t port, uint64_t now, Build&& build);
 
   std::unique_ptr<dataplane::SwitchRuntime> rt_;
   dataplane::Forwarder fwd_;
@@ -64,6 +75,7 @@ class SwitchNode final : public Node {
   EventQueue* events_;
   uint32_t id_;
   dataplane::Pfc* pfc_;               // nullptr without buffer.flow_control: pfc
+  dataplane::Credits* credits_;       // nullptr without buffer.flow_control: credit
   rte_mempool* control_pool_ = nullptr;
   std::vector<uint64_t> pause_wake_;  // virtual, PFC: when a paused port's wake is due (0: none)
 };

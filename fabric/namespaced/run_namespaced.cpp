@@ -546,12 +546,15 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   };
   if (g_stop) throw std::runtime_error("interrupted");
-  if (conf::load_experiment_string(yaml, "variant").buffer.flow_control !=
-      conf::FlowControl::kNone) {
-    // Its switches are spraylab-switch processes, which do not send pause frames yet.
+  if (const conf::FlowControl fc = conf::load_experiment_string(yaml, "variant").buffer.flow_control;
+      fc != conf::FlowControl::kNone) {
+    // Its switches are spraylab-switch processes, which send neither pause nor credit frames.
     throw std::invalid_argument(
-        "buffer.flow_control: pfc runs in virtual time and on the in-process fabric only, not on "
-        "the namespaced fabric (docs/switch.md, \"Lossless links (PFC)\")");
+        fc == conf::FlowControl::kPfc
+            ? "buffer.flow_control: pfc runs in virtual time and on the in-process fabric only, "
+              "not on the namespaced fabric (docs/switch.md, \"Lossless links (PFC)\")"
+            : "buffer.flow_control: credit runs in virtual time and on the in-process fabric "
+              "only, not on the namespaced fabric (docs/switch.md, \"Credit-based links\")");
   }
   bring_up(yaml, opts);
   FabricResult r = VariantRun(dir_, opts, wall_s).run();

@@ -141,6 +141,28 @@ void summarize_pfc(const FabricResult& r, VariantSummary& s) {
                    });
 }
 
+// buffer.flow_control: credit: the credit frames and credits of every switch port and the hosts,
+// and the ports that waited for credits, longest first.
+void summarize_credit(const FabricResult& r, VariantSummary& s) {
+  s.credit = true;
+  s.host_credit = r.host_credit;
+  for (const PortSummary& p : r.ports) {
+    s.credit_frames_sent += p.credit_frames_sent;
+    s.credit_frames_received += p.credit_frames_received;
+    s.credits_consumed += p.credits_consumed;
+    s.credits_freed += p.credits_freed;
+    s.credits_outstanding += p.credits_outstanding;
+    s.credits_returning += p.credits_returning;
+    s.credit_stalled_ns += p.credit_stalled_ns;
+    s.credit_overrun_drops += p.credit_overrun_drops;
+    if (p.credit_stalled_ns > 0) s.credit_stalled_ports.push_back(p);
+  }
+  std::stable_sort(s.credit_stalled_ports.begin(), s.credit_stalled_ports.end(),
+                   [](const PortSummary& a, const PortSummary& b) {
+                     return a.credit_stalled_ns > b.credit_stalled_ns;
+                   });
+}
+
 void summarize_ports(const FabricResult& r, VariantSummary& s) {
   s.queue = queue_stats(r, [](const PortSummary&) { return true; });
   for (const PortSummary& p : r.ports) s.queue_by_level[p.level];
@@ -152,6 +174,7 @@ void summarize_ports(const FabricResult& r, VariantSummary& s) {
     stats = queue_stats(r, [&layer = layer](const PortSummary& p) { return p.layer == layer; });
   }
   if (r.pfc) summarize_pfc(r, s);
+  if (r.credit) summarize_credit(r, s);
   double utilisation_sum = 0, utilisation_max = 0;
   for (const PortSummary& p : r.ports) {
     s.switch_drops += p.drops;
@@ -282,6 +305,42 @@ ordered_json to_json(const QueueStats& q) {
           {"ports", q.ports},
           {"mean_bytes", q.mean_bytes},
           {"mean_packets", q.mean_packets}};
+}
+
+// summary.json's "credit": credit frames sent and received (a frame sent by a switch port is
+// received by its peer: a switch port or a host), the credits' balance (every credit consumed in a
+// receiver's buffer freed, none outstanding at a sender), stalled time, overruns, and every port
+// that waited for credits.
+ordered_json credit_json(const VariantSummary& s) {
+  ordered_json ports = ordered_json::array();
+  for (const PortSummary& p : s.credit_stalled_ports) {
+    ports.push_back({{"switch", p.switch_name},
+                     {"port", p.port},
+                     {"peer", p.peer},
+                     {"layer", p.layer},
+                     {"stalled_ns", p.credit_stalled_ns},
+                     {"credit_frames_received", p.credit_frames_received},
+                     {"credit_frames_sent", p.credit_frames_sent}});
+  }
+  const HostCredit& h = s.host_credit;
+  return {{"frames_sent", s.credit_frames_sent},
+          {"frames_received", s.credit_frames_received},
+          {"host_frames_sent", h.frames_sent},
+          {"host_frames_received", h.frames_received},
+          {"consumed", s.credits_consumed},
+          {"freed", s.credits_freed},
+          {"host_consumed", h.consumed},
+          {"host_freed", h.freed},
+          {"outstanding", s.credits_outstanding},
+          {"host_outstanding", h.outstanding},
+          {"returning", s.credits_returning},
+          {"host_returning", h.returning},
+          {"stalled_ns", s.credit_stalled_ns},
+          {"host_stalled_ns", h.stalled_ns},
+          {"overrun_drops", s.credit_overrun_drops},
+          {"host_overruns", h.overruns},
+          {"host_bad_control_frames", h.bad_control},
+          {"stalled_ports", std::move(ports)}};
 }
 
 }  // namespace
@@ -452,6 +511,7 @@ ordered_json to_json(const VariantSummary& s) {
     j["loss"]["nacks"] = s.nacks;
   }
   if (s.pfc) j["pfc"] = pfc_json(s);
+  if (s.credit) j["credit"] = credit_json(s);
   j["reordering"] = {{"received", s.received_packets},
                      {"out_of_order", s.out_of_order},
                      {"out_of_order_fraction", or_null(s.out_of_order_fraction)},

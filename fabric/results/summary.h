@@ -100,6 +100,15 @@ struct VariantSummary {
   uint64_t pfc_paused_ns = 0, pfc_headroom_drops = 0;
   HostPfc host_pfc;
   std::vector<PortSummary> paused_ports;
+  // buffer.flow_control: credit: in summary.json ("credit") only then. Switch ports summed, the
+  // hosts' NICs apart, and the ports that waited for credits, longest first.
+  bool credit = false;
+  uint64_t credit_frames_sent = 0, credit_frames_received = 0;
+  uint64_t credits_consumed = 0, credits_freed = 0, credits_outstanding = 0;
+  uint64_t credits_returning = 0;
+  uint64_t credit_stalled_ns = 0, credit_overrun_drops = 0;
+  HostCredit host_credit;
+  std::vector<PortSummary> credit_stalled_ports;
   uint64_t retransmits = 0;
   uint64_t timeouts = 0;
   uint64_t missing_at_end = 0;

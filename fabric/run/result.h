@@ -106,6 +106,18 @@ struct PortSummary {
   uint64_t pause_received = 0, resume_received = 0;
   uint64_t paused_ns = 0;
   uint64_t headroom_drops = 0;
+  // buffer.flow_control: credit (switch/dataplane/credit.h), in credits of buffer.credit.unit:
+  // as the receiver of its peer's traffic, the credits its frames were charged (consumed) and
+  // given back (freed) in the credit frames it sent; as the sender, the credit frames its peer
+  // sent, the credits it spent, those its peer had not freed at the end (outstanding: in the
+  // peer's buffer or on the wire as data; 0 when every one came back) and those the peer had
+  // freed but whose credit frame was still on the wire (returning: the last frames' credits,
+  // on their way when the workload completed), and the time it had a frame but not the credits.
+  uint64_t credit_frames_sent = 0, credit_frames_received = 0;
+  uint64_t credits_consumed = 0, credits_freed = 0;
+  uint64_t credits_spent = 0, credits_outstanding = 0, credits_returning = 0;
+  uint64_t credit_stalled_ns = 0;
+  uint64_t credit_overrun_drops = 0;
 };
 
 // buffer.flow_control: pfc: the hosts' NICs, summed (their leaves pause them).
@@ -113,6 +125,17 @@ struct HostPfc {
   uint64_t pause_received = 0, resume_received = 0;
   uint64_t paused_ns = 0;
   uint64_t bad_control = 0;  // MAC control frames that were no PFC (consumed)
+};
+
+// buffer.flow_control: credit: the hosts' NICs, summed, as PortSummary's credit fields (as
+// senders to their leaves and receivers of them).
+struct HostCredit {
+  uint64_t frames_sent = 0, frames_received = 0;
+  uint64_t consumed = 0, freed = 0;
+  uint64_t spent = 0, outstanding = 0, returning = 0;
+  uint64_t stalled_ns = 0;
+  uint64_t overruns = 0;     // frames beyond the NIC's buffer (a leaf that ignored credits)
+  uint64_t bad_control = 0;  // malformed credit frames, and MAC control frames (consumed)
 };
 
 // Which virtual-time engine gave a result: raised whenever a change makes one experiment and seed
@@ -143,6 +166,8 @@ struct FabricResult {
   std::vector<PortSummary> ports;    // every switch egress port
   bool pfc = false;                  // buffer.flow_control: pfc (the PortSummary PFC fields)
   HostPfc host_pfc;
+  bool credit = false;  // buffer.flow_control: credit (the PortSummary credit fields)
+  HostCredit host_credit;
   std::vector<QueueSample> samples;  // time series of every port in `ports`
   // What switches delivered to hosts, sampled with the queues, and those ports' summed line rate.
   std::vector<DeliverySample> delivered;

@@ -24,6 +24,8 @@ enum class DropReason : uint8_t {
   kTrimQueueFull,
   kPfcHeadroom,
   kBadMacControl,
+  kCreditOverrun,
+  kBadCreditFrame,
   kCount,
   kNone = 0xff,
 };
@@ -53,6 +55,12 @@ inline constexpr std::array<DropReasonInfo, kDropReasons - net::kFrameErrors.siz
         {DropReason::kBadMacControl, "bad_mac_control",
          "a MAC control frame (EtherType 0x8808) that is not 802.1Qbb PFC, or PFC at a switch "
          "without buffer.flow_control: pfc; consumed, never forwarded"},
+        {DropReason::kCreditOverrun, "credit_overrun",
+         "credits: the frame's ingress port's buffer was full (buffer.credit): its sender "
+         "started it without the credits"},
+        {DropReason::kBadCreditFrame, "bad_credit_frame",
+         "a credit frame (EtherType 0x88B5) that is malformed, or at a switch without "
+         "buffer.flow_control: credit; consumed, never forwarded"},
     }};
 
 inline constexpr std::array<DropReasonInfo, kDropReasons> kDropReasonTable = [] {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "net/credit_frame.h"
 #include "net/pfc_frame.h"
 #include "net/plain_frame.h"
 #include "switch/dataplane/trim_step.h"
@@ -42,6 +43,7 @@ struct Forwarder::Burst {
 Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
     : rt_(rt),
       pfc_(rt.pfc()),
+      credits_(rt.credits()),
       worker_(worker),
       c_(rt.counters(worker)),
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
@@ -90,14 +92,26 @@ void Forwarder::control_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns) {
   rte_pktmbuf_free(m);
 }
 
+void Forwarder::credit_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns) {
+  uint64_t freed = 0;
+  const net::CreditParse r =
+      net::parse_credit(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), freed);
+  if (r != net::CreditParse::kCredit || credits_ == nullptr) {
+    drop(m, rx_port, DropReason::kBadCreditFrame);
+    return;
+  }
+  credits_->received(rx_port, freed, now_ns);
+  rte_pktmbuf_free(m);
+}
+
 void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t rx_queue,
                         uint64_t now_ns, bool hold) {
   Burst b;
   b.rx_port = rx_port;
   b.rx_queue = rx_queue;
   b.now_ns = now_ns;
-  if (pfc_ != nullptr) {
-    // Each frame's ingress port, for the PFC accounting when it leaves (Forwarder::drain).
+  if (pfc_ != nullptr || credits_ != nullptr) {
+    // Each frame's ingress port, for the PFC or credit accounting when it leaves (drain()).
     for (uint16_t i = 0; i < n; ++i) pkts[i]->port = rx_port;
   }
   if (parse(pkts, n, b) == 0) return;
@@ -129,6 +143,10 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
     if (!net::parse_plain_ipv4(data, rte_pktmbuf_data_len(m), b.info[k])) {
       if (net::is_mac_control(data, rte_pktmbuf_data_len(m))) {
         control_frame(m, b.rx_port, b.now_ns);
+        return;
+      }
+      if (net::is_credit_frame(data, rte_pktmbuf_data_len(m))) {
+        credit_frame(m, b.rx_port, b.now_ns);
         return;
       }
       const DropReason r = drop_reason(net::parse_frame(data, rte_pktmbuf_data_len(m), b.info[k]));
@@ -345,6 +363,7 @@ void Forwarder::flush(uint16_t port) {
                                                       static_cast<uint16_t>(kept - sent), bytes);
   for (uint16_t i = sent + queued; i < kept; ++i) {
     if (pfc_ != nullptr) pfc_->left(pkts[i]->port, rte_pktmbuf_pkt_len(pkts[i]));
+    if (credits_ != nullptr) credits_->left(pkts[i]->port, rte_pktmbuf_pkt_len(pkts[i]));
     drop(pkts[i], port, DropReason::kQueueFull);
   }
 }
@@ -397,6 +416,13 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
         drop(m, port, DropReason::kPfcHeadroom);
         continue;
       }
+    } else if (credits_ != nullptr) {
+      // Lossless: no egress tail drop; the frame's sender held credits for it in the buffer of
+      // the port it came in on (a sender that did not: counted).
+      if (!credits_->admit(m->port, len)) {
+        drop(m, port, DropReason::kCreditOverrun);
+        continue;
+      }
     } else if (depth + bytes + len > t.buffer_bytes) {
       drop(m, port, DropReason::kQueueFull);
       continue;
@@ -431,6 +457,7 @@ SPRAYLAB_STEP bool Forwarder::ecn_mark(uint64_t depth) {
 void Forwarder::discard(uint16_t p) {
   rt_.egress_queues().discard(p, worker_, [this, p](rte_mbuf* m) {
     if (pfc_ != nullptr) pfc_->left(m->port, rte_pktmbuf_pkt_len(m));
+    if (credits_ != nullptr) credits_->left(m->port, rte_pktmbuf_pkt_len(m));
     drop(m, p, DropReason::kPortDown);
   });
 }

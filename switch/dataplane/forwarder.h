@@ -93,7 +93,8 @@ class Forwarder {
   // enqueue), so nothing queued is overtaken. A rate request pending would shape the port from
   // its next drain on: queue, and let that drain apply it.
   bool may_send_direct(uint16_t port) const {
-    if (!direct_[port] || pfc_ != nullptr) return false;  // PFC: every frame through drain()
+    // PFC, credits: every frame through drain().
+    if (!direct_[port] || pfc_ != nullptr || credits_ != nullptr) return false;
     // Several workers: each with a tx queue of its own, its own egress queue; sharing the port's,
     // every worker's (the total: the owner must not overtake another worker's queued frames).
     const EgressQueues& eq = rt_.egress_queues();
@@ -115,9 +116,15 @@ class Forwarder {
 
   // A MAC control frame received on `rx_port` at `now_ns` (PFC, or a counted drop).
   void control_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns);
+  // A credit frame received on `rx_port` at `now_ns` (credits, or a counted drop).
+  void credit_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns);
+  // drain() with credits: starts what port p's credits cover, and uncharges what leaves.
+  template <typename Tx>
+  uint16_t drain_credited(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_t& bytes);
 
   SwitchRuntime& rt_;
   Pfc* pfc_;  // buffer.flow_control: pfc; nullptr without
+  Credits* credits_;  // buffer.flow_control: credit; nullptr without
   uint32_t worker_;
   WorkerCounters& c_;
   lb::Rng rng_;
@@ -167,7 +174,9 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
   if (const double rate = rt_.take_rate_request(p); rate > 0) rt_.egress_queues().set_rate(p, rate);
   uint32_t bytes;
   uint16_t sent;
-  if (pfc_ == nullptr) {
+  if (credits_ != nullptr) {
+    sent = drain_credited(p, now_ns, tx, bytes);
+  } else if (pfc_ == nullptr) {
     sent = rt_.egress_queues().drain(
         p, worker_, now_ns,
         [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); }, bytes);
@@ -194,6 +203,35 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
   c_.port[p].tx_packets.add(sent);
   c_.port[p].tx_bytes.add(bytes);
   return sent;
+}
+
+template <typename Tx>
+uint16_t Forwarder::drain_credited(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
+  return rt_.egress_queues().drain(
+      p, worker_, now_ns,
+      [this, &tx, p, now_ns](rte_mbuf** m, uint16_t n) -> uint16_t {
+        const uint16_t k =
+            credits_->fits(p, n, [m](uint16_t i) { return rte_pktmbuf_pkt_len(m[i]); });
+        if (k == 0) {
+          credits_->stall(p, now_ns);  // a credit frame from the peer ends it
+          return 0;
+        }
+        // What leaves spends p's credits and frees those of the port it came in on
+        // (mbuf::port), read before the device owns the frames.
+        std::array<uint16_t, 2 * net::kBurst> from;
+        std::array<uint32_t, 2 * net::kBurst> len;
+        for (uint16_t i = 0; i < k; ++i) {
+          from[i] = m[i]->port;
+          len[i] = rte_pktmbuf_pkt_len(m[i]);
+        }
+        const uint16_t sent = tx(p, m, k);
+        for (uint16_t i = 0; i < sent; ++i) {
+          credits_->sent(p, len[i]);
+          credits_->left(from[i], len[i]);
+        }
+        return sent;
+      },
+      bytes);
 }
 
 }  // namespace spraylab::dataplane

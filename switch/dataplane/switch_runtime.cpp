@@ -101,6 +101,15 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     for (const PortInfo& p : tables_.ports) rates.push_back(p.rate_bps);
     pfc_ = std::make_unique<Pfc>(tables_.pfc_thresholds, std::move(rates));
   }
+  if (tables_.credit) {
+    // The same: one worker's plain state (credit.h).
+    if (opts_.workers != 1) {
+      throw std::invalid_argument(fmt::format(
+          "switch {}: buffer.flow_control: credit runs on one worker ({} asked)", tables_.name,
+          opts_.workers));
+    }
+    credits_ = std::make_unique<Credits>(tables_.credit_limits, ports());
+  }
   groups_.publish(live_groups());
   auto set = make_balancers(tables_.balancer);
   current_set_ = set.get();

@@ -16,6 +16,7 @@
 
 #include "switch/dataplane/counter.h"
 #include "switch/dataplane/counters.h"
+#include "switch/dataplane/credit.h"
 #include "switch/dataplane/egress_queue.h"
 #include "switch/dataplane/pfc.h"
 #include "switch/dataplane/route_lookup.h"
@@ -141,6 +142,9 @@ class SwitchRuntime {
   // buffer.flow_control: pfc: the switch's PFC state (its one worker's); nullptr without.
   Pfc* pfc() { return pfc_.get(); }
   const Pfc* pfc() const { return pfc_.get(); }
+  // buffer.flow_control: credit: the switch's credits (its one worker's); nullptr without.
+  Credits* credits() { return credits_.get(); }
+  const Credits* credits() const { return credits_.get(); }
   // The port's owner: a rate set_port_rate() asked for, once (0: none).
   double take_rate_request(uint16_t p) {
     if (rate_request_[p].load(std::memory_order_relaxed) == 0) return 0;
@@ -195,6 +199,7 @@ class SwitchRuntime {
   std::vector<std::vector<topo::PortId>> withdrawn_;       // per route, sorted; under control_
   std::vector<std::unique_ptr<WorkerCounters>> counters_;
   std::unique_ptr<Pfc> pfc_;
+  std::unique_ptr<Credits> credits_;
   lb::RcuCell<LiveGroups> groups_;
   lb::RcuCell<BalancerSet> balancers_;
   std::mutex control_;

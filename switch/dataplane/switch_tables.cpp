@@ -83,6 +83,8 @@ SwitchTables build_switch_tables(
   t.trim_threshold_bytes = e.buffer.trim_threshold;
   t.pfc = e.buffer.flow_control == conf::FlowControl::kPfc;
   t.pfc_thresholds = {e.buffer.pfc.xoff, e.buffer.pfc.xon, e.buffer.pfc.headroom};
+  t.credit = e.buffer.flow_control == conf::FlowControl::kCredit;
+  t.credit_limits = {e.buffer.credit.bytes, e.buffer.credit.unit};
   t.seed = lb::switch_seed(e.seed, t.sw);  // this switch's own stream (rng.h)
   add_ports(t, r, node);
   t.leaf_prefixes = leaves ? std::move(leaves) : leaf_prefixes_of(r, plan);

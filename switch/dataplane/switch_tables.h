@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conf/experiment.h"
+#include "switch/dataplane/credit.h"
 #include "switch/dataplane/pfc.h"
 #include "topo/addressing.h"
 #include "topo/routing.h"
@@ -74,6 +75,10 @@ struct SwitchTables {
   // (pfc false), the egress tail drop of buffer_bytes.
   bool pfc = false;
   PfcThresholds pfc_thresholds;
+  // buffer.flow_control: credit: credit-based links, every receiver's buffer these limits
+  // (credit.h); off, the egress tail drop of buffer_bytes.
+  bool credit = false;
+  CreditLimits credit_limits;
   // lb::switch_seed(experiment seed, sw): the seed of this switch's forwarder and balancer
   // generators, ECMP salt and Ofan/pOfan orders, the same in a fabric and standalone.
   uint64_t seed = 1;

@@ -606,12 +606,51 @@ TEST(ConfigErrors, PfcThresholdsDeriveFromTheLinkAndRefuseNonsense) {
               HasSubstr("buffer.flow_control: flow_control: pfc and trim: true do not combine"));
   EXPECT_THAT(load_error(top + "buffer: {pfc: {xoff: 50KB}}\n"),
               HasSubstr("buffer.pfc: read only with flow_control: pfc"));
-  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit}\n"),
-              HasSubstr("flow_control: credit (credit-based links) is not built yet"));
   EXPECT_THAT(load_error(top + "buffer: {flow_control: lossless}\n"),
               HasSubstr("expected one of none, pfc, credit, found lossless"));
   EXPECT_THAT(load_error(top + "buffer: {flow_control: pfc, pfc: {xoff: 50KB, xof: 1}}\n"),
               HasSubstr("xof"));
+}
+
+// buffer.flow_control: credit and buffer.credit (issue 39): the derived buffer, and every
+// nonsense refused at its key.
+TEST(ConfigErrors, CreditBufferDerivesFromTheLinkAndRefusesNonsense) {
+  // The credit loop: the round trip (2 x 500 ns at 100 Gb/s: 12500 B) + 2 data frames on the
+  // wire (2 x (4096 + 82 + 24)) + a credit frame (60 + 24); credits of 64 B.
+  const std::string top = "topology: {generator: fat-tree, k: 4}\n";
+  const Experiment e =
+      load(top + "links: {rate: 100Gbps, delay: 500ns}\nbuffer: {flow_control: credit}\n");
+  EXPECT_EQ(e.buffer.flow_control, FlowControl::kCredit);
+  EXPECT_EQ(e.buffer.credit.bytes, 12500u + 2 * 4202 + 84);
+  EXPECT_EQ(e.buffer.credit.unit, 64u);
+  const Experiment set =
+      load(top + "buffer: {flow_control: credit, credit: {bytes: 64KB, unit: 256}}\n");
+  EXPECT_EQ(set.buffer.credit.bytes, 64'000u);
+  EXPECT_EQ(set.buffer.credit.unit, 256u);
+
+  // A data frame is 4178 B: 66 credits of 64 B (4224 B).
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, credit: {bytes: 4200}}\n"),
+              HasSubstr("buffer.credit.bytes: buffer.credit.bytes (4200) holds 65 credits of 64 "
+                        "B, less than a data frame (4178 B, 66 credits): no frame could ever "
+                        "start; at least 4224 B"));
+  // 5000 B of 3000 B credits is 1 credit; the frame takes 2.
+  EXPECT_THAT(
+      load_error(top + "buffer: {flow_control: credit, credit: {bytes: 5KB, unit: 3KB}}\n"),
+      HasSubstr("buffer.credit.bytes: buffer.credit.bytes (5KB) holds 1 credits of 3000 B, less "
+                "than a data frame (4178 B, 2 credits)"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, credit: {unit: 30KB}}\n"),
+              HasSubstr("buffer.credit.unit: buffer.credit.bytes (20988) holds 0 credits"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, trim: true}\n"),
+              HasSubstr("buffer.flow_control: flow_control: credit and trim: true do not "
+                        "combine"));
+  EXPECT_THAT(load_error(top + "buffer: {credit: {bytes: 50KB}}\n"),
+              HasSubstr("buffer.credit: read only with flow_control: credit"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: pfc, credit: {bytes: 50KB}}\n"),
+              HasSubstr("buffer.credit: read only with flow_control: credit"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, credit: {unit: 0}}\n"),
+              HasSubstr("unit"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, credit: {byte: 50KB}}\n"),
+              HasSubstr("byte"));
 }
 
 }  // namespace
