@@ -50,7 +50,7 @@ struct Variant {
 struct Bench {
   Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores);
 
-  std::unique_ptr<topo::Topology> topology;  // polarized, ksp only
+  std::unique_ptr<topo::Topology> topology;  // polarized, ksp, the Dragonfly routings only
   std::unique_ptr<topo::Routing> routing;
   std::unique_ptr<BalancerFactory> factory;
   std::vector<PortId> candidates;
@@ -82,6 +82,33 @@ uint32_t mrls_switch(Bench& b, uint32_t w, SwitchContext& ctx, bool leaf) {
   return 0;
 }
 
+// The Dragonfly routings at a switch of the MRLS paper's Dragonfly (DF(32, 16512): p = 8, a = 16,
+// h = 8, 129 groups: 23 fabric ports a router) or, for fpar, a leaf of its Dragonfly+ (DF+(32,
+// 16640): 65 groups of 16 leaves and 16 spines, 16 global links a spine: 16 up ports a leaf),
+// every packet entering the fabric there: the entry decision, ugal's and fpar's dearer one (a
+// later switch follows the label or the minimal ports). Their own port count, whatever w.
+// Returns the switch's leaf rank; `candidates` are its fabric ports.
+uint32_t dragonfly_switch(Bench& b, Algorithm algorithm, SwitchContext& ctx) {
+  if (algorithm == Algorithm::kFpar) {
+    b.topology = std::make_unique<topo::Topology>(topo::dragonfly_plus(
+        {.leaves_per_group = 16, .spines_per_group = 16, .hosts_per_leaf = 16,
+         .global_links_per_spine = 16, .groups = 65, .link = {}}));
+  } else {
+    b.topology = std::make_unique<topo::Topology>(topo::dragonfly(
+        {.hosts_per_router = 8, .routers_per_group = 16, .global_links_per_router = 8,
+         .groups = 129, .link = {}}));
+  }
+  b.routing = std::make_unique<topo::Routing>(*b.topology);
+  const topo::SwitchGraph& g = b.routing->graph();
+  const uint32_t sw = b.routing->leaves()[0];
+  ctx.routing = b.routing.get();
+  ctx.switch_index = sw;
+  ctx.ports = b.topology->degree(g.node_of(sw));
+  b.candidates.clear();
+  for (uint32_t e = g.begin(sw); e < g.end(sw); ++e) b.candidates.push_back(g.port(e));
+  return b.routing->leaf_rank(sw);
+}
+
 Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) {
   conf::BalancerSpec spec = conf::balancer_defaults(algorithm);
   spec.atomic_per_packet = variant.atomic;
@@ -110,6 +137,8 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
     const uint32_t sw = mrls_switch(*this, w, ctx, true);  // sets `routing`: before its use
     ksp_leaf = routing->leaf_rank(sw);
   }
+  const bool dragonfly = traits(algorithm).dragonfly;
+  if (dragonfly) ksp_leaf = dragonfly_switch(*this, algorithm, ctx);  // the entry switch's rank
   factory = std::make_unique<BalancerFactory>(spec, ctx);
   // Queue depths: random, 0..1.2 × a 100-packet buffer, so every band is populated.
   Rng rng(7);
@@ -123,12 +152,12 @@ Bench::Bench(Algorithm algorithm, Variant variant, uint32_t w, uint32_t lcores) 
     std::vector<Packet> burst(kBurst);
     for (Packet& p : burst) {
       p.candidates = candidates.data();
-      p.num_candidates = static_cast<uint16_t>(w);
+      p.num_candidates = static_cast<uint16_t>(candidates.size());
       p.dest = dests[rng.below(kDestsPerBurst)];
       p.bytes = rng.below(8) == 0 ? 64 : 4096;
       p.hash = rng.next();
       p.rx_queue = static_cast<uint16_t>(rng.below(4));
-      p.ingress_port = static_cast<uint16_t>(rng.below(w));
+      p.ingress_port = dragonfly ? 0 : static_cast<uint16_t>(rng.below(w));  // 0: a host port
       p.src_leaf = ksp_leaf != UINT32_MAX ? ksp_leaf : rng.below(leaves);
       p.dst_leaf = (p.src_leaf + 1 + rng.below(leaves > 1 ? leaves - 1 : 1)) % leaves;
     }
@@ -178,7 +207,9 @@ void register_all() {
       std::string(to_string(Algorithm::kOfan)) + std::string(kAtomicSuffix);
   constexpr uint64_t kStale = 20'000;  // ns: the PSP paper's stale state
   for (const uint32_t w : {4u, 16u, 64u}) {
-    for (const AlgorithmInfo& a : kAlgorithms) register_one(std::string(a.name), a.id, {}, w);
+    for (const AlgorithmInfo& a : kAlgorithms) {
+      if (!a.traits.dragonfly) register_one(std::string(a.name), a.id, {}, w);
+    }
     // Ofan with one atomic per packet is not in this grid: it is the baseline that combining is
     // measured against (BM_OfanShared below), no configuration of conf/ selects it, and a locked
     // instruction per packet costs more than 4x RPS by itself (docs/BENCHMARKS.md, issue 41).
@@ -191,6 +222,15 @@ void register_all() {
     // PSP's default is a 1 µs snapshot: its live view beside it.
     register_one("psp_live", Algorithm::kPsp, {.state_update = 0}, w);
     register_one("psp_live_drained", Algorithm::kPsp, {.state_update = 0, .drained = true}, w);
+  }
+  // The Dragonfly routings at their paper-sized switch (dragonfly_switch), once: the name's
+  // number is its fabric port count.
+  for (const AlgorithmInfo& a : kAlgorithms) {
+    if (!a.traits.dragonfly) continue;
+    Bench* b = bench(a.id, {}, 0);
+    const std::string name = "BM_Lb/" + std::string(a.name) + "/" +
+                             std::to_string(b->candidates.size());
+    benchmark::RegisterBenchmark(name.c_str(), BM_Lb, b);
   }
   // Ofan combined vs per-packet atomics with one and two lcores sharing one table.
   for (const bool atomic : {false, true}) {

@@ -63,6 +63,24 @@ void check_switch_name(const Value& key, const std::string& name, const Topology
   key.fail(message + "; expected one of: " + join(names));
 }
 
+// The Dragonfly routings need the groups only the dragonfly and dragonfly-plus generators record
+// (topo/dragonfly_groups.h), and fpar is defined on a Dragonfly+ only: said at the algorithm key.
+void check_topology(const Map& map, const BalancerSpec& spec, const TopologySpec& topology) {
+  const Value* key = map.find("algorithm");
+  if (key == nullptr || !lb::traits(spec.algorithm).dragonfly) return;
+  const std::string_view name = lb::to_string(spec.algorithm);
+  const topo::Kind kind = topology.generator;
+  if (spec.algorithm == lb::Algorithm::kFpar && kind != topo::Kind::kDragonflyPlus) {
+    key->fail(fmt::format("fpar routes a Dragonfly+ (topology.generator: dragonfly-plus), not {}",
+                          topo::to_string(kind)));
+  }
+  if (kind != topo::Kind::kDragonfly && kind != topo::Kind::kDragonflyPlus) {
+    key->fail(fmt::format("{} routes a Dragonfly (topology.generator: dragonfly or "
+                          "dragonfly-plus), not {}",
+                          name, topo::to_string(kind)));
+  }
+}
+
 }  // namespace
 
 BalancerSpec read_single_balancer(const Map& map) {
@@ -72,6 +90,7 @@ BalancerSpec read_single_balancer(const Map& map) {
 void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPlan& plan) {
   constexpr std::array<std::string_view, 3> kOverrides = {"layers", "switches", "upgrade"};
   plan.fallback = read_balancer(map, nullptr, BalancerSpec{}.algorithm, kOverrides);
+  check_topology(map, plan.fallback, topology);
 
   if (const Value* layers_value = map.find("layers")) {
     const Map layers(*layers_value);
@@ -82,6 +101,7 @@ void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPl
       if (plan.per_layer.count(level))
         entry.key_node.fail(fmt::format("duplicate level {}", level));
       plan.per_layer[level] = read_balancer(Map(entry.value), &map, plan.fallback.algorithm, {});
+      check_topology(Map(entry.value), plan.per_layer[level], topology);
     }
   }
   if (const Value* switches_value = map.find("switches")) {
@@ -90,6 +110,7 @@ void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPl
       check_switch_name(entry.key_node, entry.key, topology);
       plan.per_switch[entry.key] =
           read_balancer(Map(entry.value), &map, plan.fallback.algorithm, {});
+      check_topology(Map(entry.value), plan.per_switch[entry.key], topology);
     }
   }
   if (const Value* upgrade_value = map.find("upgrade")) {

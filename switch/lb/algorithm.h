@@ -26,6 +26,9 @@ enum class Algorithm : uint8_t {
   kPofan,
   kPolarized,
   kKsp,
+  kDragonflyMin,
+  kUgal,
+  kFpar,
 };
 
 // What the data path must prepare for an algorithm, so that it asks a trait, never a name.
@@ -47,6 +50,9 @@ struct Traits {
   // Routes by a path label the frame carries (lb/ksp.h): the forwarder reads it into
   // Packet::path_label and writes back what the balancer leaves in BurstContext::path_labels.
   bool path_label = false;
+  // Routes by a Dragonfly's groups (topo/dragonfly_groups.h): the loader refuses it on any
+  // topology the dragonfly or dragonfly-plus generator did not make.
+  bool dragonfly = false;
 };
 
 // The queue-aware algorithms' own defaults; the rest of BalancerSpec's defaults are common.
@@ -70,7 +76,7 @@ struct AlgorithmInfo {
 // The parameters of every algorithm that reads queue depths.
 inline constexpr std::string_view kQueueKeys = "state_update queue_unit";
 
-inline constexpr std::array<AlgorithmInfo, 11> kAlgorithms{{
+inline constexpr std::array<AlgorithmInfo, 14> kAlgorithms{{
     {Algorithm::kEcmp,
      "ecmp",
      {.flow_hash = true},
@@ -142,6 +148,29 @@ inline constexpr std::array<AlgorithmInfo, 11> kAlgorithms{{
      "k deroute_penalty",
      {.k = 250},
      "MRLS K shortest paths, adaptive at the first hop"},
+    // The MRLS paper's Dragonfly routings (§5, Table 2; docs/algorithms.md).
+    {Algorithm::kDragonflyMin,
+     "dragonfly-min",
+     {.every_fabric_port = true, .dragonfly = true},
+     "",
+     {},
+     "Dragonfly minimal routing, random among minimal ports"},
+    {Algorithm::kUgal,
+     "ugal",
+     {.queue_depths = true,
+      .source_leaf = true,
+      .every_fabric_port = true,
+      .path_label = true,
+      .dragonfly = true},
+     "",
+     {},
+     "Dragonfly UGAL-L: minimal or Valiant at the source"},
+    {Algorithm::kFpar,
+     "fpar",
+     {.queue_depths = true, .source_leaf = true, .every_fabric_port = true, .dragonfly = true},
+     "",
+     {},
+     "Dragonfly+ FPAR: progressive deroutes in the source group"},
 }};
 
 constexpr bool table_in_enum_order() {

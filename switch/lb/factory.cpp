@@ -6,7 +6,10 @@
 #include <utility>
 
 #include "switch/lb/ar.h"
+#include "switch/lb/dragonfly_min.h"
+#include "switch/lb/dragonfly_table.h"
 #include "switch/lb/ecmp.h"
+#include "switch/lb/fpar.h"
 #include "switch/lb/jsq.h"
 #include "switch/lb/ksp.h"
 #include "switch/lb/ofan.h"
@@ -16,6 +19,8 @@
 #include "switch/lb/rps.h"
 #include "switch/lb/rr.h"
 #include "switch/lb/topk.h"
+#include "switch/lb/ugal.h"
+#include "topo/dragonfly_groups.h"
 
 namespace spraylab::lb {
 namespace {
@@ -68,9 +73,45 @@ BalancerFactory::BalancerFactory(const conf::BalancerSpec& spec, SwitchContext c
         bad("algorithm", e.what());
       }
       break;
+    case Algorithm::kDragonflyMin:
+    case Algorithm::kUgal:
+    case Algorithm::kFpar:
+      make_dragonfly_table();
+      break;
     default:
       break;
   }
+}
+
+void BalancerFactory::make_dragonfly_table() {
+  const std::string name(to_string(spec_.algorithm));
+  if (ctx_.routing == nullptr) bad("algorithm", name + " needs the switch's routing data");
+  const topo::Kind kind = ctx_.routing->topology().kind;
+  if (spec_.algorithm == Algorithm::kFpar && kind != topo::Kind::kDragonflyPlus) {
+    bad("algorithm", "fpar routes a Dragonfly+ (topology.generator: dragonfly-plus), not " +
+                         std::string(topo::to_string(kind)));
+  }
+  // Each switch recovers the groups from the topology (dragonfly_groups.h): O(links), and no
+  // table of all pairs.
+  std::shared_ptr<const topo::DragonflyGroups> groups;
+  try {
+    groups = std::make_shared<const topo::DragonflyGroups>(*ctx_.routing);
+  } catch (const std::invalid_argument& e) {
+    bad("algorithm", name + ": " + e.what());
+  }
+  if (spec_.algorithm == Algorithm::kUgal) {
+    if (groups->groups() < 3) {
+      bad("algorithm", "ugal needs at least 3 groups (its Valiant path's intermediate group is "
+                       "neither the source's nor the destination's), the topology has " +
+                           std::to_string(groups->groups()));
+    }
+    if (ctx_.routing->leaves().size() > Ugal::kMaxLeaves) {
+      bad("algorithm", "ugal carries the intermediate leaf in a 16-bit label: at most " +
+                           std::to_string(Ugal::kMaxLeaves) + " leaves, the topology has " +
+                           std::to_string(ctx_.routing->leaves().size()));
+    }
+  }
+  dragonfly_ = std::make_shared<DragonflyTable>(*ctx_.routing, std::move(groups), ctx_.switch_index);
 }
 
 BalancerFactory::~BalancerFactory() = default;
@@ -105,6 +146,12 @@ std::unique_ptr<Balancer> BalancerFactory::make(uint32_t lcore) const {
       return std::make_unique<Polarized>(polarized_, deroute_penalty(), queues());
     case Algorithm::kKsp:
       return std::make_unique<Ksp>(ksp_, deroute_penalty(), ctx_.ports, queues());
+    case Algorithm::kDragonflyMin:
+      return std::make_unique<DragonflyMin>(dragonfly_, ctx_.ports);
+    case Algorithm::kUgal:
+      return std::make_unique<Ugal>(dragonfly_, one_packet(), ctx_.ports, queues());
+    case Algorithm::kFpar:
+      return std::make_unique<Fpar>(dragonfly_, one_packet(), ctx_.ports, queues());
   }
   return nullptr;
 }
@@ -140,6 +187,10 @@ BandThresholds BalancerFactory::ar_buffers() const {
 double BalancerFactory::deroute_penalty() const {
   const bool bytes = spec_.queue_unit == QueueUnit::kBytes;
   return spec_.deroute_penalty * (bytes ? ctx_.frame_bytes : 1);
+}
+
+uint32_t BalancerFactory::one_packet() const {
+  return spec_.queue_unit == QueueUnit::kBytes ? ctx_.frame_bytes : 1;
 }
 
 void BalancerFactory::set_port_state(PortId port, bool up) {

@@ -20,6 +20,7 @@ class OfanState;
 class PofanState;
 class PolarizedTable;
 class KspTable;
+class DragonflyTable;
 
 // What a switch knows at start-up that its balancers need.
 struct SwitchContext {
@@ -75,6 +76,11 @@ class BalancerFactory {
   // Polarized's deroute penalty (KSP's per extra hop) in the queue unit: `deroute_penalty`
   // packets, × the nominal frame under `queue_unit: bytes`.
   double deroute_penalty() const;
+  // One packet in the queue unit: the nominal data frame under `queue_unit: bytes`.
+  uint32_t one_packet() const;
+  // The Dragonfly routings' table; std::invalid_argument naming the key when the switch's
+  // topology cannot run `spec_.algorithm`.
+  void make_dragonfly_table();
 
   conf::BalancerSpec spec_;
   SwitchContext ctx_;
@@ -82,6 +88,7 @@ class BalancerFactory {
   std::shared_ptr<PofanState> pofan_;
   std::shared_ptr<const PolarizedTable> polarized_;
   std::shared_ptr<const KspTable> ksp_;
+  std::shared_ptr<const DragonflyTable> dragonfly_;
 };
 
 }  // namespace spraylab::lb

@@ -147,14 +147,16 @@ TEST(ConfigErrors, UnknownAlgorithmListsTheAlgorithmsAndSuggestsOne) {
   EXPECT_EQ(
       load_error("topology: {generator: fat-tree, k: 4}\nload_balancer:\n  algorithm: ofam\n"),
       "test.yaml:3:14: load_balancer.algorithm: expected one of ecmp, rps, rr, jsq, ar, "
-      "topk, psp, ofan, pofan, polarized, ksp, found ofam; did you mean 'ofan'?");
+      "topk, psp, ofan, pofan, polarized, ksp, dragonfly-min, ugal, fpar, found ofam; did you "
+      "mean 'ofan'?");
 }
 
 TEST(ConfigErrors, UnknownAlgorithmInAnOverrideHasItsPath) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nload_balancer:\n  layers:\n"
                        "    1: {algorithm: random}\n"),
             "test.yaml:4:20: load_balancer.layers.1.algorithm: expected one of ecmp, rps, rr, "
-            "jsq, ar, topk, psp, ofan, pofan, polarized, ksp, found random");
+            "jsq, ar, topk, psp, ofan, pofan, polarized, ksp, dragonfly-min, ugal, fpar, found "
+            "random");
 }
 
 TEST(ConfigErrors, UnknownWorkloadTypeListsTheTypes) {
