@@ -17,35 +17,16 @@ namespace spraylab::fabric {
 namespace {
 
 using testing::experiment;
-
-// 8 senders, 256 KB each, into one host at line rate (cc none).
-std::string incast(const std::string& buffer) {
-  return R"(seed: 5
-topology: {generator: fat-tree, k: 4, levels: 3}
-links: {rate: 100Gbps, delay: 500ns}
-buffer: )" + buffer + R"(
-load_balancer: {algorithm: ofan}
-workload: {type: incast, fan_in: 8, message_size: 256KB, payload: 4096, cc: none}
-measurement: {queue_sample: 1us}
-)";
-}
-
-uint64_t counter(const FabricResult& r, const char* name) {
-  return r.generator["counters"][name].get<uint64_t>();
-}
-
-uint64_t drops(const FabricResult& r) {
-  uint64_t n = 0;
-  for (const PortSummary& p : r.ports) n += p.drops;
-  return n;
-}
+using testing::generator_counter;
+using testing::incast_8_to_1;
+using testing::switch_drops;
 
 TEST(Credit, IncastIsLosslessAndItsCreditsBalance) {
-  const FabricResult r = testing::run_virtual(experiment(incast("{flow_control: credit}")));
+  const FabricResult r = testing::run_virtual(experiment(incast_8_to_1("{flow_control: credit}")));
   ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
   ASSERT_TRUE(r.credit);
   EXPECT_FALSE(r.pfc);
-  EXPECT_EQ(drops(r), 0u);
+  EXPECT_EQ(switch_drops(r), 0u);
   const HostCredit& h = r.host_credit;
   EXPECT_EQ(h.overruns, 0u);
   EXPECT_EQ(h.bad_control, 0u);
@@ -85,15 +66,15 @@ TEST(Credit, IncastIsLosslessAndItsCreditsBalance) {
   // The incast made senders wait for credits: else the test proves nothing.
   EXPECT_GT(stalled_ns + h.stalled_ns, 0u) << "no sender ever lacked credits";
   // Every data frame was sent once and arrived once: no loss, no retransmission.
-  EXPECT_EQ(counter(r, "retransmits"), 0u);
+  EXPECT_EQ(generator_counter(r, "retransmits"), 0u);
   EXPECT_EQ(r.generator["loss"]["timeouts"].get<uint64_t>(), 0u);
-  EXPECT_EQ(counter(r, "tx_data_packets"), counter(r, "rx_data_packets"));
+  EXPECT_EQ(generator_counter(r, "tx_data_packets"), generator_counter(r, "rx_data_packets"));
 
   const FabricResult lossy =
-      testing::run_virtual(experiment(incast("{bytes: 100KB, flow_control: none}")));
+      testing::run_virtual(experiment(incast_8_to_1("{bytes: 100KB, flow_control: none}")));
   ASSERT_TRUE(lossy.completed) << gen::to_string(lossy.stopped_by);
   EXPECT_FALSE(lossy.credit);
-  EXPECT_GT(drops(lossy), 0u);
+  EXPECT_GT(switch_drops(lossy), 0u);
   std::printf(
       "incast 8 x 256 KB, credit buffers of 20988 B: %lu credit frames (%lu on the wire at the "
       "end), %.1f us stalled (switch ports) + %.1f us (hosts), CCT %.1f us; none (100 KB) %lu "
@@ -102,7 +83,7 @@ TEST(Credit, IncastIsLosslessAndItsCreditsBalance) {
       static_cast<unsigned long>(frames_sent + h.frames_sent - frames_received - h.frames_received),
       static_cast<double>(stalled_ns) / 1e3, static_cast<double>(h.stalled_ns) / 1e3,
       r.generator["collectives"][0]["cct_ns"].get<double>() / 1e3,
-      static_cast<unsigned long>(drops(lossy)),
+      static_cast<unsigned long>(switch_drops(lossy)),
       lossy.generator["collectives"][0]["cct_ns"].get<double>() / 1e3);
 }
 

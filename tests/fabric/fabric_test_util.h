@@ -41,6 +41,31 @@ measurement: {queue_sample: 10us}
 )";
 }
 
+// The lossless-link tests' incast (pfc_test, credit_test): 8 senders, 256 KB each, into one host
+// of a k = 4 fat tree at line rate (cc none), with the buffer section `buffer` (a YAML map).
+inline std::string incast_8_to_1(const std::string& buffer) {
+  return R"(seed: 5
+topology: {generator: fat-tree, k: 4, levels: 3}
+links: {rate: 100Gbps, delay: 500ns}
+buffer: )" + buffer + R"(
+load_balancer: {algorithm: ofan}
+workload: {type: incast, fan_in: 8, message_size: 256KB, payload: 4096, cc: none}
+measurement: {queue_sample: 1us}
+)";
+}
+
+// The generator's counter `name` (it must exist: a missing one throws, never reads as 0).
+inline uint64_t generator_counter(const FabricResult& r, const char* name) {
+  return r.generator.at("counters").at(name).get<uint64_t>();
+}
+
+// Frames every switch port dropped, all reasons.
+inline uint64_t switch_drops(const FabricResult& r) {
+  uint64_t n = 0;
+  for (const PortSummary& p : r.ports) n += p.drops;
+  return n;
+}
+
 inline FabricResult run_virtual(const conf::Experiment& e) {
   FabricOptions o;
   o.mode = Mode::kVirtual;

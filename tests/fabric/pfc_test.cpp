@@ -15,35 +15,20 @@ namespace spraylab::fabric {
 namespace {
 
 using testing::experiment;
+using testing::generator_counter;
+using testing::incast_8_to_1;
+using testing::switch_drops;
 
-// 8 senders, 256 KB each, into one host at line rate (cc none) through 100 KB buffers.
+// 100 KB buffers under `flow_control`.
 std::string incast(const std::string& flow_control) {
-  return R"(seed: 5
-topology: {generator: fat-tree, k: 4, levels: 3}
-links: {rate: 100Gbps, delay: 500ns}
-buffer: {bytes: 100KB, flow_control: )" +
-         flow_control + R"(}
-load_balancer: {algorithm: ofan}
-workload: {type: incast, fan_in: 8, message_size: 256KB, payload: 4096, cc: none}
-measurement: {queue_sample: 1us}
-)";
-}
-
-uint64_t counter(const FabricResult& r, const char* name) {
-  return r.generator["counters"][name].get<uint64_t>();
-}
-
-uint64_t drops(const FabricResult& r) {
-  uint64_t n = 0;
-  for (const PortSummary& p : r.ports) n += p.drops;
-  return n;
+  return incast_8_to_1("{bytes: 100KB, flow_control: " + flow_control + "}");
 }
 
 TEST(Pfc, IncastIsLosslessAndItsPausesBalance) {
   const FabricResult r = testing::run_virtual(experiment(incast("pfc")));
   ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
   ASSERT_TRUE(r.pfc);
-  EXPECT_EQ(drops(r), 0u);
+  EXPECT_EQ(switch_drops(r), 0u);
   uint64_t pause_sent = 0, resume_sent = 0, pause_received = 0, resume_received = 0;
   uint64_t paused_ns = 0, headroom_drops = 0;
   for (const PortSummary& p : r.ports) {
@@ -64,21 +49,21 @@ TEST(Pfc, IncastIsLosslessAndItsPausesBalance) {
   EXPECT_EQ(r.host_pfc.bad_control, 0u);
   EXPECT_GT(paused_ns + r.host_pfc.paused_ns, 0u);
   // Every data frame was sent once and arrived once: no loss, no retransmission.
-  EXPECT_EQ(counter(r, "retransmits"), 0u);
+  EXPECT_EQ(generator_counter(r, "retransmits"), 0u);
   EXPECT_EQ(r.generator["loss"]["timeouts"].get<uint64_t>(), 0u);
-  EXPECT_EQ(counter(r, "tx_data_packets"), counter(r, "rx_data_packets"));
+  EXPECT_EQ(generator_counter(r, "tx_data_packets"), generator_counter(r, "rx_data_packets"));
 
   const FabricResult lossy = testing::run_virtual(experiment(incast("none")));
   ASSERT_TRUE(lossy.completed) << gen::to_string(lossy.stopped_by);
   EXPECT_FALSE(lossy.pfc);
-  EXPECT_GT(drops(lossy), 0u);
+  EXPECT_GT(switch_drops(lossy), 0u);
   std::printf(
       "incast 8 x 256 KB, 100 KB buffers: pfc %lu pauses, %.1f us paused (switch ports) + %.1f us "
       "(hosts), CCT %.1f us; none %lu drops, CCT %.1f us\n",
       static_cast<unsigned long>(pause_sent), static_cast<double>(paused_ns) / 1e3,
       static_cast<double>(r.host_pfc.paused_ns) / 1e3,
       r.generator["collectives"][0]["cct_ns"].get<double>() / 1e3,
-      static_cast<unsigned long>(drops(lossy)),
+      static_cast<unsigned long>(switch_drops(lossy)),
       lossy.generator["collectives"][0]["cct_ns"].get<double>() / 1e3);
 }
 
@@ -106,7 +91,7 @@ TEST(Pfc, WithoutPausesItChangesNothing) {
   uint64_t pause_sent = 0;
   for (const PortSummary& p : r.ports) pause_sent += p.pause_sent;
   ASSERT_EQ(pause_sent, 0u) << "the load paused a link: this test needs one that does not";
-  ASSERT_GT(counter(lossy, "tx_data_packets"), 0u);
+  ASSERT_GT(generator_counter(lossy, "tx_data_packets"), 0u);
   EXPECT_EQ(r.generator["counters"], lossy.generator["counters"]);
   EXPECT_EQ(r.generator["injection"], lossy.generator["injection"]);
   // A lossless NIC starts one frame per free wire (a few more wakes than a lossy one's bursts);
