@@ -86,15 +86,27 @@ void default_uec_buffer(const Value* buffer, Experiment& experiment) {
   if (b.ecn_threshold == b.ecn_high) b.ecn_high = 0;  // too small a band: one threshold
 }
 
-uint64_t pfc_headroom_bytes(const LinkSpec& links, uint32_t payload_bytes) {
+namespace {
+
+// What a lossless link's receiver must hold beyond what it has signalled: the link's round trip
+// at its rate, two data frames (one being sent, one it waits behind) and the 60 B control frame
+// (a pause, net/pfc_frame.h, or a credit return, net/credit_frame.h) on its way back. PFC's
+// headroom and the credit loop's buffer are both this.
+uint64_t round_trip_reserve_bytes(const LinkSpec& links, uint32_t payload_bytes) {
   // On the wire a frame also takes its FCS, preamble and gap (net/wire.h: 24 B).
   constexpr uint64_t kWire = BufferSpec::kFcsBytes + 20;
-  constexpr uint64_t kPauseFrame = 60 + kWire;
+  constexpr uint64_t kControlFrame = 60 + kWire;
   const uint64_t max_frame = frame_bytes(payload_bytes) + kWire;
   // Bits in ns x rate, over 8e9: exact for whole rates and delays (12500 B at 100 Gb/s, 500 ns).
   const auto round_trip =
       static_cast<uint64_t>(std::ceil(2 * links.delay_ns * links.rate_bps / 8e9));
-  return round_trip + 2 * max_frame + kPauseFrame;
+  return round_trip + 2 * max_frame + kControlFrame;
+}
+
+}  // namespace
+
+uint64_t pfc_headroom_bytes(const LinkSpec& links, uint32_t payload_bytes) {
+  return round_trip_reserve_bytes(links, payload_bytes);
 }
 
 void default_pfc(const Value* buffer, Experiment& experiment) {
@@ -139,12 +151,7 @@ void default_pfc(const Value* buffer, Experiment& experiment) {
 }
 
 uint64_t credit_buffer_bytes(const LinkSpec& links, uint32_t payload_bytes) {
-  constexpr uint64_t kWire = BufferSpec::kFcsBytes + 20;
-  constexpr uint64_t kCreditFrame = 60 + kWire;  // net/credit_frame.h, on the wire
-  const uint64_t max_frame = frame_bytes(payload_bytes) + kWire;
-  const auto round_trip =
-      static_cast<uint64_t>(std::ceil(2 * links.delay_ns * links.rate_bps / 8e9));
-  return round_trip + 2 * max_frame + kCreditFrame;
+  return round_trip_reserve_bytes(links, payload_bytes);
 }
 
 void default_credit(const Value* buffer, Experiment& experiment) {
