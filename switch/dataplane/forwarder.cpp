@@ -205,12 +205,16 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   b.needs_src_leaf = traits.source_leaf;
   b.labels = traits.path_label;
   if (traits.source_leaf) source_leaves(b);
+  // In locals: describe_choice stores a pointer per frame, which the compiler must assume may be
+  // the routes' own, so it read them from the tables again for every frame.
+  const RouteEntry* const routes = t.routes.data();
+  const bool every_fabric_port = traits.every_fabric_port;
   uint16_t nc = 0;
   for (uint16_t i = 0; i < k; ++i) {
     const std::vector<topo::PortId>* cands = candidates(b, i, *groups);
     if (cands == nullptr) continue;
-    const RouteEntry& re = t.routes[b.route[i]];
-    if (re.local || (cands->size() == 1 && !traits.every_fabric_port)) {
+    const RouteEntry& re = routes[b.route[i]];
+    if (re.local || (cands->size() == 1 && !every_fabric_port)) {
       b.out_port[i] = (*cands)[0];
       continue;
     }
@@ -298,9 +302,12 @@ SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const Balancer
   lb::BurstContext ctx{depths, &rng_, now_ns, b.labels ? labels.data() : nullptr};
   set.per_worker[worker_]->choose(std::span<const lb::Packet>(choice_.data(), choices), ctx,
                                   chosen.data());
+  // Once, not per choice: the loop's drops and label writes are stores the compiler cannot tell
+  // from the tables' own, so it read the port count's vector again for every choice.
+  const uint16_t ports = rt_.ports();
   for (uint16_t j = 0; j < choices; ++j) {
     const uint16_t i = choice_of_[j];
-    if (chosen[j] == lb::kNoPort || chosen[j] >= rt_.ports()) {
+    if (chosen[j] == lb::kNoPort || chosen[j] >= ports) {
       drop(b.ok[i], b.rx_port, DropReason::kPortDown);
       b.ok[i] = nullptr;
       continue;
