@@ -153,15 +153,25 @@ uint64_t deep_sleep_ns(const Options& o, uint64_t idle_sleep) {
   return spraylab::conf::sleep_cap_ns(o.deep_sleep).value_or(0);
 }
 
+// --workers, or every lcore but the main one. As many workers as lcores: the main lcore forwards
+// too (main_forwards()).
 uint32_t worker_count(const Options& o, uint32_t lcores) {
   const uint32_t workers = o.workers ? o.workers : std::max(1u, lcores - 1);
-  if (workers > 1 && workers > lcores - 1) {
-    throw std::invalid_argument(
-        fmt::format("--workers {} needs {} lcores besides the main one; EAL has {} in all (-l)",
-                    workers, workers, lcores));
+  if (workers > lcores) {
+    throw std::invalid_argument(fmt::format(
+        "--workers {} needs {} lcores (the main one forwards too when it has no other to spare); "
+        "EAL has {} in all (-l)",
+        workers, workers, lcores));
   }
   return workers;
 }
+
+// Whether the main lcore is worker 0, calling the control step between its turns: when EAL gave
+// no lcore besides the workers' (one lcore, or --workers N with N lcores). That is l3fwd's
+// layout, every lcore forwarding; with the main lcore apart, its 100 us control step wakes on a
+// CPU a worker shares when there are no more CPUs than workers, preempting that worker 10,000
+// times a second (docs/switch.md, "Multi-core").
+bool main_forwards(uint32_t workers) { return workers == rte_lcore_count(); }
 
 // Starts one DPDK port per topology port, with as many rx queues as workers (memif pairs rings
 // per queue: the peer connects only if the queue counts match both ways), and says which is which.
@@ -209,13 +219,10 @@ uint32_t default_rx_bursts(size_t ports) {
   return static_cast<uint32_t>(std::clamp<size_t>(ports, 1, 4));
 }
 
-// The lcores the workers run on, in worker order: the main one when it is the only lcore.
+// The lcores the workers run on, in worker order: the main one first when it forwards.
 std::vector<unsigned> worker_lcores(uint32_t workers) {
   std::vector<unsigned> lcores;
-  if (rte_lcore_count() == 1) {
-    lcores.push_back(rte_get_main_lcore());
-    return lcores;
-  }
+  if (main_forwards(workers)) lcores.push_back(rte_get_main_lcore());
   unsigned lcore;
   RTE_LCORE_FOREACH_WORKER(lcore) {
     if (lcores.size() < workers) lcores.push_back(lcore);
@@ -249,18 +256,14 @@ Metrics start_metrics(const Options& o, const spraylab::monitoring::Address& add
 }
 
 // Runs the workers until g_stop: on the worker lcores with the control step on the main one, or,
-// with a single lcore, one worker that calls the control step between its turns. Each worker's
-// thread is in SCHED_RR at `rt_priority` (if not 0) while it forwards.
+// when the main lcore forwards too (main_forwards), worker 0 on it calling the control step
+// between its turns and the others on the worker lcores. Each worker's thread is in SCHED_RR at
+// `rt_priority` (if not 0) while it forwards.
 void forward(spraylab::dataplane::SwitchRuntime& rt,
              const std::vector<spraylab::dataplane::WorkerPlan>& plans,
              spraylab::control::ControlStep& control, int rt_priority) {
   using namespace spraylab;
-  if (rte_lcore_count() == 1) {
-    net::apply_rt_priority("spraylab-switch", rt_priority);
-    dataplane::run_worker(rt, plans[0], g_stop, [&] { control(); });
-    if (rt_priority) net::make_thread_fair();  // the clean-up runs with everything else
-    return;
-  }
+  const bool on_main = main_forwards(static_cast<uint32_t>(plans.size()));
   struct Launch {
     dataplane::SwitchRuntime* rt;
     const dataplane::WorkerPlan* plan;
@@ -268,10 +271,11 @@ void forward(spraylab::dataplane::SwitchRuntime& rt,
   };
   std::vector<Launch> launches;
   launches.reserve(plans.size());
+  const size_t first = on_main ? 1 : 0;  // the plans the worker lcores run
   unsigned lcore;
   RTE_LCORE_FOREACH_WORKER(lcore) {
-    if (launches.size() == plans.size()) break;
-    launches.push_back({&rt, &plans[launches.size()], rt_priority});
+    if (first + launches.size() == plans.size()) break;
+    launches.push_back({&rt, &plans[first + launches.size()], rt_priority});
     rte_eal_remote_launch(
         [](void* arg) {
           auto* l = static_cast<Launch*>(arg);
@@ -282,9 +286,15 @@ void forward(spraylab::dataplane::SwitchRuntime& rt,
         },
         &launches.back(), lcore);
   }
-  while (!g_stop.load()) {
-    control();
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  if (on_main) {
+    net::apply_rt_priority("spraylab-switch", rt_priority);
+    dataplane::run_worker(rt, plans[0], g_stop, [&] { control(); });
+    if (rt_priority) net::make_thread_fair();  // the clean-up runs with everything else
+  } else {
+    while (!g_stop.load()) {
+      control();
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
   }
   rte_eal_mp_wait_lcore();
 }
@@ -388,7 +398,9 @@ void serve(const Options& o, const Plan& plan,
 
   fmt::print(stderr, "spraylab-switch {}: {} ports, {} workers, {} on {}\n", plan.tables.name,
              ports.size(), pacing.workers, rt->algorithm(),
-             rte_lcore_count() > 1 ? "worker lcores" : "the main lcore");
+             !main_forwards(pacing.workers) ? "worker lcores"
+             : pacing.workers > 1           ? "the main and worker lcores"
+                                            : "the main lcore");
   control::ControlStep control(o, ctl, metrics.collector.get(), g_stop);
   forward(*rt, plans, control, o.rt_priority);
   if (gate) gate->stop();

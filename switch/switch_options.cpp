@@ -25,7 +25,8 @@ void SwitchOptions::add_to(CLI::App& app) {
   app.add_option("--config", config, "Experiment YAML file")->required()->check(CLI::ExistingFile);
   app.add_option("--switch", switch_name, "Switch name in the topology (e.g. leaf0)")->required();
   app.add_option("--workers", workers,
-                 "Worker lcores (default: every lcore but the main one, at least 1)");
+                 "Worker lcores (default: every lcore but the main one, at least 1; as many as "
+                 "EAL's lcores: the main lcore forwards too)");
   app.add_option("--rx-queues", rx_queues,
                  "Rx queues per port (default: one per worker where the device has them)");
   app.add_option("--tx-queues", tx_queues,

@@ -100,8 +100,8 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
     tallies_ = std::make_unique<Line[]>(size_t{workers_} * kTallies * lines_per_tally_);
   }
   queues_.reserve(size_t{ports} * workers_);
-  for (uint16_t p = 0; p < ports; ++p) {
-    for (uint32_t w = 0; w < workers_; ++w) {
+  for (uint32_t w = 0; w < workers_; ++w) {  // in queue()'s order
+    for (uint16_t p = 0; p < ports; ++p) {
       const std::string name = fmt::format("eq_{}_{}_{}", switch_name, p, w);
       if (workers_ == 1) {
         queues_.emplace_back(name, slots, socket,
@@ -119,6 +119,8 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
           drainer == w ? EgressQueue::Mode::kOwn : EgressQueue::Mode::kCross, memory,
           priority_slots);
     }
+  }
+  for (uint16_t p = 0; p < ports; ++p) {
     // Frames the port can hold: every worker's ring (the byte buffer is what normally drops).
     capacity_packets_.push_back(queue(p, 0).capacity() * workers_);
     capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));

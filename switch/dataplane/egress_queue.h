@@ -210,11 +210,12 @@ class EgressQueues {
   // The worker that drains port p's queues when the workers share its tx queue (plan_workers
   // gives it the port).
   uint32_t owner(uint16_t p) const { return p % workers_; }
-  // Worker w's queue on port p.
-  EgressQueue& queue(uint16_t p, uint32_t w) { return queues_[size_t{p} * workers_ + w]; }
-  const EgressQueue& queue(uint16_t p, uint32_t w) const {
-    return queues_[size_t{p} * workers_ + w];
-  }
+  // Worker w's queue on port p. Worker by worker, each worker's ports together: a queue's
+  // neighbours in memory are the same worker's, so no line holds the end of one worker's queue
+  // (the depth slots every enqueue reads, the priority count every drain writes) and the start
+  // of another's (the ring indices it writes on every burst).
+  EgressQueue& queue(uint16_t p, uint32_t w) { return queues_[size_t{w} * ports_ + p]; }
+  const EgressQueue& queue(uint16_t p, uint32_t w) const { return queues_[size_t{w} * ports_ + p]; }
   // The queue whose shaper paces port p (its drainer's own; with per_worker_tx, any: unshaped).
   EgressQueue& port_queue(uint16_t p) { return queue(p, owner(p)); }
   const EgressQueue& port_queue(uint16_t p) const { return queue(p, owner(p)); }

@@ -95,12 +95,14 @@ class Forwarder {
   bool may_send_direct(uint16_t port) const {
     // PFC, credits: every frame through drain().
     if (!direct_[port] || pfc_ != nullptr || credits_ != nullptr) return false;
-    // Several workers: each with a tx queue of its own, its own egress queue; sharing the port's,
-    // every worker's (the total: the owner must not overtake another worker's queued frames).
+    // Several workers, each with a tx queue of its own: its own egress queue, and nothing of
+    // another worker's (the ports are unshaped then, and set_port_rate refuses them).
     const EgressQueues& eq = rt_.egress_queues();
-    const uint32_t queued =
-        eq.per_worker_tx() ? eq.queue(port, worker_).depth_packets() : rt_.depth_packets_now(port);
-    return queued == 0 && !rt_.egress(port).shaper().shaping() && !rt_.rate_requested(port);
+    if (eq.per_worker_tx()) return eq.queue(port, worker_).depth_packets() == 0;
+    // Sharing the port's: every worker's queue (the total: the owner must not overtake another
+    // worker's queued frames).
+    return rt_.depth_packets_now(port) == 0 && !rt_.egress(port).shaper().shaping() &&
+           !rt_.rate_requested(port);
   }
   // Sends pkts[0..n) (`bytes` in all) through direct_send_; returns how many the device took and
   // takes their bytes off `bytes`, which then counts the frames left to the caller.

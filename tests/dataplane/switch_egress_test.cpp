@@ -230,6 +230,20 @@ TEST_F(TwoWorkers, OneShaperPacesBothWorkersQueuesOfAPort) {
   }
 }
 
+// A worker's queues lie together in memory, port after port: no cache line holds the end of one
+// worker's queue (what its enqueues read, its drains write) and the start of another's (the ring
+// indices that worker writes on every burst), except where one worker's block ends.
+TEST_F(TwoWorkers, EachWorkersQueuesLieTogether) {
+  start(/*shaping=*/false, /*tx_queues=*/2);
+  const EgressQueues& eq = rt_->egress_queues();
+  for (uint32_t w = 0; w < 2; ++w) {
+    for (uint16_t p = 0; p + 1 < kPorts; ++p) {
+      EXPECT_EQ(&eq.queue(static_cast<uint16_t>(p + 1), w), &eq.queue(p, w) + 1)
+          << "worker " << w << ", ports " << p << " and " << p + 1;
+    }
+  }
+}
+
 // Per-worker tx queues (unshaped, tx queues ≥ workers): each worker drains only its own queue of
 // each port, and the port's depth still counts both.
 TEST_F(TwoWorkers, PerWorkerTxQueuesDrainTheirOwnQueues) {

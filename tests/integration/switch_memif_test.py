@@ -36,8 +36,10 @@ load_balancer: {{algorithm: {algorithm}}}
 
 
 class Case:
-    def __init__(self, args, name, algorithm, workers=1, link="memif", switch_args=()):
+    def __init__(self, args, name, algorithm, workers=1, link="memif", switch_args=(),
+                 main_forwards=False):
         self.args, self.name, self.algorithm, self.workers = args, name, algorithm, workers
+        self.main_forwards = main_forwards  # as many lcores as workers: the main one forwards too
         self.switch_args = list(switch_args)
         self.link = link  # memif, or vhost (vhost-user in the switch, virtio-user in the driver)
         self.dir = tempfile.mkdtemp(prefix=f"spraylab-{name}-")
@@ -59,7 +61,10 @@ class Case:
         b = self.args.build
         # One worker runs on the main lcore on CPU 1. With more, the main lcore (control only,
         # mostly asleep) goes to CPU 0 and the workers share CPU 1: correctness, not speed.
+        # main_forwards: every lcore a worker on CPU 1, the main one worker 0.
         lcores = "0@1" if self.workers == 1 else "0@0,(1-%d)@1" % self.workers
+        if self.main_forwards:
+            lcores = "(0-%d)@1" % (self.workers - 1)
         argv = [f"{b}/switch/spraylab-switch", *eal_args(lcores, self.switch_prefix, *self.eal_memory()),
                 *link_vdevs(self.link, self.dir, 6, "server"), "--",
                 "--config", self.config, "--switch", "leaf0", "--stats-json", self.stats_path]
@@ -146,13 +151,21 @@ def check_busy_period(stats, what):
     return f"busy {busy:.3f} of {run:.3f} s"
 
 
-def test_ofan_spreads_within_one(args, workers):
-    c = Case(args, f"ofan_spread_w{workers}", "ofan", workers=workers)
+def test_ofan_spreads_within_one(args, workers, main_forwards=False):
+    """Ofan's shared pointers over the workers' rx queues: one rotation per destination, so the
+    workers' choices together are within one of even. main_forwards: --workers N on N lcores,
+    the main lcore worker 0 (docs/switch.md, "Multi-core"): every worker takes its queue."""
+    c = Case(args, f"ofan_spread_w{workers}" + ("_main" if main_forwards else ""), "ofan",
+             workers=workers, main_forwards=main_forwards)
     c.start_switch()
     try:
         r = c.run_driver("--mode", "spread", "--packets", "10001", "--flows", "1000", queues=workers)["spread"]
     finally:
+        log = c.switch.log_text()
         stats = c.finish()
+    if main_forwards:
+        check(f"{workers} workers, ofan on the main and worker lcores" in log,
+              f"the switch did not say the main lcore forwards: {log[-1000:]}")
     per_worker = stats["worker_rx_packets"]
     check(len(per_worker) == workers and min(per_worker) > 0, f"not every worker took traffic: {per_worker}")
     ports = per_port(r)
@@ -348,6 +361,8 @@ def main():
     cases = [(f"delivers_every_packet[{a}]", test_delivers_every_packet, (a,)) for a in ALGORITHMS]
     cases += [("ofan_spreads_within_one[1 worker]", test_ofan_spreads_within_one, (1,)),
               ("ofan_spreads_within_one[2 workers]", test_ofan_spreads_within_one, (2,)),
+              ("ofan_spreads_within_one[2 workers, the main lcore one of them]",
+               test_ofan_spreads_within_one, (2, True)),
               ("delivers_every_packet[ofan, vhost-user]", test_delivers_every_packet, ("ofan", "vhost")),
               # --no-shaping: held bursts (--rx-bursts' default) and direct tx, the path the
               # benchmarks measure; the same packets, shares and counters.
