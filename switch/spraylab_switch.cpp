@@ -37,6 +37,7 @@
 #include "net/realtime.h"
 #include "switch/control.h"
 #include "switch/control_step.h"
+#include "switch/dataplane/control_tx.h"
 #include "switch/dataplane/switch_tables.h"
 #include "switch/dataplane/worker.h"
 #include "switch/switch_metrics.h"
@@ -375,6 +376,21 @@ std::vector<spraylab::dataplane::WorkerPlan> worker_plans(
   return plans;
 }
 
+// buffer.flow_control: pfc: the reserve the pause frames come from (switch/dataplane/control_tx.h
+// says why not the data's pool); nullptr without PFC.
+rte_mempool* control_pool(const spraylab::dataplane::SwitchRuntime& rt) {
+  using namespace spraylab;
+  if (rt.pfc() == nullptr) return nullptr;
+  rte_mempool* pool = rte_pktmbuf_pool_create(
+      "pfc_frames", dataplane::control_pool_mbufs(rt.ports()), 0, 0,
+      RTE_PKTMBUF_HEADROOM + dataplane::kControlFrameBytes, static_cast<int>(rte_socket_id()));
+  if (pool == nullptr) {
+    throw std::runtime_error(fmt::format("switch {}: no pool for the PFC frames: {}",
+                                         rt.tables().name, rte_strerror(rte_errno)));
+  }
+  return pool;
+}
+
 // The switch's ports and runtime up, forwarding until a stop, then --stats-json and the last line.
 void serve(const Options& o, const Plan& plan,
            const std::optional<spraylab::monitoring::Address>& metrics_address) {
@@ -392,7 +408,9 @@ void serve(const Options& o, const Plan& plan,
   // memif links come and go on DPDK's interrupt thread: the workers take turns with it, so a peer
   // that dies mid-burst cannot crash them (intr_gate.h); client ports redial their server.
   const auto gate = make_gate(ports, pacing.workers, net::gate_hold_us(pacing.idle_sleep_ns));
-  const auto plans = worker_plans(o, pacing, ports, gate.get(), rt->per_worker_tx());
+  auto plans = worker_plans(o, pacing, ports, gate.get(), rt->per_worker_tx());
+  rte_mempool* const pfc_pool = control_pool(*rt);
+  for (auto& p : plans) p.control_pool = pfc_pool;
   Metrics metrics;
   if (metrics_address) metrics = start_metrics(o, *metrics_address, *rt, pacing.workers, pool);
 

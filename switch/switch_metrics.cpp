@@ -1,5 +1,6 @@
 #include "switch/switch_metrics.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -38,7 +39,9 @@ Labels with(const Labels& base, const char* name, std::string value) {
 SwitchCollector::SwitchCollector(SwitchSource source)
     : src_(std::move(source)),
       samples_(new DepthSamples[src_.peers.size()]),
-      packet_bounds_(kPacketBuckets.bounds()) {
+      packet_bounds_(kPacketBuckets.bounds()),
+      paused_reported_(new std::atomic<uint64_t>[src_.peers.size()]()),
+      stalled_reported_(new std::atomic<uint64_t>[src_.peers.size()]()) {
   if (src_.peers.size() > kMaxPorts) {
     throw std::invalid_argument("a switch of " + std::to_string(src_.peers.size()) +
                                 " ports: the data path counts at most " +
@@ -73,6 +76,8 @@ std::vector<MetricFamily> SwitchCollector::Collect() const {
   collect_samples(out);
   collect_workers(out);
   collect_pool(out);
+  collect_pfc(out);
+  collect_credit(out);
   return out;
 }
 
@@ -164,6 +169,55 @@ void SwitchCollector::collect_pool(std::vector<MetricFamily>& out) const {
   }
   out.push_back(std::move(in_use));
   out.push_back(std::move(available));
+}
+
+}  // namespace spraylab::dataplane
+
+namespace spraylab::dataplane {
+
+uint64_t SwitchCollector::monotone(std::atomic<uint64_t>& reported, uint64_t now_value) {
+  uint64_t last = reported.load(std::memory_order_relaxed);
+  while (now_value > last &&
+         !reported.compare_exchange_weak(last, now_value, std::memory_order_relaxed)) {
+  }
+  return std::max(last, now_value);
+}
+
+void SwitchCollector::collect_pfc(std::vector<MetricFamily>& out) const {
+  MetricFamily sent = family(SwitchMetric::kPfcFramesSent);
+  MetricFamily received = family(SwitchMetric::kPfcFramesReceived);
+  MetricFamily paused = family(SwitchMetric::kPfcPausedSeconds);
+  MetricFamily failures = family(SwitchMetric::kPfcSendFailures);
+  for (uint16_t p = 0; src_.pfc && p < port_labels_.size(); ++p) {
+    const PfcPortStats s = src_.pfc(p);
+    const Labels& l = port_labels_[p];
+    add_value(sent, with(l, "kind", "pause"), static_cast<double>(s.pause_sent));
+    add_value(sent, with(l, "kind", "resume"), static_cast<double>(s.resume_sent));
+    add_value(received, with(l, "kind", "pause"), static_cast<double>(s.pause_received));
+    add_value(received, with(l, "kind", "resume"), static_cast<double>(s.resume_received));
+    add_value(paused, l, static_cast<double>(monotone(paused_reported_[p], s.paused_ns)) * 1e-9);
+    add_value(failures, l, static_cast<double>(s.send_failed));
+  }
+  out.push_back(std::move(sent));
+  out.push_back(std::move(received));
+  out.push_back(std::move(paused));
+  out.push_back(std::move(failures));
+}
+
+void SwitchCollector::collect_credit(std::vector<MetricFamily>& out) const {
+  MetricFamily consumed = family(SwitchMetric::kCreditsConsumed);
+  MetricFamily freed = family(SwitchMetric::kCreditsFreed);
+  MetricFamily stalled = family(SwitchMetric::kCreditStalledSeconds);
+  for (uint16_t p = 0; src_.credit && p < port_labels_.size(); ++p) {
+    const CreditPortStats s = src_.credit(p);
+    const Labels& l = port_labels_[p];
+    add_value(consumed, l, static_cast<double>(s.consumed));
+    add_value(freed, l, static_cast<double>(s.freed));
+    add_value(stalled, l, static_cast<double>(monotone(stalled_reported_[p], s.stalled_ns)) * 1e-9);
+  }
+  out.push_back(std::move(consumed));
+  out.push_back(std::move(freed));
+  out.push_back(std::move(stalled));
 }
 
 }  // namespace spraylab::dataplane

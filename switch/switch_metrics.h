@@ -8,6 +8,7 @@
 #include <rte_mempool.h>
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "switch/dataplane/counter.h"
 #include "switch/dataplane/counters.h"
 #include "switch/dataplane/switch_runtime.h"
+#include "switch/dataplane/worker.h"
 
 namespace spraylab::dataplane {
 
@@ -59,6 +61,24 @@ namespace spraylab::dataplane {
     "Largest egress queue depth since the previous scrape, bytes")                                 \
   X(kSampledPackets, "spraylab_switch_queue_depth_sampled_packets", Histogram, "switch,port,peer", \
     "Egress queue depth sampled every millisecond by the control plane, packets")                  \
+  X(kPfcFramesSent, "spraylab_switch_pfc_frames_sent_total", Counter, "switch,port,peer,kind",     \
+    "PFC frames the port sent its upstream (buffer.flow_control: pfc): kind pause (the port's "     \
+    "ingress bytes passed XOFF, or a pause renewed) or resume (back at XON)")                      \
+  X(kPfcFramesReceived, "spraylab_switch_pfc_frames_received_total", Counter,                      \
+    "switch,port,peer,kind", "PFC frames for the data class the port's peer sent: kind pause or "  \
+    "resume")                                                                                      \
+  X(kPfcPausedSeconds, "spraylab_switch_pfc_paused_seconds_total", Counter, "switch,port,peer",    \
+    "Time the port's transmitter was paused by its peer's PFC frames (ns resolution)")             \
+  X(kPfcSendFailures, "spraylab_switch_pfc_send_failures_total", Counter, "switch,port,peer",      \
+    "Tries to send an owed PFC frame that found no mbuf in the reserve or the link or tx queue "   \
+    "full: the frame stays owed for the next turn")                                                \
+  X(kCreditsConsumed, "spraylab_switch_credits_consumed_total", Counter, "switch,port,peer",       \
+    "Credits (buffer.credit.unit bytes each) that frames arriving on the port took in its ingress " \
+    "buffer (buffer.flow_control: credit)")                                                        \
+  X(kCreditsFreed, "spraylab_switch_credits_freed_total", Counter, "switch,port,peer",             \
+    "Credits of the port's ingress buffer freed as its frames left, owed back to its sender")      \
+  X(kCreditStalledSeconds, "spraylab_switch_credit_stalled_seconds_total", Counter,                \
+    "switch,port,peer", "Time the port had a frame to send but not the credits for it")            \
   X(kWorkerRxPackets, "spraylab_switch_worker_rx_packets_total", Counter, "switch,lcore",          \
     "Packets received by the worker on this lcore")                                                \
   X(kWorkerBusySeconds, "spraylab_switch_worker_busy_seconds_total", Counter, "switch,lcore",      \
@@ -105,6 +125,17 @@ struct QueueDepth {
   uint32_t bytes = 0;
 };
 
+// One port's lossless-link counters (buffer.flow_control: pfc or credit), read at a scrape.
+struct PfcPortStats {
+  uint64_t pause_sent = 0, resume_sent = 0, pause_received = 0, resume_received = 0;
+  uint64_t send_failed = 0;
+  uint64_t paused_ns = 0;
+};
+struct CreditPortStats {
+  uint64_t consumed = 0, freed = 0;
+  uint64_t stalled_ns = 0;
+};
+
 struct MbufCount {
   uint32_t in_use = 0;
   uint32_t available = 0;
@@ -124,6 +155,8 @@ struct SwitchSource {
   std::function<QueueDepth(uint16_t port)> depth;     // now
   std::function<QueueDepth(uint16_t port)> take_max;  // maximum since the last call, then reset
   std::function<MbufCount()> mbufs;                   // the pool now; empty: no samples
+  std::function<PfcPortStats(uint16_t port)> pfc;        // empty: no PFC (the families empty)
+  std::function<CreditPortStats(uint16_t port)> credit;  // empty: no credits
 };
 
 class SwitchCollector : public prometheus::Collectable {
@@ -154,11 +187,18 @@ class SwitchCollector : public prometheus::Collectable {
   void collect_samples(std::vector<prometheus::MetricFamily>& out) const;
   void collect_workers(std::vector<prometheus::MetricFamily>& out) const;
   void collect_pool(std::vector<prometheus::MetricFamily>& out) const;
+  void collect_pfc(std::vector<prometheus::MetricFamily>& out) const;
+  void collect_credit(std::vector<prometheus::MetricFamily>& out) const;
+  // What a scrape reports of a time the worker keeps in several words (a pause's start, its end,
+  // the sum of those closed): never less than an earlier scrape reported, so a scrape that read
+  // them mid-update cannot make the counter go back (Prometheus would take it for a restart).
+  static uint64_t monotone(std::atomic<uint64_t>& reported, uint64_t now_value);
 
   SwitchSource src_;
   std::vector<monitoring::Labels> port_labels_;  // switch, port, peer
   std::unique_ptr<DepthSamples[]> samples_;
   std::vector<double> packet_bounds_;
+  std::unique_ptr<std::atomic<uint64_t>[]> paused_reported_, stalled_reported_;  // per port, ns
 };
 
 // A running switch as a SwitchSource; `lcores` holds the EAL lcore of each worker. Inline: only
@@ -183,6 +223,20 @@ inline SwitchSource source_of(SwitchRuntime& rt, std::vector<unsigned> lcores, d
     const auto [packets, bytes] = rt.take_max_depth(p);
     return QueueDepth{packets, bytes};
   };
+  if (const Pfc* pfc = rt.pfc()) {
+    s.pfc = [pfc, clock = TscClock()](uint16_t p) {
+      const PfcPortCounters& c = pfc->counters(p);
+      return PfcPortStats{c.pause_sent.get(),     c.resume_sent.get(), c.pause_received.get(),
+                          c.resume_received.get(), c.send_failed.get(),
+                          pfc->paused_ns_seen(p, clock.now_ns())};
+    };
+  }
+  if (const Credits* credits = rt.credits()) {
+    s.credit = [credits, clock = TscClock()](uint16_t p) {
+      return CreditPortStats{credits->consumed_seen(p), credits->freed_seen(p),
+                             credits->stalled_ns_seen(p, clock.now_ns())};
+    };
+  }
   if (pool != nullptr) {
     s.mbufs = [pool] {
       return MbufCount{rte_mempool_in_use_count(pool), rte_mempool_avail_count(pool)};

@@ -4,6 +4,7 @@
 
 #include "net/credit_frame.h"
 #include "net/pfc_frame.h"
+#include "switch/dataplane/control_tx.h"
 
 namespace spraylab::fabric {
 
@@ -46,39 +47,23 @@ void SwitchNode::receive(uint16_t port, uint64_t now) {
   if (pfc_ != nullptr) pfc_->arrived(port, now);
 }
 
-template <typename Build>
-bool SwitchNode::send_control_frame(uint16_t port, uint64_t now, Build&& build) {
-  static_assert(net::kPfcFrameBytes == net::kCreditFrameBytes);
-  rte_mbuf* m = control_pool_ != nullptr ? rte_pktmbuf_alloc(control_pool_) : nullptr;
-  if (m == nullptr) return false;  // owed still: the next wake tries again
-  char* room = rte_pktmbuf_append(m, net::kPfcFrameBytes);
-  if (room == nullptr) {  // no mbuf of the pool is that small, but the check costs nothing
-    rte_pktmbuf_free(m);
-    return false;
-  }
-  build(reinterpret_cast<uint8_t*>(room), rt_->tables().ports[port].mac);
-  // Straight onto the link, not through the egress queue: after the frame on the wire, ahead
-  // of every queued data frame, paused (or out of credits) or not.
-  if (out_[port]->send(&m, 1, now) == 1) return true;
-  rte_pktmbuf_free(m);
-  return false;
-}
-
 void SwitchNode::send_pfc(uint64_t now) {
-  if (pfc_ == nullptr || !pfc_->owes()) return;
-  pfc_->take_due(now, [this, now](uint16_t port, const net::PfcFrame& f) {
-    return send_control_frame(port, now, [&f](uint8_t* out, const auto& mac) {
-      net::build_pfc(out, mac, f);
-    });
-  });
+  if (pfc_ == nullptr) return;
+  // Straight onto the link, not through the egress queue: after the frame on the wire, ahead of
+  // every queued data frame, paused (or out of credits) or not.
+  dataplane::send_pfc_due(*pfc_, rt_->tables().ports, control_pool_, now,
+                          [this, now](uint16_t port, rte_mbuf** m, uint16_t n) {
+                            return out_[port]->send(m, n, now);
+                          });
 }
 
 void SwitchNode::send_credits(uint64_t now) {
   if (credits_ == nullptr || !credits_->owes()) return;
   credits_->take_due([this, now](uint16_t port, uint64_t freed) {
-    return send_control_frame(port, now, [freed](uint8_t* out, const auto& mac) {
-      net::build_credit(out, mac, freed);
-    });
+    const topo::Mac& mac = rt_->tables().ports[port].mac;
+    return dataplane::send_control_frame(
+        control_pool_, port, [&](uint8_t* out) { net::build_credit(out, mac, freed); },
+        [this, now](uint16_t p, rte_mbuf** m, uint16_t n) { return out_[p]->send(m, n, now); });
   });
 }
 

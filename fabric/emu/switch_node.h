@@ -62,10 +62,6 @@ class SwitchNode final : public Node {
     send_pfc(now);
     send_credits(now);
   }
-  // A 60-byte control frame from port `port` written by `build`, onto its link now; false (and
-  // still owed) if there is no mbuf or no room on the link.
-  template <typename Build>
-  bool send_control_frame(uint16_t port, uint64_t now, Build&& build);
 
   std::unique_ptr<dataplane::SwitchRuntime> rt_;
   dataplane::Forwarder fwd_;

@@ -548,11 +548,15 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
   if (g_stop) throw std::runtime_error("interrupted");
   if (const conf::FlowControl fc = conf::load_experiment_string(yaml, "variant").buffer.flow_control;
       fc != conf::FlowControl::kNone) {
-    // Its switches are spraylab-switch processes, which send neither pause nor credit frames.
+    // Its switches are spraylab-switch processes, which send pause frames but no credit frames;
+    // its hosts are spraylab-gen processes, which obey neither: a leaf's pause would stop no
+    // sender, and its ingress would overflow the headroom (pfc_headroom drops, not lossless).
     throw std::invalid_argument(
         fc == conf::FlowControl::kPfc
-            ? "buffer.flow_control: pfc runs in virtual time and on the in-process fabric only, "
-              "not on the namespaced fabric (docs/switch.md, \"Lossless links (PFC)\")"
+            ? "buffer.flow_control: pfc runs in virtual time, on the in-process fabric and on "
+              "spraylab-switch's DPDK ports, not on the namespaced fabric: its generators "
+              "(spraylab-gen) do not obey the pause frames their leaves send (docs/switch.md, "
+              "\"Lossless links (PFC)\")"
             : "buffer.flow_control: credit runs in virtual time and on the in-process fabric "
               "only, not on the namespaced fabric (docs/switch.md, \"Credit-based links\")");
   }

@@ -21,6 +21,7 @@
 // (the fabric's switch or host node) builds them and sends them ahead of the port's data.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -150,7 +151,22 @@ class Credits {
   uint64_t granted(uint16_t p) const { return granted_[p]; }   // as the sender, returned
   const CreditPortCounters& counters(uint16_t p) const { return counters_[p]; }
 
+  // --- for a reader on another thread (the metrics): the worker's words read as relaxed atomics,
+  // each whole and as of a moment ago ---
+  uint64_t consumed_seen(uint16_t p) const { return seen(consumed_[p]); }
+  uint64_t freed_seen(uint16_t p) const { return seen(freed_[p]); }
+  uint64_t stalled_ns_seen(uint16_t p, uint64_t now) const {
+    const uint64_t start = seen(stall_start_[p]);
+    const bool open = std::atomic_ref<uint8_t>(const_cast<uint8_t&>(stalled_[p]))
+                          .load(std::memory_order_relaxed) != 0;
+    return seen(stalled_ns_[p]) + (open && now > start ? now - start : 0);
+  }
+
  private:
+  static uint64_t seen(const uint64_t& v) {
+    return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_relaxed);
+  }
+
   uint64_t unit_;
   uint64_t limit_;                 // credits of every buffer: bytes / unit
   std::vector<uint64_t> held_;     // receiver: credits charged to each port and not yet freed

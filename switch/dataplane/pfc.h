@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct PfcPortCounters {
   Counter pause_sent, resume_sent;          // as the receiver: frames sent upstream on this port
   Counter pause_received, resume_received;  // as the sender: frames this port's peer sent
   Counter other_class;                      // pauses for a class carrying no data (no effect)
+  Counter send_failed;  // owed frames not sent at a try (no mbuf, link or tx queue full): owed still
 };
 
 class Pfc {
@@ -114,6 +116,13 @@ class Pfc {
                               : 0;
     return paused_ns_[p] + open;
   }
+  // The same for a reader on another thread (the metrics): the worker's words read as relaxed
+  // atomics, each whole, the sum as of a moment ago (never more than the worker's clock allows).
+  uint64_t paused_ns_seen(uint16_t p, uint64_t now) const {
+    const uint64_t start = seen(pause_start_[p]), until = seen(paused_until_[p]);
+    const uint64_t open = start < until && start < now ? std::min(now, until) - start : 0;
+    return seen(paused_ns_[p]) + open;
+  }
 
   const PfcPortCounters& counters(uint16_t p) const { return counters_[p]; }
 
@@ -122,6 +131,10 @@ class Pfc {
     if (due_[p]) return;
     due_[p] = 1;
     due_ports_.push_back(p);
+  }
+
+  static uint64_t seen(const uint64_t& v) {
+    return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_relaxed);
   }
 
   PfcThresholds t_;
@@ -150,6 +163,7 @@ void Pfc::take_due(uint64_t now, Send&& send) {
     const net::PfcFrame f =
         net::PfcFrame::for_class(net::kPfcDataClass, pause ? net::kPfcMaxQuanta : 0);
     if (!send(p, f)) {
+      counters_[p].send_failed.inc();
       due_ports_[kept++] = p;
       continue;
     }

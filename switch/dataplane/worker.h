@@ -10,6 +10,7 @@
 
 #include "net/idle_sleep.h"
 #include "net/intr_gate.h"
+#include "switch/dataplane/control_tx.h"
 #include "switch/dataplane/forwarder.h"
 
 namespace spraylab::dataplane {
@@ -48,6 +49,10 @@ struct WorkerPlan {
   // checks) is then paid per four. The balancers see the depths as they were before the turn's
   // first burst on the ports these frames go to. 1: a burst at a time (the fabric, shaped ports).
   uint32_t rx_bursts = 1;
+  // buffer.flow_control: pfc: the reserve the switch's pause frames come from (control_tx.h);
+  // worker_turn() sends the frames owed through `tx` ahead of each turn's data. nullptr: the
+  // caller sends them itself (the fabric's switch nodes), or no PFC.
+  rte_mempool* control_pool = nullptr;
 };
 
 // Splits rx queues and egress ports over `workers`: worker w polls queue w of ports with enough
@@ -76,7 +81,9 @@ class TscClock {
 // bursts per turn (one per rx queue and port feeding it), so it must be able to send as many, or
 // its queue fills at rx speed and tail-drops half of a line-rate load. `rx` (port, queue, mbufs,
 // max) → received and `tx` (port, mbufs, count) → sent are the devices (ethdev bursts, or a
-// fabric's links). Ends at a quiescent point. Returns the packets moved.
+// fabric's links). With PFC, a port that received tells Pfc::arrived() (a pause still needed is
+// renewed), and the pause and resume frames owed go out (plan.control_pool) after the turn's
+// input and before its data. Ends at a quiescent point. Returns the packets moved.
 template <typename Rx, typename Tx>
 uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, uint64_t now_ns,
                      Rx&& rx, Tx&& tx) {
@@ -84,17 +91,22 @@ uint32_t worker_turn(SwitchRuntime& rt, Forwarder& fwd, const WorkerPlan& plan, 
   uint32_t moved = 0;
   bool rx_full = false;  // some rx burst came back full: more input waits there
   const bool hold = plan.rx_bursts > 1;
+  Pfc* const pfc = rt.pfc();
   for (const auto& [port, queue] : plan.rx) {
     for (uint32_t k = 0; k < plan.rx_bursts || k == 0; ++k) {
       const uint16_t n = rx(port, queue, burst, net::kBurst);
       if (n == 0) break;
       fwd.process(burst, n, port, queue, now_ns, hold);
       moved += n;
+      if (pfc != nullptr) pfc->arrived(port, now_ns);
       if (n < net::kBurst) break;
       rx_full = true;
     }
   }
   if (hold) fwd.flush_staged();
+  if (pfc != nullptr && plan.control_pool != nullptr) {
+    send_pfc_due(*pfc, rt.tables().ports, plan.control_pool, now_ns, tx);
+  }
   for (uint16_t port : plan.tx) {
     const uint32_t depth = rt.egress_queues().pending(port, plan.worker);
     if (depth == 0) continue;  // nothing held, nothing in the ring

@@ -90,9 +90,14 @@ class Prometheus:
         self.log.close()
 
 
-def dashboard_queries(source, dashboard="spraylab.json", values=None):
+PFC_SERIES = "spraylab_switch_pfc_"
+
+
+def dashboard_queries(source, dashboard="spraylab.json", values=None, pfc=None):
     """(title, expr) of every target of every panel of monitoring/grafana/<dashboard>, variables
-    substituted: `values` where given, else the variable's 'All' value."""
+    substituted: `values` where given, else the variable's 'All' value. `pfc`: None, every query;
+    False, those of no PFC series (a switch without buffer.flow_control: pfc has none); True,
+    only those."""
     with open(os.path.join(source, "monitoring/grafana", dashboard)) as f:
         dash = json.load(f)
     values = dict(BUILTINS, **(values or {}))
@@ -108,7 +113,8 @@ def dashboard_queries(source, dashboard="spraylab.json", values=None):
                 for name in sorted(values, key=len, reverse=True):
                     expr = expr.replace("${" + name + "}", values[name]).replace("$" + name, values[name])
                 check("$" not in expr, f"unsubstituted variable in {expr}")
-                out.append((p["title"], expr))
+                if pfc is None or (PFC_SERIES in expr) == pfc:
+                    out.append((p["title"], expr))
             walk(p.get("panels", []))
 
     walk(dash["panels"])

@@ -8,12 +8,17 @@ all three (CPU 0) and runs an incast (two senders to one receiver at the 100 Mb/
 so the receiver's egress queue fills, drops and marks, whatever the machine's speed. At most two busy-polling processes run at once.
 
 Cases:
-  dashboard_queries_return_data  every query of monitoring/grafana/spraylab.json, with the
+  dashboard_queries_return_data  every query of monitoring/grafana/spraylab.json but the PFC
+                                 panels', with the
                                  dashboard's variables substituted, returns at least one series
                                  with a finite value through /api/v1/query; what Prometheus holds
                                  matches the processes' own results (retransmits, goodput, CCT,
                                  rx packets) and shows the incast's queue; then `promtool check
                                  metrics` passes on both processes' /metrics.
+  pfc_panels_return_data         the PFC panels' queries, against a switch with buffer.flow_control:
+                                 pfc on net_pcap ports under an incast (tests/integration/
+                                 pfc_pcap.py, no generator): each returns a finite series, and
+                                 Prometheus holds the switch's own pause counts and paused time.
 
 Teardown order: the generator quiesces (stops polling, keeps its ports), the switch stops, the
 generator is released (DPDK 22.11's memif can crash a poller whose peer disconnects mid-burst),
@@ -32,6 +37,7 @@ sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
 from dpdk_procs import Proc, eal_args, ensure_hugepages, free_port  # noqa: E402
 from cases import case_parser, run_cases, check  # noqa: E402
 from prom_server import Prometheus, dashboard_queries, finite, http_get, shipped_config  # noqa: E402
+import pfc_pcap  # noqa: E402
 
 EXPERIMENT = """\
 seed: 3
@@ -94,7 +100,7 @@ def test_dashboard_queries_return_data(args):
         time.sleep(4)
 
         failures, shown = [], []
-        for title, expr in dashboard_queries(args.source):
+        for title, expr in dashboard_queries(args.source, pfc=False):
             res = prom.query(expr)
             if not res or not finite(res):
                 failures.append(f"{title}: {expr} -> {res[:3]}")
@@ -153,13 +159,54 @@ def test_dashboard_queries_return_data(args):
             f"{retx:.0f} retransmits, queue peak {peak / 1e3:.1f} kB, promtool ok ({', '.join(lint)})")
 
 
+def test_pfc_panels_return_data(args):
+    ensure_hugepages()
+    d = tempfile.mkdtemp(prefix="spraylab-prom-pfc-")
+    prefix = f"sl_mon_pfc_{os.getpid()}"
+    sw = pfc_pcap.PfcSwitch(args.build, d, prefix)
+    prom = None
+    try:
+        prom = Prometheus(d, shipped_config(args.source, {"127.0.0.1:9561": f"127.0.0.1:{sw.metrics_port}"}, d))
+        text = sw.start()
+        # Scraped since the incast drained, with a few scrapes behind it for the 10 s rate windows.
+        deadline = time.time() + 30
+        while not prom.query('spraylab_switch_pfc_frames_sent_total{kind="resume"} > 0'):
+            check(time.time() < deadline, "Prometheus holds no resume frame")
+            time.sleep(0.5)
+        time.sleep(4)
+        failures, queries = [], dashboard_queries(args.source, pfc=True)
+        check(len(queries) >= 4, f"{len(queries)} PFC queries in the dashboard")
+        for title, expr in queries:
+            res = prom.query(expr)
+            if not res or not finite(res):
+                failures.append(f"{title}: {expr} -> {res[:3]}")
+        check(not failures, "PFC dashboard queries without data:\n  " + "\n  ".join(failures))
+        pauses = prom.value('sum(spraylab_switch_pfc_frames_sent_total{kind="pause"})')
+        own = pfc_pcap.metric(text, "spraylab_switch_pfc_frames_sent_total", kind="pause")
+        check(pauses == own >= 2, f"pause frames sent: Prometheus {pauses}, the switch {own}")
+        paused = prom.value("sum(spraylab_switch_pfc_paused_seconds_total)")
+        check(round(paused * 1e9) == pfc_pcap.PAUSE_NS, f"paused {paused} s in Prometheus, {pfc_pcap.PAUSE_NS} ns sent")
+        r = subprocess.run(["promtool", "check", "metrics"], input=http_get(sw.url()), capture_output=True, text=True)
+        check(r.returncode == 0, f"promtool check metrics on the PFC switch: {r.stdout}{r.stderr}")
+        rc = sw.stop()
+        check(rc == 0, f"switch exited {rc}: {sw.proc.log_text()[-2000:]}")
+        return f"{len(queries)} PFC queries with data; {pauses:.0f} pauses sent, paused {paused * 1e3:.5f} ms"
+    finally:
+        sw.stop()
+        if prom:
+            prom.stop()
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+
+
 def main():
     args = case_parser().parse_args()
     for tool in ("prometheus", "promtool"):
         if not shutil.which(tool):
             print(f"FAIL: {tool} not installed (scripts/setup.sh installs Debian's prometheus)")
             return 1
-    return run_cases(args, [("dashboard_queries_return_data", test_dashboard_queries_return_data, ())])
+    return run_cases(args, [("dashboard_queries_return_data", test_dashboard_queries_return_data, ()),
+                            ("pfc_panels_return_data", test_pfc_panels_return_data, ())])
 
 
 if __name__ == "__main__":
