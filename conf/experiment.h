@@ -95,6 +95,7 @@ struct TopologySpec {
   // fat-tree
   uint32_t k = 4;
   uint32_t levels = 2;
+  uint32_t pods = 0;  // 4 levels: the pods built, 0 = all k (topo::FatTreeParams)
   // leaf-spine
   uint32_t leaves = 4;
   uint32_t spines = 2;

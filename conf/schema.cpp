@@ -380,7 +380,11 @@ const Fields<TopologySpec>& topology_fields() {
         enum_key("generator", &TopologySpec::generator, topo::kKindNames,
                  "how the topology is made; explicit when omitted and switches is given"),
         fat_tree_k(),
-        integer_key("levels", &TopologySpec::levels, 2, 3, "fat-tree: 2 (leaf-spine) or 3 levels"),
+        integer_key("levels", &TopologySpec::levels, 2, 4,
+                    "fat-tree: 2 (leaf-spine), 3 or 4 levels"),
+        integer_key("pods", &TopologySpec::pods, 1, kMax32,
+                    "fat-tree, 4 levels: pods built, at most k (fewer: depopulated, every core "
+                    "kept; the MRLS paper's 50 % populated tree is k/2)"),
         integer_key("leaves", &TopologySpec::leaves, 1, kMax32,
                     "leaf-spine, mrls: leaf switches N1"),
         integer_key("spines", &TopologySpec::spines, 1, kMax32, "leaf-spine: spine switches"),
@@ -429,6 +433,7 @@ const Fields<TopologySpec>& topology_fields() {
     }
     set_default(f, "generator", "explicit if switches is given, else required");
     set_default(f, "seed", "the experiment seed");
+    set_default(f, "pods", "k (every pod)");
     set_default(f, "groups",
                 "one global link per pair of groups: a·h + 1 (spines_per_group·h + 1)");
     return f;
@@ -443,7 +448,7 @@ const VariantTable& topology_generators() {
       {"generator"},
       {
           // In topo::Kind order (checked below): each kind's keys and required keys.
-          {to_string(topo::Kind::kFatTree), {"k", "levels"}, {"k"}},
+          {to_string(topo::Kind::kFatTree), {"k", "levels", "pods"}, {"k"}},
           {to_string(topo::Kind::kLeafSpine),
            {"leaves", "spines", "hosts_per_leaf"},
            {"leaves", "spines", "hosts_per_leaf"}},

@@ -61,7 +61,7 @@ void check_size(const Map& map, const TopologySpec& t) {
   std::array<std::string_view, 3> keys;  // the size's keys, most telling first
   switch (t.generator) {
     case topo::Kind::kFatTree:
-      size = topo::fat_tree_size(t.k, t.levels);
+      size = topo::fat_tree_size(t.k, t.levels, t.pods);
       keys = {"k", "levels", "k"};
       break;
     case topo::Kind::kLeafSpine:
@@ -99,6 +99,14 @@ void check_size(const Map& map, const TopologySpec& t) {
   }
 }
 
+// A 4-level fat tree is depopulated by whole pods, at most its k (topo/fat_tree4.cpp).
+void check_fat_tree_pods(const Map& map, const TopologySpec& t) {
+  const Value* pods = map.find("pods");
+  if (!pods) return;
+  if (t.levels != 4) pods->fail("read only with levels: 4 (only the 4-level tree is depopulated)");
+  if (t.pods > t.k) pods->expected(fmt::format("at most k = {} pods", t.k));
+}
+
 }  // namespace
 
 void read_topology(const Map& map, TopologySpec& topology) {
@@ -115,6 +123,7 @@ void read_topology(const Map& map, TopologySpec& topology) {
   read_present(map, topology_fields(), topology);
   check_size(map, topology);
   if (topology.generator == topo::Kind::kMrls) check_mrls(map, topology);
+  if (topology.generator == topo::Kind::kFatTree) check_fat_tree_pods(map, topology);
   check_arrangement(map, topology);
   if (topology.generator == topo::Kind::kExplicit) check_explicit_topology(map);
 }

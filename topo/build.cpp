@@ -49,7 +49,7 @@ Topology build(const conf::TopologySpec& spec, const conf::LinkSpec& links) {
   const LinkDefaults link{links.rate_bps, links.delay_ns};
   switch (spec.generator) {
     case Kind::kFatTree:
-      return fat_tree({spec.k, spec.levels, link});
+      return fat_tree({spec.k, spec.levels, link, spec.pods});
     case Kind::kLeafSpine:
       return leaf_spine({spec.leaves, spec.spines, spec.hosts_per_leaf, link});
     case Kind::kMrls: {

@@ -74,10 +74,16 @@ Topology fat_tree(const FatTreeParams& p) {
   if (p.k < 2 || p.k % 2 != 0) {
     throw TopologyError("fat-tree: k must be even and at least 2, got " + std::to_string(p.k));
   }
-  if (p.levels != 2 && p.levels != 3) {
-    throw TopologyError("fat-tree: levels must be 2 or 3, got " + std::to_string(p.levels));
+  if (p.levels < 2 || p.levels > 4) {
+    throw TopologyError("fat-tree: levels must be 2, 3 or 4, got " + std::to_string(p.levels));
   }
-  check_size("fat-tree", fat_tree_size(p.k, p.levels));
+  if (p.pods != 0 && (p.levels != 4 || p.pods > p.k)) {
+    throw TopologyError(
+        p.levels != 4 ? "fat-tree: pods (depopulation) is built for 4 levels only"
+                      : fmt::format("fat-tree: pods must be 1 .. k = {}, got {}", p.k, p.pods));
+  }
+  check_size("fat-tree", fat_tree_size(p.k, p.levels, p.pods));
+  if (p.levels == 4) return fat_tree4(p);
   const uint32_t h = p.k / 2;
   Topology t;
   t.kind = Kind::kFatTree;

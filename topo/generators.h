@@ -20,13 +20,20 @@ class TopologyError : public std::runtime_error {
 
 // k-ary fat tree. levels = 2: k leaves with k/2 hosts and k/2 uplinks, k/2 spines of radix k
 // (k²/2 hosts). levels = 3: k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores
-// (k³/4 hosts, 5k²/4 switches). k must be even and ≥ 2.
+// (k³/4 hosts, 5k²/4 switches). levels = 4 (fat_tree4.cpp): `pods` pods (0: all k) of (k/2)²
+// switches on each of 3 levels with (k/2)³ hosts, and (k/2)³ cores of radix k, each linked once
+// to every pod: pods·(k/2)³ hosts, 3 switch links per host, (3·pods + k/2)·(k/2)² switches; the
+// MRLS paper's FT(36, 104976) is k = 36 with 18 pods (50 % populated). k must be even and ≥ 2;
+// only the 4-level tree takes `pods` (1 .. k).
 struct FatTreeParams {
   uint32_t k = 4;
   uint32_t levels = 2;
   LinkDefaults link;
+  uint32_t pods = 0;
 };
 Topology fat_tree(const FatTreeParams& p);
+// The 4-level tree, called by fat_tree once the parameters are checked.
+Topology fat_tree4(const FatTreeParams& p);
 
 // Full bipartite leaf-spine: every leaf links to every spine once.
 struct LeafSpineParams {

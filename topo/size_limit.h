@@ -22,8 +22,10 @@ struct GeneratedSize {
   uint64_t hosts = 0;
 };
 
-constexpr GeneratedSize fat_tree_size(uint32_t k, uint32_t levels) {
+// pods: the 4-level tree's populated pods (0: all k), each with (k/2)³ hosts.
+constexpr GeneratedSize fat_tree_size(uint32_t k, uint32_t levels, uint32_t pods = 0) {
   const uint64_t kk = std::min<uint64_t>(k, kMaxPorts + 1);  // no overflow; the ports fail first
+  if (levels == 4) return {k, (pods != 0 ? pods : kk) * (kk / 2) * (kk / 2) * (kk / 2)};
   return {k, levels == 2 ? kk * kk / 2 : kk * kk * kk / 4};
 }
 constexpr GeneratedSize leaf_spine_size(uint32_t leaves, uint32_t spines, uint32_t hosts_per_leaf) {

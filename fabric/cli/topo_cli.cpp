@@ -74,11 +74,13 @@ std::vector<std::pair<CLI::App*, topo::Kind>> add_compared_subcommands(CLI::App*
 void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
   using topo::Kind;
   auto* ft = parent->add_subcommand(std::string(to_string(Kind::kFatTree)),
-                                    "k-ary fat tree with 2 or 3 levels");
+                                    "k-ary fat tree with 2, 3 or 4 levels");
   ft->add_option("--k", g.fat_tree.k, "Switch radix k (even)")->capture_default_str();
-  ft->add_option("--levels", g.fat_tree.levels, "2 (leaf-spine) or 3 (k pods and cores)")
-      ->check(CLI::IsMember({2, 3}))
+  ft->add_option("--levels", g.fat_tree.levels, "2 (leaf-spine), 3 or 4 (k pods and cores)")
+      ->check(CLI::IsMember({2, 3, 4}))
       ->capture_default_str();
+  ft->add_option("--pods", g.fat_tree.pods,
+                 "4 levels: pods built (default k; k/2 is the MRLS paper's 50 % populated tree)");
   auto* ls =
       parent->add_subcommand(std::string(to_string(Kind::kLeafSpine)), "full bipartite leaf-spine");
   ls->add_option("--leaves", g.leaf_spine.leaves, "Leaf switches")->capture_default_str();
@@ -142,7 +144,8 @@ topo::Topology generate(GeneratorArgs& g, uint32_t* tries) {
 std::string describe(const GeneratorArgs& g) {
   const std::string_view name = to_string(*g.generator);
   if (g.generator == topo::Kind::kFatTree) {
-    return fmt::format("{} --k {} --levels {}", name, g.fat_tree.k, g.fat_tree.levels);
+    return fmt::format("{} --k {} --levels {}{}", name, g.fat_tree.k, g.fat_tree.levels,
+                       g.fat_tree.pods ? fmt::format(" --pods {}", g.fat_tree.pods) : "");
   }
   if (g.generator == topo::Kind::kLeafSpine) {
     return fmt::format("{} --leaves {} --spines {} --hosts-per-leaf {}", name, g.leaf_spine.leaves,

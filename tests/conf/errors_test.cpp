@@ -253,7 +253,7 @@ load_balancer:
 TEST(ConfigErrors, ParameterOfAnotherGeneratorSaysWhatTheChosenOneTakes) {
   EXPECT_EQ(load_error("topology:\n  generator: fat-tree\n  k: 4\n  spines: 2\n"),
             "test.yaml:4:3: topology.spines: 'spines' is not a parameter of generator "
-            "'fat-tree'; fat-tree takes k, levels");
+            "'fat-tree'; fat-tree takes k, levels, pods");
 }
 
 TEST(ConfigErrors, AlgorithmWithoutParametersSaysSo) {
