@@ -7,7 +7,8 @@ first two, fabric/namespaced/link_events.cpp over the switches' telemetry in the
 
 Each mode must apply the first two events: summary.json's link_events has them with the times
 they were applied (not before their time), the down port sent frames before its event and none
-after it (the port counters the event records), and the slowed link kept sending. A third event,
+after it (the port counters the event records), and the slowed link kept sending (with ECMP on the
+wall-clock fabrics, whose flows may end before the event there: carried traffic at all). A third event,
 one random link failure at 1 s (after the workload), must be drawn on the same link in every mode
 (the seed's) and not applied. Completion and ranking must agree: every message completes in every
 mode, and ECMP's CCT is above RPS's in each, as in virtual time (there by 3x: ECMP's flows collide
@@ -107,7 +108,8 @@ def summaries(out, algorithms):
 
 def check_events_applied(mode, algorithm, s, scale):
     """Both events recorded as applied at or after their time; the down port sent before it and
-    (next to) nothing after; the slowed link's two directions sent after theirs."""
+    (next to) nothing after; the slowed link's two directions sent after theirs (ECMP on the
+    wall-clock fabrics: sent at all)."""
     what = f"{mode} {algorithm}"
     events = s.get("link_events", [])
     check(len(events) == 3, f"{what}: {len(events)} link events in summary.json, not 3")
@@ -131,8 +133,18 @@ def check_events_applied(mode, algorithm, s, scale):
     check(len(rate["directions"]) == 2,
           f"{what}: a rate event on both directions acts on two ports")
     for r in rate["directions"]:
-        check(r["tx_packets_after"] > 0,
-              f"{what}: {r['from']} -> {r['to']} sent nothing at its new rate")
+        # ECMP pins each flow to one path, so the slowed link carries traffic after 6 ms only if
+        # its flows are still running then: always in virtual time (deterministic), but on the
+        # wall-clock fabrics a run whose collisions happened to drop less ends its flows there
+        # sooner (seen once in CI: ECMP's in-process CCT 25 ms against the usual 44-58 ms, and
+        # leaf1 -> spine2 idle after the event). RPS sprays every flow over every uplink, so the
+        # link keeps sending in every mode; ECMP's must have carried traffic at all.
+        if mode == "virtual" or algorithm != "ecmp":
+            check(r["tx_packets_after"] > 0,
+                  f"{what}: {r['from']} -> {r['to']} sent nothing at its new rate")
+        else:
+            check(r["tx_packets_before"] + r["tx_packets_after"] > 0,
+                  f"{what}: {r['from']} -> {r['to']} sent nothing at all")
     return d["tx_packets_before"], d["tx_packets_after"], drawn["link"]
 
 
