@@ -59,6 +59,12 @@ class BurstQueues {
     if (stale_.period_ns() != 0 || p == kNoPort) return 0;
     return bytes_ ? pkt.bytes : 1;
   }
+  // The view's depths and this burst's pending counts as plain arrays (depth(p) is their sum),
+  // for a loop that keeps them in locals and adds its choices to pending itself, grow() of each:
+  // it calls mark_pending() after, so that end() clears them.
+  const uint32_t* view_depths() const { return view_.raw(); }
+  uint32_t* pending() { return pending_.data(); }
+  void mark_pending() { any_pending_ = true; }
   void record(std::span<const Packet> burst, const PortId* out, size_t from, size_t to) {
     for (size_t j = from; j < to; ++j) add(out[j], burst[j]);
   }

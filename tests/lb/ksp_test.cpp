@@ -3,6 +3,7 @@
 // the path then followed by its label at every later switch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -195,6 +196,148 @@ TEST(Ksp, DropsAPacketWhoseLabelNamesNoPathHere) {
   EXPECT_TRUE(tested);
   label = 1;  // unknown leaves
   EXPECT_EQ(f.choose(spine, 0, paths.leaves(), label, rng), kNoPort);
+}
+
+// The choice as ksp.h states it, one packet at a time and nothing cached: the reference the
+// balancer's bursts must match (its quick run, its per-slot single ports, its lazily counted
+// depths). `depth`: the view plus this burst's choices so far.
+PortId reference_choice(const topo::Topology& topo, const topo::Routing& routing, uint32_t sw,
+                        const topo::KspPaths& paths, uint64_t penalty, const Packet& p,
+                        const std::vector<uint32_t>& depth, Rng& rng, uint16_t& label) {
+  const topo::SwitchGraph& g = routing.graph();
+  const auto live = [&](PortId port) {
+    if (p.candidates == nullptr) return true;
+    return std::find(p.candidates, p.candidates + p.num_candidates, port) !=
+           p.candidates + p.num_candidates;
+  };
+  // The least deep live port to switch n, the lowest numbered of equals; its depth in `d`.
+  const auto port_to = [&](uint32_t n, uint32_t& d) {
+    PortId best = kNoPort;
+    for (PortId port = 0; port < topo.degree(g.node_of(sw)); ++port) {
+      const topo::PortRef peer = topo.peer(g.node_of(sw), port);
+      if (g.index_of(peer.node) != n || !live(port)) continue;  // a host's index: UINT32_MAX
+      if (best == kNoPort || depth[port] < d) {
+        best = port;
+        d = depth[port];
+      }
+    }
+    return best;
+  };
+  if (p.src_leaf >= paths.leaves() || p.dst_leaf >= paths.leaves() || p.src_leaf == p.dst_leaf)
+    return kNoPort;
+  const topo::KspPaths::Set& set = paths.set(p.src_leaf, p.dst_leaf);
+  if (p.src_leaf != routing.leaf_rank(sw)) {  // a later switch: the label's next hop
+    if (label == 0 || label > set.count) return kNoPort;
+    const std::vector<uint32_t> path = paths.path(p.src_leaf, p.dst_leaf, label - 1u);
+    for (size_t j = 1; j + 1 < path.size(); ++j) {
+      uint32_t d = 0;
+      if (path[j] == sw) return port_to(path[j + 1], d);
+    }
+    return kNoPort;
+  }
+  PortId best = kNoPort;
+  uint64_t best_score = 0;
+  uint32_t ties = 0;
+  for (uint32_t c = 0, start = 0; c < set.lengths; start = set.end[c++]) {
+    const uint32_t i = start + rng.below(set.end[c] - start);
+    uint32_t d = 0;
+    const PortId port = port_to(paths.path(p.src_leaf, p.dst_leaf, i)[1], d);
+    if (port == kNoPort) continue;
+    const uint64_t score = (uint64_t{d} << 8) + penalty * (set.len[c] - set.len[0]);
+    if (best == kNoPort || score < best_score) {
+      best = port;
+      best_score = score;
+      label = static_cast<uint16_t>(i + 1);
+      ties = 1;
+    } else if (score == best_score && rng.below(++ties) == 0) {
+      best = port;
+      label = static_cast<uint16_t>(i + 1);
+    }
+  }
+  return best;
+}
+
+// Bursts at a source leaf and at a spine against the reference: pairs with one length class
+// (the quick run) and several, a leaf with parallel links to one spine (chosen by depth, before
+// and after the burst's first depth read), candidate sets that change between bursts and within
+// one (a link down: the per-slot single ports must follow), packets without candidates, labels
+// from other leaves, the queue unit in packets and bytes, live and stale views.
+TEST(Ksp, BurstsChooseAsThePacketAtATimeReference) {
+  for (const uint32_t k : {2u, 16u}) {
+    for (const bool bytes : {false, true}) {
+      for (const uint64_t state_update : {uint64_t{0}, uint64_t{1000}}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "k " << k << " bytes " << bytes << " stale " << state_update);
+        topo::Topology topo = topo::mrls(params(14, 3, 3, 7));
+        topo::Routing first(topo);  // to find leaf 0's first spine
+        const uint32_t leaf = first.leaves()[0];
+        const topo::SwitchGraph& g0 = first.graph();
+        const topo::NodeId spine_node = g0.node_of(g0.neighbour(g0.begin(leaf)));
+        topo.add_link(g0.node_of(leaf), spine_node, 100e9, 500);  // a second link: parallel
+        const topo::Routing routing(topo);
+        const topo::SwitchGraph& g = routing.graph();
+        const topo::KspPaths& paths = *routing.ksp_paths(k);
+        const uint32_t spine = g.index_of(spine_node);
+        for (const uint32_t sw : {routing.leaves()[0], spine}) {
+          const size_t ports = topo.degree(g.node_of(sw));
+          const uint64_t penalty = 5 * 256;
+          Ksp ksp(std::make_shared<KspTable>(routing, sw, routing.ksp_paths(k)), 5, ports,
+                  BurstQueues(ports, state_update, bytes));
+          testing::Queues queues(ports);
+          const std::vector<PortId> all = testing::ports(static_cast<uint32_t>(ports));
+          // Link-down sets: one of the parallel pair, and one fabric link elsewhere.
+          const uint32_t other = sw == spine ? routing.leaves()[0] : spine;
+          PortId parallel = kNoPort, elsewhere = kNoPort;
+          for (uint32_t e = g.begin(sw); e < g.end(sw); ++e) {
+            (g.neighbour(e) == other ? parallel : elsewhere) = g.port(e);
+          }
+          std::vector<PortId> down, down2;
+          for (PortId port : all) {
+            if (port != parallel) down.push_back(port);
+            if (port != elsewhere) down2.push_back(port);
+          }
+          const std::vector<PortId>* sets[] = {&all, &down, &down2, nullptr};
+          Rng draw(k * 10 + bytes);
+          Rng rng(3), ref_rng(3);
+          std::vector<uint32_t> view(ports);  // the snapshot a stale view keeps
+          for (uint64_t burst_no = 0; burst_no < 300; ++burst_no) {
+            const uint64_t now = burst_no * 400;
+            for (size_t q = 0; q < ports; ++q) queues.depth[q] = draw.below(bytes ? 3000 : 3);
+            if (state_update == 0 || now % state_update < 400) {
+              for (size_t q = 0; q < ports; ++q) view[q] = queues.depth[q];
+            }
+            std::vector<Packet> burst(32);
+            const std::vector<PortId>* set = sets[draw.below(4)];
+            for (Packet& p : burst) {
+              if (draw.below(8) == 0) set = sets[draw.below(4)];  // within the burst too
+              p.candidates = set != nullptr ? set->data() : nullptr;
+              p.num_candidates = set != nullptr ? static_cast<uint16_t>(set->size()) : 0;
+              p.src_leaf = draw.below(4) != 0 ? 0 : draw.below(paths.leaves() + 1);
+              p.dst_leaf = draw.below(paths.leaves());
+              p.bytes = draw.below(2) != 0 ? 64 : 1500;
+              const uint32_t count = p.src_leaf < paths.leaves() && p.dst_leaf < paths.leaves()
+                                         ? paths.set(p.src_leaf, p.dst_leaf).count
+                                         : 1;
+              p.path_label = static_cast<uint16_t>(draw.below(count + 2));
+            }
+            std::vector<PortId> out(32, 0);
+            std::vector<uint16_t> labels(32, 0);
+            ksp.choose(burst, BurstContext{queues.view(), &rng, now, labels.data()}, out.data());
+            std::vector<uint32_t> depth = view;
+            for (size_t i = 0; i < burst.size(); ++i) {
+              uint16_t label = burst[i].path_label;
+              const PortId want = reference_choice(topo, routing, sw, paths, penalty, burst[i],
+                                                   depth, ref_rng, label);
+              ASSERT_EQ(out[i], want) << "burst " << burst_no << " packet " << i;
+              ASSERT_EQ(labels[i], label) << "burst " << burst_no << " packet " << i;
+              if (state_update == 0 && want != kNoPort) depth[want] += bytes ? burst[i].bytes : 1;
+            }
+            ASSERT_EQ(rng.next(), ref_rng.next()) << "the same draws, burst " << burst_no;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(Ksp, ConfigurationErrorsNameTheKey) {
