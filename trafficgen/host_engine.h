@@ -65,12 +65,15 @@ namespace spraylab::gen {
   X(kCreditSpent, "credit_spent_bytes", "cc rccc: credit senders spent (data wire bytes)") \
   X(kRxPfcPause, "rx_pfc_pauses", "802.1Qbb PFC frames received that paused a class")      \
   X(kRxPfcResume, "rx_pfc_resumes", "802.1Qbb PFC frames received that resumed a class")   \
-  X(kRxBadControl, "rx_bad_mac_control", "MAC control frames that were no PFC (dropped)")   \
-  X(kPfcPausedNs, "pfc_paused_ns", "time the ports' data class was paused, summed over ports")
+  X(kRxBadControl, "rx_bad_mac_control", "MAC control frames that were no PFC (dropped)")
+// Counters of time, in ns: named <name>_ns in the results, exported as seconds
+// (spraylab_gen_<name>_seconds_total: Prometheus wants base units). They follow the list above.
+#define SPRAYLAB_GEN_NS_COUNTERS(X) \
+  X(kPfcPausedNs, "pfc_paused", "time the ports' data class was paused, summed over ports")
 
 enum class GenCounter : uint8_t {
 #define SPRAYLAB_GEN_ENUM(id, name, doc) id,
-  SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_ENUM)
+  SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_ENUM) SPRAYLAB_GEN_NS_COUNTERS(SPRAYLAB_GEN_ENUM)
 #undef SPRAYLAB_GEN_ENUM
       kCount,
 };
@@ -84,10 +87,14 @@ constexpr bool rccc_counter(GenCounter c) {
 constexpr bool pfc_counter(GenCounter c) {
   return c >= GenCounter::kRxPfcPause && c <= GenCounter::kPfcPausedNs;
 }
+// The first counter of time (SPRAYLAB_GEN_NS_COUNTERS): ns in the engine and the results.
+inline constexpr size_t kGenFirstNsCounter = static_cast<size_t>(GenCounter::kPfcPausedNs);
 inline constexpr std::array<const char*, kGenCounters> kGenCounterNames = {
 #define SPRAYLAB_GEN_NAME(id, name, doc) name,
-    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_NAME)
+#define SPRAYLAB_GEN_NS_NAME(id, name, doc) name "_ns",
+    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_NAME) SPRAYLAB_GEN_NS_COUNTERS(SPRAYLAB_GEN_NS_NAME)
 #undef SPRAYLAB_GEN_NAME
+#undef SPRAYLAB_GEN_NS_NAME
 };
 
 // A message this engine sends: its progress and acknowledgements.

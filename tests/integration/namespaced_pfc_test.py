@@ -22,14 +22,12 @@ Needs root (ip netns); skips (exit 77) otherwise.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
-from dpdk_procs import fabric_processes  # noqa: E402
+from dpdk_procs import fabric_namespaces, fabric_processes, run_spraylab  # noqa: E402
 from cases import Skip, case_parser, run_cases, check  # noqa: E402
 
 EXPERIMENT = """\
@@ -45,20 +43,6 @@ measurement: {{queue_sample: 100us}}
 RATE = "2Mbps"
 
 
-def spraylab(args, *argv, timeout=600):
-    t0 = time.time()
-    p = subprocess.run([os.path.join(args.build, "fabric", "spraylab"), *argv],
-                       capture_output=True, text=True, timeout=timeout)
-    print(f"$ spraylab {' '.join(argv)}  -> {p.returncode} ({time.time() - t0:.0f} s)\n"
-          f"{p.stdout}{p.stderr[-3000:]}", flush=True)
-    return p
-
-
-def namespaces(prefix):
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(prefix)]
-
-
 def incast(args, fc, links):
     """One namespaced run of the incast with flow_control `fc` over `links`: its summary.json."""
     if os.geteuid() != 0:
@@ -71,14 +55,14 @@ def incast(args, fc, links):
     with open(exp, "w") as f:
         f.write(EXPERIMENT.format(fc=fc, pfc=", pfc: {headroom: 16KB}" if fc == "pfc" else ""))
     try:
-        r = spraylab(args, "run", exp, "--mode", "namespaced", "--links", links, "--rate", RATE,
-                     "--fabric-name", name, "--fabric-dir", folder, "--timeout", "120", "-o", out,
-                     timeout=600)
+        r = run_spraylab(args.build, "run", exp, "--mode", "namespaced", "--links", links,
+                         "--rate", RATE, "--fabric-name", name, "--fabric-dir", folder,
+                         "--timeout", "120", "-o", out, timeout=600)
         check(r.returncode == 0, f"spraylab run --mode namespaced (flow_control {fc}) failed")
         with open(os.path.join(out, "ecmp", "summary.json")) as f:
             return json.load(f)
     finally:
-        left = namespaces(f"sl-{name}-") + fabric_processes(f"sl-{name}-")
+        left = fabric_namespaces(f"sl-{name}-") + fabric_processes(f"sl-{name}-")
         shutil.rmtree(work, ignore_errors=True)
         check(not left, f"left behind: {left}")
 
@@ -107,7 +91,7 @@ def test_pfc_incast_drops_nothing(args, links):
 def test_none_incast_drops(args, links):
     s = incast(args, "none", links)
     drops = s["loss"]["switch_drops"]
-    check(drops > 0, f"the incast dropped nothing without flow control: it proves nothing")
+    check(drops > 0, "the incast dropped nothing without flow control: it proves nothing")
     check("pfc" not in s, "a pfc block without pfc")
     return f"switch drops {drops}, retransmits {s['loss']['retransmits']}"
 
