@@ -11,6 +11,7 @@
 
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "switch/dataplane/worker.h"
 
 namespace spraylab::control {
 namespace {
@@ -266,6 +267,16 @@ nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, bool take_max,
     auto [mp, mb] = rt_.take_max_depth(p);
     pj["queue_max_packets"] = mp;
     pj["queue_max_bytes"] = mb;
+  }
+  if (const dataplane::Pfc* pfc = rt_.pfc()) {
+    // buffer.flow_control: pfc: the frames this port sent its peer and received from it, and the
+    // time its transmitter was paused (the namespaced fabric's summary reads them).
+    const dataplane::PfcPortCounters& c = pfc->counters(p);
+    pj["pfc_pause_sent"] = c.pause_sent.get();
+    pj["pfc_resume_sent"] = c.resume_sent.get();
+    pj["pfc_pause_received"] = c.pause_received.get();
+    pj["pfc_resume_received"] = c.resume_received.get();
+    pj["pfc_paused_ns"] = pfc->paused_ns_seen(p, dataplane::TscClock().now_ns());
   }
   pj["drops"] = drops_json(p, drops);
   return pj;

@@ -150,7 +150,8 @@ std::vector<MetricFamily> GenCollector::Collect() const {
   for (size_t c = 0; c < kGenCounters; ++c) {
     MetricFamily f = make_family(kGenCounterMetrics[c]);
     for (const EngineView& e : src_.engines) {
-      const double v = e.counters ? static_cast<double>(racy_load((*e.counters)[c])) : 0;
+      double v = e.counters ? static_cast<double>(racy_load((*e.counters)[c])) : 0;
+      if (c >= kGenFirstNsCounter) v *= 1e-9;  // ns -> s
       add_value(f, {{"lcore", std::to_string(e.lcore)}}, v);
     }
     out.push_back(std::move(f));

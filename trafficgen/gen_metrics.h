@@ -57,12 +57,16 @@ inline constexpr std::array<monitoring::MetricSpec, static_cast<size_t>(GenMetri
 #undef SPRAYLAB_SPEC
     }};
 
-// spraylab_gen_<counter>_total{lcore} for every engine counter, in GenCounter order.
+// spraylab_gen_<counter>_total{lcore} for every engine counter, in GenCounter order; a counter
+// of time (ns) as spraylab_gen_<name>_seconds_total, in seconds.
 inline constexpr std::array<monitoring::MetricSpec, kGenCounters> kGenCounterMetrics{{
 #define SPRAYLAB_SPEC(id, name, doc) \
   {"spraylab_gen_" name "_total", prometheus::MetricType::Counter, "lcore", doc},
-    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_SPEC)
+#define SPRAYLAB_NS_SPEC(id, name, doc) \
+  {"spraylab_gen_" name "_seconds_total", prometheus::MetricType::Counter, "lcore", doc},
+    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_SPEC) SPRAYLAB_GEN_NS_COUNTERS(SPRAYLAB_NS_SPEC)
 #undef SPRAYLAB_SPEC
+#undef SPRAYLAB_NS_SPEC
 }};
 
 inline const monitoring::MetricSpec& spec(GenMetric m) {

@@ -99,6 +99,9 @@ std::vector<int32_t> HostEngine::add_hosts(const std::vector<uint32_t>& hosts) {
     if (it == ports_.end()) {
       ports_.push_back(PortSlot{});
       ports_.back().port = h.port;
+      // Quanta count bit times of the host link (the topology's: every host's link runs at the
+      // slowest host link's rate in the plan).
+      ports_.back().pause = net::PfcPause(plan_.link_rate_bps, tsc_hz_d());
       it = ports_.end() - 1;
     }
     h.port_slot = static_cast<uint32_t>(it - ports_.begin());
@@ -345,6 +348,10 @@ void HostEngine::complete_recv(RecvState& r, uint64_t now) {
 void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   const auto* data = rte_pktmbuf_mtod(m, const uint8_t*);
   const uint32_t len = rte_pktmbuf_data_len(m);
+  if (net::is_mac_control(data, len)) {
+    on_mac_control(p, data, len, now);
+    return;
+  }
   net::FrameInfo fi;
   if (net::parse_frame(data, len, fi) != net::FrameError::kNone || fi.proto != net::kIpProtoUdp ||
       fi.dst_port != kGenUdpPort) {
@@ -385,6 +392,31 @@ void HostEngine::receive(PortSlot& p, rte_mbuf* m, uint64_t now) {
   } else {
     count(GenCounter::kRxMalformed);
   }
+}
+
+// 802.1Qbb (docs/generator.md, "PFC pauses"): the peer (the host's leaf) pauses or resumes
+// priority classes of this port's link; the tx step offers the device nothing of a paused class.
+// Every frame the generator sends is data class (net::kPfcDataClass): ACKs included, as a NIC
+// sends them in the flow's class.
+void HostEngine::on_mac_control(PortSlot& p, const uint8_t* data, uint32_t len, uint64_t now) {
+  net::PfcFrame f;
+  if (net::parse_pfc(data, len, f) != net::PfcParse::kPfc) {
+    count(GenCounter::kRxBadControl);
+    return;
+  }
+  pfc_seen_ = true;
+  const net::PfcPause::Effect e = p.pause.on_frame(f, now);
+  if (e.paused) count(GenCounter::kRxPfcPause);
+  if (e.resumed) count(GenCounter::kRxPfcResume);
+}
+
+// The data class's paused time so far, over the engine's ports, in ns (a running pause up to
+// `now`): set whole each turn, so a scrape sees it grow while a pause holds.
+void HostEngine::count_paused_time(uint64_t now) {
+  uint64_t ticks = 0;
+  for (const PortSlot& p : ports_) ticks += p.pause.paused_ticks(net::kPfcDataClass, now);
+  counters_[static_cast<size_t>(GenCounter::kPfcPausedNs)] = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(ticks) * ns_per_tsc_q32_) >> 32);
 }
 
 void HostEngine::on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl,
@@ -1153,7 +1185,7 @@ bool HostEngine::poll(uint64_t now) {
   }
   for (HostState& h : hosts_) send(h, now);
   for (PortSlot& p : ports_) {
-    if (p.tx_count == 0) continue;
+    if (p.tx_count == 0 || tx_paused(p, now)) continue;  // paused: the frames wait here
     const auto queued = static_cast<uint16_t>(p.tx_count);
     const uint16_t sent =
         tx_ ? tx_(p.port, p.tx.data(), queued) : rte_eth_tx_burst(p.port, 0, p.tx.data(), queued);
@@ -1168,6 +1200,7 @@ bool HostEngine::poll(uint64_t now) {
       for (int i = 0; i < 32; ++i) rte_pause();
     }
   }
+  if (pfc_seen_) count_paused_time(now);
   if (work) {
     tx_bytes_live_.store(counter(GenCounter::kTxBytes), std::memory_order_relaxed);
     if (tsc_clock_) busy_cycles_ += rte_rdtsc() - now;
@@ -1182,13 +1215,16 @@ uint32_t HostEngine::tx_pending() const {
 }
 
 uint64_t HostEngine::next_wake(uint64_t now) const {
-  for (const PortSlot& p : ports_) {
-    if (p.tx_count > 0) return now;  // the device was full: try again at once
-  }
   uint64_t t = std::min(earliest_start_, timeout_due_);
+  for (const PortSlot& p : ports_) {
+    if (p.tx_count == 0) continue;
+    if (!tx_paused(p, now)) return now;  // the device was full: try again at once
+    t = std::min(t, p.pause.paused_until(net::kPfcDataClass));  // or when the pause ends
+  }
   for (const HostState& h : hosts_) {
     t = std::min(t, pull_turn(h, now));
-    if (!wants_to_send(h)) continue;
+    // A paused link takes nothing before its pause ends (above): neither would the host's frames.
+    if (!wants_to_send(h) || tx_paused(ports_[h.port_slot], now)) continue;
     if (cycles_per_byte_q16_ == 0) return now;  // unpaced: sends whenever polled
     t = std::min(t, send_turn(h, now));
   }

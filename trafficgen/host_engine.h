@@ -18,6 +18,8 @@
 #include <memory>
 #include <vector>
 
+#include "net/pfc_frame.h"
+#include "net/pfc_pause.h"
 #include "net/wire.h"
 #include "trafficgen/entropy.h"
 #include "trafficgen/flow_window.h"
@@ -60,11 +62,18 @@ namespace spraylab::gen {
   X(kRxPull, "rx_pull_packets", "cc rccc: PULLs received (after injected loss)")            \
   X(kTxRts, "tx_rts_packets", "cc rccc: RTSs sent by senders out of credit")                \
   X(kCreditGranted, "credit_granted_bytes", "cc rccc: credit the receivers' PULLs granted") \
-  X(kCreditSpent, "credit_spent_bytes", "cc rccc: credit senders spent (data wire bytes)")
+  X(kCreditSpent, "credit_spent_bytes", "cc rccc: credit senders spent (data wire bytes)") \
+  X(kRxPfcPause, "rx_pfc_pauses", "802.1Qbb PFC frames received that paused a class")      \
+  X(kRxPfcResume, "rx_pfc_resumes", "802.1Qbb PFC frames received that resumed a class")   \
+  X(kRxBadControl, "rx_bad_mac_control", "MAC control frames that were no PFC (dropped)")
+// Counters of time, in ns: named <name>_ns in the results, exported as seconds
+// (spraylab_gen_<name>_seconds_total: Prometheus wants base units). They follow the list above.
+#define SPRAYLAB_GEN_NS_COUNTERS(X) \
+  X(kPfcPausedNs, "pfc_paused", "time the ports' data class was paused, summed over ports")
 
 enum class GenCounter : uint8_t {
 #define SPRAYLAB_GEN_ENUM(id, name, doc) id,
-  SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_ENUM)
+  SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_ENUM) SPRAYLAB_GEN_NS_COUNTERS(SPRAYLAB_GEN_ENUM)
 #undef SPRAYLAB_GEN_ENUM
       kCount,
 };
@@ -74,10 +83,18 @@ inline constexpr size_t kGenCounters = static_cast<size_t>(GenCounter::kCount);
 constexpr bool rccc_counter(GenCounter c) {
   return c >= GenCounter::kTxPull && c <= GenCounter::kCreditSpent;
 }
+// The counters only MAC control frames move (a link running PFC): listed with it alone, too.
+constexpr bool pfc_counter(GenCounter c) {
+  return c >= GenCounter::kRxPfcPause && c <= GenCounter::kPfcPausedNs;
+}
+// The first counter of time (SPRAYLAB_GEN_NS_COUNTERS): ns in the engine and the results.
+inline constexpr size_t kGenFirstNsCounter = static_cast<size_t>(GenCounter::kPfcPausedNs);
 inline constexpr std::array<const char*, kGenCounters> kGenCounterNames = {
 #define SPRAYLAB_GEN_NAME(id, name, doc) name,
-    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_NAME)
+#define SPRAYLAB_GEN_NS_NAME(id, name, doc) name "_ns",
+    SPRAYLAB_GEN_COUNTERS(SPRAYLAB_GEN_NAME) SPRAYLAB_GEN_NS_COUNTERS(SPRAYLAB_GEN_NS_NAME)
 #undef SPRAYLAB_GEN_NAME
+#undef SPRAYLAB_GEN_NS_NAME
 };
 
 // A message this engine sends: its progress and acknowledgements.
@@ -314,6 +331,9 @@ class HostEngine {
     std::vector<std::pair<uint32_t, uint32_t>> hosts;  // (ip, local host slot)
     std::array<rte_mbuf*, 2 * net::kBurst> tx{};
     uint32_t tx_count = 0;
+    // The link's PFC pauses (docs/generator.md, "PFC pauses"): while the data class is paused the
+    // device is offered nothing and the frames wait in `tx`.
+    net::PfcPause pause;
   };
 
   void count(GenCounter c, uint64_t n = 1) { counters_[static_cast<size_t>(c)] += n; }
@@ -325,6 +345,13 @@ class HostEngine {
   void add_dependents();
   void add_ack_queues();
   void receive(PortSlot& p, rte_mbuf* m, uint64_t now);
+  // A MAC control frame on port `p`: a PFC frame sets the port's pauses; anything else is counted.
+  void on_mac_control(PortSlot& p, const uint8_t* data, uint32_t len, uint64_t now);
+  // Port p may offer the device no frame now (its peer paused the data class).
+  bool tx_paused(const PortSlot& p, uint64_t now) const {
+    return pfc_seen_ && p.pause.paused(net::kPfcDataClass, now);
+  }
+  void count_paused_time(uint64_t now);
   void build_header_templates();
   void on_data(uint32_t host_slot, const TestbedHeader& h, bool ce, uint8_t ttl, uint64_t now);
   void on_ack(uint32_t host_slot, const TestbedHeader& h, uint64_t now);
@@ -496,6 +523,7 @@ class HostEngine {
   std::array<uint64_t, kSentTtl + 1> path_switches_{};
   uint64_t delivered_bytes_ = 0;
   uint64_t busy_cycles_ = 0;
+  bool pfc_seen_ = false;  // a PFC frame arrived: the ports' pauses are worth asking
   BurstIo rx_, tx_;
   bool tsc_clock_ = true;
   std::atomic<bool> finished_{false};

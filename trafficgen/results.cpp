@@ -22,13 +22,18 @@ nlohmann::ordered_json latency_json(const LatencyHistogram& h) {
 
 nlohmann::ordered_json counters_json(const std::array<uint64_t, kGenCounters>& counters) {
   nlohmann::ordered_json j;
-  // The cc rccc counters only where credits ran (all 0 otherwise): results as they were.
-  bool credits = false;
+  // The cc rccc counters only where credits ran, the PFC ones only where a MAC control frame
+  // arrived (all 0 otherwise): results as they were.
+  bool credits = false, pfc = false;
   for (size_t c = 0; c < kGenCounters; ++c) {
     credits = credits || (rccc_counter(static_cast<GenCounter>(c)) && counters[c] != 0);
+    pfc = pfc || (pfc_counter(static_cast<GenCounter>(c)) && counters[c] != 0);
   }
   for (size_t c = 0; c < kGenCounters; ++c) {
-    if (credits || !rccc_counter(static_cast<GenCounter>(c))) j[kGenCounterNames[c]] = counters[c];
+    const auto id = static_cast<GenCounter>(c);
+    if ((credits || !rccc_counter(id)) && (pfc || !pfc_counter(id))) {
+      j[kGenCounterNames[c]] = counters[c];
+    }
   }
   return j;
 }

@@ -10,6 +10,7 @@
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/cli/inprocess_metrics.h"
 #include "fabric/cli/size_guard.h"
 #include "fabric/emu/eal.h"
 #include "fabric/namespaced/launcher.h"
@@ -35,6 +36,7 @@ struct RunArgs {
   std::string rate;      // --rate as given; empty: not given
   double timeout_seconds = 600;
   std::string max_clock;           // --max-clock as given; empty: none
+  std::string metrics_address;     // --metrics-address; empty: no metrics
   namespaced::Options namespaced;  // --links, --fabric-name, --fabric-dir (--rate goes in too)
   uint32_t seeds = 0;              // 0: the file's seed only, as ever
   bool dry_run = false;
@@ -171,6 +173,10 @@ int run(const RunArgs& args) {
     options.namespaced.rate = args.rate;
   } else if (options.mode == Mode::kInProcess) {
     options.inprocess_rate_bps = inprocess_rate(args, request);
+    if (!args.metrics_address.empty()) {
+      options.switch_metrics =
+          serve_switch_metrics(monitoring::parse_address(args.metrics_address, 0));
+    }
   } else if (!args.rate.empty()) {
     throw std::invalid_argument(fmt::format(
         "--rate is for --mode inprocess; virtual time runs the experiment's rates (change "
@@ -179,6 +185,11 @@ int run(const RunArgs& args) {
   } else if (args.lcores > 0) {
     throw std::invalid_argument(
         "--lcores is for --mode inprocess; virtual time runs on --threads (docs/fabric.md)");
+  }
+  if (!args.metrics_address.empty() && options.mode != Mode::kInProcess) {
+    throw std::invalid_argument(
+        "--metrics-address is for --mode inprocess (a namespaced fabric's processes serve their "
+        "own; virtual time has no wall clock to scrape on)");
   }
   const std::vector<Variant> variants =
       expand_variants(conf::read_experiment_text(args.file), args.file, request);
@@ -263,6 +274,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                               "stretch alike; 'file': the experiment's rates",
                               conf::format_rate(kInProcessRateBps),
                               conf::format_rate(namespaced::kNamespacedRateBps)));
+  cmd->add_option("--metrics-address", args->metrics_address,
+                  "inprocess: serve the switches' Prometheus metrics at HOST:PORT/metrics while "
+                  "each variant runs (port 0: any free port, printed; docs/monitoring.md)");
   cmd->add_option("--links", args->namespaced.links,
                   "namespaced: memif (default), veth (net_af_xdp; payloads above 1400 B are "
                   "cut to 1400) or vhost (vhost-user: net_vhost and net_virtio_user)")

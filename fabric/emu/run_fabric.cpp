@@ -71,9 +71,16 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
       opts.max_clock_ns ? static_cast<uint64_t>(static_cast<double>(opts.max_clock_ns) * scale)
                         : e.measurement.duration_ns;
   const uint64_t limit_ns = duration ? duration : UINT64_MAX;
+  std::shared_ptr<void> metrics;  // released after the run, before the fabric
+  if (opts.mode == Mode::kInProcess && opts.switch_metrics) {
+    std::vector<dataplane::SwitchRuntime*> switches;
+    for (const auto& s : f.switches()) switches.push_back(&s->runtime());
+    metrics = opts.switch_metrics(switches);
+  }
   RunOutcome run = opts.mode == Mode::kVirtual ? run_virtual(f, run_opts, limit_ns)
                                                : run_inprocess(f, run_opts, limit_ns);
 
+  metrics.reset();
   FabricResult r;
   r.mode = opts.mode;
   r.time_scale = scale;

@@ -137,6 +137,9 @@ uint64_t at_port(const json& ports, const char* key, uint16_t port) {
 // /spraylab/port request per port: the ports command leaves nested objects out).
 struct PortCounts {
   uint64_t tx_packets = 0, tx_bytes = 0, ecn_marks = 0, trims = 0, drops = 0;
+  // buffer.flow_control: pfc (0 without: the switch has no such fields).
+  uint64_t pause_sent = 0, resume_sent = 0, pause_received = 0, resume_received = 0;
+  uint64_t paused_ns = 0, headroom_drops = 0;
 };
 std::vector<PortCounts> port_counts(const std::vector<PortPlace>& places, Sessions& sessions) {
   std::vector<PortCounts> out(places.size());
@@ -148,10 +151,16 @@ std::vector<PortCounts> port_counts(const std::vector<PortPlace>& places, Sessio
     out[i].tx_bytes = at_port(j, "tx_bytes", pl.port);
     out[i].ecn_marks = at_port(j, "ecn_marks", pl.port);
     out[i].trims = at_port(j, "trims", pl.port);
+    out[i].pause_sent = at_port(j, "pfc_pause_sent", pl.port);
+    out[i].resume_sent = at_port(j, "pfc_resume_sent", pl.port);
+    out[i].pause_received = at_port(j, "pfc_pause_received", pl.port);
+    out[i].resume_received = at_port(j, "pfc_resume_received", pl.port);
+    out[i].paused_ns = at_port(j, "pfc_paused_ns", pl.port);
     const json one = ask(sessions, pl.process, fmt::format("/spraylab/port,{}", pl.port));
     for (const auto& [key, value] : one.items()) {
       if (key.starts_with("drops_") && value.is_number()) out[i].drops += value.get<uint64_t>();
     }
+    out[i].headroom_drops = one.value("drops_pfc_headroom", uint64_t{0});
   }
   return out;
 }
@@ -380,6 +389,7 @@ class VariantRun {
       parts.push_back(it->second);
     }
     if (!parts.empty()) r_.generator = merge_generator_results(parts);
+    if (exp_.buffer.flow_control == conf::FlowControl::kPfc) host_pfc();
     r_.completed = every_part && !stop_ && r_.generator.value("completed", false);
     r_.stopped_by =
         r_.completed ? gen::StopReason::kCompleted : stop_.value_or(gen::StopReason::kStalled);
@@ -388,6 +398,18 @@ class VariantRun {
         r_.generator.is_object() ? r_.generator.value("elapsed_ns", 0ull) : 0;
     r_.clock_ns =
         gen_elapsed > 0 ? gen_elapsed : static_cast<uint64_t>((end_at_ - start_at_) * 1e9);
+  }
+
+  // buffer.flow_control: pfc: the hosts' side of the pauses, from the generators' counters
+  // (docs/generator.md, "PFC pauses"; listed only when a MAC control frame arrived).
+  void host_pfc() {
+    r_.pfc = true;
+    const json counters = r_.generator.is_object() ? r_.generator.value("counters", json::object())
+                                                   : json::object();
+    r_.host_pfc.pause_received = counters.value("rx_pfc_pauses", uint64_t{0});
+    r_.host_pfc.resume_received = counters.value("rx_pfc_resumes", uint64_t{0});
+    r_.host_pfc.paused_ns = counters.value("pfc_paused_ns", uint64_t{0});
+    r_.host_pfc.bad_control = counters.value("rx_bad_mac_control", uint64_t{0});
   }
 
   // Each port's counters over the run and its exact deepest queue since the release.
@@ -405,6 +427,12 @@ class VariantRun {
       ps.ecn_marks = end[i].ecn_marks - base_[i].ecn_marks;
       ps.trims = end[i].trims - base_[i].trims;
       ps.drops = end[i].drops - base_[i].drops;
+      ps.pause_sent = end[i].pause_sent - base_[i].pause_sent;
+      ps.resume_sent = end[i].resume_sent - base_[i].resume_sent;
+      ps.pause_received = end[i].pause_received - base_[i].pause_received;
+      ps.resume_received = end[i].resume_received - base_[i].resume_received;
+      ps.paused_ns = end[i].paused_ns - base_[i].paused_ns;
+      ps.headroom_drops = end[i].headroom_drops - base_[i].headroom_drops;
       ps.utilisation = port_utilisation(ps.tx_bytes, ps.tx_packets, st_.rate_bps, r_.clock_ns);
     }
     set_p99_bytes(r_.samples, &r_.ports);
@@ -546,19 +574,13 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   };
   if (g_stop) throw std::runtime_error("interrupted");
-  if (const conf::FlowControl fc = conf::load_experiment_string(yaml, "variant").buffer.flow_control;
-      fc != conf::FlowControl::kNone) {
-    // Its switches are spraylab-switch processes, which send pause frames but no credit frames;
-    // its hosts are spraylab-gen processes, which obey neither: a leaf's pause would stop no
-    // sender, and its ingress would overflow the headroom (pfc_headroom drops, not lossless).
+  if (conf::load_experiment_string(yaml, "variant").buffer.flow_control ==
+      conf::FlowControl::kCredit) {
+    // Its switches are spraylab-switch processes, which send pause frames (and spraylab-gen
+    // obeys them) but no credit frames: a credit link would never get its credits back.
     throw std::invalid_argument(
-        fc == conf::FlowControl::kPfc
-            ? "buffer.flow_control: pfc runs in virtual time, on the in-process fabric and on "
-              "spraylab-switch's DPDK ports, not on the namespaced fabric: its generators "
-              "(spraylab-gen) do not obey the pause frames their leaves send (docs/switch.md, "
-              "\"Lossless links (PFC)\")"
-            : "buffer.flow_control: credit runs in virtual time and on the in-process fabric "
-              "only, not on the namespaced fabric (docs/switch.md, \"Credit-based links\")");
+        "buffer.flow_control: credit runs in virtual time and on the in-process fabric only, not "
+        "on the namespaced fabric (docs/switch.md, \"Credit-based links\")");
   }
   bring_up(yaml, opts);
   FabricResult r = VariantRun(dir_, opts, wall_s).run();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -14,7 +15,17 @@
 #include "fabric/run/mode.h"
 #include "trafficgen/stop_reason.h"
 
+namespace spraylab::dataplane {
+class SwitchRuntime;  // switch/dataplane/switch_runtime.h: what a metrics hook reads
+}
+
 namespace spraylab::fabric {
+
+// In-process: called with every switch's runtime once the fabric is built, before it runs; what it
+// returns (a metrics endpoint serving them, fabric/cli/run_cli.cpp) is released after the run,
+// before the switches go.
+using SwitchMetricsHook = std::function<std::shared_ptr<void>(
+    const std::vector<dataplane::SwitchRuntime*>& switches)>;
 
 // The in-process fabric's default link rate: what the nodes of a small fabric sustain on this
 // 2-CPU machine (docs/fabric.md).
@@ -63,6 +74,8 @@ struct FabricOptions {
   // Called about every `progress_period_ns` of wall time from the thread that called run_fabric.
   std::function<void(const Progress&)> progress;
   uint64_t progress_period_ns = 200'000'000;
+  // In-process: serves the switches' metrics while the run lasts (empty: none).
+  SwitchMetricsHook switch_metrics;
 };
 
 // One row of the queue-depth time series (measurement.queue_sample apart, on the fabric clock).

@@ -204,6 +204,7 @@ FabricOptions fabric_options(const Variant& v, const RunOptions& options, Progre
   fo.threads = options.threads;
   fo.max_wall_seconds = options.max_wall_seconds;
   fo.inprocess_rate_bps = options.inprocess_rate_bps;
+  fo.switch_metrics = options.switch_metrics;
   // run_fabric takes max_clock_ns instead of measurement.duration: pass the shorter.
   fo.max_clock_ns = options.max_clock_ns;
   const uint64_t duration = v.experiment.measurement.duration_ns;

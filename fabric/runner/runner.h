@@ -45,6 +45,9 @@ struct RunOptions {
   // replaced by them without the tables, so that --resume goes on from there. Off: an interrupted
   // run leaves the earlier folder as it was.
   bool keep_completed = false;
+  // In-process: each variant's switches served on a metrics endpoint while it runs
+  // (FabricOptions::switch_metrics; spraylab run --metrics-address).
+  SwitchMetricsHook switch_metrics;
 };
 
 // The default results folder of an experiment, results/<name>.

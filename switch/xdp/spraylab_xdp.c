@@ -10,6 +10,10 @@
 //     every host address of the topology's address plan; LEN 0 takes any destination);
 //   - UDP destination port SPRAYLAB_XDP_UDP_PORT (default 4791, the testbed header's RoCEv2
 //     port; 0 takes any port).
+// A MAC control frame (EtherType 0x8808: an 802.1Qbb PFC pause from the port's link peer,
+// buffer.flow_control: pfc) goes there too: it is link-local (01:80:C2:00:00:01, which a bridge
+// never forwards and a veth passes as any frame), and the kernel, which has no use for it on a
+// veth, would drop it, so the switch or generator polling the socket would never see the pause.
 // Such frames go to the AF_XDP socket bound to the frame's rx queue (map xsks_map, key = rx queue
 // index, as DPDK 22.11's net_af_xdp fills it for a program given with xdp_prog=); a queue without
 // a socket, and every other frame, gets XDP_PASS.
@@ -59,7 +63,9 @@ struct {
 
 static __always_inline int is_testbed(void *data, void *data_end) {
   struct ethhdr *eth = data;
-  if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP)) return 0;
+  if ((void *)(eth + 1) > data_end) return 0;
+  if (eth->h_proto == bpf_htons(ETH_P_PAUSE)) return 1;  // MAC control (0x8808): PFC
+  if (eth->h_proto != bpf_htons(ETH_P_IP)) return 0;
   struct iphdr *ip = (void *)(eth + 1);
   if ((void *)(ip + 1) > data_end || ip->version != 4 || ip->ihl < 5) return 0;
   if (ip->protocol != IPPROTO_UDP) return 0;

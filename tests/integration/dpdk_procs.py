@@ -26,6 +26,22 @@ def fabric_processes(prefix):
     return sorted(found)
 
 
+def fabric_namespaces(prefix):
+    """The network namespaces whose names start with `prefix` (a fabric's: sl-<name>-)."""
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(prefix)]
+
+
+def run_spraylab(build, *argv, timeout=600):
+    """`spraylab ARGV` from the build folder, its output printed with the time it took."""
+    t0 = time.time()
+    p = subprocess.run([os.path.join(build, "fabric", "spraylab"), *argv],
+                       capture_output=True, text=True, timeout=timeout)
+    print(f"$ spraylab {' '.join(argv)}  -> {p.returncode} ({time.time() - t0:.0f} s)\n"
+          f"{p.stdout}{p.stderr[-3000:]}", flush=True)
+    return p
+
+
 def free_port():
     """A TCP port on loopback that nothing listens on now (for an exporter or Prometheus)."""
     with socket.socket() as s:

@@ -212,8 +212,12 @@ TEST(GenCollector, ExposesExactlyTheDeclaredMetricsWithValidNames) {
   const auto fs = c.Collect();
   ASSERT_EQ(fs.size(), kGenMetrics.size() + kGenCounterMetrics.size());
   for (size_t i = 0; i < gen::kGenCounters; ++i) {
-    EXPECT_EQ(kGenCounterMetrics[i].name,
-              "spraylab_gen_" + std::string(gen::kGenCounterNames[i]) + "_total");
+    std::string name = gen::kGenCounterNames[i];
+    if (i >= gen::kGenFirstNsCounter) {  // <name>_ns in the results, seconds in Prometheus
+      ASSERT_TRUE(name.ends_with("_ns")) << name;
+      name = name.substr(0, name.size() - 3) + "_seconds";
+    }
+    EXPECT_EQ(kGenCounterMetrics[i].name, "spraylab_gen_" + name + "_total");
   }
   std::vector<MetricSpec> specs(kGenMetrics.begin(), kGenMetrics.end());
   specs.insert(specs.end(), kGenCounterMetrics.begin(), kGenCounterMetrics.end());

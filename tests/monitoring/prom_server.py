@@ -91,13 +91,14 @@ class Prometheus:
 
 
 PFC_SERIES = "spraylab_switch_pfc_"
+CREDIT_SERIES = "spraylab_switch_credit"  # credits_consumed, credits_freed, credit_stalled
 
 
-def dashboard_queries(source, dashboard="spraylab.json", values=None, pfc=None):
+def dashboard_queries(source, dashboard="spraylab.json", values=None, pfc=None, credit=None):
     """(title, expr) of every target of every panel of monitoring/grafana/<dashboard>, variables
     substituted: `values` where given, else the variable's 'All' value. `pfc`: None, every query;
     False, those of no PFC series (a switch without buffer.flow_control: pfc has none); True,
-    only those."""
+    only those. `credit` the same for the credit series (buffer.flow_control: credit)."""
     with open(os.path.join(source, "monitoring/grafana", dashboard)) as f:
         dash = json.load(f)
     values = dict(BUILTINS, **(values or {}))
@@ -113,7 +114,8 @@ def dashboard_queries(source, dashboard="spraylab.json", values=None, pfc=None):
                 for name in sorted(values, key=len, reverse=True):
                     expr = expr.replace("${" + name + "}", values[name]).replace("$" + name, values[name])
                 check("$" not in expr, f"unsubstituted variable in {expr}")
-                if pfc is None or (PFC_SERIES in expr) == pfc:
+                if (pfc is None or (PFC_SERIES in expr) == pfc) and \
+                        (credit is None or (CREDIT_SERIES in expr) == credit):
                     out.append((p["title"], expr))
             walk(p.get("panels", []))
 

@@ -20,6 +20,11 @@ Cases:
                                  pfc_pcap.py, no generator): each returns a finite series, and
                                  Prometheus holds the switch's own pause counts and paused time.
 
+  credit_panels_return_data      the credit panels' queries, against `spraylab run --mode
+                                 inprocess --metrics-address` (the in-process fabric's switches
+                                 on one endpoint) on a credit incast: each returns a finite
+                                 series, and Prometheus holds the switches' credits consumed.
+
 Teardown order: the generator quiesces (stops polling, keeps its ports), the switch stops, the
 generator is released (DPDK 22.11's memif can crash a poller whose peer disconnects mid-burst),
 then Prometheus stops.
@@ -35,7 +40,7 @@ import time
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(TESTS, "integration"), TESTS]  # dpdk_procs, cases
 from dpdk_procs import Proc, eal_args, ensure_hugepages, free_port  # noqa: E402
-from cases import case_parser, run_cases, check  # noqa: E402
+from cases import case_parser, run_cases, check, fabric_runtime_dir  # noqa: E402
 from prom_server import Prometheus, dashboard_queries, finite, http_get, shipped_config  # noqa: E402
 import pfc_pcap  # noqa: E402
 
@@ -100,7 +105,7 @@ def test_dashboard_queries_return_data(args):
         time.sleep(4)
 
         failures, shown = [], []
-        for title, expr in dashboard_queries(args.source, pfc=False):
+        for title, expr in dashboard_queries(args.source, pfc=False, credit=False):
             res = prom.query(expr)
             if not res or not finite(res):
                 failures.append(f"{title}: {expr} -> {res[:3]}")
@@ -199,6 +204,70 @@ def test_pfc_panels_return_data(args):
         shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
 
 
+CREDIT_EXPERIMENT = """\
+name: credit-metrics
+seed: 3
+topology: {generator: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+links: {rate: 1Gbps, delay: 1us}
+buffer: {bytes: 64KB, flow_control: credit}
+load_balancer: {algorithm: ecmp}
+workload: {type: incast, fan_in: 3, message_size: 256KB, payload: 1000, cc: none}
+"""
+
+
+def test_credit_panels_return_data(args):
+    """`spraylab run --mode inprocess --metrics-address` on a credit incast (3 senders into one
+    host, links slowed to 2 Mb/s: some 3 s of run): Prometheus scrapes the fabric's switches, the
+    credit panels' queries return finite series, and the credits the switches consumed are there."""
+    ensure_hugepages()
+    d = tempfile.mkdtemp(prefix="spraylab-prom-credit-")
+    port = free_port()
+    config = os.path.join(d, "credit.yaml")
+    with open(config, "w") as f:
+        f.write(CREDIT_EXPERIMENT)
+    prom = run = None
+    try:
+        prom = Prometheus(d, shipped_config(args.source, {"127.0.0.1:9561": f"127.0.0.1:{port}"}, d))
+        run = subprocess.Popen([f"{args.build}/fabric/spraylab", "run", config, "--mode", "inprocess",
+                                "--rate", "2Mbps", "--metrics-address", f"127.0.0.1:{port}",
+                                "-o", os.path.join(d, "out")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # Scraped while credits flow, with scrapes behind it for the rate windows.
+        deadline = time.time() + 120
+        while not prom.query("sum(spraylab_switch_credits_consumed_total) > 0") or \
+                not finite(prom.query("rate(spraylab_switch_credit_stalled_seconds_total[10s])")):
+            check(run.poll() is None or prom.query("spraylab_switch_credits_consumed_total"),
+                  "the run ended before Prometheus held its credits")
+            check(time.time() < deadline, "Prometheus holds no credits consumed")
+            time.sleep(0.5)
+        out, _ = run.communicate(timeout=300)
+        check(run.returncode == 0, f"spraylab run exited {run.returncode}: {out[-2000:]}")
+        check("switch metrics on http://127.0.0.1:" in out, f"no metrics URL printed: {out[-2000:]}")
+        failures, queries = [], dashboard_queries(args.source, credit=True)
+        check(len(queries) >= 3, f"{len(queries)} credit queries in the dashboard")
+        for title, expr in queries:
+            # The run is over: the last samples, within the lookback, over the whole test.
+            res = prom.query(expr.replace("$__rate_interval", "5m"))
+            if not res or not finite(res):
+                failures.append(f"{title}: {expr} -> {res[:3]}")
+        check(not failures, "credit dashboard queries without data:\n  " + "\n  ".join(failures))
+        consumed = prom.value("sum(spraylab_switch_credits_consumed_total)")
+        with open(os.path.join(d, "out", "ecmp", "summary.json")) as f:
+            credit = json.load(f)["credit"]
+        check(0 < consumed <= credit["consumed"],
+              f"credits consumed: Prometheus {consumed}, the run's summary {credit['consumed']}")
+        return f"{len(queries)} credit queries with data; {consumed:.0f} credits consumed (summary {credit['consumed']})"
+    finally:
+        if run:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+            shutil.rmtree(fabric_runtime_dir(run.pid), ignore_errors=True)
+        if prom:
+            prom.stop()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     args = case_parser().parse_args()
     for tool in ("prometheus", "promtool"):
@@ -206,7 +275,8 @@ def main():
             print(f"FAIL: {tool} not installed (scripts/setup.sh installs Debian's prometheus)")
             return 1
     return run_cases(args, [("dashboard_queries_return_data", test_dashboard_queries_return_data, ()),
-                            ("pfc_panels_return_data", test_pfc_panels_return_data, ())])
+                            ("pfc_panels_return_data", test_pfc_panels_return_data, ()),
+                            ("credit_panels_return_data", test_credit_panels_return_data, ())])
 
 
 if __name__ == "__main__":
