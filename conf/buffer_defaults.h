@@ -48,4 +48,8 @@ void default_credit(const Value* buffer, Experiment& experiment);
 // being sent and one being forwarded at the receiver; the credit frame on its way back).
 uint64_t credit_buffer_bytes(const LinkSpec& links, uint32_t payload_bytes);
 
+// After every section is read: buffer.virtual_channels above 1 needs lossless links (pfc or
+// credit). Throws ConfigError at the key.
+void check_virtual_channels(const Value* buffer, const Experiment& experiment);
+
 }  // namespace spraylab::conf

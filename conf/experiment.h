@@ -161,6 +161,12 @@ struct BufferSpec {
   FlowControl flow_control = FlowControl::kNone;
   PfcSpec pfc;
   CreditSpec credit;
+  // Virtual channels of every lossless link (pfc or credit): a buffer per VC at every receiver,
+  // hop h of a route in VC floor(h / 2) (MRLS §4.3; net/virtual_channel.h). 1: one buffer a link.
+  uint8_t virtual_channels = 1;
+  // virtual_channels at most: the PFC classes a pause frame names (802.1Qbb), and more than any
+  // route here needs (Polarized's bound 2D* - 2 hops: 4 VCs for D* = 5).
+  static constexpr uint8_t kMaxVirtualChannels = 8;
   // cc: dctcp without an ecn_threshold in the file marks beyond this share of `bytes`.
   static constexpr double kDctcpEcnShare = 0.2;
   // The UEC reference's defaults (main_uec.cpp), in bandwidth-delay products of the longest

@@ -146,6 +146,7 @@ Experiment read_experiment(const Value& document) {
   default_uec_buffer(buffer, experiment);
   default_pfc(buffer, experiment);
   default_credit(buffer, experiment);
+  check_virtual_channels(buffer, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
   }

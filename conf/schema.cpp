@@ -523,6 +523,13 @@ const Fields<BufferSpec>& buffer_fields() {
         flow_control(),
         pfc_section(),
         credit_section(),
+        integer_key("virtual_channels", &BufferSpec::virtual_channels, 1,
+                    BufferSpec::kMaxVirtualChannels,
+                    "virtual channels of every lossless link (flow_control pfc or credit): a "
+                    "buffer (buffer.credit.bytes, or PFC's thresholds) per VC at every receiver "
+                    "and an egress queue per VC; hop h of a route travels in VC floor(h / 2) "
+                    "(MRLS paper §4.3): ceil(longest route / 2) VCs make Polarized and KSP on MRLS "
+                    "deadlock-free (docs/switch.md)"),
     };
     set_default(f, "bytes", "800KB; 1xBDP with trim, 5xBDP with cc nscc");
     return f;

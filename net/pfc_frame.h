@@ -26,7 +26,8 @@ inline constexpr uint32_t kPfcClasses = 8;
 inline constexpr uint16_t kPfcMaxQuanta = 0xffff;
 inline constexpr uint32_t kPfcQuantumBits = 512;  // one quantum: 512 bit times at the link's rate
 
-// The priority class spraylab's data travels in: every frame (the switch classes nothing yet).
+// The priority class spraylab's data travels in with one virtual channel; with V
+// (buffer.virtual_channels), VC v travels in class v and this is VC 0's (switch/dataplane/pfc.h).
 inline constexpr uint8_t kPfcDataClass = 0;
 
 struct PfcFrame {

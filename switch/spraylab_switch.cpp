@@ -136,6 +136,14 @@ std::unique_ptr<Plan> plan_switch(const Options& o) {
         "buffer.flow_control: credit runs in virtual time and on the in-process fabric only, not "
         "on spraylab-switch's DPDK ports (docs/switch.md, \"Credit-based links\")");
   }
+  if (exp.buffer.virtual_channels > 1) {
+    // Untested on DPDK ports (the test switch-pfc runs one class): one buffer per link here.
+    throw std::invalid_argument(fmt::format(
+        "buffer.virtual_channels: {} runs in virtual time and on the in-process fabric only; "
+        "spraylab-switch on DPDK ports takes 1 (docs/switch.md, \"Deadlock and virtual "
+        "channels\")",
+        exp.buffer.virtual_channels));
+  }
   auto plan = std::make_unique<Plan>(topo::build(exp.topology, exp.links));
   plan->payload_bytes = exp.workload.payload_bytes;
   const topo::AddressPlan addresses(plan->routing);

@@ -12,13 +12,15 @@
 #include <cstdint>
 #include <cstring>
 
+#include "net/virtual_channel.h"
 #include "trafficgen/packet.h"
 
 namespace spraylab::gen {
 
 // The IPv4 TTL of every frame a host sends; the receiver reads the path's length in switches off
-// what is left of it (HostEngine::path_switches).
-inline constexpr uint8_t kSentTtl = 64;
+// what is left of it (HostEngine::path_switches), the switches a frame's virtual channel
+// (net/virtual_channel.h).
+inline constexpr uint8_t kSentTtl = net::kSentTtl;
 
 struct FrameTemplate {
   static constexpr uint32_t kBytes = 14 + 20 + 8;  // Ethernet, IPv4, UDP

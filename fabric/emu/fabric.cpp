@@ -103,7 +103,8 @@ Fabric::Fabric(const conf::Experiment& exp, Mode mode, uint64_t start_delay_ns,
     // partition is its leaf's).
     for (uint32_t i = 0; i < switches_.size(); ++i)
       switches_[i]->set_control_pool(pools_[partitions_.of_switch[i]]);
-    const dataplane::CreditLimits limits{exp_.buffer.credit.bytes, exp_.buffer.credit.unit};
+    const dataplane::CreditLimits limits{exp_.buffer.credit.bytes, exp_.buffer.credit.unit,
+                                         exp_.buffer.virtual_channels};
     for (uint32_t h = 0; h < hosts_.size(); ++h) {
       hosts_[h]->enable_credits(limits, pools_[partitions_.of_switch[host_leaf_[h]]]);
     }

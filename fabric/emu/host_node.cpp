@@ -5,6 +5,7 @@
 
 #include "net/credit_frame.h"
 #include "net/pfc_frame.h"
+#include "net/virtual_channel.h"
 
 namespace spraylab::fabric {
 
@@ -90,17 +91,21 @@ uint16_t HostNode::take_control(uint16_t port, rte_mbuf** pkts, uint16_t n) {
       }
     } else if (credits_ != nullptr && net::is_credit_frame(data, len)) {
       uint64_t freed = 0;
-      if (net::parse_credit(data, len, freed) == net::CreditParse::kCredit) {
-        credits_->received(at, freed, now_ns_);
+      uint8_t vc = 0;
+      if (net::parse_credit(data, len, freed, vc) == net::CreditParse::kCredit &&
+          vc < credits_->vcs()) {
+        credits_->received(at, vc, freed, now_ns_);
       } else {
         ++bad_control_;
       }
     } else {
       if (credits_ != nullptr) {
-        // The NIC's buffer empties into the host at once: the frame's credits go back now.
+        // The NIC's buffer empties into the host at once: the frame's credits go back now, for
+        // the VC it came in (its TTL as it arrived: net/virtual_channel.h).
         const uint32_t bytes = rte_pktmbuf_pkt_len(m);
-        if (credits_->admit(at, bytes)) {
-          credits_->left(at, bytes);
+        const uint8_t vc = credits_->vcs() > 1 ? net::vc_on_link(net::frame_ttl(data), credits_->vcs()) : 0;
+        if (credits_->admit(at, vc, bytes)) {
+          credits_->left(at, vc, bytes);
         } else {
           ++credit_overruns_;
         }
@@ -115,7 +120,7 @@ uint16_t HostNode::take_control(uint16_t port, rte_mbuf** pkts, uint16_t n) {
 }
 
 void HostNode::send_credits() {
-  credits_->take_due([this](uint16_t at, uint64_t freed) {
+  credits_->take_due([this](uint16_t at, uint8_t vc, uint64_t freed) {
     rte_mbuf* m = control_pool_ != nullptr ? rte_pktmbuf_alloc(control_pool_) : nullptr;
     if (m == nullptr) return false;  // owed still: schedule() tries again a ns later
     char* room = rte_pktmbuf_append(m, net::kCreditFrameBytes);
@@ -127,7 +132,7 @@ void HostNode::send_credits() {
     const auto port = static_cast<uint16_t>(port_base_ + at);
     const std::array<uint8_t, 6> mac{0x02, 0, 0, 0, static_cast<uint8_t>(port >> 8),
                                      static_cast<uint8_t>(port)};
-    net::build_credit(reinterpret_cast<uint8_t*>(room), mac, freed);
+    net::build_credit(reinterpret_cast<uint8_t*>(room), mac, freed, vc);
     if (out_by_port_[at]->send(&m, 1, now_ns_) == 1) return true;
     rte_pktmbuf_free(m);
     return false;
@@ -139,13 +144,14 @@ uint16_t HostNode::send_credited(uint16_t port, rte_mbuf** pkts, uint16_t n) {
   const auto at = static_cast<uint16_t>(port - port_base_);
   Link& link = *out_by_port_[at];
   if (n == 0 || link.free_at_ns() > now_ns_) return 0;
+  // A host's frames leave it in VC 0 (TTL kSentTtl: net/virtual_channel.h).
   const uint32_t len = rte_pktmbuf_pkt_len(pkts[0]);
-  if (!credits_->may_send(at, len)) {
+  if (!credits_->may_send(at, 0, len)) {
     credits_->stall(at, now_ns_);  // the leaf's credit frame ends it, and wakes this node
     return 0;
   }
   const uint16_t sent = link.send(pkts, 1, now_ns_);
-  if (sent == 1) credits_->sent(at, len);
+  if (sent == 1) credits_->sent(at, 0, len);
   return sent;
 }
 
@@ -153,7 +159,8 @@ uint16_t HostNode::send_lossless(uint16_t port, rte_mbuf** pkts, uint16_t n) {
   // The NIC keeps its frames until the wire is free, so that a pause stops every frame not yet
   // started (the link would otherwise hold a burst serialised ahead of time).
   Link& link = *out_by_port_[port - port_base_];
-  if (n == 0 || pfc_->paused(static_cast<uint16_t>(port - port_base_), now_ns_) ||
+  // A host's frames travel in VC 0's class (net/virtual_channel.h).
+  if (n == 0 || pfc_->paused(static_cast<uint16_t>(port - port_base_), net::kPfcDataClass, now_ns_) ||
       link.free_at_ns() > now_ns_) {
     return 0;
   }
@@ -167,7 +174,9 @@ void HostNode::schedule(uint64_t now, bool worked) {
                        // A port waits for its pause to end (or a resume, which wakes this node),
                        // for credits (a credit frame wakes it), or for its wire to be free.
                        const auto i = static_cast<uint16_t>(port - port_base_);
-                       if (pfc_ != nullptr && pfc_->paused(i, now)) return pfc_->paused_until(i);
+                       if (pfc_ != nullptr && pfc_->paused(i, net::kPfcDataClass, now)) {
+                         return pfc_->paused_until(i, net::kPfcDataClass);
+                       }
                        if (credits_ != nullptr && credits_->stalled(i)) return UINT64_MAX;
                        return std::max(out_by_port_[i]->free_at_ns(), now);
                      });

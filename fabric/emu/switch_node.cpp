@@ -59,10 +59,10 @@ void SwitchNode::send_pfc(uint64_t now) {
 
 void SwitchNode::send_credits(uint64_t now) {
   if (credits_ == nullptr || !credits_->owes()) return;
-  credits_->take_due([this, now](uint16_t port, uint64_t freed) {
+  credits_->take_due([this, now](uint16_t port, uint8_t vc, uint64_t freed) {
     const topo::Mac& mac = rt_->tables().ports[port].mac;
     return dataplane::send_control_frame(
-        control_pool_, port, [&](uint8_t* out) { net::build_credit(out, mac, freed); },
+        control_pool_, port, [&](uint8_t* out) { net::build_credit(out, mac, freed, vc); },
         [this, now](uint16_t p, rte_mbuf** m, uint16_t n) { return out_[p]->send(m, n, now); });
   });
 }
@@ -76,10 +76,9 @@ void SwitchNode::transmit(uint16_t port, uint64_t now) {
   // Out of credits: no wake; the peer's credit frame wakes the switch, and start_idle_ports()
   // starts the port then.
   if (credits_ != nullptr && credits_->stalled(port)) return;
-  if (pfc_ != nullptr && pfc_->paused(port, now)) {
+  if (const uint64_t until = pfc_ != nullptr ? paused_until(port, now) : 0; until > 0) {
     // Paused: no wake until the pause runs out (a resume frame wakes the switch sooner, and
     // start_idle_ports() starts the port then).
-    const uint64_t until = pfc_->paused_until(port);
     if (pause_wake_[port] != until) {
       pause_wake_[port] = until;
       events_->push(until, id_, kPauseTag | port);
@@ -90,6 +89,19 @@ void SwitchNode::transmit(uint16_t port, uint64_t now) {
   const uint64_t next = std::max(rt_->egress(port).shaper().busy_until_ns(), now + 1);
   tx_pending_[port] = 1;
   events_->push(next, id_, kTxTag | port);
+}
+
+uint64_t SwitchNode::paused_until(uint16_t port, uint64_t now) const {
+  const uint8_t vcs = rt_->tables().virtual_channels;
+  if (vcs == 1) return pfc_->paused(port, 0, now) ? pfc_->paused_until(port, 0) : 0;
+  // Every VC with frames paused: the port waits for the first of them to be free.
+  uint64_t until = UINT64_MAX;
+  for (uint8_t vc = 0; vc < vcs; ++vc) {
+    if (rt_->egress_queues().vc_queue(port, vc).frames() == 0) continue;
+    if (!pfc_->paused(port, vc, now)) return 0;
+    until = std::min(until, pfc_->paused_until(port, vc));
+  }
+  return until == UINT64_MAX ? 0 : until;
 }
 
 void SwitchNode::start_idle_ports(uint64_t now) {

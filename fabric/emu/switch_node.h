@@ -53,6 +53,9 @@ class SwitchNode final : public Node {
   void receive(uint16_t port, uint64_t now);
   void start_idle_ports(uint64_t now);
   void transmit(uint16_t port, uint64_t now);
+  // PFC: when port `port`, which has frames, may start one again if every VC (class) that has
+  // frames is paused now; 0 if one is not.
+  uint64_t paused_until(uint16_t port, uint64_t now) const;
   // PFC: the pause and resume frames the switch owes, sent now ahead of each port's data.
   void send_pfc(uint64_t now);
   // Credits: the credit frames the switch owes, sent now ahead of each port's data.

@@ -86,7 +86,7 @@ EgressQueue::~EgressQueue() {
 
 EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
                            uint64_t buffer_bytes, int socket, uint32_t workers, bool per_worker_tx,
-                           const RingMemory& memory, uint32_t priority_slots)
+                           const RingMemory& memory, uint32_t priority_slots, uint8_t vcs)
     : ports_(ports),
       workers_(workers),
       per_worker_tx_(workers > 1 && per_worker_tx),
@@ -94,7 +94,12 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
       bytes_(new std::atomic<uint32_t>[ports]()),
       max_packets_(new std::atomic<uint32_t>[ports]()),
       max_bytes_(new std::atomic<uint32_t>[ports]()),
-      next_(ports, 0) {
+      next_(ports, 0),
+      vcs_(vcs) {
+  if (vcs_ > 1 && workers_ > 1) {
+    throw std::invalid_argument(fmt::format(
+        "switch {}: virtual channels run on one worker ({} asked)", switch_name, workers_));
+  }
   if (workers_ > 1) {
     lines_per_tally_ = (ports + 15) / 16;
     tallies_ = std::make_unique<Line[]>(size_t{workers_} * kTallies * lines_per_tally_);
@@ -118,6 +123,16 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
                                   &max_packets_[p], &max_bytes_[p]},
           drainer == w ? EgressQueue::Mode::kOwn : EgressQueue::Mode::kCross, memory,
           priority_slots);
+    }
+  }
+  // VCs 1.. of every port (vc_queue()'s order), counted in the port's depth as VC 0's queue is.
+  vc_queues_.reserve(size_t{ports} * (vcs_ - 1u));
+  for (uint8_t vc = 1; vc < vcs_; ++vc) {
+    for (uint16_t p = 0; p < ports; ++p) {
+      vc_queues_.emplace_back(fmt::format("eq_{}_{}_v{}", switch_name, p, vc), slots, socket,
+                              EgressQueue::DepthSlots{&packets_[p], &bytes_[p], &packets_[p],
+                                                      &bytes_[p], &max_packets_[p], &max_bytes_[p]},
+                              EgressQueue::Mode::kOnly, memory, priority_slots);
     }
   }
   for (uint16_t p = 0; p < ports; ++p) {

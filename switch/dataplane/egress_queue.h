@@ -27,6 +27,10 @@
 // sharing a port's tx queue, priority holds within each worker's queue: the owner still takes the
 // workers' queues a burst each in turn (docs/switch.md, "Trimming").
 //
+// Virtual channels (buffer.virtual_channels, one worker only): a port has one queue per VC, all
+// counted in the port's one depth (the same live words), each drained on its own so that a VC
+// out of credits (or paused) holds up no other's frames (Forwarder::drain).
+//
 // The methods run on the data path and are inline: no locks, no allocation, no exceptions.
 #pragma once
 
@@ -87,6 +91,10 @@ class EgressQueue {
   // only).
   uint32_t depth_packets() const {
     if (mode_ == Mode::kOnly) return depth_.in_packets->load(std::memory_order_relaxed);
+    return frames();
+  }
+  // Frames in this queue alone, ring and held (the drainer only): with VCs, one VC's.
+  uint32_t frames() const {
     return ring_count() + held_count_ + (prio_ != nullptr ? rte_ring_count(prio_) : 0);
   }
 
@@ -200,10 +208,11 @@ class EgressQueues {
   // (on `memory` if given), and a buffer of `buffer_bytes` (the capacity a byte-unit balancer
   // sees). `per_worker_tx`: each worker drains its own queues (it has a device tx queue of its own
   // on every port); else port p's owner, owner(p), drains all of p's. No shaping until
-  // set_shaper().
+  // set_shaper(). `vcs` > 1 (one worker only: std::invalid_argument else): a queue per port and
+  // virtual channel, VC 0's the port's queue (queue(p, 0)).
   EgressQueues(const std::string& switch_name, uint16_t ports, uint32_t slots,
                uint64_t buffer_bytes, int socket, uint32_t workers, bool per_worker_tx,
-               const RingMemory& memory = {}, uint32_t priority_slots = 0);
+               const RingMemory& memory = {}, uint32_t priority_slots = 0, uint8_t vcs = 1);
 
   uint32_t workers() const { return workers_; }
   bool per_worker_tx() const { return per_worker_tx_; }
@@ -216,6 +225,15 @@ class EgressQueues {
   // of another's (the ring indices it writes on every burst).
   EgressQueue& queue(uint16_t p, uint32_t w) { return queues_[size_t{w} * ports_ + p]; }
   const EgressQueue& queue(uint16_t p, uint32_t w) const { return queues_[size_t{w} * ports_ + p]; }
+  // Virtual channels: VC `vc`'s queue of port p (one worker; VC 0's is queue(p, 0)). Its shaper
+  // is unused: the port's (port_queue(p)) paces every VC.
+  uint8_t vcs() const { return vcs_; }
+  EgressQueue& vc_queue(uint16_t p, uint8_t vc) {
+    return vc == 0 ? queue(p, 0) : vc_queues_[size_t{vc - 1u} * ports_ + p];
+  }
+  const EgressQueue& vc_queue(uint16_t p, uint8_t vc) const {
+    return vc == 0 ? queue(p, 0) : vc_queues_[size_t{vc - 1u} * ports_ + p];
+  }
   // The queue whose shaper paces port p (its drainer's own; with per_worker_tx, any: unshaped).
   EgressQueue& port_queue(uint16_t p) { return queue(p, owner(p)); }
   const EgressQueue& port_queue(uint16_t p) const { return queue(p, owner(p)); }
@@ -281,6 +299,8 @@ class EgressQueues {
   std::vector<uint32_t> capacity_packets_, capacity_bytes_;
   std::vector<uint32_t> next_;  // per port: the worker's queue its owner drains first next time
   std::vector<EgressQueue> queues_;
+  uint8_t vcs_ = 1;
+  std::vector<EgressQueue> vc_queues_;  // VCs 1..vcs-1 of every port (vc_queue())
 };
 
 inline uint16_t EgressQueue::enqueue_priority(rte_mbuf** pkts, uint16_t n, uint32_t bytes) {
@@ -511,6 +531,7 @@ template <typename Drop>
 void EgressQueues::discard(uint16_t p, uint32_t w, Drop&& drop) {
   if (workers_ == 1 || per_worker_tx_) {
     queue(p, w).discard(drop);
+    for (uint8_t vc = 1; vc < vcs_; ++vc) vc_queue(p, vc).discard(drop);
     return;
   }
   for (uint32_t k = 0; k < workers_; ++k) queue(p, k).discard(drop);

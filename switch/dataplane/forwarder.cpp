@@ -44,6 +44,7 @@ Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
     : rt_(rt),
       pfc_(rt.pfc()),
       credits_(rt.credits()),
+      vcs_(rt.tables().virtual_channels),
       worker_(worker),
       c_(rt.counters(worker)),
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
@@ -94,13 +95,14 @@ void Forwarder::control_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns) {
 
 void Forwarder::credit_frame(rte_mbuf* m, uint16_t rx_port, uint64_t now_ns) {
   uint64_t freed = 0;
+  uint8_t vc = 0;
   const net::CreditParse r =
-      net::parse_credit(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), freed);
-  if (r != net::CreditParse::kCredit || credits_ == nullptr) {
+      net::parse_credit(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), freed, vc);
+  if (r != net::CreditParse::kCredit || credits_ == nullptr || vc >= credits_->vcs()) {
     drop(m, rx_port, DropReason::kBadCreditFrame);
     return;
   }
-  credits_->received(rx_port, freed, now_ns);
+  credits_->received(rx_port, vc, freed, now_ns);
   rte_pktmbuf_free(m);
 }
 
@@ -366,12 +368,41 @@ void Forwarder::flush(uint16_t port) {
     sent = send_direct(port, pkts, kept, bytes);
     if (sent == kept) return;
   }
+  if (vcs_ > 1) {
+    enqueue_channels(port, pkts, kept);  // no direct sends with VCs (may_send_direct)
+    return;
+  }
   const uint16_t queued = rt_.egress_queues().enqueue(port, worker_, pkts + sent,
                                                       static_cast<uint16_t>(kept - sent), bytes);
   for (uint16_t i = sent + queued; i < kept; ++i) {
-    if (pfc_ != nullptr) pfc_->left(pkts[i]->port, rte_pktmbuf_pkt_len(pkts[i]));
-    if (credits_ != nullptr) credits_->left(pkts[i]->port, rte_pktmbuf_pkt_len(pkts[i]));
+    uncharge(pkts[i]);
     drop(pkts[i], port, DropReason::kQueueFull);
+  }
+}
+
+void Forwarder::enqueue_channels(uint16_t port, rte_mbuf** pkts, uint16_t n) {
+  // A ring operation per VC present, each VC's frames in burst order.
+  std::array<uint8_t, kStaged> vc;
+  uint32_t present = 0;  // bit v: some frame of VC v
+  for (uint16_t i = 0; i < n; ++i) {
+    vc[i] = vc_out(pkts[i]);
+    present |= 1u << vc[i];
+  }
+  std::array<rte_mbuf*, kStaged> mine;
+  for (uint8_t v = 0; v < vcs_; ++v) {
+    if ((present & (1u << v)) == 0) continue;
+    uint16_t k = 0;
+    uint32_t bytes = 0;
+    for (uint16_t i = 0; i < n; ++i) {
+      if (vc[i] != v) continue;
+      mine[k++] = pkts[i];
+      bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    }
+    const uint16_t queued = rt_.egress_queues().vc_queue(port, v).enqueue(mine.data(), k, bytes);
+    for (uint16_t i = queued; i < k; ++i) {
+      uncharge(mine[i]);
+      drop(mine[i], port, DropReason::kQueueFull);
+    }
   }
 }
 
@@ -419,14 +450,14 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
     }
     if (pfc_ != nullptr) {
       // Lossless: no egress tail drop; the frame's ingress port holds it within XOFF + headroom.
-      if (!pfc_->admit(m->port, len)) {
+      if (!pfc_->admit(m->port, vc_arriving(m), len)) {
         drop(m, port, DropReason::kPfcHeadroom);
         continue;
       }
     } else if (credits_ != nullptr) {
       // Lossless: no egress tail drop; the frame's sender held credits for it in the buffer of
       // the port it came in on (a sender that did not: counted).
-      if (!credits_->admit(m->port, len)) {
+      if (!credits_->admit(m->port, vc_arriving(m), len)) {
         drop(m, port, DropReason::kCreditOverrun);
         continue;
       }
@@ -463,8 +494,7 @@ SPRAYLAB_STEP bool Forwarder::ecn_mark(uint64_t depth) {
 
 void Forwarder::discard(uint16_t p) {
   rt_.egress_queues().discard(p, worker_, [this, p](rte_mbuf* m) {
-    if (pfc_ != nullptr) pfc_->left(m->port, rte_pktmbuf_pkt_len(m));
-    if (credits_ != nullptr) credits_->left(m->port, rte_pktmbuf_pkt_len(m));
+    uncharge(m);
     drop(m, p, DropReason::kPortDown);
   });
 }

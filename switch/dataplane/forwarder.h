@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "net/frame.h"
+#include "net/virtual_channel.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/lb/rng.h"
 
@@ -123,10 +124,42 @@ class Forwarder {
   // drain() with credits: starts what port p's credits cover, and uncharges what leaves.
   template <typename Tx>
   uint16_t drain_credited(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_t& bytes);
+  // drain() with virtual channels (credits or PFC): port p's VC queues, round robin from the one
+  // after the VC served last, each as far as its own credits (or pause) let it; a VC held back
+  // holds up no other. The port's one shaper paces them all.
+  template <typename Tx>
+  uint16_t drain_channels(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_t& bytes);
+  // With VCs: enqueues the admitted pkts[0..n) (`bytes` in all) of `port` on their VCs' queues;
+  // drops (queue_full) what a ring refuses.
+  void enqueue_channels(uint16_t port, rte_mbuf** pkts, uint16_t n);
+  // The VC frame `m` arrives in, before this switch decrements its TTL (admit()).
+  uint8_t vc_arriving(const rte_mbuf* m) const {
+    if (vcs_ == 1) return 0;
+    return net::vc_on_link(net::frame_ttl(rte_pktmbuf_mtod(m, const uint8_t*)), vcs_);
+  }
+  // The VC frame `m` came in on, after this switch decremented its TTL.
+  uint8_t vc_in(const rte_mbuf* m) const {
+    if (vcs_ == 1) return 0;
+    const uint8_t ttl = net::frame_ttl(rte_pktmbuf_mtod(m, const uint8_t*));
+    return net::vc_on_link(static_cast<uint8_t>(ttl + 1), vcs_);
+  }
+  // The VC frame `m` leaves in (its TTL decremented).
+  uint8_t vc_out(const rte_mbuf* m) const {
+    return net::vc_on_link(net::frame_ttl(rte_pktmbuf_mtod(m, const uint8_t*)), vcs_);
+  }
+  // A frame admitted to the buffer leaves it without being sent (dropped): its ingress port's
+  // PFC bytes or credits are freed.
+  void uncharge(const rte_mbuf* m) {
+    if (pfc_ != nullptr) pfc_->left(m->port, vc_in(m), rte_pktmbuf_pkt_len(m));
+    if (credits_ != nullptr) credits_->left(m->port, vc_in(m), rte_pktmbuf_pkt_len(m));
+  }
 
   SwitchRuntime& rt_;
   Pfc* pfc_;  // buffer.flow_control: pfc; nullptr without
   Credits* credits_;  // buffer.flow_control: credit; nullptr without
+  uint8_t vcs_;       // buffer.virtual_channels
+  // Per port, with VCs: the VC its drain tries first (the one after the VC it served last).
+  std::array<uint8_t, kMaxPorts> next_vc_{};
   uint32_t worker_;
   WorkerCounters& c_;
   lb::Rng rng_;
@@ -176,14 +209,16 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
   if (const double rate = rt_.take_rate_request(p); rate > 0) rt_.egress_queues().set_rate(p, rate);
   uint32_t bytes;
   uint16_t sent;
-  if (credits_ != nullptr) {
+  if (vcs_ > 1) {
+    sent = drain_channels(p, now_ns, tx, bytes);
+  } else if (credits_ != nullptr) {
     sent = drain_credited(p, now_ns, tx, bytes);
   } else if (pfc_ == nullptr) {
     sent = rt_.egress_queues().drain(
         p, worker_, now_ns,
         [&tx, p](rte_mbuf** m, uint16_t n) -> uint16_t { return tx(p, m, n); }, bytes);
   } else {
-    if (pfc_->paused(p, now_ns)) return 0;  // the peer paused the port: nothing starts
+    if (pfc_->paused(p, 0, now_ns)) return 0;  // the peer paused the port: nothing starts
     // What leaves is uncharged from the port it came in on (Forwarder::process put it in
     // mbuf::port), read before the device owns the frames.
     sent = rt_.egress_queues().drain(
@@ -196,7 +231,7 @@ uint16_t Forwarder::drain(uint16_t p, uint64_t now_ns, Tx&& tx) {
             len[i] = rte_pktmbuf_pkt_len(m[i]);
           }
           const uint16_t k = tx(p, m, n);
-          for (uint16_t i = 0; i < k; ++i) pfc_->left(from[i], len[i]);
+          for (uint16_t i = 0; i < k; ++i) pfc_->left(from[i], 0, len[i]);
           return k;
         },
         bytes);
@@ -213,7 +248,7 @@ uint16_t Forwarder::drain_credited(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_
       p, worker_, now_ns,
       [this, &tx, p, now_ns](rte_mbuf** m, uint16_t n) -> uint16_t {
         const uint16_t k =
-            credits_->fits(p, n, [m](uint16_t i) { return rte_pktmbuf_pkt_len(m[i]); });
+            credits_->fits(p, 0, n, [m](uint16_t i) { return rte_pktmbuf_pkt_len(m[i]); });
         if (k == 0) {
           credits_->stall(p, now_ns);  // a credit frame from the peer ends it
           return 0;
@@ -228,12 +263,70 @@ uint16_t Forwarder::drain_credited(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_
         }
         const uint16_t sent = tx(p, m, k);
         for (uint16_t i = 0; i < sent; ++i) {
-          credits_->sent(p, len[i]);
-          credits_->left(from[i], len[i]);
+          credits_->sent(p, 0, len[i]);
+          credits_->left(from[i], 0, len[i]);
         }
         return sent;
       },
       bytes);
+}
+
+template <typename Tx>
+uint16_t Forwarder::drain_channels(uint16_t p, uint64_t now_ns, Tx&& tx, uint32_t& bytes) {
+  EgressQueues& eq = rt_.egress_queues();
+  Shaper& shaper = eq.port_queue(p).shaper();
+  uint16_t sent = 0;
+  bytes = 0;
+  bool short_of_credits = false;  // some VC had a frame the shaper let start but no credits
+  uint8_t served = vcs_;          // the first VC that sent (vcs_: none)
+  uint8_t vc = next_vc_[p];
+  for (uint8_t k = 0; k < vcs_; ++k, vc = static_cast<uint8_t>(vc + 1 == vcs_ ? 0 : vc + 1)) {
+    EgressQueue& q = eq.vc_queue(p, vc);
+    if (q.frames() == 0) continue;
+    if (pfc_ != nullptr && pfc_->paused(p, vc, now_ns)) continue;  // this class only
+    uint32_t b = 0;
+    const uint16_t s = q.drain(
+        now_ns, shaper,
+        [&](rte_mbuf** m, uint16_t n) -> uint16_t {
+          // What may start: all (PFC, not paused), or what the VC's credits cover.
+          const uint16_t k = credits_ == nullptr
+                                 ? n
+                                 : credits_->fits(p, vc, n, [m](uint16_t i) {
+                                     return rte_pktmbuf_pkt_len(m[i]);
+                                   });
+          if (k == 0) {
+            short_of_credits = true;
+            return 0;
+          }
+          // What leaves frees the bytes or credits of the port and VC it came in on, read
+          // before the device owns the frames. The VC in is read off the TTL (vc_in()).
+          std::array<uint16_t, 2 * net::kBurst> from;
+          std::array<uint8_t, 2 * net::kBurst> from_vc;
+          std::array<uint32_t, 2 * net::kBurst> len;
+          for (uint16_t i = 0; i < k; ++i) {
+            from[i] = m[i]->port;
+            from_vc[i] = vc_in(m[i]);
+            len[i] = rte_pktmbuf_pkt_len(m[i]);
+          }
+          const uint16_t out = tx(p, m, k);
+          for (uint16_t i = 0; i < out; ++i) {
+            if (credits_ != nullptr) {
+              credits_->sent(p, vc, len[i]);
+              credits_->left(from[i], from_vc[i], len[i]);
+            } else {
+              pfc_->left(from[i], from_vc[i], len[i]);
+            }
+          }
+          return out;
+        },
+        b);
+    if (s > 0 && served == vcs_) served = vc;
+    sent = static_cast<uint16_t>(sent + s);
+    bytes += b;
+  }
+  if (served != vcs_) next_vc_[p] = static_cast<uint8_t>(served + 1 == vcs_ ? 0 : served + 1);
+  if (sent == 0 && short_of_credits) credits_->stall(p, now_ns);  // a credit frame ends it
+  return sent;
 }
 
 }  // namespace spraylab::dataplane

@@ -58,7 +58,7 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
       egress_(tables_.name, ports(), egress_slots(tables_, opts_), tables_.buffer_bytes,
               opts_.socket, opts_.workers,
               opts_.per_worker_tx && !opts_.shaping && opts_.tx_queues >= opts_.workers,
-              opts_.ring_memory, priority_slots(tables_, opts_)),
+              opts_.ring_memory, priority_slots(tables_, opts_), tables_.virtual_channels),
       port_up_(new std::atomic<bool>[kMaxPorts]()),
       rate_request_(new std::atomic<uint64_t>[kMaxPorts]()),
       groups_(nullptr, opts.workers),
@@ -99,7 +99,8 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     }
     std::vector<double> rates;
     for (const PortInfo& p : tables_.ports) rates.push_back(p.rate_bps);
-    pfc_ = std::make_unique<Pfc>(tables_.pfc_thresholds, std::move(rates));
+    pfc_ = std::make_unique<Pfc>(tables_.pfc_thresholds, std::move(rates),
+                                 tables_.virtual_channels);
   }
   if (tables_.credit) {
     // The same: one worker's plain state (credit.h).

@@ -84,7 +84,9 @@ SwitchTables build_switch_tables(
   t.pfc = e.buffer.flow_control == conf::FlowControl::kPfc;
   t.pfc_thresholds = {e.buffer.pfc.xoff, e.buffer.pfc.xon, e.buffer.pfc.headroom};
   t.credit = e.buffer.flow_control == conf::FlowControl::kCredit;
-  t.credit_limits = {e.buffer.credit.bytes, e.buffer.credit.unit};
+  static_assert(conf::BufferSpec::kMaxVirtualChannels <= net::kPfcClasses);  // a class per VC
+  t.virtual_channels = e.buffer.virtual_channels;
+  t.credit_limits = {e.buffer.credit.bytes, e.buffer.credit.unit, t.virtual_channels};
   t.seed = lb::switch_seed(e.seed, t.sw);  // this switch's own stream (rng.h)
   add_ports(t, r, node);
   t.leaf_prefixes = leaves ? std::move(leaves) : leaf_prefixes_of(r, plan);

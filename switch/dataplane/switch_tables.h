@@ -79,6 +79,9 @@ struct SwitchTables {
   // (credit.h); off, the egress tail drop of buffer_bytes.
   bool credit = false;
   CreditLimits credit_limits;
+  // buffer.virtual_channels (pfc or credit): a buffer, credits (or a PFC class) and an egress
+  // queue per VC, a frame's VC from its TTL (net/virtual_channel.h); 1: none beyond the link's.
+  uint8_t virtual_channels = 1;
   // lb::switch_seed(experiment seed, sw): the seed of this switch's forwarder and balancer
   // generators, ECMP salt and Ofan/pOfan orders, the same in a fabric and standalone.
   uint64_t seed = 1;

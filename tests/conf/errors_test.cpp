@@ -655,5 +655,25 @@ TEST(ConfigErrors, CreditBufferDerivesFromTheLinkAndRefusesNonsense) {
               HasSubstr("byte"));
 }
 
+// buffer.virtual_channels (issue 39): 1 by default, up to 8 on lossless links; above 1 without
+// them, or above 8, an error at the key.
+TEST(ConfigErrors, VirtualChannels) {
+  const std::string top = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_EQ(load(top).buffer.virtual_channels, 1u);
+  EXPECT_EQ(load(top + "buffer: {flow_control: credit, virtual_channels: 3}\n")
+                .buffer.virtual_channels,
+            3u);
+  EXPECT_EQ(load(top + "buffer: {flow_control: pfc, virtual_channels: 8}\n")
+                .buffer.virtual_channels,
+            8u);
+  EXPECT_THAT(load_error(top + "buffer: {virtual_channels: 3}\n"),
+              HasSubstr("buffer.virtual_channels: buffer.virtual_channels: 3 needs lossless links "
+                        "(flow_control: pfc or credit)"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, virtual_channels: 9}\n"),
+              HasSubstr("integer in [1, 8]"));
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, virtual_channels: 0}\n"),
+              HasSubstr("integer in [1, 8]"));
+}
+
 }  // namespace
 }  // namespace spraylab::conf::testing
