@@ -80,12 +80,6 @@ class Link {
     if (t != UINT64_MAX) arm(rx_events_, std::max(t, now));
   }
 
-  // --- virtual time, partitioned (virtual_run.cpp): producer and consumer in two partitions ---
-  // After set_consumer: the producer no longer arms the consumer's wake (another thread's queue),
-  // and each end sees what the other did only at hand_over(): the consumer the frames sent
-  // before the last barrier, the producer the room the consumer had made by then. Every frame
-  // sent in a window arrives after it (the window is at most a link's delay), so the consumer
-  // takes the same frames at the same times as with one queue.
   // Virtual time: keep the time of the pending wake (UINT64_MAX: none) at `*at`, in the
   // consumer's own memory, so that a consumer woken for another of its links can tell that this
   // one has nothing arrived without loading the link (HostNode: a host node's wake polls only its
@@ -97,6 +91,12 @@ class Link {
     tag_ |= kRecordedTag;
   }
 
+  // --- virtual time, partitioned (virtual_run.cpp): producer and consumer in two partitions ---
+  // After set_consumer: the producer no longer arms the consumer's wake (another thread's queue),
+  // and each end sees what the other did only at hand_over(): the consumer the frames sent
+  // before the last barrier, the producer the room the consumer had made by then. Every frame
+  // sent in a window arrives after it (the window is at most a link's delay), so the consumer
+  // takes the same frames at the same times as with one queue.
   void set_crossing() {
     events_ = nullptr;
     one_thread_ = false;
