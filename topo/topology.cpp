@@ -7,6 +7,7 @@ namespace spraylab::topo {
 
 NodeId Topology::add_switch(uint8_t level, uint32_t index, std::string name, uint32_t pod) {
   NodeId id = static_cast<NodeId>(nodes_.size());
+  by_name_.try_emplace(name, id);
   nodes_.push_back(Node{NodeKind::kSwitch, level, index, pod, std::move(name), {}});
   switches_.push_back(id);
   return id;
@@ -15,6 +16,7 @@ NodeId Topology::add_switch(uint8_t level, uint32_t index, std::string name, uin
 NodeId Topology::add_host(std::string name, uint32_t pod) {
   NodeId id = static_cast<NodeId>(nodes_.size());
   uint32_t index = static_cast<uint32_t>(hosts_.size());
+  by_name_.try_emplace(name, id);
   nodes_.push_back(Node{NodeKind::kHost, 0, index, pod, std::move(name), {}});
   hosts_.push_back(id);
   return id;
@@ -57,10 +59,8 @@ PortRef Topology::peer(NodeId node, PortId port) const {
 }
 
 NodeId Topology::find(const std::string& name) const {
-  for (NodeId i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].name == name) return i;
-  }
-  return kNoNode;
+  const auto it = by_name_.find(name);
+  return it == by_name_.end() ? kNoNode : it->second;
 }
 
 HostLinkBound slowest_host_link(const Topology& t) {

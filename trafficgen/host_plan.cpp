@@ -255,8 +255,10 @@ void plan_local_hosts(const topo::Topology& t, const HostPlanOptions& o, RunPlan
   for (size_t i = 0; i < o.hosts.size(); ++i) {
     HostSpec h;
     h.node = t.find(o.hosts[i]);
-    h.rank = static_cast<uint32_t>(std::find(t.hosts().begin(), t.hosts().end(), h.node) -
-                                   t.hosts().begin());
+    // A host's index is its rank (a scan of the hosts was O(hosts) a host).
+    h.rank = h.node != topo::kNoNode && t.node(h.node).kind == topo::NodeKind::kHost
+                 ? t.node(h.node).index
+                 : static_cast<uint32_t>(t.hosts().size());
     h.name = o.hosts[i];
     h.ip = plan->ranks[h.rank].ip;
     h.mac = plan->ranks[h.rank].mac;

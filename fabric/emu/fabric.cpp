@@ -238,8 +238,10 @@ void Fabric::build_links() {
     const auto [h, port] = host_at[me.node];
     hosts_[h]->connect(port, in, out);
     const uint32_t node = host_base + h;
-    if (virtual_time)
+    if (virtual_time) {
       in->set_consumer(queues_[part_of_node_[node]].get(), node, hosts_[h]->slot_of(port));
+      hosts_[h]->record_wakes(port);
+    }
     return part_of_node_[node];
   };
   const dataplane::RingMemory memory = rings_.memory();

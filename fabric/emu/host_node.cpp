@@ -22,6 +22,7 @@ HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts,
   if (hosts.empty()) port_base_ = 0;
   in_by_port_.assign(size_t{top} - port_base_ + 1, nullptr);
   out_by_port_.assign(size_t{top} - port_base_ + 1, nullptr);
+  wake_at_.assign(size_t{top} - port_base_ + 1, 0);
   gen::EngineSetup s;
   s.plan = &plan;
   s.message_slots = message_slots;
@@ -32,8 +33,10 @@ HostNode::HostNode(const gen::RunPlan& plan, const std::vector<uint32_t>& hosts,
   s.engine_id = engine_id;
   s.tsc_clock = events == nullptr;
   // Per burst: one indirect call, then the link's inline ring operations.
-  s.rx = [this](uint16_t port, rte_mbuf** m, uint16_t n) {
-    const uint16_t got = in_by_port_[port - port_base_]->receive(m, n, now_ns_);
+  s.rx = [this](uint16_t port, rte_mbuf** m, uint16_t n) -> uint16_t {
+    const auto at = static_cast<uint16_t>(port - port_base_);
+    if (wake_at_[at] > now_ns_) return 0;  // nothing has arrived (record_wakes)
+    const uint16_t got = in_by_port_[at]->receive(m, n, now_ns_);
     if (got == 0 || (pfc_ == nullptr && credits_ == nullptr)) return got;
     return take_control(port, m, got);
   };
@@ -59,6 +62,11 @@ void HostNode::connect(uint16_t port, Link* in, Link* out) {
   in_by_port_[port - port_base_] = in;
   out_by_port_[port - port_base_] = out;
   in_links_[slot_of(port)] = in;
+}
+
+void HostNode::record_wakes(uint16_t port) {
+  const auto at = static_cast<uint16_t>(port - port_base_);
+  in_by_port_[at]->record_wakes(&wake_at_[at]);
 }
 
 void HostNode::start(uint64_t now) { schedule(now, true); }

@@ -31,6 +31,10 @@ class HostNode final : public Node {
 
   // The host on DPDK-style port `port` (its rank) receives from `in` and sends on `out`.
   void connect(uint16_t port, Link* in, Link* out);
+  // Virtual time, after `in`'s set_consumer(): `in` records its pending wake here, and a wake
+  // of this node polls only the links whose wake is due (every one with a frame arrived has a
+  // wake due now: the others would return nothing, at a cache miss or two each).
+  void record_wakes(uint16_t port);
   // Virtual time: asks for the first wake (the start of the workload).
   void start(uint64_t now);
   // buffer.flow_control: pfc, after every connect(): the hosts' NICs obey the pause frames their
@@ -77,6 +81,9 @@ class HostNode final : public Node {
   // Indexed by port - port_base_: the local hosts' ports only (consecutive ranks under a leaf;
   // sized by every rank they were 16 B x hosts per engine, O(hosts x leaves) in all).
   std::vector<Link*> in_by_port_, out_by_port_;
+  // Virtual time: when each in_by_port_ link's pending wake is (UINT64_MAX: none; 0: it does
+  // not record it, as in wall-clock time: always polled). One cache line for 8 hosts.
+  std::vector<uint64_t> wake_at_;
   uint16_t port_base_ = 0;
   std::vector<Link*> in_links_;  // by slot
   std::vector<uint16_t> slot_ports_;

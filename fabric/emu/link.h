@@ -75,8 +75,20 @@ class Link {
   }
   void rearm(uint64_t now) {
     armed_ = false;
+    if (tag_ & kRecordedTag) *wake_record_ = UINT64_MAX;
     const uint64_t t = next_arrival();
     if (t != UINT64_MAX) arm(rx_events_, std::max(t, now));
+  }
+
+  // Virtual time: keep the time of the pending wake (UINT64_MAX: none) at `*at`, in the
+  // consumer's own memory, so that a consumer woken for another of its links can tell that this
+  // one has nothing arrived without loading the link (HostNode: a host node's wake polls only its
+  // links with a wake due now). The link writes it where it arms and rearms. After
+  // set_consumer().
+  void record_wakes(uint64_t* at) {
+    wake_record_ = at;
+    *at = UINT64_MAX;
+    tag_ |= kRecordedTag;
   }
 
   // --- virtual time, partitioned (virtual_run.cpp): producer and consumer in two partitions ---
@@ -148,7 +160,10 @@ class Link {
   bool purge_due() const { return purge_requests_.load(std::memory_order_acquire) != purges_done_; }
   void arm(EventQueue* events, uint64_t t) {
     armed_ = true;
-    events->push(t, node_, tag_);
+    // The flag in the tag, on the producer's (full) line, spares the other links the load of
+    // wake_record_ from the cold line.
+    if (tag_ & kRecordedTag) *wake_record_ = t;
+    events->push(t, node_, tag_ & ~kRecordedTag);
   }
   uint64_t& arrival(rte_mbuf* m) const { return *RTE_MBUF_DYNFIELD(m, field_, uint64_t*); }
 
@@ -170,7 +185,9 @@ class Link {
   double free_at_ = 0;            // exact, ns
   EventQueue* events_ = nullptr;  // the consumer's queue, for send to arm; null when crossing
   // Cold: read when the rate changes, counted when a sender meets a failed link.
+  static constexpr uint32_t kRecordedTag = 0x80000000u;  // in tag_: record_wakes() was called
   alignas(64) double rate_bps_ = 0;
+  uint64_t* wake_record_ = nullptr;  // record_wakes()
   // The slots past the hot piece: read only when the ring holds more than kHotSlots frames, so
   // they stay off the producer's line (which is full).
   rte_mbuf** rest_ = nullptr;

@@ -4,9 +4,7 @@
 #include <rte_errno.h>
 
 #include <algorithm>
-#include <functional>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace spraylab::dataplane {
 
@@ -76,75 +74,99 @@ RouteLookup::RouteLookup(std::shared_ptr<const SharedRoutes> shared,
                          const std::vector<topo::Prefix>& prefixes)
     : lpm_(const_cast<rte_lpm*>(shared->lpm())), shared_(std::move(shared)) {
   const std::vector<topo::Prefix>& all = shared_->prefixes();
-  // Each shared prefix maps to the longest of `prefixes` that covers it: looked up by length,
-  // longest first, in a hash of `prefixes`. (A scan of `prefixes` per shared prefix is
-  // O(shared x local) per switch: a k = 32 fat tree has 8.7k shared prefixes and 1280 switches.)
-  auto key = [](uint32_t addr, uint8_t len) {
-    return (uint64_t{len} << 32) | (addr & prefix_mask(len));
+  // Each shared prefix maps to the longest of `prefixes` that covers it. Both lists in (address,
+  // length) order, one walk over the two: a prefix follows the shorter ones that cover it, so
+  // those covering the current shared prefix are a stack (each longer than the one below), and
+  // one that stops covering it covers nothing after it either. O(shared + local) per switch, no
+  // allocation a prefix: the hash of `prefixes` it replaces cost a node and up to a probe a
+  // prefix length for every (switch, shared prefix), most of building a 1458-leaf MRLS.
+  struct Local {
+    topo::Prefix p;
+    uint32_t index;
   };
-  std::unordered_map<uint64_t, uint32_t> local;  // prefix -> its last index in `prefixes`
-  std::vector<uint8_t> lengths;                  // the lengths in `prefixes`, longest first
+  auto before = [](const topo::Prefix& a, const topo::Prefix& b) {
+    return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
+  };
+  std::vector<Local> local;
+  local.reserve(prefixes.size());
   for (uint32_t i = 0; i < prefixes.size(); ++i) {
-    // At equal length the later prefix wins, as rte_lpm_add's replacement does in a table of
-    // its own.
-    local[key(prefixes[i].addr, prefixes[i].len)] = i;
-    if (std::find(lengths.begin(), lengths.end(), prefixes[i].len) == lengths.end()) {
-      lengths.push_back(prefixes[i].len);
-    }
+    local.push_back({{prefixes[i].addr & prefix_mask(prefixes[i].len), prefixes[i].len}, i});
   }
-  std::sort(lengths.begin(), lengths.end(), std::greater<>());
-  std::vector<uint32_t> remap(all.size(), kMiss);
-  for (size_t g = 0; g < all.size(); ++g) {
-    for (uint8_t len : lengths) {
-      if (len > all[g].len) continue;
-      const auto it = local.find(key(all[g].addr, len));
-      if (it != local.end()) {
-        remap[g] = it->second;
-        break;
+  auto local_before = [&](const Local& a, const Local& b) {
+    return before(a.p, b.p) || (!before(b.p, a.p) && a.index < b.index);
+  };
+  if (!std::is_sorted(local.begin(), local.end(), local_before)) {
+    std::sort(local.begin(), local.end(), local_before);
+  }
+  // At an equal prefix the later one wins, as rte_lpm_add's replacement does in a table of its
+  // own: keep the last of each run.
+  auto same = [](const Local& a, const Local& b) {
+    return a.p.addr == b.p.addr && a.p.len == b.p.len;
+  };
+  std::reverse(local.begin(), local.end());
+  local.erase(std::unique(local.begin(), local.end(), same), local.end());
+  std::reverse(local.begin(), local.end());
+
+  // The remap, compacted as it is made: a class's values into `values`, then one
+  // entry for the class or its values spelled out after the class entries. (The whole remap
+  // first, 4 B a shared prefix, was a 455 KB vector a switch to fill and copy at 100 K hosts.)
+  const uint32_t classes = shared_->classes();
+  std::vector<uint32_t> entries(classes), spelled, values;
+  std::vector<uint32_t> covering;  // indices into `local`, each covering the one before
+  size_t next = 0, found = 0;      // found: local prefixes equal to a shared one
+  for (uint32_t c = 0; c < classes; ++c) {
+    const uint32_t first = shared_->class_start()[c];
+    const uint32_t end = c + 1 < classes ? shared_->class_start()[c + 1]
+                                         : static_cast<uint32_t>(all.size());
+    values.clear();
+    for (uint32_t g = first; g < end; ++g) {
+      for (; next < local.size() && !before(all[g], local[next].p); ++next) {
+        while (!covering.empty() && !covers(local[covering.back()].p, local[next].p))
+          covering.pop_back();
+        covering.push_back(static_cast<uint32_t>(next));
+      }
+      while (!covering.empty() && !covers(local[covering.back()].p, all[g])) covering.pop_back();
+      if (covering.empty()) {
+        values.push_back(kMiss);
+        continue;
+      }
+      const Local& l = local[covering.back()];
+      values.push_back(l.index);
+      if (l.p.len == all[g].len) ++found;  // covers and as long: the same prefix
+    }
+    entries[c] = class_entry(values, spelled);
+  }
+  if (found != local.size()) {
+    for (const Local& l : local) {
+      if (!std::binary_search(all.begin(), all.end(), l.p, before)) {
+        throw std::invalid_argument(fmt::format("route {}/{} is not in the shared route table",
+                                                topo::ip_to_string(prefixes[l.index].addr),
+                                                l.p.len));
       }
     }
   }
-  remap_owner_ = shared_->intern(compact(*shared_, remap));
+  entries.insert(entries.end(), spelled.begin(), spelled.end());
+  remap_owner_ = shared_->intern(std::move(entries));
   remap_ = remap_owner_->data();
   class_of_ = shared_->class_of();
   class_start_ = shared_->class_start();
   classes_ = shared_->classes();
-  // `all` is sorted by (address, length) and canonical (SharedRoutes).
-  auto before = [](const topo::Prefix& a, const topo::Prefix& b) {
-    return a.addr != b.addr ? a.addr < b.addr : a.len < b.len;
-  };
-  for (const topo::Prefix& p : prefixes) {
-    const topo::Prefix canonical{p.addr & prefix_mask(p.len), p.len};
-    if (!std::binary_search(all.begin(), all.end(), canonical, before)) {
-      throw std::invalid_argument(fmt::format("route {}/{} is not in the shared route table",
-                                              topo::ip_to_string(p.addr), p.len));
-    }
-  }
 }
 
-// One entry a class: its prefixes' common value, or kSpelled + where its values are spelled out
-// after the class entries (a class whose prefixes go more than one way).
-std::vector<uint32_t> RouteLookup::compact(const SharedRoutes& shared,
-                                           const std::vector<uint32_t>& remap) {
-  const uint32_t classes = shared.classes();
-  std::vector<uint32_t> out(classes);
-  for (uint32_t c = 0; c < classes; ++c) {
-    const uint32_t first = shared.class_start()[c];
-    const uint32_t end =
-        c + 1 < classes ? shared.class_start()[c + 1] : static_cast<uint32_t>(remap.size());
-    if (std::all_of(remap.begin() + first, remap.begin() + end,
-                    [&](uint32_t v) { return v == remap[first]; }) &&
-        (remap[first] < kSpelled || remap[first] == kMiss)) {
-      out[c] = remap[first];
-      continue;
-    }
-    if (out.size() - classes >= kMiss - kSpelled) {
-      throw std::invalid_argument("route lookup: too many routes to remap");
-    }
-    out[c] = kSpelled + static_cast<uint32_t>(out.size() - classes);
-    out.insert(out.end(), remap.begin() + first, remap.begin() + end);
+// A class's entry: its prefixes' common value, or kSpelled + where its values are spelled out
+// after the class entries (a class whose prefixes go more than one way), appended to `spelled`.
+uint32_t RouteLookup::class_entry(const std::vector<uint32_t>& values,
+                                  std::vector<uint32_t>& spelled) {
+  if (std::all_of(values.begin(), values.end(), [&](uint32_t v) { return v == values[0]; }) &&
+      (values[0] < kSpelled || values[0] == kMiss)) {
+    return values[0];
   }
-  return out;
+  if (spelled.size() >= kMiss - kSpelled) {
+    throw std::invalid_argument("route lookup: too many routes to remap");
+  }
+  const auto at = kSpelled + static_cast<uint32_t>(spelled.size());
+  spelled.insert(spelled.end(), values.begin(), values.end());
+  return at;
 }
 
 std::shared_ptr<const std::vector<uint32_t>> SharedRoutes::intern(

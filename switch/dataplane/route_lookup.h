@@ -95,8 +95,8 @@ class RouteLookup {
     if (e < kSpelled || e == kMiss) return e;
     return remap_[classes_ + (e - kSpelled) + (hop - class_start_[c])];
   }
-  static std::vector<uint32_t> compact(const SharedRoutes& shared,
-                                       const std::vector<uint32_t>& remap);
+  static uint32_t class_entry(const std::vector<uint32_t>& values,
+                              std::vector<uint32_t>& spelled);
 
   rte_lpm* lpm_ = nullptr;
   // The remap's owner (SharedRoutes::intern) and its data; remap_ is nullptr for a table of its

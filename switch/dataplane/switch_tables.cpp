@@ -18,7 +18,8 @@ constexpr uint32_t kFrameHeaderBytes = 14 + 20 + 8 + 40;
 
 uint32_t group_of(SwitchTables& t, std::map<std::vector<topo::PortId>, uint32_t>& ids,
                   std::vector<topo::PortId> ports) {
-  auto [it, added] = ids.emplace(ports, static_cast<uint32_t>(t.groups.size()));
+  // try_emplace: a group already known (most routes' at most switches) costs no node.
+  auto [it, added] = ids.try_emplace(ports, static_cast<uint32_t>(t.groups.size()));
   if (added) t.groups.push_back(std::move(ports));
   return it->second;
 }
@@ -114,6 +115,9 @@ SwitchTables build_switch_tables(
                         t.balancer.consolidate == lb::Consolidate::kPod;
   const uint32_t my_pod = topo.node(node).pod;
   std::map<uint32_t, bool> pods_done;
+  // Polarized's group, every fabric port, is the same for every leaf: found once, when the first
+  // route needs it (so group numbers are as before), not looked up in `ids` a leaf.
+  uint32_t fabric_group = UINT32_MAX;
   for (uint32_t leaf : r.leaves()) {
     const uint32_t rank = r.leaf_rank(leaf);
     if (leaf == t.sw) continue;
@@ -127,12 +131,17 @@ SwitchTables build_switch_tables(
       continue;
     }
     // Polarized picks among every fabric port by its labels; the others among the minimal hops.
-    auto group = every_fabric_port ? fabric : ports_of(r.minimal_hops(t.sw, leaf));
+    uint32_t group;
+    if (every_fabric_port) {
+      if (fabric_group == UINT32_MAX) fabric_group = group_of(t, ids, fabric);
+      group = fabric_group;
+    } else {
+      group = group_of(t, ids, ports_of(r.minimal_hops(t.sw, leaf)));
+    }
     // A leaf of this switch's own pod is keyed by the pod too: by its leaf rank its key would be
     // some other pod's, and the balancer would send that pod's traffic down to this leaf.
     const uint32_t key = pod_keys ? my_pod : rank;
-    t.routes.push_back(
-        {plan.leaf_prefix(leaf), group_of(t, ids, std::move(group)), key, rank, false});
+    t.routes.push_back({plan.leaf_prefix(leaf), group, key, rank, false});
   }
   uint32_t pods = 0;
   for (uint32_t leaf : r.leaves())

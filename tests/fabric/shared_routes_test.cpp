@@ -91,6 +91,39 @@ TEST(SharedRoutes, AnswerAsEachSwitchsOwnTable) {
       "load_balancer: {algorithm: polarized}\n");
 }
 
+// Issue 40 (loc40): the remap is one merge walk over the sorted shared and local prefixes. Any
+// local list, not only a fabric's: nested prefixes several deep, siblings, one prefix given
+// twice (the later wins, as in a table of its own), in no order, against a shared table with
+// prefixes no switch holds.
+TEST(SharedRoutes, AnswerAsOwnTableForNestedRepeatedUnorderedPrefixes) {
+  std::mt19937 rng(11);
+  const uint8_t lens[] = {8, 12, 16, 20, 24, 28, 30, 32};
+  auto random_prefix = [&] {
+    const uint8_t len = lens[rng() % std::size(lens)];
+    // Few distinct bits, so that prefixes nest and repeat.
+    const uint32_t addr = 0x0a000000u | ((rng() & 0x3u) << 16) | ((rng() & 0x3u) << 8) |
+                          (rng() & 0x7u);
+    return topo::Prefix{addr, len};
+  };
+  for (int round = 0; round < 40; ++round) {
+    std::vector<topo::Prefix> own;
+    for (int i = 0; i < 12; ++i) own.push_back(random_prefix());
+    if (round % 2 == 0) own.push_back(own[rng() % own.size()]);  // the same prefix again
+    std::vector<topo::Prefix> all = own;
+    for (int i = 0; i < 12; ++i) all.push_back(random_prefix());  // held by no switch
+    auto shared = std::make_shared<const SharedRoutes>("test_nested" + std::to_string(round),
+                                                       all, 0);
+    const RouteLookup alone("test_nested_own" + std::to_string(round), own, 0);
+    const RouteLookup via(shared, own);
+    for (const topo::Prefix& p : all) {
+      for (uint32_t ip : {p.addr, p.addr + 1, p.addr | 0xffu, p.addr | 0xfffu, p.addr - 1}) {
+        ASSERT_EQ(alone.lookup(ip), via.lookup(ip))
+            << "round " << round << " " << topo::ip_to_string(ip);
+      }
+    }
+  }
+}
+
 TEST(SharedRoutes, RefuseARouteTheyDoNotHold) {
   auto shared = std::make_shared<const SharedRoutes>(
       "test_refuse", std::vector<topo::Prefix>{{0x0a000000u, 16}}, 0);
