@@ -196,7 +196,7 @@ void check_virtual_channels(const Value* buffer, const Experiment& experiment) {
   const Map section(*buffer);  // virtual_channels above 1 came from it
   section.find("virtual_channels")
       ->fail(fmt::format(
-          "buffer.virtual_channels: {} needs lossless links (flow_control: pfc or credit): a VC "
+          "{} needs lossless links (flow_control: pfc or credit): a VC "
           "is a buffer a frame waits in for room downstream, and with flow_control: none a full "
           "buffer drops instead; set flow_control, or virtual_channels: 1",
           b.virtual_channels));
