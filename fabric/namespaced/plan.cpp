@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +10,10 @@
 #include <optional>
 #include <stdexcept>
 
+#include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/namespaced/pfc_headroom.h"
 #include "fabric/run/time_scale.h"
 #include "fabric/run/variants.h"
 #include "switch/switch_options.h"
@@ -51,12 +54,16 @@ std::vector<std::string> eal_args(const std::string& prefix, int memory_mb) {
           "--log-level", "lib.vhost.config:warning"};
 }
 
+// A memif ring's descriptors, as log2 (memif's rsize): 512 each way, 8 MB of shared memory a link.
+constexpr uint32_t kMemifRingLog2 = 9;
+// An af_xdp port's rx ring: DPDK 22.11's default (ETH_AF_XDP_DFLT_NUM_DESCS).
+constexpr uint32_t kAfXdpRingSlots = 2048;
+
 std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
   // bsize=8192: a frame of up to 8 KB in one descriptor (22.11's memif mangles frames chained
-  // over several: the demo's 4 KB payloads looped as phantom frames at 2 KB). rsize=9: 512
-  // descriptors each way, 8 MB of shared memory a link.
-  return fmt::format("net_memif{},role={},id=0,socket={},socket-abstract=no,bsize=8192,rsize=9",
-                     index, server ? "server" : "client", socket);
+  // over several: the demo's 4 KB payloads looped as phantom frames at 2 KB).
+  return fmt::format("net_memif{},role={},id=0,socket={},socket-abstract=no,bsize=8192,rsize={}",
+                     index, server ? "server" : "client", socket, kMemifRingLog2);
 }
 
 // vhost-user links: the end nearer the core owns the socket as a net_vhost port (the vhost-user
@@ -66,6 +73,19 @@ std::string memif_vdev(uint32_t index, bool server, const std::string& socket) {
 // arrives while it sleeps (virtio-user fills its rx ring from its pool: kVirtioRxMbufs a port).
 constexpr uint32_t kVirtioQueueSize = 1024;
 constexpr uint32_t kVirtioRxMbufs = kVirtioQueueSize;
+
+// Frames a link of kind `links` holds one way between its two processes.
+uint32_t ring_slots(LinkKind links) {
+  switch (links) {
+    case LinkKind::kVeth:
+      return kAfXdpRingSlots;
+    case LinkKind::kVhost:
+      return kVirtioQueueSize;
+    case LinkKind::kMemif:
+      break;
+  }
+  return 1u << kMemifRingLog2;
+}
 
 std::string vhost_vdev(uint32_t index, bool server, const std::string& socket) {
   if (server) return fmt::format("net_vhost{},iface={},queues=1", index, socket);
@@ -242,6 +262,60 @@ uint64_t shaper_slack_bytes(const conf::Experiment& exp) {
   return 2 * (uint64_t{exp.workload.payload_bytes} + kFrameOverheadBytes);
 }
 
+namespace {
+
+bool file_sets_pfc(const std::string& text, const char* key) {
+  const YAML::Node root = YAML::Load(text);
+  // A key the file lacks is an invalid node: IsDefined() first, every other test throws on it.
+  const YAML::Node buffer = root["buffer"];
+  if (!buffer.IsDefined() || !buffer.IsMap()) return false;
+  const YAML::Node pfc = buffer["pfc"];
+  return pfc.IsDefined() && pfc.IsMap() && pfc[key].IsDefined();
+}
+
+// flow_control: pfc: the headroom of links whose processes sleep between polls (pfc_headroom.h)
+// as buffer.pfc.headroom where the file sets none (XOFF, if the file sets none either, is the
+// buffer less it: conf/buffer_defaults.h). Refused where the buffer cannot hold it; a file's own
+// headroom below it is kept, and said.
+void add_pfc_headroom(const std::string& text, const conf::Experiment& exp, const Options& o,
+                      double scale, VariantRequest& request) {
+  conf::Experiment run = exp;
+  slow_down(&run, scale);
+  if (o.links == LinkKind::kVeth) {
+    run.workload.payload_bytes = std::min(run.workload.payload_bytes, kVethPayloadBytes);
+  }
+  const PollingLink link{run.links, run.workload.payload_bytes,
+                         conf::sleep_cap_ns(o.idle_sleep).value_or(0), shaper_slack_bytes(run),
+                         ring_slots(o.links)};
+  const uint64_t headroom = polling_pfc_headroom_bytes(link);
+  const uint64_t bytes = exp.buffer.bytes;
+  if (file_sets_pfc(text, "headroom")) {
+    if (exp.buffer.pfc.headroom < headroom) {
+      fmt::print(stderr,
+                 "note: buffer.pfc.headroom {} B is below what a pause has behind it on this "
+                 "fabric ({}): pfc_headroom drops may follow (docs/switch.md, \"Wall clock\")\n",
+                 exp.buffer.pfc.headroom, polling_pfc_headroom_why(link));
+    }
+    return;
+  }
+  const bool xoff = file_sets_pfc(text, "xoff");
+  if (headroom >= bytes || (xoff && exp.buffer.pfc.xoff + headroom > bytes)) {
+    throw std::invalid_argument(fmt::format(
+        "buffer.flow_control: pfc on a namespaced fabric: the PFC headroom its links need ({}) "
+        "does not fit in buffer.bytes ({} B){}: a larger buffer.bytes, a shorter --idle-sleep or "
+        "a slower --rate, or a buffer.pfc.headroom of the file's own (docs/switch.md, \"Wall "
+        "clock\")",
+        polling_pfc_headroom_why(link), bytes,
+        xoff ? fmt::format(" above buffer.pfc.xoff ({} B)", exp.buffer.pfc.xoff)
+             : std::string(" with room below XOFF")));
+  }
+  fmt::print(stderr, "note: buffer.pfc.headroom {} (docs/switch.md, \"Wall clock\")\n",
+             polling_pfc_headroom_why(link));
+  request.sets.push_back({"buffer.pfc.headroom", {fmt::to_string(headroom)}});
+}
+
+}  // namespace
+
 std::string fabric_experiment(const Options& o, double* rate_bps, double* scale) {
   const std::string text = conf::read_experiment_text(o.experiment);
   const conf::Experiment exp = conf::load_experiment_string(text, o.experiment);
@@ -282,6 +356,9 @@ std::string fabric_experiment(const Options& o, double* rate_bps, double* scale)
       *scale = k;
       for (auto& [key, value] : slow_down_settings(exp, k)) request.sets.push_back({key, {value}});
     }
+  }
+  if (exp.buffer.flow_control == conf::FlowControl::kPfc) {
+    add_pfc_headroom(text, exp, o, *scale, request);
   }
   const std::vector<Variant> variants = expand_variants(text, o.experiment, request);
   return variants.at(0).yaml;

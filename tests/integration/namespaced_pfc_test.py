@@ -5,14 +5,17 @@ them (docs/generator.md, "PFC pauses").
 
 A 3-to-1 incast on a 2-leaf, 1-spine leaf-spine (2 hosts a leaf) with a 32 KB buffer a port, every
 link shaped to 2 Mb/s (time x500 over the file's 1 Gb/s): the receiver's leaf port gets three
-senders' frames at once. The PFC headroom is 16 KB (16 frames, 64 ms at 2 Mb/s), not the default
-(the wire's round trip and two frames: 2.2 KB): on processes that sleep between polls a pause is
-read, and a memif ring drained, a process's turn late, and frames sent meanwhile land above XOFF.
-With the default, one run on this loaded 2-CPU machine had 24 pfc_headroom drops (docs/switch.md,
-"Wall clock").
+senders' frames at once. The PFC headroom is the namespaced fabric's default (docs/switch.md, "Wall
+clock"; fabric/namespaced/pfc_headroom.h): on processes that sleep between polls a pause is sent
+at the receiver's turn and read at the sender's, so besides the wire's round trip it covers a
+sleep of each (--idle-sleep, 20 ms: 5 KB at 2 Mb/s) and a late sender's burst (two frames), at
+most a ring. The file's default alone (the wire's round trip, two frames and the pause: 2.5 KB)
+had 24 pfc_headroom drops in one run on this loaded 2-CPU machine.
   pfc_incast_drops_nothing   with pfc every message completes, no switch drops a frame, the
                              switches sent pauses, and every pause a switch port sent arrived at
-                             its peer: a switch port or a generator's port (counted there)
+                             its peer: a switch port or a generator's port (counted there);
+                             the fabric said the headroom it set, at least two sleeps at the
+                             rate and two frames
   none_incast_drops          the same incast without flow control drops at the switches (the
                              check that the incast overflows at all)
 Over memif links and over veth (af_xdp; the XDP program hands MAC control frames to the socket).
@@ -21,6 +24,7 @@ Needs root (ip netns); skips (exit 77) otherwise.
 """
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -35,16 +39,21 @@ name: nspfc
 seed: 4
 topology: {{generator: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}}
 links: {{rate: 1Gbps, delay: 1us}}
-buffer: {{bytes: 32KB, flow_control: {fc}{pfc}}}
+buffer: {{bytes: 32KB, flow_control: {fc}}}
 load_balancer: {{algorithm: ecmp}}
 workload: {{type: incast, fan_in: 3, message_size: 48KB, payload: 1000, retransmit_timeout: 200us}}
 measurement: {{queue_sample: 100us}}
 """
 RATE = "2Mbps"
+RATE_BPS = 2e6
+IDLE_SLEEP_S = 20e-3  # the fabric's default --idle-sleep (fabric/namespaced/launcher.h)
+FRAME_BYTES = 1000 + 82  # the payload and the testbed's headers
+HEADROOM_NOTE = re.compile(r"note: buffer\.pfc\.headroom (\d+) B")
 
 
 def incast(args, fc, links):
-    """One namespaced run of the incast with flow_control `fc` over `links`: its summary.json."""
+    """One namespaced run of the incast with flow_control `fc` over `links`: its summary.json and
+    the run's stderr."""
     if os.geteuid() != 0:
         raise Skip("needs root (ip netns add)")
     work = tempfile.mkdtemp(prefix=f"spraylab-nspfc-{fc}-")
@@ -53,14 +62,14 @@ def incast(args, fc, links):
     out = os.path.join(work, "out")
     exp = os.path.join(work, "incast.yaml")
     with open(exp, "w") as f:
-        f.write(EXPERIMENT.format(fc=fc, pfc=", pfc: {headroom: 16KB}" if fc == "pfc" else ""))
+        f.write(EXPERIMENT.format(fc=fc))
     try:
         r = run_spraylab(args.build, "run", exp, "--mode", "namespaced", "--links", links,
                          "--rate", RATE, "--fabric-name", name, "--fabric-dir", folder,
                          "--timeout", "120", "-o", out, timeout=600)
         check(r.returncode == 0, f"spraylab run --mode namespaced (flow_control {fc}) failed")
         with open(os.path.join(out, "ecmp", "summary.json")) as f:
-            return json.load(f)
+            return json.load(f), r.stderr
     finally:
         left = fabric_namespaces(f"sl-{name}-") + fabric_processes(f"sl-{name}-")
         shutil.rmtree(work, ignore_errors=True)
@@ -68,7 +77,13 @@ def incast(args, fc, links):
 
 
 def test_pfc_incast_drops_nothing(args, links):
-    s = incast(args, "pfc", links)
+    s, err = incast(args, "pfc", links)
+    note = HEADROOM_NOTE.search(err)
+    check(note, "the fabric did not say the PFC headroom it set")
+    headroom = int(note.group(1))
+    least = 2 * (IDLE_SLEEP_S * RATE_BPS / 8 + FRAME_BYTES)
+    check(headroom >= least, f"headroom {headroom} B: less than two sleeps at the rate and two "
+          f"frames ({least:.0f} B)")
     cct = s["cct"]
     check(s["completed"] and cct["messages_completed"] == cct["messages"] == 3,
           f"not every message completed: {cct}")
@@ -82,14 +97,15 @@ def test_pfc_incast_drops_nothing(args, links):
     check(p["pause_received"] + p["host_pause_received"] == p["pause_sent"],
           f"pauses sent {p['pause_sent']} != received by switches {p['pause_received']} + hosts "
           f"{p['host_pause_received']}")
-    return (f"cct {cct['collective_ns'] / 1e6:.1f} ms, pauses sent {p['pause_sent']}, received by "
-            f"switches {p['pause_received']} and hosts {p['host_pause_received']}, resumes "
+    return (f"headroom {headroom} B, cct {cct['collective_ns'] / 1e6:.1f} ms, pauses sent "
+            f"{p['pause_sent']}, received by switches {p['pause_received']} and hosts "
+            f"{p['host_pause_received']}, resumes "
             f"{p['resume_sent']}/{p['resume_received'] + p['host_resume_received']}, paused "
             f"{p['paused_ns'] / 1e6:.1f} ms (switches) {p['host_paused_ns'] / 1e6:.1f} ms (hosts)")
 
 
 def test_none_incast_drops(args, links):
-    s = incast(args, "none", links)
+    s, _ = incast(args, "none", links)
     drops = s["loss"]["switch_drops"]
     check(drops > 0, "the incast dropped nothing without flow control: it proves nothing")
     check("pfc" not in s, "a pfc block without pfc")
