@@ -25,6 +25,14 @@ void Psp::classify() {
   if (!th_of_.same(set_.ports, w, queues_.capacities())) {
     load_thresholds(threshold_, set_.ports, w, queues_.capacities(), th_);
     edges_.load(th_, w, n_, n_);
+    kept_.depths = kept_.classes = false;  // kept for other ports or other Th
+  }
+  // The classes depend only on the depths now: the kept ones if these are the kept depths.
+  const bool keepable = edges_.usable && w <= 64 && top_ <= kFastClasses;
+  const bool repeat = keepable && kept_.depths && same_depths(set_.depth, kept_.depth, w);
+  if (repeat && kept_.classes) {
+    restore_classes();
+    return;
   }
   if (edges_.usable) {
     weigh_by_edges();
@@ -67,6 +75,57 @@ void Psp::classify() {
   }
   spans();
   build_slots();
+  if (keepable) keep_classes(repeat);
+}
+
+// Whether a[i] == b[i] for i < w ≤ 64.
+bool Psp::same_depths(const uint32_t* a, const uint32_t* b, uint32_t w) {
+#if defined(SPRAYLAB_LB_AVX512)
+  for (uint32_t i = 0; i < w; i += 16) {
+    const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
+    if (_mm512_mask_cmpneq_epu32_mask(m, _mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i)))
+      return false;
+  }
+  return true;
+#else
+  return std::memcmp(a, b, w * sizeof(uint32_t)) == 0;
+#endif
+}
+
+// After classify() (keepable): its depths, and with `classes` (its depths were the last ones'
+// too) everything it gave for them.
+void Psp::keep_classes(bool classes) {
+  std::memcpy(kept_.depth, set_.depth, sizeof kept_.depth);
+  kept_.depths = true;
+  kept_.classes = classes;
+  if (!classes) return;
+  std::memcpy(kept_.weight, weight_, sizeof kept_.weight);
+  std::memcpy(kept_.next, next_, sizeof kept_.next);
+  std::memcpy(kept_.pos, pos_, sizeof kept_.pos);
+  std::memcpy(kept_.lo, lo_, sizeof kept_.lo);
+  for (uint32_t c = 0; c <= top_; ++c) {
+    kept_.count[c] = count_[c];
+    if (count_[c] != 0) std::memcpy(kept_.members[c], members(c), sizeof kept_.members[c]);
+  }
+  kept_.total = total_;
+  kept_.slotted = slotted_;
+  // slot_ past total_ is never drawn (shift_slots writes beyond it, build_slots rebuilds it).
+  for (uint32_t x = 0; slotted_ && x < total_; x += 64) std::memcpy(kept_.slot + x, slot_ + x, 64);
+}
+
+// classify()'s result as keep_classes() kept it: the classes, their spans and the table.
+void Psp::restore_classes() {
+  std::memcpy(weight_, kept_.weight, sizeof kept_.weight);
+  std::memcpy(next_, kept_.next, sizeof kept_.next);
+  std::memcpy(pos_, kept_.pos, sizeof kept_.pos);
+  std::memcpy(lo_, kept_.lo, sizeof kept_.lo);
+  for (uint32_t c = 0; c <= top_; ++c) {
+    count_[c] = kept_.count[c];
+    if (count_[c] != 0) std::memcpy(members(c), kept_.members[c], sizeof kept_.members[c]);
+  }
+  total_ = kept_.total;
+  slotted_ = kept_.slotted;
+  for (uint32_t x = 0; slotted_ && x < total_; x += 64) std::memcpy(slot_ + x, kept_.slot + x, 64);
 }
 
 #if defined(SPRAYLAB_LB_AVX512) && defined(__AVX512VBMI__)
