@@ -357,12 +357,17 @@ uint32_t Psp::draw(uint32_t r) const {
 }
 
 // Re-weighs candidate c, whose depth reached its next edge (edges_ usable): its floor by compares
-// with its edges.
+// with its edges above the one reached. A finite next_ means a weight in a band below Th, n − f
+// for floor f, and a depth at or beyond e_{f+1}: the floor is f + 1 plus the further edges at or
+// below the depth (edges rise with j), and the weight falls (or becomes saturated_weight, which a
+// candidate with a finite next_ does not have), so the candidate always moves.
 void Psp::reweigh(uint32_t c) {
-  const uint32_t f = edges_.floor_of(set_.depth[c], c);
+  const uint32_t d = set_.depth[c];
+  uint32_t f = n_ - weight_[c] + 1;
+  while (f < edges_.m && d >= edges_.edge[f][c]) ++f;
   const uint32_t w = weight_of_floor(f);
-  if (w != weight_[c]) move(c, w);
-  next_[c] = next_edge(c, n_ - weight_[c]);
+  move(c, w);
+  next_[c] = next_edge(c, n_ - w);
 }
 
 // choose()'s loop for a run of packets sharing a set with edges: a draw and a table load (or
@@ -375,13 +380,17 @@ size_t Psp::choose_run(std::span<const Packet> burst, size_t i, PortId* out, Rng
   const PortId* ports = set_.ports;
   const uint32_t w = set_.w;
   uint32_t total = total_;
+  // grow()'s inputs, read once (a store to out[] or a depth may alias them for the compiler).
+  const bool live = !queues_.stale();
+  const bool bytes = queues_.bytes();
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
     const uint32_t r = rng.below(total);
     const uint32_t c = kSlotted ? slot_[r] : draw(r);
-    out[i] = ports[c];
-    if (const uint32_t grew = queues_.grow(out[i], p)) {
+    const PortId port = ports[c];
+    out[i] = port;
+    if (const uint32_t grew = !live || port == kNoPort ? 0 : bytes ? p.bytes : 1) {  // grow()
       const uint32_t d = set_.depth[c] + grew;
       set_.depth[c] = d;
       if (d >= next_[c]) {  // as in choose()
