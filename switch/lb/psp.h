@@ -58,7 +58,7 @@ class Psp final : public Balancer {
     return psp_weight(set_.depth[i], n_, static_cast<uint64_t>(th_[i]), saturated_);
   }
   uint32_t weight_of_floor(uint32_t f) const { return psp_weight_of_floor(f, n_, saturated_); }
-  void classify();        // every candidate into its weight class
+  void classify();                  // every candidate into its weight class
   void keep_classes(bool classes);  // kept_ from classify()'s result (see KeptClasses)
   void restore_classes();           // classify()'s result from kept_
   static bool same_depths(const uint32_t* a, const uint32_t* b, uint32_t w);

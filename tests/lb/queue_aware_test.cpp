@@ -506,7 +506,7 @@ TEST(Psp, KeptClassesChooseAsFreshOnes) {
     std::vector<uint32_t> th(ports_n, 16);
     std::fill(th.begin(), th.begin() + k.w, 8);
     Queues q(ports_n, 1u << 30);
-    std::vector<PortId> set = ports(k.w);             // rewritten in place below
+    std::vector<PortId> set = ports(k.w);  // rewritten in place below
     const std::vector<PortId> other = ports(k.w / 2 + 1, 5);
     Psp psp(k.n, BandThresholds(std::make_shared<const std::vector<uint32_t>>(th)), 1,
             BurstQueues(ports_n, 0, false));
@@ -519,7 +519,7 @@ TEST(Psp, KeptClassesChooseAsFreshOnes) {
         for (auto& d : pattern) d = gen.below(20);
       }
       if (phase == 7) ++pattern[gen.below(k.w)];  // one depth one higher than the kept ones
-      if (phase == 10) {                            // the other Th, at the same address
+      if (phase == 10) {                          // the other Th, at the same address
         const PortId first = set[0] == 0 ? static_cast<PortId>(k.w) : 0;
         std::iota(set.begin(), set.end(), first);
       }
