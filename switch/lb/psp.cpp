@@ -25,6 +25,14 @@ void Psp::classify() {
   if (!th_of_.same(set_.ports, w, queues_.capacities())) {
     load_thresholds(threshold_, set_.ports, w, queues_.capacities(), th_);
     edges_.load(th_, w, n_, n_);
+    kept_.depths = kept_.classes = false;  // kept for other ports or other Th
+  }
+  // The classes depend only on the depths now: the kept ones if these are the kept depths.
+  const bool keepable = edges_.usable && w <= 64 && top_ <= kFastClasses;
+  const bool repeat = keepable && kept_.depths && same_depths(set_.depth, kept_.depth, w);
+  if (repeat && kept_.classes) {
+    restore_classes();
+    return;
   }
   if (edges_.usable) {
     weigh_by_edges();
@@ -67,6 +75,57 @@ void Psp::classify() {
   }
   spans();
   build_slots();
+  if (keepable) keep_classes(repeat);
+}
+
+// Whether a[i] == b[i] for i < w ≤ 64.
+bool Psp::same_depths(const uint32_t* a, const uint32_t* b, uint32_t w) {
+#if defined(SPRAYLAB_LB_AVX512)
+  for (uint32_t i = 0; i < w; i += 16) {
+    const auto m = static_cast<__mmask16>(w - i >= 16 ? 0xffff : (1u << (w - i)) - 1);
+    if (_mm512_mask_cmpneq_epu32_mask(m, _mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i)))
+      return false;
+  }
+  return true;
+#else
+  return std::memcmp(a, b, w * sizeof(uint32_t)) == 0;
+#endif
+}
+
+// After classify() (keepable): its depths, and with `classes` (its depths were the last ones'
+// too) everything it gave for them.
+void Psp::keep_classes(bool classes) {
+  std::memcpy(kept_.depth, set_.depth, sizeof kept_.depth);
+  kept_.depths = true;
+  kept_.classes = classes;
+  if (!classes) return;
+  std::memcpy(kept_.weight, weight_, sizeof kept_.weight);
+  std::memcpy(kept_.next, next_, sizeof kept_.next);
+  std::memcpy(kept_.pos, pos_, sizeof kept_.pos);
+  std::memcpy(kept_.lo, lo_, sizeof kept_.lo);
+  for (uint32_t c = 0; c <= top_; ++c) {
+    kept_.count[c] = count_[c];
+    if (count_[c] != 0) std::memcpy(kept_.members[c], members(c), sizeof kept_.members[c]);
+  }
+  kept_.total = total_;
+  kept_.slotted = slotted_;
+  // slot_ past total_ is never drawn (shift_slots writes beyond it, build_slots rebuilds it).
+  for (uint32_t x = 0; slotted_ && x < total_; x += 64) std::memcpy(kept_.slot + x, slot_ + x, 64);
+}
+
+// classify()'s result as keep_classes() kept it: the classes, their spans and the table.
+void Psp::restore_classes() {
+  std::memcpy(weight_, kept_.weight, sizeof kept_.weight);
+  std::memcpy(next_, kept_.next, sizeof kept_.next);
+  std::memcpy(pos_, kept_.pos, sizeof kept_.pos);
+  std::memcpy(lo_, kept_.lo, sizeof kept_.lo);
+  for (uint32_t c = 0; c <= top_; ++c) {
+    count_[c] = kept_.count[c];
+    if (count_[c] != 0) std::memcpy(members(c), kept_.members[c], sizeof kept_.members[c]);
+  }
+  total_ = kept_.total;
+  slotted_ = kept_.slotted;
+  for (uint32_t x = 0; slotted_ && x < total_; x += 64) std::memcpy(slot_ + x, kept_.slot + x, 64);
 }
 
 #if defined(SPRAYLAB_LB_AVX512) && defined(__AVX512VBMI__)
@@ -298,12 +357,17 @@ uint32_t Psp::draw(uint32_t r) const {
 }
 
 // Re-weighs candidate c, whose depth reached its next edge (edges_ usable): its floor by compares
-// with its edges.
+// with its edges above the one reached. A finite next_ means a weight in a band below Th, n − f
+// for floor f, and a depth at or beyond e_{f+1}: the floor is f + 1 plus the further edges at or
+// below the depth (edges rise with j), and the weight falls (or becomes saturated_weight, which a
+// candidate with a finite next_ does not have), so the candidate always moves.
 void Psp::reweigh(uint32_t c) {
-  const uint32_t f = edges_.floor_of(set_.depth[c], c);
+  const uint32_t d = set_.depth[c];
+  uint32_t f = n_ - weight_[c] + 1;
+  while (f < edges_.m && d >= edges_.edge[f][c]) ++f;
   const uint32_t w = weight_of_floor(f);
-  if (w != weight_[c]) move(c, w);
-  next_[c] = next_edge(c, n_ - weight_[c]);
+  move(c, w);
+  next_[c] = next_edge(c, n_ - w);
 }
 
 // choose()'s loop for a run of packets sharing a set with edges: a draw and a table load (or
@@ -316,13 +380,17 @@ size_t Psp::choose_run(std::span<const Packet> burst, size_t i, PortId* out, Rng
   const PortId* ports = set_.ports;
   const uint32_t w = set_.w;
   uint32_t total = total_;
+  // grow()'s inputs, read once (a store to out[] or a depth may alias them for the compiler).
+  const bool live = !queues_.stale();
+  const bool bytes = queues_.bytes();
   for (; i < burst.size(); ++i) {
     const Packet& p = burst[i];
     if (p.candidates != ports || p.num_candidates != w) break;
     const uint32_t r = rng.below(total);
     const uint32_t c = kSlotted ? slot_[r] : draw(r);
-    out[i] = ports[c];
-    if (const uint32_t grew = queues_.grow(out[i], p)) {
+    const PortId port = ports[c];
+    out[i] = port;
+    if (const uint32_t grew = !live || port == kNoPort ? 0 : bytes ? p.bytes : 1) {  // grow()
       const uint32_t d = set_.depth[c] + grew;
       set_.depth[c] = d;
       if (d >= next_[c]) {  // as in choose()

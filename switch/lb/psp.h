@@ -58,7 +58,10 @@ class Psp final : public Balancer {
     return psp_weight(set_.depth[i], n_, static_cast<uint64_t>(th_[i]), saturated_);
   }
   uint32_t weight_of_floor(uint32_t f) const { return psp_weight_of_floor(f, n_, saturated_); }
-  void classify();        // every candidate into its weight class
+  void classify();                  // every candidate into its weight class
+  void keep_classes(bool classes);  // kept_ from classify()'s result (see KeptClasses)
+  void restore_classes();           // classify()'s result from kept_
+  static bool same_depths(const uint32_t* a, const uint32_t* b, uint32_t w);
   void spans();           // lo_ from count_
   void weigh();           // weight_ and limit_ (or next_) from depths and th_
   void weigh_by_edges();  // weigh() with edges_
@@ -124,6 +127,29 @@ class Psp final : public Balancer {
   // beyond what it writes.
   bool slotted_ = false;
   alignas(64) uint8_t slot_[kFastClasses * 64 + 128];
+
+  // classify()'s result for one set of depths, for a set of at most 64 candidates with edges and
+  // at most kFastClasses classes: a burst whose set starts at the depths the last classify() was
+  // given (on queues that drain between bursts every burst starts with them all empty: the
+  // switch's null case) restores it with a few vector copies instead of weighing, classifying
+  // and building the table again. Kept only once two classify() calls in a row were given the
+  // same depths, so that bursts whose depths change pay one compare and one copy of the depths.
+  // Dropped when th_ is loaded again (its ports changed).
+  struct KeptClasses {
+    bool depths = false;   // `depth` holds the last classify()'s depths (of th_'s ports)
+    bool classes = false;  // and the rest holds what it gave for them
+    uint32_t total = 0;
+    bool slotted = false;
+    alignas(64) uint32_t depth[64];
+    alignas(64) uint32_t weight[64];
+    alignas(64) uint32_t next[64];
+    alignas(64) uint16_t pos[64];
+    alignas(64) uint16_t members[kFastClasses + 1][64];
+    uint32_t count[kFastClasses + 1];
+    uint32_t lo[kFastClasses + 1];
+    alignas(64) uint8_t slot[kFastClasses * 64];
+  };
+  KeptClasses kept_;
 };
 
 }  // namespace spraylab::lb

@@ -373,6 +373,9 @@ class ReferencePsp {
  public:
   ReferencePsp(uint32_t n, uint64_t th, uint32_t saturated, bool bytes)
       : n_(n), th_(th), sat_(saturated), bytes_(bytes) {}
+  // Th per port instead (BandThresholds' per-port table).
+  ReferencePsp(uint32_t n, std::vector<uint32_t> th, uint32_t saturated, bool bytes)
+      : n_(n), th_(0), th_per_port_(std::move(th)), sat_(saturated), bytes_(bytes) {}
   void choose(std::span<const Packet> burst, const QueueView& q, Rng& rng, PortId* out) {
     std::vector<uint32_t> extra(q.size(), 0);  // the burst's own choices (a live view)
     const PortId* loaded = nullptr;
@@ -384,6 +387,7 @@ class ReferencePsp {
       }
       if (p.candidates != loaded) {
         loaded = p.candidates;
+        ports_ = p.candidates;
         w_ = p.num_candidates;
         depth_.assign(w_, 0);
         top_ = std::max(n_, sat_);
@@ -391,7 +395,7 @@ class ReferencePsp {
         weight_.assign(w_, 0);
         for (uint32_t c = 0; c < w_; ++c) {
           depth_[c] = q.depth(p.candidates[c]) + extra[p.candidates[c]];
-          weight_[c] = psp_weight(depth_[c], n_, th_, sat_);
+          weight_[c] = psp_weight(depth_[c], n_, th(c), sat_);
           members_[weight_[c]].push_back(c);
         }
       }
@@ -415,7 +419,7 @@ class ReferencePsp {
       const uint32_t grew = bytes_ ? p.bytes : 1;
       extra[out[i]] += grew;
       depth_[c] += grew;
-      const uint32_t w = psp_weight(depth_[c], n_, th_, sat_);
+      const uint32_t w = psp_weight(depth_[c], n_, th(c), sat_);
       if (w != weight_[c]) {
         auto& from = members_[weight_[c]];
         *std::find(from.begin(), from.end(), c) = from.back();
@@ -427,10 +431,14 @@ class ReferencePsp {
   }
 
  private:
+  uint64_t th(uint32_t c) const { return th_per_port_.empty() ? th_ : th_per_port_[ports_[c]]; }
+
   uint32_t n_;
   uint64_t th_;
+  std::vector<uint32_t> th_per_port_;
   uint32_t sat_;
   bool bytes_;
+  const PortId* ports_ = nullptr;
   uint32_t w_ = 0, top_ = 0;
   std::vector<uint32_t> depth_, weight_;
   std::vector<std::vector<uint32_t>> members_;
@@ -477,6 +485,55 @@ TEST(Psp, LiveBurstsChooseExactlyAsOnePacketAtATime) {
       ref.choose(burst, q.view(), rng_b, want);
       ASSERT_TRUE(std::equal(got, got + 32, want)) << "round " << round;
       for (uint32_t i = 0; i < burst.size(); ++i) q.depth[got[i]] += k.bytes ? burst[i].bytes : 1;
+    }
+  }
+}
+
+// Issue 41: a burst whose set starts at the depths the last two classify() calls were given
+// restores their classes instead of classifying again (Psp::KeptClasses). The restored classes
+// choose as the reference's fresh ones: bursts from empty queues in a row (the null case), a
+// depth pattern held for three bursts, the same pattern with one depth one higher, the set's
+// array rewritten at the same address with ports of another Th (their edges differ even where
+// every queue is empty), and a second set within a burst.
+TEST(Psp, KeptClassesChooseAsFreshOnes) {
+  struct Case {
+    uint32_t w, n;
+  };
+  for (const Case& k : std::vector<Case>{{64, 4}, {16, 4}, {61, 8}, {40, 2}}) {
+    SCOPED_TRACE(::testing::Message() << "w " << k.w << " n " << k.n);
+    const uint32_t ports_n = 2 * k.w + 8;
+    // Ports below w: Th 8; the others: Th 16.
+    std::vector<uint32_t> th(ports_n, 16);
+    std::fill(th.begin(), th.begin() + k.w, 8);
+    Queues q(ports_n, 1u << 30);
+    std::vector<PortId> set = ports(k.w);  // rewritten in place below
+    const std::vector<PortId> other = ports(k.w / 2 + 1, 5);
+    Psp psp(k.n, BandThresholds(std::make_shared<const std::vector<uint32_t>>(th)), 1,
+            BurstQueues(ports_n, 0, false));
+    ReferencePsp ref(k.n, th, 1, false);
+    Rng rng_a(3), rng_b(3), gen(11);
+    std::vector<uint32_t> pattern(ports_n, 0);
+    for (int round = 0; round < 240; ++round) {
+      const int phase = round % 12;
+      if (phase == 4) {
+        for (auto& d : pattern) d = gen.below(20);
+      }
+      if (phase == 7) ++pattern[gen.below(k.w)];  // one depth one higher than the kept ones
+      if (phase == 10) {                          // the other Th, at the same address
+        const PortId first = set[0] == 0 ? static_cast<PortId>(k.w) : 0;
+        std::iota(set.begin(), set.end(), first);
+      }
+      // Phases 0-3 and 9-11: empty queues; 4-8: the pattern.
+      const bool empty = phase < 4 || phase > 8;
+      for (uint32_t p = 0; p < ports_n; ++p) q.depth[p] = empty ? 0 : pattern[p];
+      std::vector<Packet> burst(32);
+      const bool two_sets = round % 5 == 3;
+      for (uint32_t i = 0; i < burst.size(); ++i)
+        burst[i] = packet(two_sets && gen.below(4) == 0 ? other : set, 0, 1000);
+      PortId got[32], want[32];
+      psp.choose(burst, BurstContext{q.view(), &rng_a, 0}, got);
+      ref.choose(burst, q.view(), rng_b, want);
+      ASSERT_TRUE(std::equal(got, got + 32, want)) << "round " << round;
     }
   }
 }
