@@ -26,7 +26,6 @@
 // fabric's switch node) builds them and sends them ahead of the port's data.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -134,7 +133,9 @@ class Pfc {
   // atomics, each whole, the sum as of a moment ago (never more than the worker's clock allows).
   uint64_t paused_ns_seen(uint16_t p, uint64_t now) const {
     uint64_t sum = 0;
-    for (uint8_t c = 0; c < classes_; ++c) sum += pause_[at(p, c)].paused_ticks(now, seen);
+    for (uint8_t c = 0; c < classes_; ++c) {
+      sum += pause_[at(p, c)].paused_ticks(now, racy_load<uint64_t>);
+    }
     return sum;
   }
 
@@ -147,10 +148,6 @@ class Pfc {
     if (due_[i]) return;
     due_[i] = 1;
     due_channels_.push_back(static_cast<uint32_t>(i));
-  }
-
-  static uint64_t seen(const uint64_t& v) {
-    return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_relaxed);
   }
 
   PfcThresholds t_;
