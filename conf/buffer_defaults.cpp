@@ -23,6 +23,20 @@ uint64_t frames_of(double bdps, uint64_t bdp) {
   return static_cast<uint64_t>(std::ceil(bdps * static_cast<double>(bdp)));
 }
 
+// The keys the file wrote in one of buffer's sub-maps (buffer.pfc, buffer.credit), by name: a key
+// left out, or the whole sub-map, finds nullptr. Holds the map, which the Values found point into:
+// keep it while they are used.
+class SubMapKeys {
+ public:
+  SubMapKeys(const Map& buffer, std::string_view name) {
+    if (const Value* sub = buffer.find(name)) map_.emplace(*sub);
+  }
+  const Value* operator()(std::string_view key) const { return map_ ? map_->find(key) : nullptr; }
+
+ private:
+  std::optional<Map> map_;
+};
+
 }  // namespace
 
 std::optional<uint64_t> bdp_frames(const TopologySpec& topology, const LinkSpec& links,
@@ -113,12 +127,7 @@ void default_pfc(const Value* buffer, Experiment& experiment) {
   BufferSpec& b = experiment.buffer;
   if (b.flow_control != FlowControl::kPfc) return;
   const Map section(*buffer);  // flow_control: pfc came from it
-  const Value* pfc = section.find("pfc");
-  // The map outlives the lookups: find() points into it.
-  const std::optional<Map> pfc_map = pfc == nullptr ? std::nullopt : std::optional<Map>(*pfc);
-  const auto key = [&pfc_map](std::string_view k) -> const Value* {
-    return pfc_map ? pfc_map->find(k) : nullptr;
-  };
+  const SubMapKeys key(section, "pfc");
   const Value& at_fc = *section.find("flow_control");
   if (b.trim) {
     at_fc.fail(
@@ -158,13 +167,7 @@ void default_credit(const Value* buffer, Experiment& experiment) {
   BufferSpec& b = experiment.buffer;
   if (b.flow_control != FlowControl::kCredit) return;
   const Map section(*buffer);  // flow_control: credit came from it
-  const Value* credit = section.find("credit");
-  // The map outlives the lookups: find() points into it.
-  const std::optional<Map> credit_map =
-      credit == nullptr ? std::nullopt : std::optional<Map>(*credit);
-  const auto key = [&credit_map](std::string_view k) -> const Value* {
-    return credit_map ? credit_map->find(k) : nullptr;
-  };
+  const SubMapKeys key(section, "credit");
   const Value& at_fc = *section.find("flow_control");
   if (b.trim) {
     at_fc.fail(

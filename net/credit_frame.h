@@ -21,9 +21,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "net/wire.h"
+
 namespace spraylab::net {
 
-inline constexpr std::array<uint8_t, 6> kCreditDestination{0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
 inline constexpr uint16_t kCreditEtherType = 0x88b5;
 inline constexpr uint16_t kCreditTag = 0x4352;
 inline constexpr uint32_t kCreditFrameBytes = 60;  // without the FCS, as mbuf lengths count
@@ -34,7 +35,7 @@ enum class CreditParse : uint8_t { kNotCredit, kMalformed, kCredit };
 inline void build_credit(uint8_t* out, const std::array<uint8_t, 6>& src, uint64_t freed,
                          uint8_t vc = 0) {
   std::memset(out, 0, kCreditFrameBytes);
-  std::memcpy(out, kCreditDestination.data(), 6);
+  std::memcpy(out, kMacControlDestination.data(), 6);
   std::memcpy(out + 6, src.data(), 6);
   out[12] = static_cast<uint8_t>(kCreditEtherType >> 8);
   out[13] = static_cast<uint8_t>(kCreditEtherType);
@@ -55,7 +56,7 @@ inline bool is_credit_frame(const uint8_t* data, uint32_t len) {
 inline CreditParse parse_credit(const uint8_t* data, uint32_t len, uint64_t& freed, uint8_t& vc) {
   if (!is_credit_frame(data, len)) return CreditParse::kNotCredit;
   if (len < kCreditFrameBytes) return CreditParse::kMalformed;
-  if (std::memcmp(data, kCreditDestination.data(), 6) != 0) return CreditParse::kMalformed;
+  if (std::memcmp(data, kMacControlDestination.data(), 6) != 0) return CreditParse::kMalformed;
   if ((data[14] << 8 | data[15]) != kCreditTag) return CreditParse::kMalformed;
   freed = 0;
   for (uint32_t i = 0; i < 8; ++i) freed = freed << 8 | data[16 + i];

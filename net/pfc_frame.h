@@ -16,9 +16,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "net/wire.h"
+
 namespace spraylab::net {
 
-inline constexpr std::array<uint8_t, 6> kPfcDestination{0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
 inline constexpr uint16_t kMacControlEtherType = 0x8808;
 inline constexpr uint16_t kPfcOpcode = 0x0101;
 inline constexpr uint32_t kPfcFrameBytes = 60;  // without the FCS, as mbuf lengths count
@@ -59,7 +60,7 @@ inline uint64_t pfc_quanta_ns(uint16_t quanta, double rate_bps) {
 // Writes the 60-byte frame from port address `src` into `out` (at least kPfcFrameBytes).
 inline void build_pfc(uint8_t* out, const std::array<uint8_t, 6>& src, const PfcFrame& f) {
   std::memset(out, 0, kPfcFrameBytes);
-  std::memcpy(out, kPfcDestination.data(), 6);
+  std::memcpy(out, kMacControlDestination.data(), 6);
   std::memcpy(out + 6, src.data(), 6);
   auto be16 = [out](uint32_t at, uint16_t v) {
     out[at] = static_cast<uint8_t>(v >> 8);
@@ -79,7 +80,7 @@ inline PfcParse parse_pfc(const uint8_t* data, uint32_t len, PfcFrame& out) {
   auto be16 = [data](uint32_t at) { return static_cast<uint16_t>(data[at] << 8 | data[at + 1]); };
   if (be16(12) != kMacControlEtherType) return PfcParse::kNotControl;
   if (len < kPfcFrameBytes) return PfcParse::kMalformed;
-  if (std::memcmp(data, kPfcDestination.data(), 6) != 0) return PfcParse::kMalformed;
+  if (std::memcmp(data, kMacControlDestination.data(), 6) != 0) return PfcParse::kMalformed;
   if (be16(14) != kPfcOpcode) return PfcParse::kMalformed;
   out.class_enable = be16(16);
   if (out.class_enable > 0xff) return PfcParse::kMalformed;

@@ -1,8 +1,10 @@
 // What the switch, the generator and the emulated links all assume about frames on a link: the
-// burst one device call moves, and what Ethernet adds to every frame on the wire. Declared once
-// here (no DPDK, no other header) so that every layer counts the same bytes.
+// burst one device call moves, what Ethernet adds to every frame on the wire, and where a link's
+// control frames go. Declared once here (no DPDK, no other header) so that every layer counts the
+// same bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace spraylab::net {
@@ -15,5 +17,10 @@ inline constexpr uint16_t kBurst = 32;
 inline constexpr uint32_t kFcsBytes = 4;
 inline constexpr uint32_t kWireGapBytes = 20;
 inline constexpr uint32_t kWireOverhead = kFcsBytes + kWireGapBytes;
+
+// The destination of the control frames a link's two ends exchange: 01:80:C2:00:00:01, the MAC
+// Control multicast (IEEE 802.3 Annex 31B). Link-local: a bridge never forwards it. 802.1Qbb
+// pause frames (net/pfc_frame.h) and spraylab's credit frames (net/credit_frame.h) both use it.
+inline constexpr std::array<uint8_t, 6> kMacControlDestination{0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
 
 }  // namespace spraylab::net

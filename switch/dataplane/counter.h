@@ -21,4 +21,16 @@ class Counter {
   std::atomic<uint64_t> v_{0};
 };
 
+// Reads, from another thread (the metrics, the control socket), a word of a worker's plain state
+// that the worker writes with plain stores (PFC's pauses, the credits' sums): a relaxed atomic
+// load, so the reader sees the whole word, old or new, and the writer pays nothing. Formally a data
+// race; safe on the targets DPDK runs on (x86-64, arm64), where an aligned load of up to 8 bytes is
+// single-copy atomic. (monitoring::racy_load is the same for the parts that may not include this
+// one: docs/architecture.md's layers.)
+template <typename T>
+T racy_load(const T& v) {
+  static_assert(std::atomic_ref<T>::is_always_lock_free);
+  return std::atomic_ref<T>(const_cast<T&>(v)).load(std::memory_order_relaxed);
+}
+
 }  // namespace spraylab::dataplane

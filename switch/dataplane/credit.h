@@ -25,7 +25,6 @@
 // (the fabric's switch or host node) builds them and sends them ahead of the port's data.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -173,16 +172,12 @@ class Credits {
   uint64_t consumed_seen(uint16_t p) const { return sum_seen(consumed_, p); }
   uint64_t freed_seen(uint16_t p) const { return sum_seen(freed_, p); }
   uint64_t stalled_ns_seen(uint16_t p, uint64_t now) const {
-    const uint64_t start = seen(stall_start_[p]);
-    const bool open = std::atomic_ref<uint8_t>(const_cast<uint8_t&>(stalled_[p]))
-                          .load(std::memory_order_relaxed) != 0;
-    return seen(stalled_ns_[p]) + (open && now > start ? now - start : 0);
+    const uint64_t start = racy_load(stall_start_[p]);
+    const bool open = racy_load(stalled_[p]) != 0;
+    return racy_load(stalled_ns_[p]) + (open && now > start ? now - start : 0);
   }
 
  private:
-  static uint64_t seen(const uint64_t& v) {
-    return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_relaxed);
-  }
   // Port p's VCs are neighbours: one port's state in one or two cache lines.
   size_t at(uint16_t p, uint8_t vc) const { return size_t{p} * vcs_ + vc; }
   uint64_t sum(const std::vector<uint64_t>& v, uint16_t p) const {
@@ -192,7 +187,7 @@ class Credits {
   }
   uint64_t sum_seen(const std::vector<uint64_t>& v, uint16_t p) const {
     uint64_t s = 0;
-    for (uint8_t vc = 0; vc < vcs_; ++vc) s += seen(v[at(p, vc)]);
+    for (uint8_t vc = 0; vc < vcs_; ++vc) s += racy_load(v[at(p, vc)]);
     return s;
   }
 

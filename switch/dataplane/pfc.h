@@ -12,6 +12,8 @@
 // Sender (paused transmitter). A PAUSE received on port p stops p's egress from starting frames
 // for its quanta (at p's rate) or until a resume; a frame already on the wire finishes. The pause
 // covers data only: PFC frames themselves go ahead of the data queue, whatever the port's state.
+// Each (port, class) obeys its pauses as the generator's ports do: net::PfcClassPause
+// (net/pfc_pause.h) holds that rule; this class converts the quanta at the port's rate and counts.
 //
 // Classes: with one virtual channel, kPfcDataClass (0) carries every data frame; with V
 // (buffer.virtual_channels) VC v travels in class v, 0..V-1, and every state above is per
@@ -24,12 +26,11 @@
 // fabric's switch node) builds them and sends them ahead of the port's data.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "net/pfc_frame.h"
+#include "net/pfc_pause.h"
 #include "switch/dataplane/counter.h"
 
 namespace spraylab::dataplane {
@@ -46,7 +47,8 @@ struct PfcPortCounters {
   Counter pause_sent, resume_sent;          // as the receiver: frames sent upstream on this port
   Counter pause_received, resume_received;  // as the sender: frames this port's peer sent
   Counter other_class;                      // pauses for a class carrying no data (no effect)
-  Counter send_failed;  // owed frames not sent at a try (no mbuf, link or tx queue full): owed still
+  // Owed frames not sent at a try (no mbuf, link or tx queue full): owed still.
+  Counter send_failed;
 };
 
 class Pfc {
@@ -62,9 +64,7 @@ class Pfc {
         told_(rates_.size() * classes, 1),
         told_pause_(rates_.size() * classes, 0),
         refresh_at_(rates_.size() * classes, 0),
-        paused_until_(rates_.size() * classes, 0),
-        pause_start_(rates_.size() * classes, 0),
-        paused_ns_(rates_.size() * classes, 0),
+        pause_(rates_.size() * classes),
         due_(rates_.size() * classes, 0),
         counters_(rates_.size()) {
     due_channels_.reserve(due_.size());
@@ -120,19 +120,13 @@ class Pfc {
   void received(uint16_t p, const net::PfcFrame& f, uint64_t now);
   // True while port p may start no data frame of class c; paused_until(p, c) says until when at
   // most.
-  bool paused(uint16_t p, uint8_t c, uint64_t now) const { return now < paused_until_[at(p, c)]; }
-  uint64_t paused_until(uint16_t p, uint8_t c) const { return paused_until_[at(p, c)]; }
+  bool paused(uint16_t p, uint8_t c, uint64_t now) const { return pause_[at(p, c)].paused(now); }
+  uint64_t paused_until(uint16_t p, uint8_t c) const { return pause_[at(p, c)].until(); }
   // The time port p's classes were paused, up to `now`: their sum (one class: the time the
   // port's transmitter was paused).
   uint64_t paused_ns(uint16_t p, uint64_t now) const {
     uint64_t sum = 0;
-    for (uint8_t c = 0; c < classes_; ++c) {
-      const size_t i = at(p, c);
-      const uint64_t open = pause_start_[i] < paused_until_[i] && pause_start_[i] < now
-                                ? std::min(now, paused_until_[i]) - pause_start_[i]
-                                : 0;
-      sum += paused_ns_[i] + open;
-    }
+    for (uint8_t c = 0; c < classes_; ++c) sum += pause_[at(p, c)].paused_ticks(now);
     return sum;
   }
   // The same for a reader on another thread (the metrics): the worker's words read as relaxed
@@ -140,10 +134,7 @@ class Pfc {
   uint64_t paused_ns_seen(uint16_t p, uint64_t now) const {
     uint64_t sum = 0;
     for (uint8_t c = 0; c < classes_; ++c) {
-      const size_t i = at(p, c);
-      const uint64_t start = seen(pause_start_[i]), until = seen(paused_until_[i]);
-      const uint64_t open = start < until && start < now ? std::min(now, until) - start : 0;
-      sum += seen(paused_ns_[i]) + open;
+      sum += pause_[at(p, c)].paused_ticks(now, racy_load<uint64_t>);
     }
     return sum;
   }
@@ -159,20 +150,16 @@ class Pfc {
     due_channels_.push_back(static_cast<uint32_t>(i));
   }
 
-  static uint64_t seen(const uint64_t& v) {
-    return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_relaxed);
-  }
-
   PfcThresholds t_;
   uint8_t classes_;
   std::vector<double> rates_;
   // Per port and class (at()):
-  std::vector<uint64_t> bytes_;      // charged to each ingress port's class
-  std::vector<uint8_t> xoff_;        // over XOFF (not yet back to XON)
-  std::vector<uint8_t> told_;        // told_pause_ is what the upstream knows (0: send again)
-  std::vector<uint8_t> told_pause_;  // the last state sent upstream: paused or not
-  std::vector<uint64_t> refresh_at_;  // a PAUSE sent: when it is owed again, still over XOFF
-  std::vector<uint64_t> paused_until_, pause_start_, paused_ns_;  // the sender's pause
+  std::vector<uint64_t> bytes_;            // charged to each ingress port's class
+  std::vector<uint8_t> xoff_;              // over XOFF (not yet back to XON)
+  std::vector<uint8_t> told_;              // told_pause_ is what the upstream knows (0: send again)
+  std::vector<uint8_t> told_pause_;        // the last state sent upstream: paused or not
+  std::vector<uint64_t> refresh_at_;       // a PAUSE sent: when it is owed again, still over XOFF
+  std::vector<net::PfcClassPause> pause_;  // the sender's pause (ns)
   std::vector<uint8_t> due_;
   std::vector<uint32_t> due_channels_;  // at() of each owed one, in the order they fell due
   std::vector<PfcPortCounters> counters_;
@@ -216,22 +203,15 @@ inline void Pfc::received(uint16_t p, const net::PfcFrame& f, uint64_t now) {
   if ((f.class_enable & ~ours) != 0) counters_[p].other_class.inc();
   for (uint8_t c = 0; c < classes_; ++c) {
     if ((f.class_enable & (1u << c)) == 0) continue;
-    const size_t i = at(p, c);
+    net::PfcClassPause& pause = pause_[at(p, c)];
     const uint16_t q = f.quanta[c];
     if (q == 0) {
       counters_[p].resume_received.inc();
-      if (!paused(p, c, now)) continue;
-      paused_ns_[i] += now - pause_start_[i];
-      pause_start_[i] = paused_until_[i] = now;
-      continue;
+      pause.resume(now);
+    } else {
+      counters_[p].pause_received.inc();
+      pause.pause(net::pfc_quanta_ns(q, rates_[p]), now);
     }
-    counters_[p].pause_received.inc();
-    const uint64_t until = now + net::pfc_quanta_ns(q, rates_[p]);
-    if (!paused(p, c, now)) {  // a new pause: the last one (resumed or run out) is closed
-      paused_ns_[i] += paused_until_[i] - pause_start_[i];
-      pause_start_[i] = now;
-    }
-    paused_until_[i] = until;  // a pause renewed counts from its own arrival
   }
 }
 
