@@ -32,6 +32,7 @@
 #include <string>
 
 #include "fabric/emu/event_queue.h"
+#include "fabric/emu/mbuf_pool.h"
 #include "net/wire.h"
 #include "switch/dataplane/ring_slots.h"
 
@@ -115,15 +116,15 @@ class Link {
 
   // Consumer, for a wake two events ahead: loads where the next frame's address is.
   void prefetch_consumer() const { rte_prefetch0(&head_pos_); }
-  // Consumer, one event ahead: loads the next frame's mbuf, arrival field and headers, if it is
-  // at hand. The headers are where every fabric frame has them (the default headroom; no private
-  // area), so no load waits for the mbuf.
+  // Consumer, one event ahead (virtual time): loads the next frame's mbuf, arrival field and
+  // headers, if it is at hand. The headers are where every virtual-time frame has them, right
+  // after the mbuf (its pools are compact: frame_data_offset), so no load waits for the mbuf.
   void prefetch_head() const {
     if (head_pos_ == head_count_) return;
     const auto* m = reinterpret_cast<const uint8_t*>(head_[head_pos_]);
     rte_prefetch0(m);
     rte_prefetch0(m + RTE_CACHE_LINE_SIZE);
-    rte_prefetch0(m + sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM);
+    rte_prefetch0(m + frame_data_offset(/*lazy=*/true));
   }
 
   // Producer: when the wire is free of every frame sent so far (ns, rounded up).

@@ -41,6 +41,7 @@ struct PoolSlot {
   rte_mempool* pool = nullptr;
   uint32_t count = 0;
   uint32_t data_room = 0;
+  bool compact = false;  // frame_data_offset(true): the buffer starts inside the mbuf
   char* mem = nullptr;  // the pool's mapping
   size_t len = 0;
   size_t filled = 0;           // bytes of it populated (len when the pool is full)
@@ -82,10 +83,27 @@ void unmap_chunk(rte_mempool_memhdr* hdr, void* opaque) {
   munmap(hdr->addr, reinterpret_cast<uintptr_t>(opaque));
 }
 
+static_assert(sizeof(rte_mbuf) >= RTE_PKTMBUF_HEADROOM,
+              "a compact mbuf's headroom is the mbuf's own last bytes");
+
+struct InitRange {
+  char* from;
+  char* to;
+  bool compact;
+};
+
 void init_if_in(rte_mempool* mp, void* opaque, void* obj, unsigned idx) {
-  const auto* range = static_cast<const std::pair<char*, char*>*>(opaque);
+  const auto* range = static_cast<const InitRange*>(opaque);
   auto* p = static_cast<char*>(obj);
-  if (p >= range->first && p < range->second) rte_pktmbuf_init(mp, nullptr, obj, idx);
+  if (p < range->from || p >= range->to) return;
+  rte_pktmbuf_init(mp, nullptr, obj, idx);
+  if (range->compact) {
+    // The buffer (headroom, then data) starts so that data_off = RTE_PKTMBUF_HEADROOM, which
+    // every allocation sets, is the first byte after the mbuf (frame_data_offset). Its IO
+    // address means nothing: the pool has none (RTE_BAD_IOVA), and no device sees a frame.
+    auto* m = static_cast<rte_mbuf*>(obj);
+    m->buf_addr = p + sizeof(rte_mbuf) - RTE_PKTMBUF_HEADROOM;
+  }
 }
 
 // Populates [g.filled, g.filled + bytes) of the slot's mapping and initialises the mbufs in it
@@ -102,7 +120,7 @@ bool fill(PoolSlot& g, size_t bytes) {
   // Every mbuf in: the rest of the mapping (its rounding to 2 MB) is never needed, and
   // populating it would fail (-ENOSPC).
   g.filled = g.pool->populated_size == g.pool->size ? g.len : g.filled + bytes;
-  std::pair<char*, char*> range{from, from + bytes};
+  InitRange range{from, from + bytes, g.compact};
   rte_mempool_obj_iter(g.pool, init_if_in, &range);
   return true;
 }
@@ -111,10 +129,12 @@ bool fill(PoolSlot& g, size_t bytes) {
 // (MADV_HUGEPAGE). EAL's memory without hugepages is 4 KB pages (a memfd that cannot have huge
 // ones), and a frame's every hop touching another 4 KB page made TLB misses the virtual clock's
 // biggest cost. The frames never meet a device, so they need no IO address. Fills it all, or
-// (lazy) its first piece.
+// (lazy) its first piece. `data_room` is the mbufs' buf_len (headroom and frame); a compact
+// pool's objects hold only the frame after the mbuf (frame_data_offset).
 rte_mempool* make_pool(PoolSlot& g, const std::string& name, uint32_t n, uint32_t data_room,
-                       bool lazy) {
-  const uint32_t elt = sizeof(rte_mbuf) + data_room;
+                       bool lazy, bool compact) {
+  const uint32_t elt =
+      sizeof(rte_mbuf) + data_room - (compact ? uint32_t{RTE_PKTMBUF_HEADROOM} : 0u);
   rte_mempool* mp =
       rte_mempool_create_empty(name.c_str(), n, elt, kCache, sizeof(rte_pktmbuf_pool_private),
                                static_cast<int>(rte_socket_id()), RTE_MEMPOOL_F_NO_IOVA_CONTIG);
@@ -129,10 +149,12 @@ rte_mempool* make_pool(PoolSlot& g, const std::string& name, uint32_t n, uint32_
       rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0) {
     return fail();
   }
+  // What rte_pktmbuf_pool_init writes, without its (debug-build) check that the object holds
+  // data_room after the mbuf, which a compact pool's does not.
   rte_pktmbuf_pool_private priv{};
   priv.mbuf_data_room_size = static_cast<uint16_t>(data_room);
   priv.mbuf_priv_size = 0;
-  rte_pktmbuf_pool_init(mp, &priv);
+  std::memcpy(rte_mempool_get_priv(mp), &priv, sizeof(priv));
   rte_mempool_objsz sz{};
   rte_mempool_calc_obj_size(elt, mp->flags, &sz);
   const size_t len = (static_cast<size_t>(sz.total_size) * n + kHuge - 1) / kHuge * kHuge;
@@ -143,6 +165,7 @@ rte_mempool* make_pool(PoolSlot& g, const std::string& name, uint32_t n, uint32_
   g.mem = static_cast<char*>(mem);
   g.len = len;
   g.filled = 0;
+  g.compact = compact;
   // Growing needs the store's count at every event: lf_stack's is a load; another store's
   // (rte_mempool_avail_count walks every possible lcore's cache) is not, so that pool is filled.
   const bool stack = std::strcmp(rte_mempool_get_ops(mp->ops_index)->name, "lf_stack") == 0;
@@ -163,7 +186,8 @@ rte_mempool* fabric_pool(uint32_t slot, uint32_t count, uint32_t min_count, uint
   while (g_pools.size() <= slot) g_pools.push_back(std::make_unique<PoolSlot>());
   PoolSlot& g = *g_pools[slot];
   const uint32_t data_room = RTE_PKTMBUF_HEADROOM + frame_bytes;
-  if (g.pool != nullptr && g.count >= count && g.data_room >= data_room) {
+  const bool compact = lazy;
+  if (g.pool != nullptr && g.count >= count && g.data_room >= data_room && g.compact == compact) {
     if (!lazy && g.filled < g.len && !fill(g, g.len - g.filled)) {
       throw std::runtime_error(fmt::format("cannot fill the fabric's mempool of {} mbufs: {}",
                                            g.count, rte_strerror(rte_errno)));
@@ -181,7 +205,8 @@ rte_mempool* fabric_pool(uint32_t slot, uint32_t count, uint32_t min_count, uint
     g.pool = nullptr;
   }
   // Ordinary memory, up to half of what the machine has free.
-  const uint64_t per_mbuf = sizeof(rte_mbuf) + data_room + 64;
+  const uint64_t per_mbuf =
+      sizeof(rte_mbuf) + data_room + 64 - (compact ? uint32_t{RTE_PKTMBUF_HEADROOM} : 0u);
   const long avail = sysconf(_SC_AVPHYS_PAGES);
   const uint64_t free_bytes = avail > 0 ? static_cast<uint64_t>(avail) * sysconf(_SC_PAGE_SIZE) : 0;
   const uint64_t fits = free_bytes / 2 / per_mbuf;
@@ -192,7 +217,7 @@ rte_mempool* fabric_pool(uint32_t slot, uint32_t count, uint32_t min_count, uint
         static_cast<uint64_t>(min_count) * per_mbuf >> 20, min_count, data_room, free_bytes >> 20));
   }
   const std::string name = fmt::format("fabric_mb{}", g_generation++);
-  rte_mempool* pool = make_pool(g, name, n, data_room, lazy);
+  rte_mempool* pool = make_pool(g, name, n, data_room, lazy, compact);
   if (pool == nullptr) {
     throw std::runtime_error(fmt::format("cannot create the fabric's mempool of {} mbufs: {}", n,
                                          rte_strerror(rte_errno)));

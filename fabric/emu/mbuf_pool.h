@@ -4,6 +4,7 @@
 // a runner comparing seven algorithms pays for it once.
 #pragma once
 
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include <cstdint>
@@ -40,9 +41,27 @@ uint32_t mbufs_needed(const gen::RunPlan& plan, uint64_t switch_ports, uint64_t 
 // its partition's PoolGrower as the run draws on it. Faulting the whole pool in at start was a
 // tenth of a 432-host run; filled as needed, the run touches only what it holds at its peak
 // (peak RSS 147 -> 125 MB there). Not lazy: the whole pool now (the in-process fabric's lcores
-// take mbufs concurrently, and only one thread may grow a pool).
+// take mbufs concurrently, and only one thread may grow a pool). A lazy pool's mbufs are also
+// compact (frame_data_offset()).
 rte_mempool* fabric_pool(uint32_t slot, uint32_t count, uint32_t min_count, uint32_t frame_bytes,
                          bool lazy);
+
+// Where a frame's first byte is, from its mbuf's address, in a pool made `lazy` (virtual time)
+// or not: what the links prefetch before the mbuf itself has arrived in cache.
+//
+// Not lazy: after the mbuf and DPDK's default headroom (RTE_PKTMBUF_HEADROOM, 128 B), as in
+// any pktmbuf pool. Lazy (virtual time): right after the mbuf. A virtual frame's mbuf holds its
+// 82 B of headers, and the headroom in front of them was 128 B of the 448 a frame took (pool
+// header, mbuf, headroom, headers: 29 % of the pool, ~170 MB at 8192 hosts) that nothing reads
+// or writes: nothing on the fabric's path prepends. DPDK gives every allocated mbuf data_off =
+// min(RTE_PKTMBUF_HEADROOM, buf_len) (rte_pktmbuf_reset), so the headroom cannot shrink through
+// its API; instead each mbuf's buffer starts RTE_PKTMBUF_HEADROOM bytes before the end of the
+// mbuf (buf_addr), and the headroom DPDK counts is the mbuf's own last bytes. What rte_mbuf's API
+// says stays true (mtod, data_len, tailroom, append, free); only a prepend would write over the
+// mbuf, and none happens on this path (tests/fabric/virtual_test checks the layout).
+constexpr uint32_t frame_data_offset(bool lazy) {
+  return lazy ? sizeof(rte_mbuf) : sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM;
+}
 
 // The mbufs populated in slots [0, slots): what the pools have grown to (run.json's
 // frame_pool.frames).

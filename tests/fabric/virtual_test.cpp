@@ -1,7 +1,13 @@
 // Virtual time: determinism, completion against the CCT lower bound, and exact serialisation.
 #include <gtest/gtest.h>
 
+#include <rte_mbuf.h>
+
+#include <cstring>
+#include <vector>
+
 #include "fabric/emu/fabric.h"
+#include "fabric/emu/mbuf_pool.h"
 #include "fabric/emu/run_fabric.h"
 #include "fabric/emu/virtual_run.h"
 #include "fabric/run/result.h"
@@ -282,6 +288,42 @@ TEST(VirtualFabric, FramesHoldTheirHeadersAndKeepTheirWireLength) {
   uint64_t switch_bytes = 0;
   for (const PortSummary& p : r.ports) switch_bytes += p.tx_bytes;
   EXPECT_GT(switch_bytes, data_bytes);
+}
+
+// Issue 40: a virtual frame's headers start right after its mbuf (mbuf_pool.h,
+// frame_data_offset): no 128 B headroom of its own in the pool, while DPDK's API still sees an
+// ordinary mbuf (data_off, tailroom). Writing a whole frame room into every mbuf leaves the
+// neighbours' mbufs intact. In-process frames keep the usual headroom.
+TEST(VirtualFabric, FramesStartRightAfterTheirMbufWithNoHeadroomInThePool) {
+  const conf::Experiment e = experiment(fat_tree_16("rps"));
+  {
+    const Fabric f(e, Mode::kVirtual);
+    rte_mempool* pool = f.pool();
+    EXPECT_GE(pool->elt_size, sizeof(rte_mbuf) + f.frame_room());
+    EXPECT_LT(pool->elt_size, sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM + f.frame_room());
+    std::vector<rte_mbuf*> m(256);
+    ASSERT_EQ(rte_pktmbuf_alloc_bulk(pool, m.data(), m.size()), 0);
+    for (rte_mbuf* b : m) {
+      EXPECT_EQ(rte_pktmbuf_mtod(b, uint8_t*), reinterpret_cast<uint8_t*>(b) + sizeof(rte_mbuf));
+      EXPECT_EQ(rte_pktmbuf_mtod(b, uint8_t*),
+                reinterpret_cast<uint8_t*>(b) + frame_data_offset(/*lazy=*/true));
+      EXPECT_EQ(rte_pktmbuf_tailroom(b), f.frame_room());
+      std::memset(rte_pktmbuf_append(b, f.frame_room()), 0xa5, f.frame_room());
+    }
+    for (rte_mbuf* b : m) {
+      EXPECT_EQ(b->pool, pool);
+      EXPECT_EQ(rte_mbuf_refcnt_read(b), 1);
+      EXPECT_EQ(b->nb_segs, 1);
+      EXPECT_EQ(b->next, nullptr);
+    }
+    rte_pktmbuf_free_bulk(m.data(), m.size());
+  }
+  const Fabric g(e, Mode::kInProcess, 0);
+  rte_mbuf* b = rte_pktmbuf_alloc(g.pool());
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(rte_pktmbuf_mtod(b, uint8_t*),
+            reinterpret_cast<uint8_t*>(b) + frame_data_offset(/*lazy=*/false));
+  rte_pktmbuf_free(b);
 }
 
 // Issue 40: what every switch of a fabric would hold once per leaf, it holds once for the fabric
