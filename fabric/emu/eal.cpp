@@ -37,27 +37,6 @@ std::vector<int> usable_cpus() {
   return cpus;
 }
 
-// "0@c0,1@c1,...": the main lcore on the first CPU, worker i on CPU i mod CPUs, so two workers
-// on two CPUs each get one. The main lcore alone (virtual time, and tools that forward nothing)
-// is "0@(c0,c1,...)": on any of the CPUs, and so are the threads it starts (a parallel virtual
-// time's partitions inherit its CPUs). Pinned to the first, every virtual-time run of the
-// machine and both threads of `--threads 2` shared CPU 0 while the other idled (session 27: a
-// 1024-host run had 22 % of a CPU at 46 % idle, htsim beside it all of one).
-std::string lcore_map(uint32_t lcores) {
-  const std::vector<int> cpus = usable_cpus();
-  if (lcores <= 1) {
-    std::string set;
-    for (int c : cpus) set += fmt::format("{}{}", set.empty() ? "" : ",", c);
-    return fmt::format("0@({})", set);
-  }
-  std::string map;
-  for (uint32_t i = 0; i < lcores; ++i) {
-    if (!map.empty()) map += ",";
-    map += fmt::format("{}@{}", i, cpus[i % cpus.size()]);
-  }
-  return map;
-}
-
 uint64_t ram_mb() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long size = sysconf(_SC_PAGE_SIZE);
@@ -93,6 +72,26 @@ void remove_stale_runtime_dirs(const std::string& own) {
 
 }  // namespace
 
+// "0@c0,1@c1,...": the main lcore on the first CPU, worker i on CPU i mod CPUs, so two workers
+// on two CPUs each get one. The main lcore alone (virtual time, and tools that forward nothing)
+// is "0@(c0,c1,...)": on any of the CPUs, and so are the threads it starts (a parallel virtual
+// time's partitions inherit its CPUs). Pinned to the first, every virtual-time run of the
+// machine and both threads of `--threads 2` shared CPU 0 while the other idled (session 27: a
+// 1024-host run had 22 % of a CPU at 46 % idle, htsim beside it all of one).
+std::string lcore_map(uint32_t lcores, const std::vector<int>& cpus) {
+  if (lcores <= 1) {
+    std::string set;
+    for (int c : cpus) set += fmt::format("{}{}", set.empty() ? "" : ",", c);
+    return fmt::format("0@({})", set);
+  }
+  std::string map;
+  for (uint32_t i = 0; i < lcores; ++i) {
+    if (!map.empty()) map += ",";
+    map += fmt::format("{}@{}", i, cpus[i % cpus.size()]);
+  }
+  return map;
+}
+
 bool eal_initialised() { return g_initialised; }
 
 void init_eal(const EalOptions& opts, const std::string& prog) {
@@ -111,7 +110,7 @@ void init_eal(const EalOptions& opts, const std::string& prog) {
                                    "-m",
                                    std::to_string(mb),
                                    "--lcores",
-                                   lcore_map(std::max(1u, opts.lcores)),
+                                   lcore_map(std::max(1u, opts.lcores), usable_cpus()),
                                    "--file-prefix",
                                    prefix,
                                    "--log-level",

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "conf/experiment.h"
 
@@ -26,6 +27,10 @@ struct EalOptions {
 };
 
 inline constexpr uint64_t kDefaultMemoryMb = 2048;
+
+// EAL's --lcores map for `lcores` lcores on `cpus` (the process's usable CPUs): the main lcore
+// alone may run on any of them ("0@(0,1)"), with workers each lcore gets one ("0@0,1@1,2@0").
+std::string lcore_map(uint32_t lcores, const std::vector<int>& cpus);
 
 // Calls rte_eal_init once per process with the options above; later calls do nothing (the first
 // options stay). Throws std::runtime_error with EAL's reason.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/emu/eal.h"
 #include "fabric/emu/fabric.h"
 #include "fabric/emu/run_fabric.h"
 #include "fabric/run/result.h"
@@ -150,6 +151,18 @@ TEST(Partitions, NoMoreThanThePodsOrLeavesAndOneMeansNoneCross) {
   EXPECT_EQ(one.partitions(), 1u);
   EXPECT_TRUE(one.crossing_links().empty());
   EXPECT_EQ(one.window_ns(), 500u);
+}
+
+// A parallel virtual time's partition threads inherit the main lcore's CPUs: pinned to the first
+// CPU (as the map was until session 27), both threads of --threads 2 shared it while the other
+// CPU idled. Alone, the main lcore may run on every CPU the process had; with workers, each lcore
+// gets one, round robin.
+TEST(EalLcores, TheMainLcoreAloneRunsOnEveryUsableCpu) {
+  EXPECT_EQ(lcore_map(1, {0, 1}), "0@(0,1)");
+  EXPECT_EQ(lcore_map(1, {2, 5, 7}), "0@(2,5,7)");
+  EXPECT_EQ(lcore_map(1, {3}), "0@(3)");
+  EXPECT_EQ(lcore_map(3, {0, 1}), "0@0,1@1,2@0");
+  EXPECT_EQ(lcore_map(2, {4, 6}), "0@4,1@6");
 }
 
 }  // namespace
