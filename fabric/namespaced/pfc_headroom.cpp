@@ -7,14 +7,14 @@
 
 #include "conf/buffer_defaults.h"
 #include "conf/units.h"
+#include "net/wire.h"
 
 namespace spraylab::fabric::namespaced {
 namespace {
 
-// A data frame on the wire: headers, FCS, preamble and gap (conf/buffer_defaults.cpp's count).
+// A data frame on the wire: headers, then FCS, preamble and gap (net/wire.h).
 uint64_t wire_frame_bytes(uint32_t payload_bytes) {
-  return uint64_t{payload_bytes} + conf::BufferSpec::kFrameHeaderBytes +
-         conf::BufferSpec::kFcsBytes + 20;
+  return uint64_t{payload_bytes} + conf::BufferSpec::kFrameHeaderBytes + net::kWireOverhead;
 }
 
 uint64_t sleep_at_rate_bytes(const PollingLink& l) {
