@@ -46,8 +46,11 @@ struct RunArgs {
 
 // `inprocess_rate_bps`: the in-process fabric's rate (0: the variants' own), said per variant
 // with how many times slower it runs the experiment than written (run/time_scale.h).
-void print_variants(const std::vector<Variant>& variants, Mode mode, double inprocess_rate_bps) {
-  for (const Variant& v : variants) {
+// `sizes`: each variant's estimate (size_guard.h), printed with its terms.
+void print_variants(const std::vector<Variant>& variants, const std::vector<FabricSize>& sizes,
+                    Mode mode, double inprocess_rate_bps) {
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Variant& v = variants[i];
     std::string settings;
     for (const Setting& s : v.settings) settings += fmt::format("  {}={}", s.key, s.value);
     fmt::print("{}{}\n", v.name, settings);
@@ -59,7 +62,8 @@ void print_variants(const std::vector<Variant>& variants, Mode mode, double inpr
           "constant x {:g})\n",
           conf::format_rate(k > 1 ? inprocess_rate_bps : v.experiment.links.rate_bps), k, k, k);
     }
-    fmt::print("  size: {}\n", describe(estimate_size(v.experiment, mode), mode));
+    fmt::print("  size: {}\n", describe(sizes[i], mode));
+    fmt::print("  memory: {}\n", itemize(sizes[i], mode));
   }
 }
 
@@ -194,11 +198,13 @@ int run(const RunArgs& args) {
   const std::vector<Variant> variants =
       expand_variants(conf::read_experiment_text(args.file), args.file, request);
   check_out_dir(variants, options);    // a folder it may not replace is refused before any run
+  std::vector<FabricSize> sizes;
   for (const Variant& v : variants) {  // and a fabric too large for the machine
-    check_fits(estimate_size(v.experiment, options.mode), options.mode, "variant " + v.name);
+    sizes.push_back(estimate_size(v.experiment, options.mode, eal_lcores(options.mode, args.lcores)));
+    check_fits(sizes.back(), options.mode, "variant " + v.name);
   }
   if (args.dry_run) {
-    print_variants(variants, options.mode, options.inprocess_rate_bps);
+    print_variants(variants, sizes, options.mode, options.inprocess_rate_bps);
     return 0;
   }
   if (options.mode == Mode::kNamespaced) {
