@@ -89,6 +89,10 @@ gen::RunPlan workload_plan(const conf::Experiment& exp, const topo::Topology& t)
   return plan;
 }
 
+uint64_t port_bytes(Mode mode) {
+  return MemoryModel::kPerPort + (mode == Mode::kInProcess ? MemoryModel::kPerPortInProcess : 0);
+}
+
 }  // namespace
 
 FabricSize estimate_size(const conf::Experiment& exp, Mode mode, uint32_t lcores) {
@@ -120,7 +124,7 @@ FabricSize estimate_size(const conf::Experiment& exp, Mode mode, uint32_t lcores
 uint64_t model_bytes(const FabricSize& s, Mode mode) {
   using M = MemoryModel;
   if (mode == Mode::kNamespaced) return s.processes * M::kPerProcess;
-  return M::kBase + s.ports * M::kPerPort + s.hosts * M::kPerHost + s.pairs * M::kPerPair +
+  return M::kBase + s.ports * port_bytes(mode) + s.hosts * M::kPerHost + s.pairs * M::kPerPair +
          s.group_pairs * M::kPerPairGroups + s.order_leaf_ports * M::kPerLeafPortOrders +
          s.path_leaf_ports * M::kPerLeafPortPaths + s.frames * s.frame_bytes;
 }
@@ -137,7 +141,7 @@ std::string itemize(const FabricSize& s, Mode mode) {
     return fmt::format("{} processes x {}", s.processes, bytes_text(M::kPerProcess));
   }
   std::string text = fmt::format("{} base, {} ports x {}, {} hosts x {}, {} (switch, leaf) x {}",
-                                 bytes_text(M::kBase), s.ports, bytes_text(M::kPerPort), s.hosts,
+                                 bytes_text(M::kBase), s.ports, bytes_text(port_bytes(mode)), s.hosts,
                                  bytes_text(M::kPerHost), count_text(s.pairs),
                                  bytes_text(M::kPerPair + (s.group_pairs ? M::kPerPairGroups : 0)));
   if (s.order_leaf_ports) {

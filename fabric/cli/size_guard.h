@@ -38,6 +38,9 @@ struct MemoryModel {
   // An egress queue, its link direction, the forwarder's staging, counters, the balancer's
   // per-port state.
   static constexpr uint64_t kPerPort = 6656;
+  // In-process, more a port: its rings fill when the CPU rather than the links sets the pace
+  // (a 128-host fat tree on 2 CPUs), and the pool is filled whole.
+  static constexpr uint64_t kPerPortInProcess = 16ull << 10;
   static constexpr uint64_t kPerHost = 8192;  // its engine's share, ACK ring, flows, plan
   // A route entry, its remap and Polarized's labels (per switch, per destination leaf).
   static constexpr uint64_t kPerPair = 45;
