@@ -197,10 +197,11 @@ int run(const RunArgs& args) {
   }
   const std::vector<Variant> variants =
       expand_variants(conf::read_experiment_text(args.file), args.file, request);
-  check_out_dir(variants, options);    // a folder it may not replace is refused before any run
+  check_out_dir(variants, options);  // a folder it may not replace is refused before any run
   std::vector<FabricSize> sizes;
   for (const Variant& v : variants) {  // and a fabric too large for the machine
-    sizes.push_back(estimate_size(v.experiment, options.mode, eal_lcores(options.mode, args.lcores)));
+    sizes.push_back(
+        estimate_size(v.experiment, options.mode, eal_lcores(options.mode, args.lcores)));
     check_fits(sizes.back(), options.mode, "variant " + v.name);
   }
   if (args.dry_run) {

@@ -141,8 +141,8 @@ std::string itemize(const FabricSize& s, Mode mode) {
     return fmt::format("{} processes x {}", s.processes, bytes_text(M::kPerProcess));
   }
   std::string text = fmt::format("{} base, {} ports x {}, {} hosts x {}, {} (switch, leaf) x {}",
-                                 bytes_text(M::kBase), s.ports, bytes_text(port_bytes(mode)), s.hosts,
-                                 bytes_text(M::kPerHost), count_text(s.pairs),
+                                 bytes_text(M::kBase), s.ports, bytes_text(port_bytes(mode)),
+                                 s.hosts, bytes_text(M::kPerHost), count_text(s.pairs),
                                  bytes_text(M::kPerPair + (s.group_pairs ? M::kPerPairGroups : 0)));
   if (s.order_leaf_ports) {
     text += fmt::format(", {} (leaf, port) orders x {}", count_text(s.order_leaf_ports),

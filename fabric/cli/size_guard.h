@@ -15,13 +15,13 @@ namespace spraylab::fabric {
 struct FabricSize {
   uint64_t hosts = 0;
   uint64_t switches = 0;
-  uint64_t ports = 0;   // switch ports
-  uint64_t leaves = 0;  // switches with hosts
-  uint64_t pairs = 0;   // (switch, leaf): every switch has a route to every leaf
-  uint64_t group_pairs = 0;  // of them, where the balancer keeps minimal next-hop groups
+  uint64_t ports = 0;             // switch ports
+  uint64_t leaves = 0;            // switches with hosts
+  uint64_t pairs = 0;             // (switch, leaf): every switch has a route to every leaf
+  uint64_t group_pairs = 0;       // of them, where the balancer keeps minimal next-hop groups
   uint64_t order_leaf_ports = 0;  // (leaf, switch port) where it keeps orders of ports
   uint64_t path_leaf_ports = 0;   // (leaf, switch port) where it keeps k paths
-  uint64_t frames = 0;  // the fabric's mempool: the mbufs it may hold (fabric/emu/mbuf_pool.h)
+  uint64_t frames = 0;       // the fabric's mempool: the mbufs it may hold (fabric/emu/mbuf_pool.h)
   uint64_t frame_bytes = 0;  // one of them in the pool with its store's entry
   uint64_t processes = 0;    // namespaced: a spraylab-switch per switch, a spraylab-gen per leaf
   uint64_t memory_bytes = 0;
@@ -74,8 +74,7 @@ uint64_t machine_memory_bytes();
 
 // Throws std::invalid_argument naming `what` (a variant), the estimate and the machine's memory
 // when the estimate is above `memory_bytes` (0: unknown, anything fits).
-void check_fits(const FabricSize& size, Mode mode, const std::string& what,
-                uint64_t memory_bytes);
+void check_fits(const FabricSize& size, Mode mode, const std::string& what, uint64_t memory_bytes);
 inline void check_fits(const FabricSize& size, Mode mode, const std::string& what) {
   check_fits(size, mode, what, machine_memory_bytes());
 }
