@@ -70,8 +70,8 @@ void count_balancer_state(const conf::BalancerPlan& plan, FabricSize& s) {
 }
 
 // The workload's schedule, as the run plan makes it (gen::make_run_plan) but without the routing
-// its paths need: an all-pairs search that took a minute of -n's 80 s at 100 K hosts. The
-// workloads defined over leaves get each rank's leaf switch.
+// its paths need: an all-pairs search, most of -n's time at 100 K hosts. The workloads defined
+// over leaves get each rank's leaf switch (an id of it, as make_workload asks).
 gen::RunPlan workload_plan(const conf::Experiment& exp, const topo::Topology& t) {
   std::vector<uint32_t> rank_of_node(t.nodes().size(), UINT32_MAX);
   for (uint32_t r = 0; r < t.hosts().size(); ++r) rank_of_node[t.hosts()[r]] = r;
