@@ -88,18 +88,26 @@ int lock_marker(const fs::path& dir, bool wait) {
 }
 
 // Temporary folders of `base` that hold the marker (so are ours) and whose run is gone (a
-// killed run's staging folder): removed. Anything else is left alone.
-void remove_leftovers(const fs::path& parent, const std::string& base) {
+// killed run's staging folder), each with its marker locked (the caller's now); newest first.
+// Anything else is left alone.
+std::vector<std::pair<std::string, int>> take_leftovers(const fs::path& parent,
+                                                        const std::string& base) {
   const std::string prefix = "." + base + std::string(kTemporaryInfix);
+  std::vector<std::pair<fs::file_time_type, std::pair<std::string, int>>> found;
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(parent, error)) {
     if (!entry.path().filename().string().starts_with(prefix)) continue;
     if (!holds_marker(entry.path())) continue;
     const int fd = lock_marker(entry.path(), /*wait=*/false);
     if (fd < 0) continue;  // its run still runs
-    fs::remove_all(entry.path(), error);
-    ::close(fd);
+    const fs::file_time_type written = fs::last_write_time(entry.path(), error);
+    found.push_back({written, {entry.path().string(), fd}});
   }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::pair<std::string, int>> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
 }
 
 // "" or, when `dir` holds results folders of earlier runs (`make demo` wrote
@@ -154,7 +162,8 @@ void ResultsFolder::check(const std::string& target, const std::string& label) {
   }
 }
 
-ResultsFolder::ResultsFolder(const std::string& target, const std::string& label)
+ResultsFolder::ResultsFolder(const std::string& target, const std::string& label,
+                             bool adopt_leftovers)
     : target_(without_trailing_slashes(target)), label_(label) {
   check(target, label);
   std::error_code error;
@@ -169,7 +178,8 @@ ResultsFolder::ResultsFolder(const std::string& target, const std::string& label
         fmt::format("{}: cannot create {}: {}", label, parent.string(), error.message()));
   }
   const std::string base = fs::path(target_).filename().string();
-  remove_leftovers(parent, base);
+  leftovers_ = take_leftovers(parent, base);
+  if (!adopt_leftovers) remove_leftovers();
   staging_ = make_temporary(parent, base, label);
   try {
     write_file((fs::path(staging_) / kMarker).string(), kMarkerText);
@@ -180,6 +190,7 @@ ResultsFolder::ResultsFolder(const std::string& target, const std::string& label
     }
   } catch (...) {
     fs::remove_all(staging_, error);  // no destructor runs for a constructor that throws
+    for (auto& [path, fd] : leftovers_) ::close(fd);  // left for the next run
     throw;
   }
 }
@@ -190,6 +201,28 @@ ResultsFolder::~ResultsFolder() {
     fs::remove_all(staging_, ignored);
   }
   if (lock_fd_ >= 0) ::close(lock_fd_);
+  // Committed, this run's folder holds whatever it took from the killed runs' folders; else
+  // they stay for the next --resume (their locks drop with the descriptors).
+  if (committed_) {
+    remove_leftovers();
+  } else {
+    for (auto& l : leftovers_) ::close(l.second);
+  }
+}
+
+std::vector<std::string> ResultsFolder::leftovers() const {
+  std::vector<std::string> out;
+  for (const auto& l : leftovers_) out.push_back(l.first);
+  return out;
+}
+
+void ResultsFolder::remove_leftovers() {
+  std::error_code ignored;
+  for (auto& [path, fd] : leftovers_) {
+    fs::remove_all(path, ignored);
+    ::close(fd);
+  }
+  leftovers_.clear();
 }
 
 void ResultsFolder::commit(Swap swap) {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace spraylab::fabric {
 
@@ -22,13 +24,18 @@ class ResultsFolder {
 
   // check(), then creates the staging folder (with the marker, locked while this object lives)
   // beside `target` and removes the staging folders that killed runs left there (their marker's
-  // lock is free). Throws std::runtime_error when it cannot.
-  ResultsFolder(const std::string& target, const std::string& label);
-  ~ResultsFolder();  // removes the staging folder unless commit() ran
+  // lock is free). With `adopt_leftovers` (--resume) those folders are kept instead, locked, as
+  // leftovers(): a run killed outright (SIGKILL, power, a session's end) wrote each variant it
+  // completed there, and --resume takes them; they are removed when this run commits or ends.
+  // Throws std::runtime_error when it cannot.
+  ResultsFolder(const std::string& target, const std::string& label, bool adopt_leftovers = false);
+  ~ResultsFolder();  // removes the staging folder unless commit() ran, and the leftovers
   ResultsFolder(const ResultsFolder&) = delete;
   ResultsFolder& operator=(const ResultsFolder&) = delete;
 
   const std::string& staging() const { return staging_; }  // write the results here
+  // Killed runs' staging folders, newest first (adopt_leftovers only).
+  std::vector<std::string> leftovers() const;
 
   // The staging folder takes the target's place (one atomic exchange where the file system
   // allows it), then the earlier folder is removed. Throws std::runtime_error, leaving the
@@ -47,6 +54,9 @@ class ResultsFolder {
   std::string staging_;
   bool committed_ = false;
   int lock_fd_ = -1;  // the staging marker, locked while this run lives
+  std::vector<std::pair<std::string, int>> leftovers_;  // a killed run's folder, its marker locked
+
+  void remove_leftovers();
 };
 
 }  // namespace spraylab::fabric

@@ -9,8 +9,8 @@ PofanState::PofanState(std::vector<std::vector<WeightedPort>> dest_ports, uint64
                        uint32_t lcores, uint32_t pipes)
     : orders_(std::move(dest_ports), seed, lcores),
       pipes_(pipes == 0 ? 1 : pipes),
-      pointers_(
-          std::make_unique<std::atomic<uint32_t>[]>(static_cast<size_t>(orders_.keys()) * pipes_)) {
+      lines_per_pipe_((orders_.keys() + kPerLine - 1) / kPerLine),
+      lines_(std::make_unique<Line[]>(static_cast<size_t>(lines_per_pipe_) * pipes_)) {
   Rng rng(seed, 0x0fa3);
   const OrderTable& t = *orders_.read();
   for (uint32_t k = 0; k < t.keys(); ++k) {

@@ -23,6 +23,12 @@ Cases:
                                   experiment (another seed) or one whose earlier run stopped by a
                                   timeout, or another virtual-time engine's, runs again; the reused summary equals a fresh run's
                                   (determinism: reuse is sound); the wall-clock modes refuse it.
+  --resume takes what a killed run completed
+                                  SIGKILL after the first of two variants of a --resume run: its
+                                  staging folder is all that is left; --resume takes the variant
+                                  from it byte for byte (not a variant folder still being
+                                  written), runs the rest and removes the folder; without --resume
+                                  a killed run's folder is only removed.
   a folder spraylab did not make is refused
                                   exit 2 naming it, its files untouched, --dry-run too.
   make demo's folders leave the README's first run free
@@ -44,6 +50,7 @@ Cases:
 import hashlib
 import re
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -336,6 +343,46 @@ def resume_keeps_what_completed_and_runs_the_rest(_args):
         return "interrupted: 1 kept; resumed: 1 kept, 1 run; seed 5 and a timed-out run ran again"
 
 
+def resume_takes_what_a_killed_run_completed(_args):
+    with tempfile.TemporaryDirectory() as t:
+        big = os.path.join(t, "big.yaml")
+        write(big, BIG)
+        first, second = "ecmp-message_size=4KB", "ecmp-message_size=8KB"
+        # SIGKILL (a session's end, power, the OOM killer) once the first variant is done: no
+        # handler runs, the staging folder is all that is left.
+        rc, said, _ = signal_when_ready(
+            [SPRAYLAB, "run", big, "--sweep", "workload.message_size=4KB,64MB", "--resume", "--out", "out"],
+            t, os.path.join(t, "killed.log"), "(completed)", signal.SIGKILL, "the --resume run")
+        check(rc == -signal.SIGKILL, f"exit {rc}: {said[-800:]}")
+        check(not os.path.exists(os.path.join(t, "out")), os.listdir(t))
+        left = [n for n in os.listdir(t) if n.startswith(".out.spraylab-")]
+        check(len(left) == 1, f"expected the killed run's staging folder: {os.listdir(t)}")
+        kept = tree(os.path.join(t, left[0], first))
+        # A variant the killed run was still writing is no result: one planted as a writer
+        # leaves it (its files whole but the folder under its hidden name) must run again.
+        shutil.copytree(os.path.join(t, left[0], first), os.path.join(t, left[0], f".{second}.writing"))
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB,8KB", "--resume", "--out", "out")
+        check(p.returncode == 0, p.stderr)
+        check(f"[1/2] {first}: the earlier run in {left[0]}/{first} (a killed run's folder) stands (CCT "
+              in p.stderr, p.stderr)
+        check(f"[2/2] {second}: CCT" in p.stderr and "1 variant(s) from the earlier run" in p.stderr,
+              p.stderr)
+        check(tree(os.path.join(t, "out", first)) == kept, "the kept variant's files changed")
+        check({first, second} <= set(os.listdir(os.path.join(t, "out"))) and
+              f".{second}.writing" not in os.listdir(os.path.join(t, "out")),
+              os.listdir(os.path.join(t, "out")))
+        check(not [n for n in os.listdir(t) if n.startswith(".out.spraylab-")],
+              f"the killed run's folder stayed after the run that took its variant: {os.listdir(t)}")
+        # Without --resume a killed run's folder is only removed, as before.
+        rc, said, _ = signal_when_ready(
+            [SPRAYLAB, "run", big, "--sweep", "workload.message_size=4KB,64MB", "--out", "out2"],
+            t, os.path.join(t, "killed2.log"), "(completed)", signal.SIGKILL, "the run")
+        p = spraylab(t, "run", big, "--sweep", "workload.message_size=4KB", "--out", "out2")
+        check(p.returncode == 0 and "stands" not in p.stderr, p.stderr)
+        check(not [n for n in os.listdir(t) if n.startswith(".out2.spraylab-")], os.listdir(t))
+        return "killed after 1 variant: --resume took it from the staging folder, ran the 2nd"
+
+
 def a_folder_spraylab_did_not_make_is_refused(_args):
     with tempfile.TemporaryDirectory() as t:
         exp = experiment(os.path.join(t, "exp.yaml"))
@@ -452,6 +499,7 @@ CASES = [
     ("a shell loop stops and an ignored SIGINT stays ignored",
      a_shell_loop_stops_and_an_ignored_sigint_stays_ignored, ()),
     ("--resume keeps what completed and runs the rest", resume_keeps_what_completed_and_runs_the_rest, ()),
+    ("--resume takes what a killed run completed", resume_takes_what_a_killed_run_completed, ()),
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
     ("make demo's folders leave the README's first run free",
      make_demos_folders_leave_the_readmes_first_run_free, ()),

@@ -272,6 +272,29 @@ TEST(Pofan, PointersAreIndependentPerPipe) {
   EXPECT_EQ(pipe1_mixed, pipe1_alone);  // traffic on pipes 0, 2, 3 never moved pipe 1's pointers
 }
 
+// Each pipe is one lcore's: a cache line holding two pipes' pointers would move between their
+// CPUs at every packet (issue 44), so no line may hold pointers of two pipes.
+TEST(Pofan, NoCacheLineHoldsTwoPipesPointers) {
+  for (uint32_t keys : {1u, 5u, 16u, 17u, 40u}) {
+    PofanState state(random_dest_ports(keys, 8, keys), 3, 2, 3);
+    const uint32_t n = state.orders().keys();
+    ASSERT_GE(n, keys);
+    std::map<uintptr_t, std::set<uint32_t>> pipes_of_line;
+    std::set<uintptr_t> addresses;
+    for (uint32_t pipe = 0; pipe < 3; ++pipe) {
+      for (uint32_t key = 0; key < n; ++key) {
+        const auto a = reinterpret_cast<uintptr_t>(&state.pointer(key, pipe));
+        addresses.insert(a);
+        pipes_of_line[a / 64].insert(pipe);
+      }
+    }
+    EXPECT_EQ(addresses.size(), size_t{n} * 3) << keys << " keys: two pointers at one address";
+    for (const auto& [line, pipes] : pipes_of_line) {
+      EXPECT_EQ(pipes.size(), 1u) << keys << " keys: line " << line << " holds several pipes";
+    }
+  }
+}
+
 TEST(Pofan, PortGroupsShareOnePointerPerPipe) {
   conf::BalancerSpec s = spec(Algorithm::kPofan);
   s.pipe_ports = 4;
