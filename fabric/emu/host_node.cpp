@@ -210,6 +210,15 @@ void HostNode::on_event(uint32_t tag, uint64_t now) {
   schedule(now, worked);
 }
 
+void HostNode::prefetch(uint32_t tag, bool near) const {
+  if (tag == kTimerTag) return;
+  if (near) {
+    in_links_[tag]->prefetch_head();
+  } else {
+    in_links_[tag]->prefetch_consumer();
+  }
+}
+
 bool HostNode::poll(uint64_t now_ns, uint64_t now_tsc) {
   now_ns_ = now_ns;
   if (credits_ != nullptr && credits_->owes()) send_credits();

@@ -61,6 +61,9 @@ class HostNode final : public Node {
   const Link* out_link(uint16_t at) const { return out_by_port_[at]; }
 
   void on_event(uint32_t tag, uint64_t now) override;
+  // An arrival's wake: its link's consumer line two events ahead, its frame (and the arrival of
+  // the one after it) one event ahead, as a switch's (a host's receive missed on both).
+  void prefetch(uint32_t tag, bool near) const override;
   bool poll(uint64_t now_ns, uint64_t now_tsc) override;
 
   const gen::HostEngine& engine() const { return *engine_; }

@@ -114,14 +114,33 @@ class Link {
     if (t != UINT64_MAX) arm(rx_events_, t);
   }
 
-  // Consumer, for a wake two events ahead: loads where the next frame's address is.
-  void prefetch_consumer() const { rte_prefetch0(&head_pos_); }
+  // Consumer, for a wake two events ahead: loads where the next frame's address is: the line
+  // of head_pos_, and the held burst's first 15 entries (two lines: a link holds a dozen frames
+  // at 800 Gb/s over 500 ns), which prefetch_head() reads one event ahead.
+  void prefetch_consumer() const {
+    rte_prefetch0(&head_pos_);
+    rte_prefetch0(&head_[0]);
+    rte_prefetch0(&head_[8]);
+  }
   // Consumer, one event ahead (virtual time): loads the next frame's mbuf, arrival field and
   // headers, if it is at hand. The headers are where every virtual-time frame has them, right
   // after the mbuf (its pools are compact: frame_data_offset), so no load waits for the mbuf.
+  // Also the arrival field of the frame after it: a receive reads it to learn that it has not
+  // arrived yet, and rearm() to arm the wake for it. A frame sent while the link was empty (its
+  // consumer has not dequeued it: the wake the producer armed) is the ring's first: its slot is
+  // read here (not on a crossing link), and the producer's index, which the receive reads.
   void prefetch_head() const {
-    if (head_pos_ == head_count_) return;
-    const auto* m = reinterpret_cast<const uint8_t*>(head_[head_pos_]);
+    const uint8_t* m;
+    if (head_pos_ != head_count_) {
+      m = reinterpret_cast<const uint8_t*>(head_[head_pos_]);
+      if (head_pos_ + 1 < head_count_)
+        rte_prefetch0(reinterpret_cast<const uint8_t*>(head_[head_pos_ + 1]) + RTE_CACHE_LINE_SIZE);
+    } else {
+      if (crossing_) return;  // its slots are another thread's to write until the barrier
+      rte_prefetch0(&prod_tail_);
+      m = reinterpret_cast<const uint8_t*>(dataplane::ring_slot(
+          cslots_, crest_, cons_head_.load(std::memory_order_relaxed) & cmask_));
+    }
     rte_prefetch0(m);
     rte_prefetch0(m + RTE_CACHE_LINE_SIZE);
     rte_prefetch0(m + frame_data_offset(/*lazy=*/true));
