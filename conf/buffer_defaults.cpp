@@ -107,10 +107,9 @@ namespace {
 // (a pause, net/pfc_frame.h, or a credit return, net/credit_frame.h) on its way back. PFC's
 // headroom and the credit loop's buffer are both this.
 uint64_t round_trip_reserve_bytes(const LinkSpec& links, uint32_t payload_bytes) {
-  // On the wire a frame also takes its FCS, preamble and gap (net/wire.h: 24 B).
-  constexpr uint64_t kWire = BufferSpec::kFcsBytes + 20;
-  constexpr uint64_t kControlFrame = 60 + kWire;
-  const uint64_t max_frame = frame_bytes(payload_bytes) + kWire;
+  // On the wire a frame also takes its FCS, preamble and gap (24 B).
+  constexpr uint64_t kControlFrame = 60 + BufferSpec::kWireOverhead;
+  const uint64_t max_frame = frame_bytes(payload_bytes) + BufferSpec::kWireOverhead;
   // Bits in ns x rate, over 8e9: exact for whole rates and delays (12500 B at 100 Gb/s, 500 ns).
   const auto round_trip =
       static_cast<uint64_t>(std::ceil(2 * links.delay_ns * links.rate_bps / 8e9));

@@ -180,6 +180,12 @@ struct BufferSpec {
   // inputs (trafficgen/host_plan.h checks them against the generator's own).
   static constexpr uint32_t kFrameHeaderBytes = 82;
   static constexpr uint32_t kFcsBytes = 4;
+  // What a frame takes on the wire beyond its FCS (preamble and SFD 8, inter-frame gap 12), and
+  // its whole overhead: the round-trip reserve's input (buffer_defaults.h). net/wire.h declares the
+  // same for the data path, but conf may include no net/ header nor net/ a conf/ one (tests/
+  // layering): fabric/namespaced/pfc_headroom.cpp, which sees both, asserts they agree.
+  static constexpr uint32_t kWireGapBytes = 20;
+  static constexpr uint32_t kWireOverhead = kFcsBytes + kWireGapBytes;
 };
 
 struct WorkloadSpec {

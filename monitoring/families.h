@@ -48,6 +48,9 @@ prometheus::ClientMetric::Histogram make_histogram(std::span<const double> bound
 // atomic, so a reader sees an old or a new value, never a torn one; the relaxed atomic_ref load
 // compiles to that plain load and stops the compiler from caching or splitting it. Counters read
 // this way are monotonic, so a stale value is only a late one. We never write through it.
+// dataplane::racy_load (switch/dataplane/counter.h) is the same read for the switch's data path:
+// monitoring/ may include no other part and switch/dataplane/ not monitoring/ (tests/layering),
+// and the only header both may include is a name list, so each keeps its own.
 template <typename T>
 T racy_load(const T& v) {
   static_assert(sizeof(T) <= 8 && std::atomic_ref<T>::is_always_lock_free);

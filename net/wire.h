@@ -17,6 +17,8 @@ inline constexpr uint16_t kBurst = 32;
 inline constexpr uint32_t kFcsBytes = 4;
 inline constexpr uint32_t kWireGapBytes = 20;
 inline constexpr uint32_t kWireOverhead = kFcsBytes + kWireGapBytes;
+// conf::BufferSpec repeats these three for the buffer defaults (conf may include no net/ header,
+// tests/layering): fabric/namespaced/pfc_headroom.cpp asserts they agree.
 
 // The destination of the control frames a link's two ends exchange: 01:80:C2:00:00:01, the MAC
 // Control multicast (IEEE 802.3 Annex 31B). Link-local: a bridge never forwards it. 802.1Qbb

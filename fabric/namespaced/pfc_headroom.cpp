@@ -10,6 +10,13 @@
 #include "net/wire.h"
 
 namespace spraylab::fabric::namespaced {
+
+// conf's copy of the wire's overhead (conf may not include net/wire.h) is what the headroom below
+// is computed with, beside frames counted with net's: the two must be the same bytes.
+static_assert(conf::BufferSpec::kFcsBytes == net::kFcsBytes);
+static_assert(conf::BufferSpec::kWireGapBytes == net::kWireGapBytes);
+static_assert(conf::BufferSpec::kWireOverhead == net::kWireOverhead);
+
 namespace {
 
 // A data frame on the wire: headers, then FCS, preamble and gap (net/wire.h).

@@ -264,13 +264,21 @@ uint64_t shaper_slack_bytes(const conf::Experiment& exp) {
 
 namespace {
 
-bool file_sets_pfc(const std::string& text, const char* key) {
+// The buffer.pfc keys the experiment file sets itself (the loader filled in the others), from one
+// parse of its text.
+struct FilePfcKeys {
+  bool headroom = false;
+  bool xoff = false;
+};
+
+FilePfcKeys file_pfc_keys(const std::string& text) {
   const YAML::Node root = YAML::Load(text);
   // A key the file lacks is an invalid node: IsDefined() first, every other test throws on it.
   const YAML::Node buffer = root["buffer"];
-  if (!buffer.IsDefined() || !buffer.IsMap()) return false;
+  if (!buffer.IsDefined() || !buffer.IsMap()) return {};
   const YAML::Node pfc = buffer["pfc"];
-  return pfc.IsDefined() && pfc.IsMap() && pfc[key].IsDefined();
+  if (!pfc.IsDefined() || !pfc.IsMap()) return {};
+  return {pfc["headroom"].IsDefined(), pfc["xoff"].IsDefined()};
 }
 
 // flow_control: pfc: the headroom of links whose processes sleep between polls (pfc_headroom.h)
@@ -289,7 +297,8 @@ void add_pfc_headroom(const std::string& text, const conf::Experiment& exp, cons
                          ring_slots(o.links)};
   const uint64_t headroom = polling_pfc_headroom_bytes(link);
   const uint64_t bytes = exp.buffer.bytes;
-  if (file_sets_pfc(text, "headroom")) {
+  const FilePfcKeys file = file_pfc_keys(text);
+  if (file.headroom) {
     if (exp.buffer.pfc.headroom < headroom) {
       fmt::print(stderr,
                  "note: buffer.pfc.headroom {} B is below what a pause has behind it on this "
@@ -298,7 +307,7 @@ void add_pfc_headroom(const std::string& text, const conf::Experiment& exp, cons
     }
     return;
   }
-  const bool xoff = file_sets_pfc(text, "xoff");
+  const bool xoff = file.xoff;
   if (headroom >= bytes || (xoff && exp.buffer.pfc.xoff + headroom > bytes)) {
     throw std::invalid_argument(fmt::format(
         "buffer.flow_control: pfc on a namespaced fabric: the PFC headroom its links need ({}) "

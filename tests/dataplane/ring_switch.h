@@ -3,15 +3,13 @@
 // (spraylab::testing::ip_checksum, tests/integration/test_frames.h, checks them too).
 #pragma once
 
-#include <rte_eal.h>
 #include <rte_mbuf.h>
 
 #include <cstdint>
 #include <cstring>
-#include <string>
-#include <vector>
 
 #include "net/frame.h"
+#include "tests/integration/test_eal.h"
 #include "tests/integration/test_frames.h"
 
 namespace spraylab::dataplane::test {
@@ -26,15 +24,9 @@ load_balancer: {algorithm: ofan}
 )";
 inline constexpr uint16_t kLeafPorts = 6;
 
-// EAL for one test process: no PCI, no hugepages, no shared config; true if it started.
-inline bool init_eal(const char* program) {
-  std::vector<std::string> args = {program,       "--no-pci",     "--no-shconf", "--no-huge",
-                                   "-m",          "512",          "--lcores",    "0",
-                                   "--log-level", "lib.eal:error"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return rte_eal_init(static_cast<int>(argv.size()), argv.data()) >= 0;
-}
+// EAL for one test process (tests/integration/test_eal.h: its own prefix, its folder removed at
+// exit); true if it started.
+inline bool init_eal(const char* program) { return spraylab::testing::init_test_eal(program, 512); }
 
 // From `src` to `dst` (host-order addresses), UDP source port `sport`, destination port 4792.
 inline rte_mbuf* udp_frame(rte_mempool* pool, uint32_t src, uint32_t dst, uint16_t sport,

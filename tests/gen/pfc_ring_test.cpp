@@ -3,7 +3,6 @@
 // port's receive ring and reads the transmit ring while it polls the engine on a clock of its own
 // (ns, no TSC), so "nothing sent until the pause ends" is exact, not a wall-clock guess.
 #include <gtest/gtest.h>
-#include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -19,6 +18,7 @@
 #include "conf/loader.h"
 #include "net/pfc_frame.h"
 #include "net/ports.h"
+#include "tests/integration/test_eal.h"
 #include "topo/build.h"
 #include "trafficgen/host_engine.h"
 #include "trafficgen/host_plan.h"
@@ -38,15 +38,6 @@ workload: {type: incast, fan_in: 1, message_size: 256KB, payload: 1000}
 constexpr uint64_t kStart = 1000;  // ns: the run's start on the test's clock
 constexpr uint64_t kQuantumNs = 512;
 
-bool init_eal() {
-  std::vector<std::string> args = {"pfc_ring_test", "--no-pci", "--no-shconf", "--no-huge",
-                                   "-m",            "256",      "--lcores",    "0",
-                                   "--log-level",   "lib.eal:error"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return rte_eal_init(static_cast<int>(argv.size()), argv.data()) >= 0;
-}
-
 // One ring port for the suite (a closed ring port's name cannot be reused in DPDK 22.11); each
 // test a fresh engine on it.
 class GenPfcOnRing : public ::testing::Test {
@@ -58,7 +49,7 @@ class GenPfcOnRing : public ::testing::Test {
   static inline RunPlan* plan_ = nullptr;
 
   static void SetUpTestSuite() {
-    ASSERT_TRUE(init_eal()) << "EAL init failed";
+    ASSERT_TRUE(spraylab::testing::init_test_eal("pfc_ring_test", 256)) << "EAL init failed";
     to_gen_ = rte_ring_create("to_gen", 1024, SOCKET_ID_ANY, 0);
     from_gen_ = rte_ring_create("from_gen", 4096, SOCKET_ID_ANY, 0);
     ASSERT_TRUE(to_gen_ != nullptr && from_gen_ != nullptr);
