@@ -291,7 +291,9 @@ void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
   std::map<std::string, int> paper;
   int hold = 0, fail = 0;
   for (const CheckOutcome& c : checks) {
-    if (c.verdict) {
+    if (c.misnamed) {
+      ++paper["not judged (misnamed)"];
+    } else if (c.verdict) {
       ++paper[std::string(verdict_name(*c.verdict))];
     } else {
       (c.passed ? hold : fail) += 1;
@@ -305,8 +307,8 @@ void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
 }
 
 // The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
-// does not hold or is not reproduced; 2: a figure draws nothing, a mistake of the reproduction
-// file, not of the result). --redraw keeps the stored first verdicts (keep_stored_verdicts).
+// does not hold or is not reproduced; 2: a figure draws nothing or a check names a series or
+// figure that is not there, a mistake of the reproduction file, not of the result). --redraw keeps the stored first verdicts (keep_stored_verdicts).
 int judge_and_report(const Reproduction& reproduction, const std::vector<PlannedRun>& plan,
                      const std::vector<VariantResult>& results, const std::string& path,
                      const std::string& out, const ReproduceArgs& args, const Sweep& seeds,
@@ -343,13 +345,22 @@ int judge_and_report(const Reproduction& reproduction, const std::vector<Planned
     fmt::print("  differs from the paper: {}: paper {}, here {}\n", d.setting, d.paper, d.here);
   }
   for (const CheckOutcome& c : checks) {
-    const std::string outcome =
-        c.verdict ? std::string(verdict_name(*c.verdict)) : (c.passed ? "holds" : "FAILS");
+    const std::string outcome = c.misnamed  ? "NOT JUDGED"
+                                : c.verdict ? std::string(verdict_name(*c.verdict))
+                                            : (c.passed ? "holds" : "FAILS");
     fmt::print("  {}: {} {}: {} — {}{}\n", outcome, c.check->figure, c.check->series, c.check->text,
                c.detail, c.history.empty() ? "" : " [" + c.history + "]");
     if (!c.passed) rc = 1;
   }
   fmt::print("report: {}/report.md; {}\n", out, plots);
+  for (const CheckOutcome& c : checks) {
+    if (!c.misnamed) continue;
+    fmt::print(stderr,
+               "spraylab: {}: the check '{}' names what its figure does not have: {}; not judged "
+               "(mend the name; `--redraw` judges it from the stored data)\n",
+               path, c.check->text, c.detail);
+    rc = std::max(rc, 2);
+  }
   for (const FigureData& d : figures) {
     if (d.series.empty() && !d.problems.empty()) {
       fmt::print(stderr,

@@ -325,6 +325,26 @@ std::string mean_ci_text(const Interval& i) {
   return fmt::format("{:.{}f} ± {:.{}f}", i.mean, decimals, i.half_width, decimals);
 }
 
+namespace {
+
+// "" when every name the check reads is in `data`, else what is missing. A figure that draws
+// nothing (no series at all) is said by the caller (its variants have no values), not here.
+std::string missing_name(const Check& check, const FigureData& data) {
+  if (data.series.empty()) return "";
+  std::vector<std::string> names = check.picked;
+  if (names.empty()) names.push_back(check.series);
+  if (!check.other.empty()) names.push_back(check.other);
+  for (const std::string& name : names) {
+    if (find_series(data, name) == nullptr) {
+      return fmt::format("no series '{}' in {} (it has: {})", name, check.figure,
+                         series_list(data));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& figures) {
   CheckOutcome out;
   out.check = &check;
@@ -333,6 +353,12 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
   });
   if (data == figures.end()) {
     out.detail = fmt::format("no figure '{}'", check.figure);
+    out.misnamed = true;
+    return out;
+  }
+  if (std::string missing = missing_name(check, *data); !missing.empty()) {
+    out.detail = std::move(missing);
+    out.misnamed = true;
     return out;
   }
   std::optional<FigureSeries> picked;

@@ -134,7 +134,8 @@ std::string checks_markdown(const std::vector<CheckOutcome>& checks, const std::
     for (const CheckOutcome& c : checks) {
       if (c.check->role != CheckRole::kPaper) continue;
       md += fmt::format("| {} | {} | {} | {} | **{}**{} |\n", c.check->figure, c.check->series,
-                        c.check->text, c.detail, verdict_name(*c.verdict),
+                        c.check->text, c.detail,
+                        c.verdict ? verdict_name(*c.verdict) : std::string_view("not judged"),
                         c.history.empty() ? "" : " (" + c.history + ")");
     }
     md += "\n";
@@ -254,6 +255,7 @@ std::vector<SeedRow> parse_seeds_csv(const std::string& text, const std::string&
 ordered_json verdicts_json(const std::vector<CheckOutcome>& checks) {
   ordered_json out = {{"vocabulary", kVerdictNames}, {"checks", ordered_json::array()}};
   for (const CheckOutcome& c : checks) {
+    if (c.misnamed) continue;  // never judged: its first judgement is still to come
     ordered_json j = {{"id", c.check->id},
                       {"hash", c.check->hash},
                       {"kind", role_name(*c.check)},
@@ -280,6 +282,7 @@ ordered_json verdicts_json(const std::vector<CheckOutcome>& checks) {
 void keep_stored_verdicts(std::vector<CheckOutcome>& checks, const nlohmann::json& stored) {
   if (!stored.is_object() || !stored.contains("checks")) return;
   for (CheckOutcome& c : checks) {
+    if (c.misnamed) continue;  // not judged now: nothing to keep or compare
     for (const nlohmann::json& s : stored["checks"]) {
       if (s.value("id", "") != c.check->id) continue;
       const bool same = s.value("hash", "") == c.check->hash;
@@ -442,6 +445,7 @@ std::string write_report(const std::string& dir, const Reproduction& reproductio
                       {"kind", role_name(*c.check)}, {"check", c.check->text},
                       {"measured", c.detail},        {"passed", c.passed}};
     if (c.verdict) j["verdict"] = verdict_name(*c.verdict);
+    if (c.misnamed) j["not_judged"] = true;
     report["checks"].push_back(j);
   }
   report["passed"] = all;

@@ -322,6 +322,24 @@ def bad_input_is_exit_2(_args):
         check(r.returncode == 2 and "figure q draws nothing" in r.stderr and
               "summary.json has no number at queue.nosuch" in r.stderr,
               f"exit {r.returncode}: {r.stderr}")
+        # A check naming a series its figure does not have is the file's mistake, not a result:
+        # not judged (was "not reproduced" with no measure: mrls-dragonfly's 'DF cost 1.33/ugal'
+        # for a one-algorithm run whose series is 'DF cost 1.33'), exit 2, no stored verdict.
+        write(os.path.join(t, "to.yaml"), PAPER.replace("to: rps,", "to: rps/x,"))
+        r = spraylab(t, "reproduce", "to.yaml", "--seeds", "1", "-o", "to")
+        check(r.returncode == 2 and "NOT JUDGED" in r.stdout and
+              "no series 'rps/x' in q (it has: rps, ofan)" in r.stderr and "not judged" in r.stderr,
+              f"exit {r.returncode}: {r.stdout[-1500:]}{r.stderr[-1500:]}")
+        check(load(os.path.join(t, "to", "verdicts.json"))["checks"] == [],
+              load(os.path.join(t, "to", "verdicts.json")))
+        with open(os.path.join(t, "to", "report.md")) as f:
+            check("**not judged**" in f.read(), "report.md does not say not judged")
+        # Mended, --redraw judges it from the stored data.
+        write(os.path.join(t, "to.yaml"), PAPER)
+        r = spraylab(t, "reproduce", "to.yaml", "--redraw", "-o", "to")
+        check(r.returncode in (0, 1) and "NOT JUDGED" not in r.stdout and
+              len(load(os.path.join(t, "to", "verdicts.json"))["checks"]) == 1,
+              f"exit {r.returncode}: {r.stdout[-1500:]}{r.stderr[-1500:]}")
         # A paper check says its tolerance; a difference says why.
         write(os.path.join(t, "tol.yaml"), PAPER.replace(" tolerance: 10%", ""))
         r = spraylab(t, "reproduce", "tol.yaml", "--dry-run")
