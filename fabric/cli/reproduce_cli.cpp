@@ -289,10 +289,14 @@ struct Outcome {
 // How many checks of each verdict, for the generated file's index.
 void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
   std::map<std::string, int> paper;
-  int hold = 0, fail = 0;
+  int hold = 0, fail = 0, unjudged = 0;
   for (const CheckOutcome& c : checks) {
     if (c.misnamed) {
-      ++paper["not judged (misnamed)"];
+      // Said where the check belongs: a paper check's column, or the orderings' and thresholds'.
+      if (c.check->role == CheckRole::kPaper)
+        ++paper["not judged (misnamed)"];
+      else
+        ++unjudged;
     } else if (c.verdict) {
       ++paper[std::string(verdict_name(*c.verdict))];
     } else {
@@ -303,12 +307,15 @@ void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
     o.paper_summary += fmt::format("{}{} {}", o.paper_summary.empty() ? "" : "; ", n, verdict);
   }
   if (o.paper_summary.empty()) o.paper_summary = "none yet (the paper's numbers are to be added)";
-  o.other_summary = fmt::format("{} hold, {} fail{}", hold, fail, fail == 1 ? "s" : "");
+  o.other_summary =
+      fmt::format("{} hold, {} fail{}{}", hold, fail, fail == 1 ? "s" : "",
+                  unjudged ? fmt::format(", {} not judged (misnamed)", unjudged) : "");
 }
 
 // The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
 // does not hold or is not reproduced; 2: a figure draws nothing or a check names a series or
-// figure that is not there, a mistake of the reproduction file, not of the result). --redraw keeps the stored first verdicts (keep_stored_verdicts).
+// figure that is not there, a mistake of the reproduction file, not of the result). --redraw keeps
+// the stored first verdicts (keep_stored_verdicts).
 int judge_and_report(const Reproduction& reproduction, const std::vector<PlannedRun>& plan,
                      const std::vector<VariantResult>& results, const std::string& path,
                      const std::string& out, const ReproduceArgs& args, const Sweep& seeds,

@@ -150,7 +150,10 @@ std::string checks_markdown(const std::vector<CheckOutcome>& checks, const std::
     for (const CheckOutcome& c : checks) {
       if (c.check->role != role) continue;
       md += fmt::format("| {} | {} | {} | {} | {}{} |\n", c.check->figure, c.check->series,
-                        c.check->text, c.detail, c.passed ? "holds" : "**fails**",
+                        c.check->text, c.detail,
+                        c.misnamed ? "**not judged**"
+                        : c.passed ? "holds"
+                                   : "**fails**",
                         c.history.empty() ? "" : " (" + c.history + ")");
     }
     md += "\n";
@@ -350,8 +353,8 @@ std::string not_run_markdown(const Reproduction& reproduction, int heading) {
       "**Not run at full size yet** (no stored result). Command: `spraylab reproduce {}` ({}). "
       "The settings and checks it will be judged by are below; the reading of the paper they "
       "come from is in results/claims/{}.md.\n\n",
-      reproduction.name,
-      reproduction.run_time.empty() ? "not timed yet" : reproduction.run_time, reproduction.name);
+      reproduction.name, reproduction.run_time.empty() ? "not timed yet" : reproduction.run_time,
+      reproduction.name);
   md += differences_markdown(reproduction, h2);
   if (!reproduction.checks.empty()) {
     md += fmt::format("{} Checks declared\n\n", h2);
