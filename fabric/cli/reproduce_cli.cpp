@@ -593,8 +593,8 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
       ->capture_default_str();
   cmd->add_option("--threads", args->threads,
                   "Threads of each virtual-time run, one partition of the fabric each, at most the "
-                  "fabric's pods or leaves (default 1; give N only with N idle CPUs); results are "
-                  "the same for any N (docs/fabric.md)")
+                  "fabric's pods or leaves (default: the CPUs this process may use; 1 on CPUs "
+                  "other work keeps busy); results are the same for any N (docs/fabric.md)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--resume", args->resume,
                 "Keep every variant whose folder under the results folder already holds a "

@@ -216,7 +216,9 @@ int run(const RunArgs& args) {
   EalOptions eal;
   eal.lcores = eal_lcores(options.mode, args.lcores);
   for (const Variant& v : variants) {
-    eal.memory_mb = std::max(eal.memory_mb, fabric_memory_mb(v.experiment, args.threads));
+    eal.memory_mb = std::max(eal.memory_mb,
+                             fabric_memory_mb(v.experiment,
+                                              options.mode == Mode::kVirtual ? args.threads : 1));
   }
   init_eal(eal, "spraylab");
   options.lcores = 0;  // every worker lcore EAL has
@@ -271,8 +273,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
       ->check(CLI::Range(1u, 128u));
   cmd->add_option("--threads", args->threads,
                   "virtual: threads, one partition of the fabric each (its pods, or groups of its "
-                  "leaves), at most the pods or leaves; default 1: one event queue. Give N only with N "
-                  "idle CPUs. Results are the same for any N (docs/fabric.md)")
+                  "leaves), at most the pods or leaves (default: the CPUs this process may use; "
+                  "1 on CPUs other work keeps busy). Results are the same for any N "
+                  "(docs/fabric.md)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--rate", args->rate,
                   fmt::format("inprocess: every link's rate, as links.rate of each variant "

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "fabric/run/machine_bound.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "topo/build.h"
 
@@ -23,19 +24,6 @@ namespace {
 
 bool g_initialised = false;
 std::string g_runtime_dir;
-
-std::vector<int> usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  if (cpus.empty()) cpus.push_back(0);
-  return cpus;
-}
 
 uint64_t ram_mb() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -110,7 +98,7 @@ void init_eal(const EalOptions& opts, const std::string& prog) {
                                    "-m",
                                    std::to_string(mb),
                                    "--lcores",
-                                   lcore_map(std::max(1u, opts.lcores), usable_cpus()),
+                                   lcore_map(std::max(1u, opts.lcores), usable_cpu_list()),
                                    "--file-prefix",
                                    prefix,
                                    "--log-level",
@@ -141,7 +129,7 @@ uint64_t fabric_memory_mb(const conf::Experiment& exp, uint32_t threads) {
   const uint64_t prefixes = t.nodes().size();  // at most a /24 per leaf and a /32 per host
   const uint64_t frame = 82 + exp.workload.payload_bytes;
   const uint64_t mbufs = ports * 2 * (exp.buffer.bytes / frame + 32) + t.links().size() * 128;
-  const uint64_t pools = (std::max<uint32_t>(threads, 1) + 1) / 2;
+  const uint64_t pools = (virtual_threads(threads) + 1) / 2;  // threads 0: the default
   const uint64_t bytes = (64ull << 20) + prefixes * (1024 + 64) + mbufs * 16 * pools;
   return std::max<uint64_t>(256, (bytes * 2 >> 20) + 128);
 }

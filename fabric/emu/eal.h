@@ -43,7 +43,8 @@ bool eal_initialised();
 
 // About what run_fabric needs of EAL's memory for `exp` (queues, rings, the route table; the
 // frames come from ordinary memory), for EalOptions::memory_mb. `threads`: virtual time's
-// (FabricOptions::threads), a frame pool per partition.
+// (FabricOptions::threads; 0: virtual_threads' default), a frame pool per partition; 1 for the
+// in-process fabric.
 uint64_t fabric_memory_mb(const conf::Experiment& exp, uint32_t threads = 1);
 
 }  // namespace spraylab::fabric

@@ -55,11 +55,11 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   const auto deadline =
       wall_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(opts.max_wall_seconds));
-  // Virtual time: a thread per partition, up to the CPUs (the fabric caps it by its partitions).
-  // One thread unless asked: a barrier per window costs more than a second thread gives when the
-  // CPUs are shared (seeds run side by side, make test's parallel tests; docs/fabric.md, "A
-  // parallel virtual time").
-  const uint32_t threads = opts.threads > 0 ? opts.threads : 1;
+  // Virtual time: a thread per partition, by default as many as the CPUs this process may use
+  // (the fabric caps them by its partitions). Results are the same for any count; on CPUs that
+  // other work shares, --threads 1 spares the barriers their waits (docs/fabric.md, "A parallel
+  // virtual time").
+  const uint32_t threads = virtual_threads(opts.threads);
   Fabric f(e, opts.mode, 20'000'000, deadline, threads);
   FabricOptions run_opts = opts;  // the run has what the build left of the limit
   run_opts.max_wall_seconds = std::max(

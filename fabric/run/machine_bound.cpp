@@ -1,6 +1,7 @@
 #include "fabric/run/machine_bound.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <unistd.h>
 
 namespace spraylab::fabric {
@@ -22,5 +23,22 @@ uint32_t online_cpus() {
   const long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<uint32_t>(n) : 1;
 }
+
+std::vector<int> usable_cpu_list() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
+}
+
+uint32_t usable_cpus() { return static_cast<uint32_t>(usable_cpu_list().size()); }
+
+uint32_t virtual_threads(uint32_t given) { return given > 0 ? given : usable_cpus(); }
 
 }  // namespace spraylab::fabric

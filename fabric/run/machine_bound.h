@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fabric/run/mode.h"
 
@@ -34,5 +35,14 @@ std::string machine_bound_reason(const MachineShare& share);
 
 // This machine's online CPUs (at least 1).
 uint32_t online_cpus();
+
+// The CPUs this process may run on (CPU 0 if it cannot say): its affinity, as taskset, a
+// cgroup's cpuset or a container's --cpuset-cpus set it, not the machine's count.
+std::vector<int> usable_cpu_list();
+uint32_t usable_cpus();  // their number
+
+// Virtual time's threads: `given`, or when 0 (no --threads) the CPUs this process may run on.
+// The fabric caps them by its partitions (fabric/emu/partition.h); results do not depend on them.
+uint32_t virtual_threads(uint32_t given);
 
 }  // namespace spraylab::fabric

@@ -85,6 +85,23 @@ def threads_1_and_2_give_byte_identical_results(_args):
     same_files(a, b, ALGORITHMS)
 
 
+def default_threads_are_the_usable_cpus(_args):
+    """No --threads: as many threads as CPUs the process may use (its affinity, so taskset counts),
+    at most the demo's 4 pods; the same results as one thread."""
+    cpus = sorted(os.sched_getaffinity(0))
+    for prefix, want in [([], min(len(cpus), 4)), (["taskset", "-c", str(cpus[0])], 1)]:
+        out = os.path.join(work, f"default-{want}")
+        p = subprocess.run([*prefix, SPRAYLAB, "run", DEMO, "--mode", "virtual", "--algorithms",
+                            "ofan", "--out", out], capture_output=True, text=True, timeout=600)
+        check(p.returncode == 0, f"{prefix}: exit {p.returncode}\n{p.stderr}")
+        check(threads_of(out, "ofan") == want, (prefix, threads_of(out, "ofan"), want))
+        for name in SAME_FILES:
+            path = os.path.join("ofan", name)
+            check(filecmp.cmp(os.path.join(a, path), os.path.join(out, path), shallow=False),
+                  f"{path} differs between --threads 1 and {want} threads by default")
+    return f"{min(len(cpus), 4)} threads by default, 1 under taskset"
+
+
 def threads_1_and_2_same_on(name, extra, variant):
     """An example's run on one thread and on two: the same results."""
     config = os.path.join(ARGS.source, "conf", "examples", f"{name}.yaml")
@@ -212,6 +229,8 @@ CASES = [
     ("every file is written", every_file_is_written, ()),
     ("--threads 1 and 2 give byte-identical results", threads_1_and_2_give_byte_identical_results,
      ()),
+    ("no --threads: the CPUs the process may use, at most the partitions",
+     default_threads_are_the_usable_cpus, ()),
     ("a 432-host fat tree with a link event: --threads 1 and 2 identical",
      fat_tree_432_with_a_link_event, ()),
     ("the frame pool grows alike on 1 and 2 threads", frame_pool_grows_alike_on_1_and_2_threads,
