@@ -27,6 +27,11 @@ std::string series_list(const FigureData& data) {
   return names;
 }
 
+// What a check says of a series name `data` does not draw.
+std::string no_series(const std::string& name, const Check& check, const FigureData& data) {
+  return fmt::format("no series '{}' in {} (it has: {})", name, check.figure, series_list(data));
+}
+
 // Pairs of (this y, other y) at the x both series have (by-variant figures: their one value).
 std::vector<std::pair<double, double>> paired(const FigureData& data, const FigureSeries& a,
                                               const FigureSeries& b) {
@@ -152,8 +157,7 @@ std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
   if (check.other.empty()) return seed_values(series, *p);
   if (q == nullptr) {
     problem = other ? fmt::format("{} has no point at {}", check.other, at)
-                    : fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
-                                  series_list(data));
+                    : no_series(check.other, check, data);
     return {};
   }
   const std::vector<SeedValue> a = seed_values(series, *p);
@@ -219,8 +223,7 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
     if (!check.other.empty()) {
       const FigureSeries* other = find_series(data, check.other);
       if (other == nullptr) {
-        out.detail = fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
-                                 series_list(data));
+        out.detail = no_series(check.other, check, data);
         values.clear();
       } else {
         values = quotient_by_seed(values, series.model,
@@ -274,8 +277,7 @@ std::optional<FigureSeries> picked_series(const FigureData& data, const Check& c
   for (const std::string& name : check.picked) {
     const FigureSeries* s = find_series(data, name);
     if (s == nullptr) {
-      problem =
-          fmt::format("no series '{}' in {} (it has: {})", name, check.figure, series_list(data));
+      problem = no_series(name, check, data);
       return std::nullopt;
     }
     parts.push_back(s);
@@ -336,8 +338,7 @@ std::string missing_name(const Check& check, const FigureData& data) {
   if (!check.other.empty()) names.push_back(check.other);
   for (const std::string& name : names) {
     if (find_series(data, name) == nullptr) {
-      return fmt::format("no series '{}' in {} (it has: {})", name, check.figure,
-                         series_list(data));
+      return no_series(name, check, data);
     }
   }
   return "";
@@ -371,8 +372,7 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
   }
   const FigureSeries* series = picked ? &*picked : find_series(*data, check.series);
   if (series == nullptr) {
-    out.detail = fmt::format("no series '{}' in {} (it has: {})", check.series, check.figure,
-                             series_list(*data));
+    out.detail = no_series(check.series, check, *data);
     return out;
   }
   if (check.kind == CheckKind::kPaper) return evaluate_paper_check(check, *data, *series);
@@ -407,8 +407,7 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
     case CheckKind::kRatioAtMost: {
       const FigureSeries* other = find_series(*data, check.other);
       if (other == nullptr) {
-        out.detail = fmt::format("no series '{}' in {} (it has: {})", check.other, check.figure,
-                                 series_list(*data));
+        out.detail = no_series(check.other, check, *data);
         return out;
       }
       const std::vector<std::pair<double, double>> pairs = paired(*data, *series, *other);
