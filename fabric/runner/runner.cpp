@@ -174,12 +174,17 @@ FabricResult earlier_result(const fs::path& folder) {
   return r;
 }
 
-std::string variant_line(const std::string& label, const VariantSummary& s, double wall) {
+// A variant's line when it ends; in virtual time with the threads it ran on (--threads' default
+// depends on the machine, and a thread per partition at most).
+std::string variant_line(const std::string& label, const VariantSummary& s, const FabricResult& r) {
   const std::string cct =
       s.cct_ns ? fmt::format("CCT {}", format_duration_ns(*s.cct_ns)) : "incomplete";
-  return fmt::format("{}: {} ({}), messages {}/{}, max queue {:.1f} KB, wall {:.2f} s", label, cct,
-                     gen::to_string(s.stopped_by), s.messages_completed, s.messages,
-                     s.queue.max_bytes / 1e3, wall);
+  const std::string threads = r.mode == Mode::kVirtual ? fmt::format(" on {} thread{}", r.threads,
+                                                                     r.threads == 1 ? "" : "s")
+                                                       : "";
+  return fmt::format("{}: {} ({}), messages {}/{}, max queue {:.1f} KB, wall {:.2f} s{}", label,
+                     cct, gen::to_string(s.stopped_by), s.messages_completed, s.messages,
+                     s.queue.max_bytes / 1e3, r.wall_seconds, threads);
 }
 
 }  // namespace
@@ -365,7 +370,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     }
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
     write_variant((dir / v.name).string(), v, result, s, options, started_at);
-    progress.print(variant_line(label, s, result.wall_seconds));
+    progress.print(variant_line(label, s, result));
     want_plots = want_plots || wants(v.experiment, "plots");
     plots.push_back(plot_variant(v, result, s));
     summaries.push_back(std::move(s));

@@ -87,7 +87,7 @@ def threads_1_and_2_give_byte_identical_results(_args):
 
 def default_threads_are_the_usable_cpus(_args):
     """No --threads: as many threads as CPUs the process may use (its affinity, so taskset counts),
-    at most the demo's 4 pods; the same results as one thread."""
+    at most the demo's 4 pods, said in the variant's line; the same results as one thread."""
     cpus = sorted(os.sched_getaffinity(0))
     for prefix, want in [([], min(len(cpus), 4)), (["taskset", "-c", str(cpus[0])], 1)]:
         out = os.path.join(work, f"default-{want}")
@@ -95,6 +95,8 @@ def default_threads_are_the_usable_cpus(_args):
                             "ofan", "--out", out], capture_output=True, text=True, timeout=600)
         check(p.returncode == 0, f"{prefix}: exit {p.returncode}\n{p.stderr}")
         check(threads_of(out, "ofan") == want, (prefix, threads_of(out, "ofan"), want))
+        said = f"on {want} thread{'' if want == 1 else 's'}"
+        check(said in p.stdout + p.stderr, f"the variant's line does not say '{said}'")
         for name in SAME_FILES:
             path = os.path.join("ofan", name)
             check(filecmp.cmp(os.path.join(a, path), os.path.join(out, path), shallow=False),
