@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <map>
 
@@ -143,7 +144,8 @@ std::optional<std::vector<SeedValue>> quotient_by_seed(const std::vector<SeedVal
 }
 
 // The measure at x = `at` per seed: the series' y, or its ratio to or difference from the other
-// series' y at the same x and seed. Empty, and `problem` said, when a point is missing.
+// series' y at the same x and seed. Empty, and `problem` said, when a point is missing. Here and
+// below, every series the check names is in `data`: evaluate_check() found them (missing_name).
 std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
                                   const FigureSeries& series, const std::string& at,
                                   std::string& problem) {
@@ -156,8 +158,7 @@ std::vector<SeedValue> measure_at(const Check& check, const FigureData& data,
   }
   if (check.other.empty()) return seed_values(series, *p);
   if (q == nullptr) {
-    problem = other ? fmt::format("{} has no point at {}", check.other, at)
-                    : no_series(check.other, check, data);
+    problem = fmt::format("{} has no point at {}", check.other, at);
     return {};
   }
   const std::vector<SeedValue> a = seed_values(series, *p);
@@ -222,15 +223,11 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
     values = over_x_per_seed(series, check.measure, incomplete);
     if (!check.other.empty()) {
       const FigureSeries* other = find_series(data, check.other);
-      if (other == nullptr) {
-        out.detail = no_series(check.other, check, data);
-        values.clear();
-      } else {
-        values = quotient_by_seed(values, series.model,
-                                  over_x_per_seed(*other, check.measure, incomplete), other->model,
-                                  "", out.detail)
-                     .value_or(std::vector<SeedValue>{});
-      }
+      assert(other != nullptr);
+      values =
+          quotient_by_seed(values, series.model, over_x_per_seed(*other, check.measure, incomplete),
+                           other->model, "", out.detail)
+              .value_or(std::vector<SeedValue>{});
     }
     if (!incomplete.empty()) {
       out.detail = fmt::format("no value at every x for seed{} {}: not judged on the others",
@@ -406,10 +403,7 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
     case CheckKind::kBelowSeries:
     case CheckKind::kRatioAtMost: {
       const FigureSeries* other = find_series(*data, check.other);
-      if (other == nullptr) {
-        out.detail = no_series(check.other, check, *data);
-        return out;
-      }
+      assert(other != nullptr);  // missing_name() above
       const std::vector<std::pair<double, double>> pairs = paired(*data, *series, *other);
       if (pairs.empty()) {
         out.detail = fmt::format("{} and {} share no x", check.series, check.other);
