@@ -289,14 +289,16 @@ struct Outcome {
 // How many checks of each verdict, for the generated file's index.
 void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
   std::map<std::string, int> paper;
-  int hold = 0, fail = 0, unjudged = 0;
+  int hold = 0, fail = 0;
+  std::map<std::string, int> unjudged;  // why → how many
   for (const CheckOutcome& c : checks) {
-    if (c.misnamed) {
+    if (!c.judged()) {
       // Said where the check belongs: a paper check's column, or the orderings' and thresholds'.
+      const char* why = c.misnamed ? "misnamed" : "no data";
       if (c.check->role == CheckRole::kPaper)
-        ++paper["not judged (misnamed)"];
+        ++paper[fmt::format("not judged ({})", why)];
       else
-        ++unjudged;
+        ++unjudged[why];
     } else if (c.verdict) {
       ++paper[std::string(verdict_name(*c.verdict))];
     } else {
@@ -307,9 +309,8 @@ void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
     o.paper_summary += fmt::format("{}{} {}", o.paper_summary.empty() ? "" : "; ", n, verdict);
   }
   if (o.paper_summary.empty()) o.paper_summary = "none yet (the paper's numbers are to be added)";
-  o.other_summary =
-      fmt::format("{} hold, {} fail{}{}", hold, fail, fail == 1 ? "s" : "",
-                  unjudged ? fmt::format(", {} not judged (misnamed)", unjudged) : "");
+  o.other_summary = fmt::format("{} hold, {} fail{}", hold, fail, fail == 1 ? "s" : "");
+  for (const auto& [why, n] : unjudged) o.other_summary += fmt::format(", {} not judged ({})", n, why);
 }
 
 // The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
@@ -352,7 +353,7 @@ int judge_and_report(const Reproduction& reproduction, const std::vector<Planned
     fmt::print("  differs from the paper: {}: paper {}, here {}\n", d.setting, d.paper, d.here);
   }
   for (const CheckOutcome& c : checks) {
-    const std::string outcome = c.misnamed  ? "NOT JUDGED"
+    const std::string outcome = !c.judged() ? "NOT JUDGED"
                                 : c.verdict ? std::string(verdict_name(*c.verdict))
                                             : (c.passed ? "holds" : "FAILS");
     fmt::print("  {}: {} {}: {} — {}{}\n", outcome, c.check->figure, c.check->series, c.check->text,
@@ -369,10 +370,11 @@ int judge_and_report(const Reproduction& reproduction, const std::vector<Planned
     rc = std::max(rc, 2);
   }
   for (const FigureData& d : figures) {
-    if (d.series.empty() && !d.problems.empty()) {
-      fmt::print(stderr,
-                 "spraylab: {}: figure {} draws nothing: no variant has its values, e.g. {}\n",
-                 path, d.figure->name, d.problems.front());
+    if (d.series.empty()) {
+      // Its checks are not judged (CheckOutcome::no_data): the run, not the result, is at fault.
+      fmt::print(stderr, "spraylab: {}: figure {} draws nothing: no variant has its values{}\n",
+                 path, d.figure->name,
+                 d.problems.empty() ? "" : fmt::format(", e.g. {}", d.problems.front()));
       rc = std::max(rc, 2);
     }
   }

@@ -265,18 +265,13 @@ CheckOutcome evaluate_paper_check(const Check& check, const FigureData& data,
 }
 
 // The series a `series: [a, b], pick: min` check reads: at every x all of them have (a bar
-// figure: at their one bar), per seed
-// all of them ran, the smallest (largest) of their values; nullopt, and `problem` said, when
-// one is missing.
-std::optional<FigureSeries> picked_series(const FigureData& data, const Check& check,
-                                          std::string& problem) {
+// figure: at their one bar), per seed all of them ran, the smallest (largest) of their values.
+// Every name is in `data` (evaluate_check's missing_name()).
+FigureSeries picked_series(const FigureData& data, const Check& check) {
   std::vector<const FigureSeries*> parts;
   for (const std::string& name : check.picked) {
     const FigureSeries* s = find_series(data, name);
-    if (s == nullptr) {
-      problem = no_series(name, check, data);
-      return std::nullopt;
-    }
+    assert(s != nullptr);
     parts.push_back(s);
   }
   FigureSeries out;
@@ -326,10 +321,8 @@ std::string mean_ci_text(const Interval& i) {
 
 namespace {
 
-// "" when every name the check reads is in `data`, else what is missing. A figure that draws
-// nothing (no series at all) is said by the caller (its variants have no values), not here.
+// "" when every name the check reads is in `data`, else what is missing.
 std::string missing_name(const Check& check, const FigureData& data) {
-  if (data.series.empty()) return "";
   std::vector<std::string> names = check.picked;
   if (names.empty()) names.push_back(check.series);
   if (!check.other.empty()) names.push_back(check.other);
@@ -354,24 +347,22 @@ CheckOutcome evaluate_check(const Check& check, const std::vector<FigureData>& f
     out.misnamed = true;
     return out;
   }
+  if (data->series.empty()) {
+    // Before the names: a figure without series cannot say whether a name is wrong. Every check
+    // of it alike, a plain one or one picking among several series, an ordering or a paper's.
+    out.detail = fmt::format("figure '{}' draws nothing: no variant has its values", check.figure);
+    out.no_data = true;
+    return out;
+  }
   if (std::string missing = missing_name(check, *data); !missing.empty()) {
     out.detail = std::move(missing);
     out.misnamed = true;
     return out;
   }
   std::optional<FigureSeries> picked;
-  if (!check.picked.empty()) {
-    picked = picked_series(*data, check, out.detail);
-    if (!picked) {
-      out.verdict = Verdict::kNotReproduced;  // only paper checks take a list
-      return out;
-    }
-  }
+  if (!check.picked.empty()) picked = picked_series(*data, check);
   const FigureSeries* series = picked ? &*picked : find_series(*data, check.series);
-  if (series == nullptr) {
-    out.detail = no_series(check.series, check, *data);
-    return out;
-  }
+  assert(series != nullptr);  // missing_name() above
   if (check.kind == CheckKind::kPaper) return evaluate_paper_check(check, *data, *series);
   const auto by_y = [](const FigurePoint& a, const FigurePoint& b) { return a.y < b.y; };
   switch (check.kind) {

@@ -151,7 +151,7 @@ std::string checks_markdown(const std::vector<CheckOutcome>& checks, const std::
       if (c.check->role != role) continue;
       md += fmt::format("| {} | {} | {} | {} | {}{} |\n", c.check->figure, c.check->series,
                         c.check->text, c.detail,
-                        c.misnamed ? "**not judged**"
+                        !c.judged() ? "**not judged**"
                         : c.passed ? "holds"
                                    : "**fails**",
                         c.history.empty() ? "" : " (" + c.history + ")");
@@ -258,7 +258,7 @@ std::vector<SeedRow> parse_seeds_csv(const std::string& text, const std::string&
 ordered_json verdicts_json(const std::vector<CheckOutcome>& checks) {
   ordered_json out = {{"vocabulary", kVerdictNames}, {"checks", ordered_json::array()}};
   for (const CheckOutcome& c : checks) {
-    if (c.misnamed) continue;  // never judged: its first judgement is still to come
+    if (!c.judged()) continue;  // never judged: its first judgement is still to come
     ordered_json j = {{"id", c.check->id},
                       {"hash", c.check->hash},
                       {"kind", role_name(*c.check)},
@@ -285,7 +285,7 @@ ordered_json verdicts_json(const std::vector<CheckOutcome>& checks) {
 void keep_stored_verdicts(std::vector<CheckOutcome>& checks, const nlohmann::json& stored) {
   if (!stored.is_object() || !stored.contains("checks")) return;
   for (CheckOutcome& c : checks) {
-    if (c.misnamed) continue;  // not judged now: nothing to keep or compare
+    if (!c.judged()) continue;  // not judged now: nothing to keep or compare
     for (const nlohmann::json& s : stored["checks"]) {
       if (s.value("id", "") != c.check->id) continue;
       const bool same = s.value("hash", "") == c.check->hash;
@@ -448,7 +448,7 @@ std::string write_report(const std::string& dir, const Reproduction& reproductio
                       {"kind", role_name(*c.check)}, {"check", c.check->text},
                       {"measured", c.detail},        {"passed", c.passed}};
     if (c.verdict) j["verdict"] = verdict_name(*c.verdict);
-    if (c.misnamed) j["not_judged"] = true;
+    if (!c.judged()) j["not_judged"] = true;
     report["checks"].push_back(j);
   }
   report["passed"] = all;

@@ -482,5 +482,43 @@ TEST(KeepStoredVerdicts, AChangedCheckOnceReproducedIsJudgedAgainAndSaysItChange
   EXPECT_THAT(now[0].history, HasSubstr("changed since"));
 }
 
+// A figure that draws nothing (every variant failed): no evidence for or against the paper, so
+// none of its checks is judged, the picking ones neither, and none leaves a verdict to keep.
+TEST(PaperChecks, AFigureThatDrawsNothingJudgesNoneOfItsChecks) {
+  const Reproduction r = with_checks(R"(
+    - {figure: q, series: rps, measure: value, at: 1KiB, paper: 1, where: s, tolerance: 1%}
+    - {figure: q, series: [rps, ofan], pick: min, measure: value, at: 1KiB, paper: 1, where: s, tolerance: 1%}
+    - {figure: q, series: ofan, below_series: rps}
+    - {figure: bars, series: rps, measure: value, paper: 4, where: s, tolerance: 200%}
+)");
+  std::vector<FigureData> data;
+  std::vector<SeedRow> only_bars;
+  for (const SeedRow& row : rows()) {
+    if (row.figure == "bars") only_bars.push_back(row);
+  }
+  for (const Figure& f : r.figures) data.push_back(figure_from_rows(f, only_bars));
+  ASSERT_TRUE(data[0].series.empty());
+  std::vector<CheckOutcome> now;
+  for (const Check& c : r.checks) now.push_back(evaluate_check(c, data));
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(r.checks[i].text);
+    EXPECT_TRUE(now[i].no_data);
+    EXPECT_FALSE(now[i].misnamed);
+    EXPECT_FALSE(now[i].judged());
+    EXPECT_FALSE(now[i].verdict.has_value());
+    EXPECT_FALSE(now[i].passed);
+    EXPECT_THAT(now[i].detail, HasSubstr("figure 'q' draws nothing"));
+  }
+  // The figure beside it is judged as ever: 2, 4, 6 over three seeds is 4.
+  EXPECT_TRUE(now[3].judged());
+  EXPECT_EQ(*now[3].verdict, Verdict::kReproduced) << now[3].detail;
+  // verdicts.json keeps only what was judged, and a stored verdict is not forced on no data.
+  const nlohmann::ordered_json v = verdicts_json(now);
+  ASSERT_EQ(v["checks"].size(), 1u);
+  EXPECT_EQ(v["checks"][0]["id"], r.checks[3].id);
+  keep_stored_verdicts(now, stored(r.checks[1], "not reproduced", r.checks[1].hash));
+  EXPECT_FALSE(now[1].verdict.has_value());
+}
+
 }  // namespace
 }  // namespace spraylab::fabric
