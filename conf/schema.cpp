@@ -190,10 +190,12 @@ Field<WorkloadSpec> load() {
 }
 
 Field<MeasurementSpec> outputs() {
-  return {"outputs", "list of summary | queues | plots",
-          "what the run writes: JSON summary, per-port queue CSVs, plots",
+  return {"outputs", "list of summary | queues | messages | plots",
+          "what the run writes: JSON summary, per-port queue CSVs, every message in "
+          "generator.json, plots",
           [](const Value& v, MeasurementSpec& m) {
-            static const std::vector<std::string_view> kOutputs = {"summary", "queues", "plots"};
+            static const std::vector<std::string_view> kOutputs = {"summary", "queues", "messages",
+                                                                     "plots"};
             std::set<std::string> seen;
             m.outputs.clear();
             for (const Value& item : v.as_list()) {

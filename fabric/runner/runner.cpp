@@ -121,7 +121,17 @@ void write_variant(const std::string& dir, const Variant& v, const FabricResult&
              fmt::format("# {} of experiment {} ({}); spraylab run re-runs it as it ran.\n{}",
                          v.name, v.experiment.name, v.experiment.source, v.yaml));
   write_file((base / "summary.json").string(), json_text(to_json(s)));
-  write_file((base / "generator.json").string(), json_text(r.generator));
+  if (wants(v.experiment, "messages") || wants(v.experiment, "plots")) {
+    write_file((base / "generator.json").string(), json_text(r.generator));
+  } else {
+    // Everything but the per-message list: at scale it is nearly all of the file (tens of MB a
+    // variant, a thousand variants a reproduction) and nothing reads it without plots.
+    ordered_json g = ordered_json::object();
+    for (const auto& [key, value] : r.generator.items()) {
+      if (key != "messages") g[key] = value;
+    }
+    write_file((base / "generator.json").string(), json_text(g));
+  }
   write_file((base / "run.json").string(), json_text(run_json(v, r, options, started_at)));
   if (wants(v.experiment, "queues")) {
     write_file((base / "queues.csv").string(), queues_csv(r));

@@ -48,6 +48,7 @@ Cases:
                                   per-seed rows of summary.csv (mean by hand).
 """
 import hashlib
+import json
 import re
 import os
 import shutil
@@ -487,6 +488,28 @@ def seeds_run_every_variant_per_seed_and_table_the_intervals(_args):
         return rows[0]
 
 
+def generator_json_lists_the_messages_unless_outputs_leave_them_out(_args):
+    with tempfile.TemporaryDirectory() as t:
+        exp = experiment(os.path.join(t, "exp.yaml"))
+        p = spraylab(t, "run", exp, "--sweep", "measurement.outputs=[summary],[summary, messages]", "--out", "o")
+        check(p.returncode == 0, p.stderr)
+        gens = {}
+        for variant in ("ecmp-outputs=_summary_", "ecmp-outputs=_summary__messages_"):
+            with open(os.path.join(t, "o", variant, "generator.json")) as f:
+                gens[variant] = json.load(f)
+        without, whole = gens["ecmp-outputs=_summary_"], gens["ecmp-outputs=_summary__messages_"]
+        check(len(whole["messages"]) == whole["collectives"][0]["messages"] > 0, whole.get("collectives"))
+        check("messages" not in without, sorted(without))
+        # Everything else is there, the same: the counters and the hosts' results.
+        check({k: v for k, v in whole.items() if k != "messages"} == without, sorted(without))
+        # The default writes them (measurement.outputs: [summary, queues, messages]).
+        p = spraylab(t, "run", exp, "--out", "d")
+        check(p.returncode == 0, p.stderr)
+        with open(os.path.join(t, "d", "ecmp", "generator.json")) as f:
+            check(json.load(f).get("messages") == whole["messages"], "the default left the messages out")
+        return f"{len(whole['messages'])} messages with, none without"
+
+
 CASES = [
     ("--seeds runs every variant per seed and tables the intervals",
      seeds_run_every_variant_per_seed_and_table_the_intervals, ()),
@@ -505,5 +528,7 @@ CASES = [
      make_demos_folders_leave_the_readmes_first_run_free, ()),
     ("the timeout covers building the fabric", the_timeout_covers_building_the_fabric, ()),
     ("names that would leave their folder are refused", names_that_would_leave_their_folder_are_refused, ()),
+    ("generator.json lists the messages unless outputs leave them out",
+     generator_json_lists_the_messages_unless_outputs_leave_them_out, ()),
 ]
 sys.exit(run_cases(ARGS, CASES))

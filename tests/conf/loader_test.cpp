@@ -19,7 +19,7 @@ TEST(Loader, MinimalFileGetsEveryDefault) {
   EXPECT_EQ(e.buffer.bytes, 800'000u);
   EXPECT_EQ(e.balancer.fallback.algorithm, lb::Algorithm::kEcmp);
   EXPECT_EQ(e.workload.type, gen::WorkloadType::kPermutation);
-  EXPECT_EQ(e.measurement.outputs, (std::vector<std::string>{"summary", "queues"}));
+  EXPECT_EQ(e.measurement.outputs, (std::vector<std::string>{"summary", "queues", "messages"}));
 }
 
 TEST(Loader, EntropyKeysReachTheWorkload) {
