@@ -310,7 +310,9 @@ void summarise(const std::vector<CheckOutcome>& checks, Outcome& o) {
   }
   if (o.paper_summary.empty()) o.paper_summary = "none yet (the paper's numbers are to be added)";
   o.other_summary = fmt::format("{} hold, {} fail{}", hold, fail, fail == 1 ? "s" : "");
-  for (const auto& [why, n] : unjudged) o.other_summary += fmt::format(", {} not judged ({})", n, why);
+  for (const auto& [why, n] : unjudged) {
+    o.other_summary += fmt::format(", {} not judged ({})", n, why);
+  }
 }
 
 // The figures, the checks' verdicts and the report; returns the exit code they give (1: a check
