@@ -195,7 +195,7 @@ Field<MeasurementSpec> outputs() {
           "generator.json, plots",
           [](const Value& v, MeasurementSpec& m) {
             static const std::vector<std::string_view> kOutputs = {"summary", "queues", "messages",
-                                                                     "plots"};
+                                                                   "plots"};
             std::set<std::string> seen;
             m.outputs.clear();
             for (const Value& item : v.as_list()) {
