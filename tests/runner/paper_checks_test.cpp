@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "conf/config_error.h"
@@ -518,6 +522,47 @@ TEST(PaperChecks, AFigureThatDrawsNothingJudgesNoneOfItsChecks) {
   EXPECT_EQ(v["checks"][0]["id"], r.checks[3].id);
   keep_stored_verdicts(now, stored(r.checks[1], "not reproduced", r.checks[1].hash));
   EXPECT_FALSE(now[1].verdict.has_value());
+}
+
+// A title too long for the image is wrapped at spaces (gnuplot cuts it at both edges: mrls-11k's
+// RSP figure lost its "RSP"); a short one stays one string. Every word is kept, in order.
+TEST(Figures, ALongTitleIsWrappedIntoLinesThatFit) {
+  Reproduction r = with_checks("    - {figure: q, series: ofan, below_series: rps}\n");
+  r.figures[0].title =
+      "RSP (random switch permutation): accepted against offered load (Bernoulli, one packet per "
+      "message)";
+  r.figures[1].title = "short";
+  std::vector<FigureData> data;
+  for (const Figure& f : r.figures) data.push_back(figure_from_rows(f, rows()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("titles-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  draw_figures(dir.string(), data);
+  std::ifstream in(dir / "figures.gp");
+  std::stringstream script;
+  script << in.rdbuf();
+  std::filesystem::remove_all(dir);
+  std::vector<std::string> titles;
+  std::istringstream lines(script.str());
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("set title ", 0) == 0) titles.push_back(line.substr(10));
+  }
+  ASSERT_EQ(titles.size(), 4u);  // PNG and SVG of each figure
+  // 'RSP ... packet per'."\n".'message) (ours: ... 3 seeds)'
+  const std::regex quoted("'([^']*)'");
+  std::string joined;
+  size_t pieces = 0;
+  for (auto it = std::sregex_iterator(titles[0].begin(), titles[0].end(), quoted);
+       it != std::sregex_iterator(); ++it) {
+    const std::string piece = (*it)[1];
+    EXPECT_LE(piece.size(), 110u) << piece;
+    joined += (joined.empty() ? "" : " ") + piece;
+    ++pieces;
+  }
+  EXPECT_EQ(pieces, 2u) << titles[0];
+  EXPECT_THAT(titles[0], HasSubstr("'.\"\\n\".'"));
+  EXPECT_EQ(joined, r.figures[0].title + " (ours: mean and 95% CI over 3 seeds)");
+  EXPECT_EQ(titles[2], "'short (ours: mean and 95% CI over 3 seeds)'");
 }
 
 }  // namespace
