@@ -29,10 +29,11 @@ struct Forwarder::Burst {
   uint16_t rx_port;
   uint16_t rx_queue;
   uint64_t now_ns;
-  uint16_t size;        // frames that parsed: the entries of the arrays below
-  bool needs_src_leaf;  // the algorithm reads the source leaf (lb::Traits)
-  bool hashes;          // the algorithm reads the flow hash
-  bool labels;          // the algorithm reads and writes a path label (lb::Traits::path_label)
+  uint16_t size;         // frames that parsed: the entries of the arrays below
+  bool needs_src_leaf;   // the algorithm reads the source leaf (lb::Traits)
+  bool hashes;           // the algorithm reads the flow hash
+  bool labels;           // the algorithm reads and writes a path label (lb::Traits::path_label)
+  bool candidates_only;  // the algorithm reads only the candidates (lb::Traits::candidates_only)
   std::array<net::FrameInfo, net::kBurst> info;
   std::array<rte_mbuf*, net::kBurst> ok;
   std::array<uint32_t, net::kBurst> dst, route;
@@ -206,6 +207,7 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   b.hashes = traits.flow_hash;
   b.needs_src_leaf = traits.source_leaf;
   b.labels = traits.path_label;
+  b.candidates_only = traits.candidates_only;
   if (traits.source_leaf) source_leaves(b);
   // In locals: describe_choice stores a pointer per frame, which the compiler must assume may be
   // the routes' own, so it read them from the tables again for every frame.
@@ -279,9 +281,10 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
 SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uint16_t i,
                                               const RouteEntry& re,
                                               const std::vector<topo::PortId>& cands) {
-  const net::FrameInfo& f = b.info[i];
   p.candidates = cands.data();
   p.num_candidates = static_cast<uint16_t>(cands.size());
+  if (b.candidates_only) return;  // the rest would be written for nobody
+  const net::FrameInfo& f = b.info[i];
   p.ingress_port = b.rx_port;
   p.rx_queue = b.rx_queue;
   p.dest = re.dest;

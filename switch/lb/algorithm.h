@@ -53,6 +53,10 @@ struct Traits {
   // Routes by a Dragonfly's groups (topo/dragonfly_groups.h): the loader refuses it on any
   // topology the dragonfly or dragonfly-plus generator did not make.
   bool dragonfly = false;
+  // Reads nothing of a Packet but its candidates (candidates, num_candidates): the forwarder
+  // fills nothing else, eight stores and the loads behind them a packet (tests/lb: poisoned
+  // fields leave such an algorithm's choices as they were).
+  bool candidates_only = false;
 };
 
 // The queue-aware algorithms' own defaults; the rest of BalancerSpec's defaults are common.
@@ -83,10 +87,10 @@ inline constexpr std::array<AlgorithmInfo, 14> kAlgorithms{{
      "hash",
      {},
      "hash of the flow entropy modulo w"},
-    {Algorithm::kRps, "rps", {}, "", {}, "uniform random port per packet"},
+    {Algorithm::kRps, "rps", {.candidates_only = true}, "", {}, "uniform random port per packet"},
     {Algorithm::kRr,
      "rr",
-     {},
+     {.candidates_only = true},
      "reshuffle_every",
      {},
      "SimpleRR: one round-robin counter, optional reshuffle"},
