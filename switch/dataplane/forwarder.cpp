@@ -33,7 +33,7 @@ struct Forwarder::Burst {
   bool needs_src_leaf;   // the algorithm reads the source leaf (lb::Traits)
   bool hashes;           // the algorithm reads the flow hash
   bool labels;           // the algorithm reads and writes a path label (lb::Traits::path_label)
-  bool candidates_only;  // the algorithm reads only the candidates (lb::Traits::candidates_only)
+  lb::Inputs inputs;     // the fields of lb::Packet the algorithm reads (lb::Traits::inputs)
   std::array<net::FrameInfo, net::kBurst> info;
   std::array<rte_mbuf*, net::kBurst> ok;
   std::array<uint32_t, net::kBurst> dst, route;
@@ -207,7 +207,7 @@ SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
   b.hashes = traits.flow_hash;
   b.needs_src_leaf = traits.source_leaf;
   b.labels = traits.path_label;
-  b.candidates_only = traits.candidates_only;
+  b.inputs = traits.inputs;
   if (traits.source_leaf) source_leaves(b);
   // In locals: describe_choice stores a pointer per frame, which the compiler must assume may be
   // the routes' own, so it read them from the tables again for every frame.
@@ -281,18 +281,22 @@ SPRAYLAB_STEP const std::vector<topo::PortId>* Forwarder::candidates(Burst& b, u
 SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uint16_t i,
                                               const RouteEntry& re,
                                               const std::vector<topo::PortId>& cands) {
+  // Only what the algorithm reads (lb::Inputs, each set inside the next): the rest would be
+  // written, and its sources loaded, for nobody.
   p.candidates = cands.data();
   p.num_candidates = static_cast<uint16_t>(cands.size());
-  if (b.candidates_only) return;  // the rest would be written for nobody
+  if (b.inputs == lb::Inputs::kCandidates) return;
   const net::FrameInfo& f = b.info[i];
+  p.bytes = f.frame_len;
+  if (b.inputs == lb::Inputs::kBytes) return;
+  p.dest = re.dest;
+  if (b.inputs == lb::Inputs::kDestBytes) return;
   p.ingress_port = b.rx_port;
   p.rx_queue = b.rx_queue;
-  p.dest = re.dest;
   p.dst_leaf = re.dst_leaf;
   p.src_leaf = b.needs_src_leaf ? b.src_leaf[i] : 0;  // source_leaves()
   p.hash = b.hashes ? net::flow_hash(f.src_ip, f.dst_ip, f.src_port, f.dst_port, f.proto) : 0;
   p.entropy = f.src_port;
-  p.bytes = f.frame_len;
   p.path_label = b.labels ? net::ip_id(rte_pktmbuf_mtod(b.ok[i], const uint8_t*) + f.ip_offset) : 0;
 }
 

@@ -31,6 +31,17 @@ enum class Algorithm : uint8_t {
   kFpar,
 };
 
+// What of a Packet an algorithm reads, each set inside the next: the forwarder fills only these
+// fields (lb::Packet's others hold whatever an earlier burst left). kAll for any algorithm not
+// shown, by tests/lb (Factory.AnAlgorithmReadsOnlyItsInputs: garbage in every other field leaves
+// its choices as they were), to read less.
+enum class Inputs : uint8_t {
+  kCandidates,  // candidates, num_candidates
+  kBytes,       // and bytes (the queue-aware algorithms' depth growth)
+  kDestBytes,   // and dest (Ofan's key)
+  kAll,
+};
+
 // What the data path must prepare for an algorithm, so that it asks a trait, never a name.
 struct Traits {
   // Reads queue depths: takes `queue_unit` and `state_update` besides its own parameters.
@@ -53,10 +64,9 @@ struct Traits {
   // Routes by a Dragonfly's groups (topo/dragonfly_groups.h): the loader refuses it on any
   // topology the dragonfly or dragonfly-plus generator did not make.
   bool dragonfly = false;
-  // Reads nothing of a Packet but its candidates (candidates, num_candidates): the forwarder
-  // fills nothing else, eight stores and the loads behind them a packet (tests/lb: poisoned
-  // fields leave such an algorithm's choices as they were).
-  bool candidates_only = false;
+  // The fields of a Packet it reads: the forwarder writes no others (eight stores and the loads
+  // behind them a packet for rps).
+  Inputs inputs = Inputs::kAll;
 };
 
 // The queue-aware algorithms' own defaults; the rest of BalancerSpec's defaults are common.
@@ -87,16 +97,16 @@ inline constexpr std::array<AlgorithmInfo, 14> kAlgorithms{{
      "hash",
      {},
      "hash of the flow entropy modulo w"},
-    {Algorithm::kRps, "rps", {.candidates_only = true}, "", {}, "uniform random port per packet"},
+    {Algorithm::kRps, "rps", {.inputs = Inputs::kCandidates}, "", {}, "uniform random port per packet"},
     {Algorithm::kRr,
      "rr",
-     {.candidates_only = true},
+     {.inputs = Inputs::kCandidates},
      "reshuffle_every",
      {},
      "SimpleRR: one round-robin counter, optional reshuffle"},
     {Algorithm::kJsq,
      "jsq",
-     {.queue_depths = true},
+     {.queue_depths = true, .inputs = Inputs::kBytes},
      "bands threshold",
      {},
      "join the shortest queue, exact or banded"},
@@ -110,7 +120,7 @@ inline constexpr std::array<AlgorithmInfo, 14> kAlgorithms{{
      "htsim adaptive routing: 5/10/20% bands"},
     {Algorithm::kTopk,
      "topk",
-     {.queue_depths = true},
+     {.queue_depths = true, .inputs = Inputs::kBytes},
      "k",
      {},
      "uniform among the k shortest queues"},
@@ -120,13 +130,13 @@ inline constexpr std::array<AlgorithmInfo, 14> kAlgorithms{{
     // still gives the live view that also counts the burst's own choices).
     {Algorithm::kPsp,
      "psp",
-     {.queue_depths = true},
+     {.queue_depths = true, .inputs = Inputs::kBytes},
      "bands threshold saturated_weight",
      {.bands = 4, .state_update_ns = 1000},
      "probabilistic state-proportional selection"},
     {Algorithm::kOfan,
      "ofan",
-     {.destination_orders = true},
+     {.destination_orders = true, .inputs = Inputs::kDestBytes},
      "ack_size atomic_per_packet consolidate",
      {},
      "shared per-destination rotation, combined per burst"},

@@ -343,49 +343,65 @@ TEST(Factory, RejectsWhatTheSwitchCannotRun) {
   EXPECT_NO_THROW(BalancerFactory(spec(Algorithm::kPsp), context({})));
 }
 
-// Traits::candidates_only: the forwarder fills nothing of such an algorithm's Packet but its
-// candidates, so every other field holding garbage must leave its choices as they were. Seen
-// failing when rps was made to read `bytes` too.
-TEST(Factory, ACandidatesOnlyAlgorithmReadsNothingElse) {
+// Traits::inputs: the forwarder fills only the fields an algorithm reads, so garbage in every
+// other field must leave its choices as they were (bursts of two destinations, small and large
+// frames, the same generator seed for both runs). Seen failing when rps was made to read `bytes`.
+TEST(Factory, AnAlgorithmReadsOnlyItsInputs) {
   const std::vector<PortId> cand = {3, 7, 1, 5};
   int checked = 0;
   for (const AlgorithmInfo& a : kAlgorithms) {
-    if (!a.traits.candidates_only) continue;
-    ++checked;
-    BalancerFactory fa(spec(a.id), context({{{0, 1}, {1, 1}}}));
-    BalancerFactory fb(spec(a.id), context({{{0, 1}, {1, 1}}}));
-    auto ba = fa.make(0), bb = fb.make(0);
-    Queues q(64);
-    Rng rng_a(7), rng_b(7), fields(99), poison(12345);
-    for (int burst = 0; burst < 20; ++burst) {
-      std::vector<Packet> plain(32), poisoned(32);
-      for (size_t i = 0; i < plain.size(); ++i) {
-        Packet p =
-            testing::packet(cand, static_cast<uint32_t>(fields.next()), 64 + fields.below(4000));
-        p.dest = fields.below(2);
-        p.entropy = static_cast<uint16_t>(fields.next());
-        plain[i] = p;
-        Packet x;  // the candidates alone, as the forwarder leaves it; the rest garbage
-        x.candidates = p.candidates;
-        x.num_candidates = p.num_candidates;
-        x.ingress_port = static_cast<uint16_t>(poison.next());
-        x.rx_queue = static_cast<uint16_t>(poison.next());
-        x.dest = static_cast<uint32_t>(poison.next());
-        x.src_leaf = static_cast<uint32_t>(poison.next());
-        x.dst_leaf = static_cast<uint32_t>(poison.next());
-        x.hash = static_cast<uint32_t>(poison.next());
-        x.entropy = static_cast<uint16_t>(poison.next());
-        x.bytes = static_cast<uint32_t>(poison.next());
-        x.path_label = static_cast<uint16_t>(poison.next());
-        poisoned[i] = x;
+    const Inputs in = a.traits.inputs;
+    if (in == Inputs::kAll) continue;
+    // Queue-aware ones in both units: in bytes they read `bytes`, in packets not.
+    for (const QueueUnit unit : {QueueUnit::kPackets, QueueUnit::kBytes}) {
+      if (unit == QueueUnit::kBytes && !a.traits.queue_depths) continue;
+      ++checked;
+      conf::BalancerSpec s = spec(a.id);
+      s.queue_unit = unit;
+      BalancerFactory fa(s, context({{{0, 1}, {1, 1}, {2, 1}}, {{3, 1}, {4, 1}}}));
+      BalancerFactory fb(s, context({{{0, 1}, {1, 1}, {2, 1}}, {{3, 1}, {4, 1}}}));
+      auto ba = fa.make(0), bb = fb.make(0);
+      Queues qa(64), qb(64);
+      Rng rng_a(7), rng_b(7), fields(99), poison(12345);
+      for (int burst = 0; burst < 20; ++burst) {
+        std::vector<Packet> plain(32), poisoned(32);
+        for (size_t i = 0; i < plain.size(); ++i) {
+          Packet p = testing::packet(cand, static_cast<uint32_t>(fields.next()),
+                                     fields.below(4) == 0 ? 64 : 64 + fields.below(4000));
+          p.dest = fields.below(2);
+          p.entropy = static_cast<uint16_t>(fields.next());
+          plain[i] = p;
+          // What the forwarder writes for this algorithm; the rest garbage.
+          Packet x;
+          x.ingress_port = static_cast<uint16_t>(poison.next());
+          x.rx_queue = static_cast<uint16_t>(poison.next());
+          x.dest = static_cast<uint32_t>(poison.next());
+          x.src_leaf = static_cast<uint32_t>(poison.next());
+          x.dst_leaf = static_cast<uint32_t>(poison.next());
+          x.hash = static_cast<uint32_t>(poison.next());
+          x.entropy = static_cast<uint16_t>(poison.next());
+          x.bytes = static_cast<uint32_t>(poison.next());
+          x.path_label = static_cast<uint16_t>(poison.next());
+          x.candidates = p.candidates;
+          x.num_candidates = p.num_candidates;
+          if (in != Inputs::kCandidates) x.bytes = p.bytes;
+          if (in == Inputs::kDestBytes) x.dest = p.dest;
+          poisoned[i] = x;
+        }
+        // The same depths for both: each balancer's choices grow its own queues.
+        std::vector<PortId> out_a(32), out_b(32);
+        ba->choose(plain, BurstContext{qa.view(), &rng_a, 1000u * burst}, out_a.data());
+        bb->choose(poisoned, BurstContext{qb.view(), &rng_b, 1000u * burst}, out_b.data());
+        EXPECT_EQ(out_a, out_b) << a.name << (unit == QueueUnit::kBytes ? " in bytes" : "")
+                                << " burst " << burst;
+        for (size_t i = 0; i < out_a.size(); ++i) {
+          if (out_a[i] != kNoPort) qa.depth[out_a[i]].fetch_add(plain[i].bytes);
+          if (out_b[i] != kNoPort) qb.depth[out_b[i]].fetch_add(plain[i].bytes);
+        }
       }
-      std::vector<PortId> out_a(32), out_b(32);
-      ba->choose(plain, BurstContext{q.view(), &rng_a, 0}, out_a.data());
-      bb->choose(poisoned, BurstContext{q.view(), &rng_b, 0}, out_b.data());
-      EXPECT_EQ(out_a, out_b) << a.name << " burst " << burst;
     }
   }
-  EXPECT_GE(checked, 2);  // rps and rr
+  EXPECT_GE(checked, 9);  // rps, rr, ofan; jsq, topk, psp in both units
 }
 
 TEST(Factory, MakesEveryAlgorithmInTheNameTable) {
