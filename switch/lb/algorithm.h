@@ -32,9 +32,9 @@ enum class Algorithm : uint8_t {
 };
 
 // What of a Packet an algorithm reads, each set inside the next: the forwarder fills only these
-// fields (lb::Packet's others hold whatever an earlier burst left). kAll for any algorithm not
-// shown, by tests/lb (Factory.AnAlgorithmReadsOnlyItsInputs: garbage in every other field leaves
-// its choices as they were), to read less.
+// fields (lb::Packet's others hold whatever an earlier burst left). An algorithm stays kAll until
+// tests/lb shows it reads less (Factory.AnAlgorithmReadsOnlyItsInputs: garbage in every other
+// field leaves its choices as they were).
 enum class Inputs : uint8_t {
   kCandidates,  // candidates, num_candidates
   kBytes,       // and bytes (the queue-aware algorithms' depth growth)
