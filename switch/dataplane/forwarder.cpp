@@ -51,7 +51,8 @@ Forwarder::Forwarder(SwitchRuntime& rt, uint32_t worker)
       // The switch's own seed (tables().seed, lb::switch_seed), salted so the forwarder's stream
       // is not one the balancers' shared state draws with the same seed.
       rng_(lb::Rng::for_lcore(rt.tables().seed ^ 0x5357u, worker)),
-      staged_(size_t{rt.ports()} * kStaged, nullptr) {
+      staged_(size_t{rt.ports()} * kStaged, nullptr),
+      rewrite_at_stage_(!rt.tables().trim && rt.tables().virtual_channels <= 1) {
   for (uint16_t p = 0; p < rt.ports(); ++p) {
     const PortInfo& info = rt.tables().ports[p];
     std::memcpy(macs_[p].bytes, info.peer_mac.data(), 6);
@@ -331,9 +332,25 @@ SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const Balancer
 
 // Stage per egress port, in burst order; flush_staged() enqueues (or sends) per port.
 SPRAYLAB_STEP void Forwarder::enqueue(Burst& b) {
-  for (uint16_t i = 0; i < b.size; ++i) {
-    if (b.ok[i] != nullptr) stage(b.ok[i], b.out_port[i]);
+  if (rewrite_at_stage_) {
+    for (uint16_t i = 0; i < b.size; ++i) {
+      rte_mbuf* m = b.ok[i];
+      if (m == nullptr) continue;
+      rewrite(rte_pktmbuf_mtod(m, uint8_t*), b.info[i].ip_offset, b.out_port[i]);
+      stage(m, b.out_port[i], b.info[i].frame_len);
+    }
+    return;
   }
+  for (uint16_t i = 0; i < b.size; ++i) {
+    if (b.ok[i] != nullptr) stage(b.ok[i], b.out_port[i], b.info[i].frame_len);
+  }
+}
+
+// As l3fwd's processx4_step3 and rfc1812_process do it, in the line parse() brought in. route()
+// dropped the frames whose TTL is 1 or 0, so the decrement is due on every frame here.
+SPRAYLAB_STEP void Forwarder::rewrite(uint8_t* eth, uint16_t ip_offset, uint16_t port) {
+  rewrite_macs(eth, macs_[port].bytes);
+  net::decrement_ttl(eth + ip_offset);
 }
 
 void Forwarder::flush_staged() {
@@ -346,7 +363,9 @@ void Forwarder::flush_staged() {
 
 void Forwarder::flush(uint16_t port) {
   const uint16_t n = staged_count_[port];
+  const uint32_t staged = staged_bytes_[port];
   staged_count_[port] = 0;
+  staged_bytes_[port] = 0;
   rte_mbuf** const pkts = staged_.data() + port * size_t{kStaged};
   PortCounters& pc = c_.port[port];
   pc.egress_packets.add(n);
@@ -359,7 +378,7 @@ void Forwarder::flush(uint16_t port) {
     return;
   }
   uint32_t bytes = 0;
-  const uint16_t kept = admit(port, pkts, n, bytes);
+  const uint16_t kept = admit(port, pkts, n, staged, bytes);
   if (trimmed_count_ > 0) {
     const uint16_t queued = rt_.egress_queues().enqueue_priority(port, worker_, trimmed_.data(),
                                                                  trimmed_count_, trimmed_bytes_);
@@ -428,13 +447,23 @@ uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint
 }
 
 SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n,
-                                        uint32_t& bytes) {
+                                        uint32_t staged, uint32_t& bytes) {
   const SwitchTables& t = rt_.tables();
   const MacPair& macs = macs_[port];
   PortCounters& pc = c_.port[port];
   // Tail drop against the buffer in bytes. Producers on other lcores may add at the same time, so
   // a queue can overshoot its buffer by at most one burst per worker.
   const uint32_t depth = rt_.depth_bytes_now(port);
+  if (rewrite_at_stage_ && pfc_ == nullptr && credits_ == nullptr) {
+    // The loop below keeps a frame if the frames kept before it and it fit: when all of them fit
+    // together, each does, and none is marked when even the last finds the queue at or below the
+    // ECN threshold (ecn_mark() then draws nothing either).
+    const uint64_t all = uint64_t{depth} + bytes + staged;
+    if (all <= t.buffer_bytes && (t.ecn_threshold_bytes == 0 || all <= t.ecn_threshold_bytes)) {
+      bytes += staged;
+      return n;
+    }
+  }
   uint16_t kept = 0;
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = pkts[i];
@@ -472,14 +501,14 @@ SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t
       drop(m, port, DropReason::kQueueFull);
       continue;
     }
-    // The header's one rewrite, as l3fwd's processx4_step3 and rfc1812_process do it: the MAC
-    // addresses, then the TTL and its checksum, in the line parse() brought in. route() dropped
-    // the frames whose TTL is 1 or 0, so the decrement is due on every frame here.
+    // The header's one rewrite (rewrite()), here unless enqueue() did it. parse_frame accepted
+    // the frame, so the IPv4 header follows Ethernet (and at most one VLAN tag).
     uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-    rewrite_macs(eth, macs.bytes);
-    // parse_frame accepted it, so the IPv4 header follows Ethernet (and at most one VLAN tag).
     uint8_t* ip = eth + (eth[12] == 0x81 && eth[13] == 0x00 ? 18 : 14);
-    net::decrement_ttl(ip);
+    if (!rewrite_at_stage_) {
+      rewrite_macs(eth, macs.bytes);
+      net::decrement_ttl(ip);
+    }
     if (t.ecn_threshold_bytes && ecn_mark(depth + bytes)) {
       if (net::mark_ce(ip)) pc.ecn_marks.inc();  // after the TTL's checksum update, as before
     }

@@ -76,7 +76,8 @@ class Forwarder {
   inline void enqueue(Burst& b);
 
   void drop(rte_mbuf* m, uint16_t port, DropReason r);
-  void stage(rte_mbuf* m, uint16_t port) {
+  // Stages `m` (`len` bytes on the wire) for `port`.
+  void stage(rte_mbuf* m, uint16_t port, uint32_t len) {
     uint16_t& count = staged_count_[port];
     if (count == 0) {
       if (!listed_[port]) {
@@ -87,6 +88,7 @@ class Forwarder {
       flush(port);  // held frames of several bursts fill it: out with them first
     }
     staged_[port * size_t{kStaged} + count++] = m;
+    staged_bytes_[port] += len;
   }
   void flush(uint16_t port);
   // True if `port`'s frames may skip its egress queue now (set_direct_tx): an empty queue (ring
@@ -111,7 +113,12 @@ class Forwarder {
   // Tail drop, trimming, MAC rewrite and ECN mark of frames bound for `port`: keeps the frames the
   // buffer has room for at the front of pkts[0..n), returns how many, and adds their bytes to
   // `bytes`; the frames it trimmed go to trimmed_ (trimmed_count_ of them, trimmed_bytes_).
-  inline uint16_t admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t& bytes);
+  // `staged` is the frames' bytes in all. With rewrite_at_stage_ the headers are rewritten
+  // already, and a batch the buffer takes whole below the ECN threshold costs no loop.
+  inline uint16_t admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t staged,
+                        uint32_t& bytes);
+  // The header's one rewrite for `port`: MAC addresses, then the TTL and its checksum.
+  inline void rewrite(uint8_t* eth, uint16_t ip_offset, uint16_t port);
   // Whether a frame that finds `depth` bytes queued is CE-marked (SwitchTables' thresholds).
   inline bool ecn_mark(uint64_t depth);
   // Drops and counts everything queued on a down port.
@@ -174,6 +181,12 @@ class Forwarder {
   static constexpr uint16_t kStaged = 2 * net::kBurst;
   std::vector<rte_mbuf*> staged_;
   std::array<uint16_t, kMaxPorts> staged_count_{};
+  std::array<uint32_t, kMaxPorts> staged_bytes_{};  // their bytes on the wire
+  // The header rewrite (MACs, TTL) as a frame is staged, its header still in the cache from
+  // parse, rather than in admit(): unless trimming or virtual channels read the header as it came
+  // in (a trimmed frame is cut before its rewrite; a VC is told by the arriving TTL). A frame
+  // admit() then drops was rewritten for nothing, and is freed unseen.
+  bool rewrite_at_stage_;
   // Balancing decisions of the current burst per port, added to the port's counter by flush():
   // a plain array, because an atomic counter's load-add-store per packet was a hot spot.
   std::array<uint16_t, kMaxPorts> decided_{};
