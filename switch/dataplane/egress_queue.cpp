@@ -100,6 +100,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
     throw std::invalid_argument(fmt::format(
         "switch {}: virtual channels run on one worker ({} asked)", switch_name, workers_));
   }
+  for (uint16_t p = 0; p < ports; ++p) owners_.push_back(p % workers_);
   if (workers_ > 1) {
     lines_per_tally_ = (ports + 15) / 16;
     tallies_ = std::make_unique<Line[]>(size_t{workers_} * kTallies * lines_per_tally_);
@@ -139,6 +140,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
     // Frames the port can hold: every worker's ring (the byte buffer is what normally drops).
     capacity_packets_.push_back(queue(p, 0).capacity() * workers_);
     capacity_bytes_.push_back(static_cast<uint32_t>(std::min<uint64_t>(buffer_bytes, UINT32_MAX)));
+    port_queues_.push_back(&queue(p, owner(p)));  // queues_ is complete: its addresses hold
   }
 }
 
