@@ -18,7 +18,10 @@ namespace spraylab::net {
 // parse_frame then judges (a VLAN tag, IPv4 options, or a malformed frame and its reason). One
 // 4-byte compare stands for the ethertype, version and IHL tests, and the rest is branch-free, so
 // that the forwarder can check four frames and take one branch for all four
-// (switch/dataplane/forwarder.cpp).
+// (switch/dataplane/forwarder.cpp). kAllFields false: the same verdict, but `out` gets only
+// what routing and the header rewrite read (ip_offset, ttl, dst_ip, frame_len), for a balancer
+// that reads no more of the frame: the rest is stores and byte swaps for nobody.
+template <bool kAllFields = true>
 inline bool parse_plain_ipv4(const uint8_t* data, uint32_t len, FrameInfo& out) {
   constexpr uint32_t kMinLen = kEthHeaderLen + 20 + 8;
   if (len < kMinLen) return false;
@@ -35,15 +38,17 @@ inline bool parse_plain_ipv4(const uint8_t* data, uint32_t len, FrameInfo& out) 
   const uint32_t least = udp ? 28u : 20u;  // the header, and UDP's 8 bytes when UDP
   const bool ok = ((head & kMask) == kPlain) & (total >= least) & (kEthHeaderLen + total <= len);
   out.ip_offset = kEthHeaderLen;
-  out.l4_offset = kEthHeaderLen + 20;
-  out.ip_len = static_cast<uint16_t>(total);
   out.ttl = ip[8];
-  out.proto = proto;
-  out.src_ip = detail::be32(ip + 12);
   out.dst_ip = detail::be32(ip + 16);
   out.frame_len = len;
-  out.src_port = udp ? detail::be16(ip + 20) : 0;
-  out.dst_port = udp ? detail::be16(ip + 22) : 0;
+  if constexpr (kAllFields) {
+    out.l4_offset = kEthHeaderLen + 20;
+    out.ip_len = static_cast<uint16_t>(total);
+    out.proto = proto;
+    out.src_ip = detail::be32(ip + 12);
+    out.src_port = udp ? detail::be16(ip + 20) : 0;
+    out.dst_port = udp ? detail::be16(ip + 22) : 0;
+  }
   return ok;
 }
 

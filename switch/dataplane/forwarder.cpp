@@ -118,8 +118,12 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
     // Each frame's ingress port, for the PFC or credit accounting when it leaves (drain()).
     for (uint16_t i = 0; i < n; ++i) pkts[i]->port = rx_port;
   }
-  if (parse(pkts, n, b) == 0) return;
   const BalancerSet* set = rt_.balancers();
+  const lb::Traits& traits = lb::traits(set->factory->algorithm());
+  // A balancer that reads only the candidates, bytes or destination, and no source leaf: the
+  // parse leaves out the source address, ports and protocol (net::parse_plain_ipv4<false>).
+  const bool all_fields = traits.inputs == lb::Inputs::kAll || traits.source_leaf;
+  if ((all_fields ? parse<true>(pkts, n, b) : parse<false>(pkts, n, b)) == 0) return;
   const uint16_t choices = route(b, *set);
   if (choices > 0) balance(b, choices, *set, now_ns);
   enqueue(b);
@@ -130,7 +134,9 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
 // (net::parse_plain_ipv4) on all four, then one branch; a step with any other frame in it takes
 // its frames one at a time through parse_frame, which gives the malformed ones their exact drop
 // reasons. The headers of the frames two steps ahead are on their way to the cache meanwhile.
-// Malformed frames are counted drops; the others fill b. Returns b.size.
+// Malformed frames are counted drops; the others fill b. Returns b.size. kAllFields: every field
+// of b.info, else what route() and the rewrite read (net::parse_plain_ipv4's).
+template <bool kAllFields>
 SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
   constexpr uint16_t kStep = 4;
   constexpr uint16_t kPrefetchAhead = 2 * kStep;
@@ -144,7 +150,7 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
     const uint32_t len = rte_pktmbuf_pkt_len(m);
     rx_bytes += len;
     const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
-    if (!net::parse_plain_ipv4(data, rte_pktmbuf_data_len(m), b.info[k])) {
+    if (!net::parse_plain_ipv4<kAllFields>(data, rte_pktmbuf_data_len(m), b.info[k])) {
       if (net::is_mac_control(data, rte_pktmbuf_data_len(m))) {
         control_frame(m, b.rx_port, b.now_ns);
         return;
@@ -171,8 +177,8 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
     bool plain = true;
     for (uint16_t j = 0; j < kStep; ++j) {
       const rte_mbuf* m = pkts[i + j];
-      plain &= net::parse_plain_ipv4(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m),
-                                     b.info[k + j]);
+      plain &= net::parse_plain_ipv4<kAllFields>(rte_pktmbuf_mtod(m, const uint8_t*),
+                                                 rte_pktmbuf_data_len(m), b.info[k + j]);
     }
     if (plain) {
       for (uint16_t j = 0; j < kStep; ++j) {

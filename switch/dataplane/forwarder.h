@@ -65,6 +65,7 @@ class Forwarder {
   struct Burst;  // the burst between the steps of process()
   // The steps of process(), in order. Inline, defined in forwarder.cpp (their only caller): one
   // body again once compiled, as before they had names.
+  template <bool kAllFields>
   inline uint16_t parse(rte_mbuf** pkts, uint16_t n, Burst& b);
   inline uint16_t route(Burst& b, const BalancerSet& set);
   inline void source_leaves(Burst& b);

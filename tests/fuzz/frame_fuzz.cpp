@@ -150,6 +150,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    plain.ip_len == fi.ip_len && plain.frame_len == fi.frame_len,
                "parse_plain_ipv4's record differs from parse_frame's");
   }
+  // Its slim form (balancers that read no more than the destination): the same verdict, and the
+  // fields routing and the header rewrite read.
+  FrameInfo slim;
+  const bool slim_ok = spraylab::net::parse_plain_ipv4<false>(frame.data(), len, slim);
+  FUZZ_CHECK(slim_ok == spraylab::net::parse_plain_ipv4(frame.data(), len, plain),
+             "parse_plain_ipv4<false>'s verdict differs from parse_plain_ipv4's");
+  FUZZ_CHECK(!slim_ok || (slim.ip_offset == fi.ip_offset && slim.ttl == fi.ttl &&
+                          slim.dst_ip == fi.dst_ip && slim.frame_len == fi.frame_len),
+             "parse_plain_ipv4<false>'s record differs from parse_frame's");
   if (r != FrameError::kNone) return 0;
   check_accepted(frame.data(), len, fi, ip_offset);
   if (fi.proto == spraylab::net::kIpProtoUdp) receive(frame.data(), len, fi);
