@@ -4,6 +4,8 @@
 #include <cassert>
 #include <utility>
 
+#include "switch/lb/fast_mod.h"
+
 namespace spraylab::lb {
 
 OfanState::OfanState(std::vector<std::vector<WeightedPort>> dest_ports, uint64_t seed,
@@ -96,7 +98,7 @@ void Ofan::combined(std::span<const Packet> chunk, const OrderTable& table, Port
     } else {
       base = pointer.fetch_add(slot_count_[s], std::memory_order_relaxed);
     }
-    slot_cursor_[s] = static_cast<uint32_t>(base % order.size());
+    slot_cursor_[s] = fast_mod(base, static_cast<uint32_t>(order.size()));
   }
   // 3. Hand out consecutive positions in burst order (stage 4: restore packet order).
   for (size_t i = 0; i < chunk.size(); ++i) {
@@ -129,7 +131,7 @@ void Ofan::one_key(uint32_t key, size_t n, const OrderTable& table, PortId* out)
     base = pointer.fetch_add(n, std::memory_order_relaxed);
   }
   const auto len = static_cast<uint32_t>(order.size());
-  uint32_t cursor = static_cast<uint32_t>(base % len);
+  uint32_t cursor = fast_mod(base, len);
   for (size_t i = 0; i < n; ++i) {
     out[i] = order[cursor];
     if (++cursor == len) cursor = 0;
@@ -145,7 +147,7 @@ void Ofan::per_packet(std::span<const Packet> burst, const OrderTable& table, Po
       continue;
     }
     const uint64_t v = state_->pointer(key).fetch_add(1, std::memory_order_relaxed);
-    out[i] = order[v % order.size()];
+    out[i] = order[fast_mod(v, static_cast<uint32_t>(order.size()))];
   }
 }
 

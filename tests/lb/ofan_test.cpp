@@ -4,15 +4,52 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "conf/schema.h"
 #include "lb_test_util.h"
 #include "switch/lb/factory.h"
+#include "switch/lb/fast_mod.h"
 #include "switch/lb/ofan.h"
 #include "switch/lb/pofan.h"
 
 namespace spraylab::lb {
 namespace {
+
+// Ofan's pointer-to-position without a division: the remainder itself for every divisor an order
+// can have and beyond the table, at 0, small values, the edges of 32 bits (where the fast path
+// ends) and past them, and at many random values.
+TEST(FastMod, IsTheRemainder) {
+  std::vector<uint64_t> xs;
+  for (uint64_t x = 0; x < 600; ++x) xs.push_back(x);
+  for (const uint64_t x : {0xFFFF'FFFFull, 0xFFFF'FFFEull, 0x8000'0000ull, 0x7FFF'FFFFull,
+                           0x1'0000'0000ull, 0x1'0000'0001ull, 0xFFFF'FFFF'FFFF'FFFFull}) {
+    xs.push_back(x);
+  }
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 4000; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    xs.push_back(s >> 32);  // 32-bit values
+    if (i % 8 == 0) xs.push_back(s);  // some past 2^32
+  }
+  uint64_t wrong = 0;
+  for (uint32_t d = 1; d <= kFastModDivisors + 8; ++d) {
+    for (const uint64_t x : xs) {
+      if (fast_mod(x, d) != x % d) {
+        if (++wrong <= 5) ADD_FAILURE() << x << " mod " << d << ": " << fast_mod(x, d);
+      }
+    }
+    for (uint64_t k = 1; k < 64; ++k) {  // near the multiples of d up to 2^32
+      const uint64_t x = (0xFFFF'FFFFull / d / 64) * k * d;
+      for (const uint64_t y : {x - 1, x, x + 1}) {
+        if (y <= 0xFFFF'FFFFull && fast_mod(y, d) != y % d && ++wrong <= 5) {
+          ADD_FAILURE() << y << " mod " << d << ": " << fast_mod(y, d);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+}
 
 using testing::Queues;
 
