@@ -388,6 +388,7 @@ void Forwarder::flush(uint16_t port) {
   if (trimmed_count_ > 0) {
     const uint16_t queued = rt_.egress_queues().enqueue_priority(port, worker_, trimmed_.data(),
                                                                  trimmed_count_, trimmed_bytes_);
+    vc_busy_[port] |= 1u;  // VC 0's queue's priority class (the loader allows no VCs with trim)
     for (uint16_t i = queued; i < trimmed_count_; ++i) {
       drop(trimmed_[i], port, DropReason::kTrimQueueFull);
     }
@@ -431,6 +432,7 @@ void Forwarder::enqueue_channels(uint16_t port, rte_mbuf** pkts, uint16_t n) {
       bytes += rte_pktmbuf_pkt_len(pkts[i]);
     }
     const uint16_t queued = rt_.egress_queues().vc_queue(port, v).enqueue(mine.data(), k, bytes);
+    if (queued > 0) vc_busy_[port] |= 1u << v;
     for (uint16_t i = queued; i < k; ++i) {
       uncharge(mine[i]);
       drop(mine[i], port, DropReason::kQueueFull);
