@@ -25,7 +25,8 @@ Topology fat_tree4(const FatTreeParams& p) {
   // level_nodes[l][q·h² + w]. Inside a pod, level l links to level l + 1 where the words agree
   // except in digit l (a k-ary n-tree's butterfly): edges reach the h aggregations of their
   // sub-pod (same w1), those the h level-2 switches of their column (same w0).
-  const char* names[3] = {"edge", "agg", "agg2"};
+  // Names that no index turns into another level's: "agg2" + 8 was "agg" + 28.
+  const char* names[3] = {"edge", "agg", "spine"};
   std::vector<std::vector<NodeId>> level_nodes(3);
   for (uint32_t l = 0; l < 3; ++l) {
     for (uint32_t q = 0; q < pods; ++q) {

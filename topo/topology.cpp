@@ -2,12 +2,25 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace spraylab::topo {
 
+namespace {
+
+// A node's name is its identity everywhere after the build: find() gives the switch its tables
+// (build_switch_tables), and metrics and results name ports by it. Two nodes of one name made the
+// second build the first's tables (the 4-level fat tree's "agg" 28 and "agg2" 8: detours, and on
+// lossless links a deadlock).
+[[noreturn]] void duplicate(const std::string& name) {
+  throw std::invalid_argument("topology: two nodes named '" + name + "'");
+}
+
+}  // namespace
+
 NodeId Topology::add_switch(uint8_t level, uint32_t index, std::string name, uint32_t pod) {
   NodeId id = static_cast<NodeId>(nodes_.size());
-  by_name_.try_emplace(name, id);
+  if (!by_name_.try_emplace(name, id).second) duplicate(name);
   nodes_.push_back(Node{NodeKind::kSwitch, level, index, pod, std::move(name), {}});
   switches_.push_back(id);
   return id;
@@ -16,7 +29,7 @@ NodeId Topology::add_switch(uint8_t level, uint32_t index, std::string name, uin
 NodeId Topology::add_host(std::string name, uint32_t pod) {
   NodeId id = static_cast<NodeId>(nodes_.size());
   uint32_t index = static_cast<uint32_t>(hosts_.size());
-  by_name_.try_emplace(name, id);
+  if (!by_name_.try_emplace(name, id).second) duplicate(name);
   nodes_.push_back(Node{NodeKind::kHost, 0, index, pod, std::move(name), {}});
   hosts_.push_back(id);
   return id;

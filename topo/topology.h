@@ -54,6 +54,7 @@ class Topology {
  public:
   Kind kind = Kind::kExplicit;  // how it was made
 
+  // Both throw std::invalid_argument for a name some node already has.
   NodeId add_switch(uint8_t level, uint32_t index, std::string name, uint32_t pod = 0);
   NodeId add_host(std::string name, uint32_t pod = 0);
   // Adds a link and gives each end its next free port.

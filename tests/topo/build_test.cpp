@@ -48,5 +48,17 @@ TEST(TopologyFile, ConfiguredGeneratorIsBuilt) {
   EXPECT_DOUBLE_EQ(t.links().front().delay_ns, 1000);
 }
 
+// A node's name finds it (Topology::find: a switch's tables, metrics, results): a generator that
+// names two nodes alike must fail at the build, not hand one of them the other's routes.
+TEST(Topology, TwoNodesOfOneNameAreRefused) {
+  Topology t;
+  t.add_switch(0, 0, "agg28");
+  EXPECT_THROW(t.add_switch(2, 8, "agg28"), std::invalid_argument);
+  t.add_host("h0");
+  EXPECT_THROW(t.add_host("h0"), std::invalid_argument);
+  EXPECT_THROW(t.add_host("agg28"), std::invalid_argument);
+  EXPECT_EQ(t.find("agg28"), NodeId{0});
+}
+
 }  // namespace
 }  // namespace spraylab::topo
