@@ -454,8 +454,8 @@ uint16_t Forwarder::send_direct(uint16_t port, rte_mbuf** pkts, uint16_t n, uint
   return sent;
 }
 
-SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n,
-                                        uint32_t staged, uint32_t& bytes) {
+SPRAYLAB_STEP uint16_t Forwarder::admit(uint16_t port, rte_mbuf** pkts, uint16_t n, uint32_t staged,
+                                        uint32_t& bytes) {
   const SwitchTables& t = rt_.tables();
   const MacPair& macs = macs_[port];
   PortCounters& pc = c_.port[port];

@@ -57,14 +57,17 @@ uint64_t expect_only_minimal_paths(const std::string& yaml) {
   const topo::Routing r(t);
   const topo::AddressPlan plan(r);
   std::map<topo::NodeId, SwitchTables> tables;
-  for (topo::NodeId n : t.switches()) tables.emplace(n, build_switch_tables(e, r, plan, t.node(n).name));
+  for (topo::NodeId n : t.switches()) {
+    tables.emplace(n, build_switch_tables(e, r, plan, t.node(n).name));
+  }
   // The candidates at switch `n` for address `ip`: the longest matching prefix's group.
   auto route = [&](topo::NodeId n, uint32_t ip) -> const RouteEntry* {
     const SwitchTables& st = tables.at(n);
     const RouteEntry* best = nullptr;
     for (const RouteEntry& re : st.routes) {
       const uint32_t mask = re.prefix.len == 0 ? 0 : ~uint32_t{0} << (32 - re.prefix.len);
-      if ((ip & mask) == (re.prefix.addr & mask) && (best == nullptr || re.prefix.len > best->prefix.len)) {
+      const bool longer = best == nullptr || re.prefix.len > best->prefix.len;
+      if ((ip & mask) == (re.prefix.addr & mask) && longer) {
         best = &re;
       }
     }

@@ -29,7 +29,7 @@ TEST(FastMod, IsTheRemainder) {
   uint64_t s = 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < 4000; ++i) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
-    xs.push_back(s >> 32);  // 32-bit values
+    xs.push_back(s >> 32);            // 32-bit values
     if (i % 8 == 0) xs.push_back(s);  // some past 2^32
   }
   uint64_t wrong = 0;
