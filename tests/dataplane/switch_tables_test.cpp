@@ -60,7 +60,7 @@ uint64_t expect_only_minimal_paths(const std::string& yaml) {
   for (topo::NodeId n : t.switches()) {
     tables.emplace(n, build_switch_tables(e, r, plan, t.node(n).name));
   }
-  // The candidates at switch `n` for address `ip`: the longest matching prefix's group.
+  // The route switch `n` takes for address `ip`: the longest matching prefix.
   auto route = [&](topo::NodeId n, uint32_t ip) -> const RouteEntry* {
     const SwitchTables& st = tables.at(n);
     const RouteEntry* best = nullptr;
