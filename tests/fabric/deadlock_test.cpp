@@ -144,5 +144,23 @@ TEST(Deadlock, TheSameBuffersOnALeafSpineComplete) {
   EXPECT_EQ(generator_counter(r, "rx_data_packets"), generator_counter(r, "tx_data_packets"));
 }
 
+TEST(Deadlock, AFourLevelFatTreeUnderMinimalRoutingCompletes) {
+  // Up/down routes across four levels (k = 6, 3 of 6 pods: mrls-100k's tree at its smallest
+  // radix with level-1 and level-2 indexes past 20), one buffer per link, RPS on the minimal next
+  // hops. When two of its switches shared a name one took the other's routes, frames took detours
+  // and this stalled (session 31).
+  const FabricResult r = testing::run_virtual(experiment(R"(seed: 7
+topology: {generator: fat-tree, k: 6, levels: 4, pods: 3}
+links: {rate: 400Gbps, delay: 500ns}
+buffer: {bytes: 800KB, flow_control: credit, credit: {bytes: 9KB}}
+load_balancer: {algorithm: rps}
+workload: {type: all-to-all, message_size: 16KB, payload: 4096}
+)"));
+  ASSERT_TRUE(r.completed) << gen::to_string(r.stopped_by);
+  EXPECT_EQ(switch_drops(r), 0u);
+  EXPECT_EQ(credits_held(r), 0u);
+  EXPECT_EQ(generator_counter(r, "rx_data_packets"), generator_counter(r, "tx_data_packets"));
+}
+
 }  // namespace
 }  // namespace spraylab::fabric
