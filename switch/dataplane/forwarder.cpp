@@ -119,13 +119,14 @@ void Forwarder::process(rte_mbuf** pkts, uint16_t n, uint16_t rx_port, uint16_t 
     for (uint16_t i = 0; i < n; ++i) pkts[i]->port = rx_port;
   }
   const BalancerSet* set = rt_.balancers();
+  // The burst's balancer's traits, looked up once for parse, route and balance.
   const lb::Traits& traits = lb::traits(set->factory->algorithm());
   // A balancer that reads only the candidates, bytes or destination, and no source leaf: the
   // parse leaves out the source address, ports and protocol (net::parse_plain_ipv4<false>).
   const bool all_fields = traits.inputs == lb::Inputs::kAll || traits.source_leaf;
   if ((all_fields ? parse<true>(pkts, n, b) : parse<false>(pkts, n, b)) == 0) return;
-  const uint16_t choices = route(b, *set);
-  if (choices > 0) balance(b, choices, *set, now_ns);
+  const uint16_t choices = route(b, traits);
+  if (choices > 0) balance(b, choices, *set, traits, now_ns);
   enqueue(b);
   if (!hold) flush_staged();
 }
@@ -204,12 +205,11 @@ SPRAYLAB_STEP uint16_t Forwarder::parse(rte_mbuf** pkts, uint16_t n, Burst& b) {
 
 // Route: the destination's LPM entry gives each frame its candidate ports. A frame with one way
 // out gets it now; one with a choice becomes a balancing input in choice_. Returns the choices.
-SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const BalancerSet& set) {
+SPRAYLAB_STEP uint16_t Forwarder::route(Burst& b, const lb::Traits& traits) {
   const SwitchTables& t = rt_.tables();
   const LiveGroups* groups = rt_.groups();
   const uint16_t k = b.size;
   rt_.dst_routes().lookup_bulk(b.dst.data(), b.route.data(), k);
-  const lb::Traits& traits = lb::traits(set.factory->algorithm());
   // Only ECMP reads the flow hash: two CRC32C steps per packet that the others would waste.
   b.hashes = traits.flow_hash;
   b.needs_src_leaf = traits.source_leaf;
@@ -309,11 +309,10 @@ SPRAYLAB_STEP void Forwarder::describe_choice(lb::Packet& p, const Burst& b, uin
 
 // Balance: one call for the burst's choices; a port the algorithm cannot give is a drop.
 SPRAYLAB_STEP void Forwarder::balance(Burst& b, uint16_t choices, const BalancerSet& set,
-                                      uint64_t now_ns) {
+                                      const lb::Traits& traits, uint64_t now_ns) {
   std::array<lb::PortId, net::kBurst> chosen;
-  const lb::QueueView depths = lb::traits(set.factory->algorithm()).queue_depths
-                                   ? rt_.queue_view(set, depth_snapshot_.data())
-                                   : lb::QueueView();
+  const lb::QueueView depths =
+      traits.queue_depths ? rt_.queue_view(set, depth_snapshot_.data()) : lb::QueueView();
   std::array<uint16_t, net::kBurst> labels;
   lb::BurstContext ctx{depths, &rng_, now_ns, b.labels ? labels.data() : nullptr};
   set.per_worker[worker_]->choose(std::span<const lb::Packet>(choice_.data(), choices), ctx,

@@ -67,13 +67,14 @@ class Forwarder {
   // body again once compiled, as before they had names.
   template <bool kAllFields>
   inline uint16_t parse(rte_mbuf** pkts, uint16_t n, Burst& b);
-  inline uint16_t route(Burst& b, const BalancerSet& set);
+  inline uint16_t route(Burst& b, const lb::Traits& traits);
   inline void source_leaves(Burst& b);
   inline const std::vector<topo::PortId>* candidates(Burst& b, uint16_t i,
                                                      const LiveGroups& groups);
   inline void describe_choice(lb::Packet& p, const Burst& b, uint16_t i, const RouteEntry& re,
                               const std::vector<topo::PortId>& cands);
-  inline void balance(Burst& b, uint16_t choices, const BalancerSet& set, uint64_t now_ns);
+  inline void balance(Burst& b, uint16_t choices, const BalancerSet& set,
+                      const lb::Traits& traits, uint64_t now_ns);
   inline void enqueue(Burst& b);
 
   void drop(rte_mbuf* m, uint16_t port, DropReason r);
