@@ -56,8 +56,7 @@ HostEngine::HostEngine(const EngineSetup& s)
   if (rccc_) {
     // The reference's configured maxwnd (initRccc()): 1.5 x the fabric's unloaded RTT (as NSCC's,
     // the longest path of the workload's messages) x the link rate, here in wire bytes.
-    uint32_t most_hops = 1;
-    for (uint32_t h : plan_.message_hops) most_hops = std::max(most_hops, h);
+    const uint32_t most_hops = plan_.most_hops;
     const double link_bps = plan_.link_rate_bps > 0 ? plan_.link_rate_bps : plan_.rate_bps;
     const double bdp = path_rtt_ns(plan_, most_hops) * link_bps / 8e9;
     rccc_params_.packet_bytes = frame_credit(plan_.payload_bytes);
@@ -616,8 +615,7 @@ FlowWindow HostEngine::make_window(const Message& m) const {
   if (sender_cc(plan_.cc) == CongestionControl::kNscc) {
     // The reference scales NSCC by the fabric's unloaded RTT (main_uec.cpp: the topology's
     // diameter): here the longest path of the workload's messages.
-    uint32_t most_hops = hops;
-    for (uint32_t h : plan_.message_hops) most_hops = std::max(most_hops, h);
+    const uint32_t most_hops = plan_.most_hops;
     NsccParams p;
     p.mss = plan_.payload_bytes;
     p.link_rate_bps = plan_.link_rate_bps;

@@ -293,6 +293,7 @@ void plan_paths(const topo::Topology& t, const topo::Routing& routing,
       hops = routing.distance(la, lb) + 2u;
     }
     plan->message_hops.push_back(hops);
+    plan->most_hops = std::max(plan->most_hops, hops);
     if (packet_count(m.bytes, plan->payload_bytes) >= UINT32_MAX) {
       throw PlanError(fmt::format("message {} has {} bytes: too many packets of {} B", m.id,
                                   m.bytes, plan->payload_bytes));

@@ -96,6 +96,10 @@ struct RunPlan {
   std::vector<int32_t> local_of_rank;  // rank -> index into hosts, -1 if not local
   std::vector<RankAddress> ranks;      // every rank
   std::vector<uint32_t> message_hops;  // per message: links on its path (H)
+  // The most of message_hops (1 without messages): the fabric's unloaded RTT as NSCC and RCCC
+  // scale by it. Kept here because every flow's window reads it, and a scan per flow was 7 % of
+  // a 432-host all-to-all-v's simulation.
+  uint32_t most_hops = 1;
   PathModel path;                      // rate, delay, frame sizes; hops set per message
   // The workload's type: it picks the collectives' CCT bound (trafficgen/bounds/).
   WorkloadType workload = WorkloadType::kPermutation;
