@@ -442,7 +442,15 @@ nlohmann::ordered_json results_json(const RunPlan& plan, const RunInfo& run, con
   j["busy_cycles"] = f.busy_cycles;
   j["counters"] = counters_json(f.counters);
   ordered_json messages = ordered_json::array();
-  for (const MessageFigures& m : f.messages) messages.push_back(message_json(m));
+  for (const MessageFigures& m : f.messages) {
+    if (run.message_records) {
+      messages.push_back(message_json(m));
+    } else if (m.completed) {
+      messages.push_back({{"completion_ns", m.completion_ns}, {"inflation", m.inflation}});
+    } else {
+      messages.push_back(ordered_json::object());
+    }
+  }
   j["messages"] = std::move(messages);
   return j;
 }

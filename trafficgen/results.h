@@ -23,6 +23,10 @@ struct RunInfo {
   uint64_t end_ns = 0;    // when the loop stopped
   bool completed = false;
   StopReason stopped_by = StopReason::kCompleted;  // set when the loop stops
+  // "messages" lists every message's whole record; false: only what a run's summary reads of each
+  // (completion_ns and inflation, when it completed), for a run whose outputs leave the list out
+  // (measurement.outputs): at 1296 hosts the records were a tenth of a variant's time.
+  bool message_records = true;
 };
 
 // The figures of a run, computed from the engines once they stopped, before any of them is

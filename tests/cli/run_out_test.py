@@ -502,6 +502,16 @@ def generator_json_lists_the_messages_unless_outputs_leave_them_out(_args):
         check("messages" not in without, sorted(without))
         # Everything else is there, the same: the counters and the hosts' results.
         check({k: v for k, v in whole.items() if k != "messages"} == without, sorted(without))
+        # Without the records the run keeps only what its summary reads of each message: the
+        # summaries are the same (but for the variant's name), message percentiles included.
+        sums = {}
+        for variant in ("ecmp-outputs=_summary_", "ecmp-outputs=_summary__messages_"):
+            with open(os.path.join(t, "o", variant, "summary.json")) as f:
+                sums[variant] = {k: v for k, v in json.load(f).items() if k != "variant"}
+        short, full = sums["ecmp-outputs=_summary_"], sums["ecmp-outputs=_summary__messages_"]
+        cct = full.get("cct", {})
+        check(cct.get("messages_completed", 0) > 0 and "message_inflation_p99" in cct, cct)
+        check(short == full, {k: (short.get(k), full.get(k)) for k in full if short.get(k) != full.get(k)})
         # The default writes them (measurement.outputs: [summary, queues, messages]).
         p = spraylab(t, "run", exp, "--out", "d")
         check(p.returncode == 0, p.stderr)
