@@ -128,7 +128,18 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   }
   std::vector<std::vector<int32_t>> flow_of(hosts_.size(),
                                             std::vector<int32_t>(plan_.ranks.size(), -1));
-  for (const Message& m : sch.messages) {
+  // The local hosts' messages in the schedule's order (flows and states are numbered in it): a
+  // message between two local hosts is in both ranks' lists.
+  std::vector<MessageId> mine;
+  for (const HostState& h : hosts_) {
+    const uint32_t r = plan_.hosts[h.index].rank;
+    mine.insert(mine.end(), plan_.rank_messages.begin() + plan_.rank_message_start[r],
+                plan_.rank_messages.begin() + plan_.rank_message_start[r + 1]);
+  }
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  for (const MessageId id : mine) {
+    const Message& m = sch.messages[id];
     const int32_t hs = slot_of_rank[m.src];
     if (hs >= 0) {
       int32_t& f = flow_of[hs][m.dst];

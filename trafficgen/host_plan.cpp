@@ -301,6 +301,24 @@ void plan_paths(const topo::Topology& t, const topo::Routing& routing,
   }
 }
 
+// RunPlan::rank_messages: a count per rank, their running sum, then the ids in order.
+void index_messages(uint32_t ranks, RunPlan* plan) {
+  std::vector<uint32_t>& start = plan->rank_message_start;
+  start.assign(size_t{ranks} + 1, 0);
+  const std::vector<Message>& messages = plan->schedule.messages;
+  for (const Message& m : messages) {
+    ++start[m.src + 1];
+    if (m.dst != m.src) ++start[m.dst + 1];
+  }
+  for (uint32_t r = 0; r < ranks; ++r) start[r + 1] += start[r];
+  plan->rank_messages.resize(start[ranks]);
+  std::vector<uint32_t> at(start.begin(), start.end() - 1);
+  for (const Message& m : messages) {
+    plan->rank_messages[at[m.src]++] = m.id;
+    if (m.dst != m.src) plan->rank_messages[at[m.dst]++] = m.id;
+  }
+}
+
 }  // namespace
 
 RunPlan make_run_plan(const conf::Experiment& exp, const HostPlanOptions& o) {
@@ -316,6 +334,7 @@ RunPlan make_run_plan(const conf::Experiment& exp, const HostPlanOptions& o) {
   plan.ranks = rank_addresses(t, addresses, o.back_to_back);
   plan_local_hosts(t, o, &plan);
   plan_paths(t, routing, addresses, o, &plan);
+  index_messages(ranks, &plan);
   if (!exp.events.empty()) plan.bound_capacity = BoundCapacity::kNotModelled;
   return plan;
 }
