@@ -34,6 +34,7 @@ Schedule bipartite(const std::vector<uint32_t>& leaf_of_rank, uint32_t messages,
   Schedule s;
   s.ranks = ranks;
   const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kBipartite)));
+  s.messages.reserve(size_t{ranks} * messages);  // as uniform's: no moves while it grows
   for (Rank r = 0; r < ranks; ++r) {
     const std::vector<Rank>& other = half[1 - side[r]];
     for (uint32_t i = 0; i < messages; ++i)

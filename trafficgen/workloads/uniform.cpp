@@ -15,6 +15,9 @@ Schedule uniform(uint32_t ranks, uint32_t messages, uint64_t bytes, uint64_t see
   Schedule s;
   s.ranks = ranks;
   const uint32_t c = s.add_collective(std::string(to_string(WorkloadType::kUniform)));
+  // Room for them all at once: growing by doubling moved every message (72 B and a vector) about
+  // twice, 6 % of a 1296-host run's samples at 420 messages a host.
+  s.messages.reserve(size_t{ranks} * messages);
   for (Rank r = 0; r < ranks; ++r) {
     for (uint32_t i = 0; i < messages; ++i) {
       // A draw among the ranks - 1 others: skip r itself.
