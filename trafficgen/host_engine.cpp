@@ -138,6 +138,15 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   }
   std::sort(mine.begin(), mine.end());
   mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  // Their states' room at once: growing, the vectors moved every state (a receive's holds its
+  // reorder tracker) about twice.
+  size_t sending = 0, receiving = 0;
+  for (const MessageId id : mine) {
+    sending += slot_of_rank[sch.messages[id].src] >= 0;
+    receiving += slot_of_rank[sch.messages[id].dst] >= 0;
+  }
+  sends_.reserve(sends_.size() + sending);
+  recvs_.reserve(recvs_.size() + receiving);
   for (const MessageId id : mine) {
     const Message& m = sch.messages[id];
     const int32_t hs = slot_of_rank[m.src];

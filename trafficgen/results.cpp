@@ -377,6 +377,9 @@ nlohmann::ordered_json path_switches_json(const std::array<uint64_t, kSentTtl + 
 
 RunFigures run_figures(const RunPlan& plan, const std::vector<const HostEngine*>& engines) {
   RunFigures f;
+  size_t sends = 0;
+  for (const HostEngine* e : engines) sends += e->sends().size();
+  f.messages.reserve(sends);
   for (const HostEngine* e : engines) {
     for (const SendState& s : e->sends()) f.messages.push_back(message_figures(plan, *e, s));
   }
