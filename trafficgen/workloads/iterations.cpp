@@ -8,6 +8,7 @@ Schedule repeat(const Schedule& one, uint32_t iterations) {
   s.ranks = one.ranks;
   const auto per_copy = static_cast<MessageId>(one.messages.size());
   const auto collectives = static_cast<uint32_t>(one.collectives.size());
+  s.messages.reserve(size_t{per_copy} * iterations);  // no moves while it grows
   Frontier previous;
   for (uint32_t i = 0; i < iterations; ++i) {
     const MessageId base = i * per_copy;
