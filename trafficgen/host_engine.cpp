@@ -147,7 +147,6 @@ void HostEngine::add_messages(const std::vector<int32_t>& slot_of_rank) {
   }
   sends_.reserve(sends_.size() + sending);
   recvs_.reserve(recvs_.size() + receiving);
-  flows_.reserve(flows_.size() + sending);  // at most a flow a message sent
   for (const MessageId id : mine) {
     const Message& m = sch.messages[id];
     const int32_t hs = slot_of_rank[m.src];
