@@ -3,6 +3,7 @@
 // Every key is documented, with its default, in docs/configuration.md.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -246,6 +247,12 @@ struct MeasurementSpec {
   // "messages": generator.json's per-message list (also with "plots", which draw from it); a
   // reproduction at scale leaves it out (68 MB a variant for 432 hosts at 420 messages each).
   std::vector<std::string> outputs = {"summary", "queues", "messages"};
+
+  bool wants(std::string_view output) const {
+    return std::find(outputs.begin(), outputs.end(), output) != outputs.end();
+  }
+  // generator.json lists every message's record: with "messages", or "plots" (drawn from it).
+  bool lists_messages() const { return wants("messages") || wants("plots"); }
 };
 
 // What a link event does (docs/configuration.md, "events").

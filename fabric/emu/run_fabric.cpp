@@ -97,11 +97,9 @@ FabricResult run_fabric(const conf::Experiment& exp, const FabricOptions& opts) 
   info.end_ns = opts.mode == Mode::kVirtual ? run.end_ns : info.start_ns + r.clock_ns;
   info.completed = run.completed;
   info.stopped_by = run.stopped_by;
-  // The runner writes the per-message list only with these outputs (runner.cpp, write_variant);
-  // without them the summary is all that reads it.
-  const auto& outputs = exp.measurement.outputs;
-  info.message_records = std::find(outputs.begin(), outputs.end(), "messages") != outputs.end() ||
-                         std::find(outputs.begin(), outputs.end(), "plots") != outputs.end();
+  // Without the list in generator.json (runner.cpp, write_variant) the summary is all that reads
+  // the messages.
+  info.message_records = exp.measurement.lists_messages();
   r.generator = gen::results_json(f.plan(), engines, info);
   r.ports = port_summaries(f, run.samples, r.clock_ns);
   if (exp.buffer.flow_control == conf::FlowControl::kPfc) {

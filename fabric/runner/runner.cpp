@@ -37,11 +37,6 @@ constexpr const char* kInterruptedFile = "INTERRUPTED";
 constexpr uint64_t kTerminalPeriodNs = 200'000'000;
 constexpr uint64_t kLogPeriodNs = 2'000'000'000;
 
-bool wants(const conf::Experiment& e, const char* output) {
-  const auto& o = e.measurement.outputs;
-  return std::find(o.begin(), o.end(), output) != o.end();
-}
-
 bool message_size_swept(const Variant& v) {
   return std::any_of(v.name_parts.begin(), v.name_parts.end(),
                      [](const NamePart& p) { return p.key == kMessageSizeKey; });
@@ -121,7 +116,7 @@ void write_variant(const std::string& dir, const Variant& v, const FabricResult&
              fmt::format("# {} of experiment {} ({}); spraylab run re-runs it as it ran.\n{}",
                          v.name, v.experiment.name, v.experiment.source, v.yaml));
   write_file((base / "summary.json").string(), json_text(to_json(s)));
-  if (wants(v.experiment, "messages") || wants(v.experiment, "plots")) {
+  if (v.experiment.measurement.lists_messages()) {
     write_file((base / "generator.json").string(), json_text(r.generator));
   } else {
     // Everything but the per-message list: at scale it is nearly all of the file (tens of MB a
@@ -133,7 +128,7 @@ void write_variant(const std::string& dir, const Variant& v, const FabricResult&
     write_file((base / "generator.json").string(), json_text(g));
   }
   write_file((base / "run.json").string(), json_text(run_json(v, r, options, started_at)));
-  if (wants(v.experiment, "queues")) {
+  if (v.experiment.measurement.wants("queues")) {
     write_file((base / "queues.csv").string(), queues_csv(r));
     write_file((base / "utilisation.csv").string(), utilisation_csv(r));
   }
@@ -338,7 +333,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
                                    earlier == places.front() ? "" : " (a killed run's folder)",
                                    reused_line(*s)));
         // Its message CCTs (generator.json: tens of MB for a big run) only for a plot.
-        const bool plotted = wants(v.experiment, "plots");
+        const bool plotted = v.experiment.measurement.wants("plots");
         plots.push_back(plot_variant(v, plotted ? earlier_result(earlier) : FabricResult{}, *s));
         want_plots = want_plots || plotted;
         summaries.push_back(std::move(*s));
@@ -381,7 +376,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
     VariantSummary s = summarize(result, v.name, v.algorithm, mode_name(result.mode));
     write_variant((dir / v.name).string(), v, result, s, options, started_at);
     progress.print(variant_line(label, s, result));
-    want_plots = want_plots || wants(v.experiment, "plots");
+    want_plots = want_plots || v.experiment.measurement.wants("plots");
     plots.push_back(plot_variant(v, result, s));
     summaries.push_back(std::move(s));
   }
