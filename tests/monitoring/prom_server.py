@@ -28,7 +28,9 @@ def shipped_config(source, targets, d):
     """The shipped config, its hand-started processes' discovery files in folder d: one per
     {default address: this run's address} of `targets` (127.0.0.1:9561 a switch, :9562 a
     generator), as docs/monitoring.md says to write them. No static target (issue 43: the shipped
-    ones were down whenever a fabric ran)."""
+    ones were down whenever a fabric ran). Every discovery path moves into d, the namespaced
+    fabrics' too: a fabric test running beside this one writes /run/spraylab/targets/<name>.json,
+    and its targets were scraped here as down (CI once saw `spraylab-fabric: 0`)."""
     with open(os.path.join(source, "monitoring/prometheus/prometheus.yml")) as f:
         cfg = f.read()
     check(re.search(r"scrape_interval: 1s", cfg), "the shipped config does not scrape every second")
@@ -40,7 +42,8 @@ def shipped_config(source, targets, d):
         check(f"{default}" in cfg, f"the shipped config does not show {default}")
         with open(os.path.join(local, f"{role}-test.json"), "w") as f:
             json.dump([{"targets": [target]}], f)
-    return cfg.replace("/run/spraylab/targets/local/", local + "/")
+    check("/run/spraylab/targets/*.json" in cfg, "the shipped config reads no namespaced fabric's targets")
+    return cfg.replace("/run/spraylab/targets/", os.path.join(d, "targets") + "/")
 
 
 class Prometheus:
