@@ -41,6 +41,13 @@ Cases:
                                   `the earlier run stands`; --resume runs exactly the removed, the
                                   timed-out and the third seed's variants, and seeds.csv's rows of
                                   seeds 1 and 2 are the first run's; --resume --redraw is exit 2.
+  scripts/pack-variants.py: an archive resumes elsewhere
+                                  tiny on credit links over 2 seeds, one variant moved into a
+                                  killed run's staging folder, one made not whole (no run.json)
+                                  and one being written (.writing): the archive holds the 7 whole
+                                  ones without their per-port credit lists; extracted into a new
+                                  folder, --resume runs only the one not whole, and seeds.csv is
+                                  the first run's; a folder spraylab did not make is refused.
   --list names every reproduction one line per file with its title, its differences indented.
   --all --redraw lists a reproduction not run yet
                                   a copy of the --all folders without one reproduction's folder:
@@ -390,6 +397,51 @@ def resume_runs_only_what_is_missing(_args):
         return f"{len(stood)} stood, {len(ran)} ran"
 
 
+def pack_variants_resumes_elsewhere(_args):
+    tiny = TINY.replace("links: {rate: 10Gbps, delay: 1us}\n", "links: {rate: 10Gbps, delay: 1us}\n"
+                        "buffer: {flow_control: credit, credit: {bytes: 9KB}}\n")
+    pack = [sys.executable, os.path.join(ARGS.source, "scripts", "pack-variants.py")]
+    with tempfile.TemporaryDirectory() as t:
+        write(os.path.join(t, "tiny.yaml"), tiny)
+        r = spraylab(t, "reproduce", "tiny.yaml", "--seeds", "2", "-o", "a")
+        check(r.returncode == 1, f"exit {r.returncode}: {r.stderr[-2000:]}")  # its check fails
+        with open(os.path.join(t, "a", "seeds.csv")) as f:
+            first = f.read()
+        sw = os.path.join(t, "a", "sw")
+        variants = sorted(v for v in os.listdir(sw) if "-seed=" in v)
+        check(len(variants) == 8, variants)
+        stalled = [v for v in variants if load(os.path.join(sw, v, "summary.json"))["credit"]["stalled_ports"]]
+        check(stalled, "no variant waited for credits: the per-port list is not exercised")
+        # A killed run's staging folder holding one variant; one variant not whole; one being written.
+        staging = os.path.join(t, "a", ".sw.spraylab-999-AbCdEf")
+        os.makedirs(staging)
+        shutil.copy(os.path.join(sw, ".spraylab-results"), staging)
+        os.rename(os.path.join(sw, variants[0]), os.path.join(staging, variants[0]))
+        os.remove(os.path.join(sw, variants[1], "run.json"))
+        shutil.copytree(os.path.join(sw, variants[2]), os.path.join(sw, f".{variants[3]}.writing"))
+        shutil.rmtree(os.path.join(sw, variants[3]))
+        archive = os.path.join(t, "tiny.tar.xz")
+        r = subprocess.run([*pack, archive, os.path.join(t, "a")], capture_output=True, text=True)
+        check(r.returncode == 0 and "6 variants of 1 runs" in r.stdout, f"{r.stdout}{r.stderr}")
+        b = os.path.join(t, "b")
+        os.makedirs(b)
+        subprocess.run(["tar", "-xJf", archive, "-C", b], check=True)
+        for v in set(variants) - {variants[1], variants[3]}:
+            credit = load(os.path.join(b, "sw", v, "summary.json"))["credit"]
+            check("stalled_ports" not in credit and "stalled_ns" in credit, f"{v}: {sorted(credit)}")
+        r = spraylab(t, "reproduce", "tiny.yaml", "--seeds", "2", "--resume", "-o", "b")
+        check(r.returncode == 1, f"exit {r.returncode}: {r.stderr[-2000:]}")
+        stood = set(re.findall(r"\] (\S+): the earlier run in \S+ stands", r.stderr))
+        ran = set(re.findall(r"\] (\S+): CCT ", r.stderr))
+        check(ran == {variants[1], variants[3]} and stood == set(variants) - ran,
+              f"stood {sorted(stood)}, ran {sorted(ran)}")
+        with open(os.path.join(b, "seeds.csv")) as f:
+            check(f.read() == first, "seeds.csv after --resume from the archive is not the first run's")
+        r = subprocess.run([*pack, archive, t], capture_output=True, text=True)
+        check(r.returncode != 0 and "not a spraylab reproduction folder" in r.stderr, f"{r.stdout}{r.stderr}")
+        return f"{len(stood)} stood, {len(ran)} ran, {len(stalled)} with credit stalls"
+
+
 def list_names_every_reproduction(_args):
     r = spraylab(ARGS.source, "reproduce", "--list")
     check(r.returncode == 0, r.stderr)
@@ -457,6 +509,7 @@ CASES = [
     ("a failing check exits 1", failing_check_exits_1, ()),
     ("bad input is exit 2", bad_input_is_exit_2, ()),
     ("--resume runs only what is missing", resume_runs_only_what_is_missing, ()),
+    ("scripts/pack-variants.py: an archive resumes elsewhere", pack_variants_resumes_elsewhere, ()),
     ("--list names every reproduction", list_names_every_reproduction, ()),
     ("--all --redraw lists a reproduction not run yet",
      all_redraw_lists_a_reproduction_not_run_yet, ()),
