@@ -110,7 +110,8 @@ def main():
             for name in FILES:
                 add(f"{key}/{name}", packed[key][name])
     os.replace(tmp, args.archive)
-    print(f"{args.archive}: {len(packed)} variants of {len(runs)} runs, {os.path.getsize(args.archive)} bytes")
+    print(f"{args.archive}: {len(packed)} variants of {len(runs)} run(s) ({', '.join(sorted(runs))}), "
+          f"{os.path.getsize(args.archive)} bytes")
 
 
 if __name__ == "__main__":

@@ -422,7 +422,7 @@ def pack_variants_resumes_elsewhere(_args):
         shutil.rmtree(os.path.join(sw, variants[3]))
         archive = os.path.join(t, "tiny.tar.xz")
         r = subprocess.run([*pack, archive, os.path.join(t, "a")], capture_output=True, text=True)
-        check(r.returncode == 0 and "6 variants of 1 runs" in r.stdout, f"{r.stdout}{r.stderr}")
+        check(r.returncode == 0 and "6 variants of 1 run(s) (sw)" in r.stdout, f"{r.stdout}{r.stderr}")
         b = os.path.join(t, "b")
         os.makedirs(b)
         subprocess.run(["tar", "-xJf", archive, "-C", b], check=True)
