@@ -42,12 +42,15 @@ Cases:
                                   timed-out and the third seed's variants, and seeds.csv's rows of
                                   seeds 1 and 2 are the first run's; --resume --redraw is exit 2.
   scripts/pack-variants.py: an archive resumes elsewhere
-                                  tiny on credit links over 2 seeds, one variant moved into a
-                                  killed run's staging folder, one made not whole (no run.json)
-                                  and one being written (.writing): the archive holds the 7 whole
-                                  ones without their per-port credit lists; extracted into a new
-                                  folder, --resume runs only the one not whole, and seeds.csv is
-                                  the first run's; a folder spraylab did not make is refused.
+                                  tiny on credit links over 2 seeds (8 variants), one variant
+                                  moved into a killed run's staging folder, one made not whole (no
+                                  run.json), one being written (.writing), and one timed out in
+                                  the run's folder with a good copy in the staging folder: the
+                                  archive holds the 6 whole ones and the second copy, without the
+                                  per-port credit lists; extracted into a new folder, --resume
+                                  runs only the two not whole and keeps the timed-out one's good
+                                  copy, and seeds.csv is the first run's; a folder spraylab did
+                                  not make is refused.
   --list names every reproduction one line per file with its title, its differences indented.
   --all --redraw lists a reproduction not run yet
                                   a copy of the --all folders without one reproduction's folder:
@@ -420,9 +423,16 @@ def pack_variants_resumes_elsewhere(_args):
         os.remove(os.path.join(sw, variants[1], "run.json"))
         shutil.copytree(os.path.join(sw, variants[2]), os.path.join(sw, f".{variants[3]}.writing"))
         shutil.rmtree(os.path.join(sw, variants[3]))
+        # A variant that timed out in the run's folder, its good copy in the staging folder (a
+        # later --resume re-ran it, then was killed): the good copy must not be lost.
+        shutil.copytree(os.path.join(sw, variants[4]), os.path.join(staging, variants[4]))
+        timed_out = os.path.join(sw, variants[4], "summary.json")
+        with open(timed_out) as f:
+            text = f.read()
+        write(timed_out, text.replace('"stopped_by": "completed"', '"stopped_by": "timeout"'))
         archive = os.path.join(t, "tiny.tar.xz")
         r = subprocess.run([*pack, archive, os.path.join(t, "a")], capture_output=True, text=True)
-        check(r.returncode == 0 and "6 variants of 1 run(s) (sw)" in r.stdout, f"{r.stdout}{r.stderr}")
+        check(r.returncode == 0 and "6 variants of 1 run(s) (sw), 1 more copies" in r.stdout, f"{r.stdout}{r.stderr}")
         b = os.path.join(t, "b")
         os.makedirs(b)
         subprocess.run(["tar", "-xJf", archive, "-C", b], check=True)
@@ -431,10 +441,12 @@ def pack_variants_resumes_elsewhere(_args):
             check("stalled_ports" not in credit and "stalled_ns" in credit, f"{v}: {sorted(credit)}")
         r = spraylab(t, "reproduce", "tiny.yaml", "--seeds", "2", "--resume", "-o", "b")
         check(r.returncode == 1, f"exit {r.returncode}: {r.stderr[-2000:]}")
-        stood = set(re.findall(r"\] (\S+): the earlier run in \S+ stands", r.stderr))
+        stood = set(re.findall(r"\] (\S+): the earlier run in \S+(?: \(a killed run's folder\))? stands", r.stderr))
         ran = set(re.findall(r"\] (\S+): CCT ", r.stderr))
         check(ran == {variants[1], variants[3]} and stood == set(variants) - ran,
               f"stood {sorted(stood)}, ran {sorted(ran)}")
+        check(f"{variants[4]}: the earlier run in " in r.stderr and "(a killed run's folder) stands" in r.stderr,
+              r.stderr[-2000:])
         with open(os.path.join(b, "seeds.csv")) as f:
             check(f.read() == first, "seeds.csv after --resume from the archive is not the first run's")
         r = subprocess.run([*pack, archive, t], capture_output=True, text=True)
