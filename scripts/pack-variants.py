@@ -116,7 +116,6 @@ def main():
     if not copies:
         sys.exit("no completed variant in " + ", ".join(args.folders))
     runs = sorted({run for run, _ in copies})
-    extra = max(len(c) for c in copies.values()) - 1
     now = time.time()
     tmp = args.archive + ".partial"
     with tarfile.open(tmp, "w:xz", preset=9) as tar:
@@ -131,10 +130,8 @@ def main():
         # The first copy in the run's folder, the n-th after it in a folder --resume takes for a
         # killed run's staging folder (results_folder.cpp, take_leftovers).
         place = lambda run, n: run if n == 0 else f".{run}{STAGING_INFIX}packed-{n}"
-        for run in runs:
-            for n in range(extra + 1):
-                if any(k[0] == run and len(c) > n for k, c in copies.items()):
-                    add(f"{place(run, n)}/{RUN_MARKER}", marker)
+        for run, n in sorted({(run, n) for (run, _), found in copies.items() for n in range(len(found))}):
+            add(f"{place(run, n)}/{RUN_MARKER}", marker)
         for (run, variant), found in sorted(copies.items()):
             for n, files in enumerate(found):
                 for name in FILES:

@@ -362,6 +362,14 @@ def bad_input_is_exit_2(_args):
         check(r.returncode == 2 and "seeds.csv: cannot read" in r.stderr, r.stderr)
 
 
+def time_out(summary):
+    """Makes a variant's summary.json say that --timeout stopped it (--resume runs it again)."""
+    with open(summary) as f:
+        text = f.read()
+    check('"stopped_by": "completed"' in text, f"{summary}: not a completed run")
+    write(summary, text.replace('"stopped_by": "completed"', '"stopped_by": "timeout"'))
+
+
 def resume_runs_only_what_is_missing(_args):
     with tempfile.TemporaryDirectory() as t:
         write(os.path.join(t, "tiny.yaml"), TINY)
@@ -371,10 +379,7 @@ def resume_runs_only_what_is_missing(_args):
         with open(os.path.join(out, "seeds.csv")) as f:
             first = f.read().splitlines()
         shutil.rmtree(os.path.join(out, "sw", "rps-message_size=16KiB-seed=2"))
-        summary = os.path.join(out, "sw", "ofan-message_size=64KiB-seed=1", "summary.json")
-        with open(summary) as f:
-            text = f.read()
-        write(summary, text.replace('"stopped_by": "completed"', '"stopped_by": "timeout"'))
+        time_out(os.path.join(out, "sw", "ofan-message_size=64KiB-seed=1", "summary.json"))
         # Of 2 x 2 x 3 = 12 variants, 8 - 2 stand; the removed, the timed-out and seed 3's 4 run.
         again = {"rps-message_size=16KiB-seed=2", "ofan-message_size=64KiB-seed=1"} | {
             f"{a}-message_size={m}-seed=3" for a in ("rps", "ofan") for m in ("16KiB", "64KiB")}
@@ -426,10 +431,7 @@ def pack_variants_resumes_elsewhere(_args):
         # A variant that timed out in the run's folder, its good copy in the staging folder (a
         # later --resume re-ran it, then was killed): the good copy must not be lost.
         shutil.copytree(os.path.join(sw, variants[4]), os.path.join(staging, variants[4]))
-        timed_out = os.path.join(sw, variants[4], "summary.json")
-        with open(timed_out) as f:
-            text = f.read()
-        write(timed_out, text.replace('"stopped_by": "completed"', '"stopped_by": "timeout"'))
+        time_out(os.path.join(sw, variants[4], "summary.json"))
         archive = os.path.join(t, "tiny.tar.xz")
         r = subprocess.run([*pack, archive, os.path.join(t, "a")], capture_output=True, text=True)
         check(r.returncode == 0 and "6 variants of 1 run(s) (sw), 1 more copies" in r.stdout, f"{r.stdout}{r.stderr}")
