@@ -8,6 +8,7 @@
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/cli/links_option.h"
 #include "fabric/cli/size_guard.h"
 #include "fabric/namespaced/containerlab.h"
 #include "fabric/namespaced/launcher.h"
@@ -23,8 +24,10 @@ void add_fabric_options(CLI::App* cmd, namespaced::Options& o) {
   const CLI::Validator idle_sleep = conf::sleep_cap_check("busy polling");
   cmd->add_option("experiment", o.experiment, "Experiment YAML file")->required();
   cmd->add_option("--rate", o.rate,
-                  "Every link's rate (default 100Mbps, what this machine sustains with every "
-                  "process on 2 CPUs); time constants stretch alike; 'file': the file's");
+                  "The fastest link's rate (default 100Mbps, what this machine sustains with "
+                  "every process on 2 CPUs): the experiment runs k = fastest / RATE times "
+                  "slower, every rate divided by k and every time constant multiplied by k; "
+                  "'file': the file's rates as written");
   cmd->add_option("--name", o.name, "The fabric's name (default: the experiment's)");
   // Both spellings, as on `run` (issue 43); a fabric runs one balancer, so a list is refused.
   cmd->add_option("--algorithm,--algorithms", o.algorithm,
@@ -56,13 +59,11 @@ void add_up(CLI::App* fabric, int* exit_code) {
                                         "Start the fabric of an experiment and wait until "
                                         "every link is up (needs root)");
   add_fabric_options(up_cmd, *up);
-  up_cmd
-      ->add_option("--links", up->links,
+  add_links_option(up_cmd, up->links,
                    "Link kind: memif (sockets in the fabric's folder), veth (pairs between the "
                    "namespaces, net_af_xdp with the switch's XDP program; payloads above 1400 B "
                    "are cut to 1400) or vhost (vhost-user sockets in the fabric's folder: "
                    "net_vhost at the end nearer the core, net_virtio_user at the other)")
-      ->transform(CLI::CheckedTransformer(namespaced::link_kind_map()))
       ->default_str(std::string(namespaced::link_kind_name(up->links)));
   up_cmd
       ->add_option("--nice", up->nice,
@@ -160,7 +161,7 @@ void add_fabric_command(CLI::App& app, int* exit_code) {
   auto* fabric = app.add_subcommand(
       "fabric",
       "One process per node in network namespaces: spraylab-switch per switch, spraylab-gen per "
-      "leaf's hosts, memif links (docs/fabric.md)");
+      "leaf's hosts, memif, veth or vhost-user links (docs/fabric.md)");
   fabric->require_subcommand(1);
   add_up(fabric, exit_code);
   add_status(fabric, exit_code);

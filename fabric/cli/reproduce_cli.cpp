@@ -579,7 +579,8 @@ void add_reproduce_command(CLI::App& app, int* exit_code, const std::string& com
   cmd->add_option("--report", args->report,
                   "Write a generated RESULTS-style markdown FILE: per result the command, the "
                   "paper, the differences, the tables, plots and verdicts, and the notes kept in "
-                  "DIR/results/NAME/notes.md beside FILE; copies each result's small files there")
+                  "results/NAME/notes.md in FILE's folder (docs/results/NAME/notes.md for "
+                  "--report docs/RESULTS.md); copies each result's small files there")
       ->check(conf::kNonEmptyPath);
   cmd->add_flag("--small", args->small,
                 "The small version (the file's reproduce.small settings), as make test runs it");

@@ -11,6 +11,7 @@
 #include "conf/loader.h"
 #include "conf/units.h"
 #include "fabric/cli/inprocess_metrics.h"
+#include "fabric/cli/links_option.h"
 #include "fabric/cli/size_guard.h"
 #include "fabric/emu/eal.h"
 #include "fabric/namespaced/launcher.h"
@@ -268,8 +269,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "whole, and refuses a folder with other files in it")
       ->check(conf::kNonEmptyPath);
   cmd->add_option("--lcores", args->lcores,
-                  "inprocess: EAL lcores, the main one and N-1 workers polling the nodes "
-                  "(default: 2, one worker; more only on otherwise idle CPUs, docs/fabric.md)")
+                  "inprocess: how many EAL lcores (a count, not an EAL core map), the main one "
+                  "and N-1 workers polling the nodes (default: 2, one worker; more only on "
+                  "otherwise idle CPUs, docs/fabric.md)")
       ->check(CLI::Range(1u, 128u));
   cmd->add_option("--threads", args->threads,
                   "virtual: threads, one partition of the fabric each (its pods, or groups of its "
@@ -278,19 +280,20 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "(docs/fabric.md)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--rate", args->rate,
-                  fmt::format("inprocess: every link's rate, as links.rate of each variant "
-                              "(default: {}, what this 2-CPU machine sustains; docs/fabric.md); "
-                              "namespaced: every link's rate (default {}); time constants "
-                              "stretch alike; 'file': the experiment's rates",
+                  fmt::format("inprocess and namespaced: the fastest link's rate; the "
+                              "experiment runs k = fastest / RATE times slower, every rate "
+                              "divided by k and every time constant multiplied by k "
+                              "(inprocess default {}, what this 2-CPU machine sustains, "
+                              "docs/fabric.md; namespaced default {}); 'file': the "
+                              "experiment's rates as written",
                               conf::format_rate(kInProcessRateBps),
                               conf::format_rate(namespaced::kNamespacedRateBps)));
   cmd->add_option("--metrics-address", args->metrics_address,
                   "inprocess: serve the switches' Prometheus metrics at HOST:PORT/metrics while "
                   "each variant runs (port 0: any free port, printed; docs/monitoring.md)");
-  cmd->add_option("--links", args->namespaced.links,
-                  "namespaced: memif (default), veth (net_af_xdp; payloads above 1400 B are "
-                  "cut to 1400) or vhost (vhost-user: net_vhost and net_virtio_user)")
-      ->transform(CLI::CheckedTransformer(namespaced::link_kind_map()));
+  add_links_option(cmd, args->namespaced.links,
+                   "namespaced: memif (default), veth (net_af_xdp; payloads above 1400 B are "
+                   "cut to 1400) or vhost (vhost-user: net_vhost and net_virtio_user)");
   cmd->add_option("--rt-priority", args->namespaced.rt_priority,
                   "namespaced: every process's data path in SCHED_RR at this priority (0: the "
                   "fair scheduler only, at nice -10; -1: 1 over veth, 0 over memif and vhost; "
@@ -312,9 +315,9 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "Stop a variant when the fabric's clock passes this (20ms, 1s): a guard "
                   "against a run that never completes (it is reported as incomplete)");
   cmd->add_option("--seeds", args->seeds,
-                  "Run every variant with N seeds (the file's seed: and the N-1 after it); the "
-                  "table is followed by one of means and 95 % confidence intervals over the seeds "
-                  "(summary_seeds.{txt,csv})")
+                  "Run every variant with N seeds (the file's seed: and the N-1 after it; "
+                  "default: the file's seed alone); the table is followed by one of means and "
+                  "95 % confidence intervals over the seeds (summary_seeds.{txt,csv})")
       ->check(CLI::Range(1u, 1000u));
   cmd->add_flag("--resume", args->resume,
                 "Virtual time: a variant whose folder in the results folder already holds a "

@@ -22,12 +22,6 @@ std::string link_kind_choices() {
   return out;
 }
 
-std::map<std::string, LinkKind> link_kind_map() {
-  std::map<std::string, LinkKind> out;
-  for (const LinkKindInfo& i : kLinkKinds) out.emplace(std::string(i.name), i.id);
-  return out;
-}
-
 std::string_view role_name(Role r) {
   for (const RoleInfo& i : kRoles) {
     if (i.id == r) return i.name;

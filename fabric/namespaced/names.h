@@ -6,7 +6,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +47,6 @@ std::string_view link_kind_name(LinkKind k);
 std::optional<LinkKind> find_link_kind(std::string_view name);
 // "memif, veth or vhost"
 std::string link_kind_choices();
-// Every name to its kind, for CLI11's CheckedTransformer.
-std::map<std::string, LinkKind> link_kind_map();
 
 std::string_view role_name(Role r);
 std::optional<Role> find_role(std::string_view name);

@@ -190,6 +190,25 @@ def inprocess_rate_slows_the_experiment_down(_args):
     check(p.returncode == 0 and "rate=2G" in p.stdout and "in-process:" not in p.stdout, p.stdout)
 
 
+def links_takes_a_name_and_says_which(_args):
+    # --links was a CLI11 map onto a one-byte enum: its help printed the values as raw bytes
+    # (NUL, ^A, ^B) and its error stopped at the first NUL, naming no valid kind.
+    for command in (["run", DEMO, "--mode", "namespaced", "-n"], ["fabric", "up", DEMO]):
+        p = run(*command, "--links", "bogus")
+        check(p.returncode == 2, (command, p.returncode, p.stderr))
+        check("--links: expected memif, veth or vhost, found bogus" in p.stderr, (command, p.stderr))
+    p = run("run", DEMO, "--mode", "namespaced", "--links", "veth", "-n")
+    check(p.returncode == 0, p.stderr)
+    for command in (["run"], ["fabric", "up"], ["fabric", "export"], ["reproduce"],
+                    ["topo", "gen"], ["topo", "stats"], ["algorithms"], []):
+        p = run(*command, "--help")
+        check(p.returncode == 0, (command, p.stderr))
+        bad = sorted({hex(ord(c)) for c in p.stdout if ord(c) < 32 and c != "\n"})
+        check(not bad, f"{command} --help has control bytes {bad}")
+        if command in (["run"], ["fabric", "up"]):
+            check("{memif,veth,vhost}" in p.stdout, p.stdout)
+
+
 def topo_commands_need_no_eal(_args):
     p = run("topo", "stats", "fat-tree", "--k", "4", "--levels", "3", "--json")
     check(p.returncode == 0 and '"hosts":16' in p.stdout, p.stdout + p.stderr)
@@ -215,6 +234,8 @@ CASES = [
     ("the in-process rate slows the whole experiment down",
      inprocess_rate_slows_the_experiment_down, ()),
     ("topo commands need no EAL", topo_commands_need_no_eal, ()),
+    ("--links takes a name and says which; every help text is plain text",
+     links_takes_a_name_and_says_which, ()),
 ]
 status = run_cases(ARGS, CASES)
 sys.exit(status)
