@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
+#include "conf/units.h"
 #include "topo/build.h"
 #include "topo/generators.h"
 
@@ -30,12 +33,41 @@ struct GeneratorArgs {
   double delay_ns = 500;
 };
 
+// --rate and --delay take a bare number (Gb/s, ns: what they always took) or a value with a unit
+// as experiment files and `run --rate` write it (400Gbps, 1us); the text becomes the number.
+CLI::Validator number_or_unit(double (*unit_value)(std::string_view), bool zero_ok,
+                              std::string want, std::string name) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) v = unit_value(text);
+        if (std::isfinite(v) && (v > 0 || (zero_ok && v == 0))) {
+          text = fmt::format("{}", v);
+          return {};
+        }
+        return want + ", found " + text;
+      },
+      std::move(name));
+}
+
+double gbps_of(std::string_view text) {
+  const std::optional<double> bps = conf::parse_rate_bps(text);
+  return bps ? *bps / 1e9 : std::nan("");
+}
+
+double ns_of(std::string_view text) {
+  const std::optional<double> ns = conf::parse_time_ns(text);
+  return ns ? *ns : std::nan("");
+}
+
 void add_link_options(CLI::App* sub, GeneratorArgs& g) {
-  sub->add_option("--rate", g.rate_gbps, "Link rate in Gb/s")
-      ->check(conf::kPositiveNumber)
+  sub->add_option("--rate", g.rate_gbps, "Link rate: Gb/s, or with a unit (400Gbps)")
+      ->transform(number_or_unit(
+          gbps_of, false, "expected a positive number of Gb/s or a rate such as 400Gbps", "RATE"))
       ->capture_default_str();
-  sub->add_option("--delay", g.delay_ns, "Link propagation delay in ns")
-      ->check(conf::kNonNegativeNumber)
+  sub->add_option("--delay", g.delay_ns, "Link propagation delay: ns, or with a unit (1us)")
+      ->transform(
+          number_or_unit(ns_of, true, "expected a number >= 0 of ns or a time such as 1us", "TIME"))
       ->capture_default_str();
 }
 
@@ -287,7 +319,7 @@ void add_topo_commands(CLI::App& app) {
   auto gen_args = std::make_shared<GeneratorArgs>();
   auto out_file = std::make_shared<std::string>();
   auto* gen = topo_cmd->add_subcommand("gen", "Generate a topology and write it as YAML");
-  gen->add_option("-o,--output", *out_file, "Output file (default: standard output)")
+  gen->add_option("-o,--output,--out", *out_file, "Output file (default: standard output)")
       ->check(conf::kNonEmptyPath);
   gen->require_subcommand(1);
   add_generator_subcommands(gen, *gen_args);

@@ -64,6 +64,27 @@ def check_reports_a_disconnected_file(_args):
         check(p.returncode != 0 and "disconnected" in p.stderr, p.stdout + p.stderr)
 
 
+def rates_and_delays_take_units_and_out_is_output(_args):
+    # As in experiment files and `run --rate`: a unit may be given; a bare number stays Gb/s
+    # (--rate) and ns (--delay), as before.
+    with tempfile.TemporaryDirectory() as d:
+        files = {}
+        for name, extra in (("bare", ["--rate", "10", "--delay", "200"]),
+                            ("units", ["--rate", "10Gbps", "--delay", "0.2us"])):
+            files[name] = os.path.join(d, name + ".yaml")
+            p = run("topo", "gen", "fat-tree", "--k", "4", "--levels", "2", *extra,
+                    "--out", files[name])
+            check(p.returncode == 0, (name, p.stderr))
+        texts = [open(files[n]).read().split("\n", 1)[1] for n in ("bare", "units")]
+        check(texts[0] == texts[1], texts)
+        check("  rate: 10Gbps\n  delay: 200ns\n" in texts[0], texts[0])
+    for args, needle in ((["--rate", "fast"], "--rate: expected a positive number of Gb/s or a rate"),
+                         (["--rate", "0Gbps"], "--rate: expected a positive number of Gb/s or a rate"),
+                         (["--delay", "soon"], "--delay: expected a number >= 0 of ns or a time")):
+        p = run("topo", "gen", "fat-tree", *args, "-o", os.devnull)
+        check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
+
+
 def bad_input_gets_a_precise_error(_args):
     p = run("topo", "stats", "fat-tree", "--k", "5", "--levels", "3")
     check(p.returncode == 2 and "k must be even" in p.stderr, p.stderr)
@@ -171,6 +192,8 @@ CASES = [
      gen_writes_a_file_that_stats_and_check_read, ()),
     ("check reports a disconnected file", check_reports_a_disconnected_file, ()),
     ("bad input gets a precise error", bad_input_gets_a_precise_error, ()),
+    ("rates and delays take units; --out is --output",
+     rates_and_delays_take_units_and_out_is_output, ()),
     ("algorithms lists every documented balancer", algorithms_lists_every_documented_balancer, ()),
     ("stats kind is the generator", stats_kind_is_the_generator, ()),
     ("compared topologies have their closed forms and costs",
