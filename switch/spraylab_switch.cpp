@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "conf/cli_checks.h"
 #include "conf/config_error.h"
@@ -448,6 +449,11 @@ void serve(const Options& o, const Plan& plan,
 }
 
 int run(int argc, char** argv) {
+  if (std::optional<std::vector<char*>> help =
+          spraylab::net::own_help_args(argc, argv, "spraylab-switch")) {
+    Options o;
+    return parse_options(static_cast<int>(help->size()), help->data(), o).value_or(0);
+  }
   if (!spraylab::net::start_eal(argc, argv, "spraylab-switch", on_signal)) return 2;
   spraylab::net::install_idle_wake_signal();  // SIGUSR1: out of deep idle (a run comes)
 

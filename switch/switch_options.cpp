@@ -64,8 +64,12 @@ void SwitchOptions::add_to(CLI::App& app) {
                  "default: a burst of 32 MTU frames). A switch that sleeps between polls sends "
                  "that much at once on waking");
   app.add_option("--duration", duration,
-                 "Stop after this many seconds (default: until SIGINT/SIGTERM)");
-  app.add_option("--stats-interval", stats_interval, "Print totals every this many seconds");
+                 "Stop after this many seconds (default 0: until SIGINT/SIGTERM)")
+      ->check(conf::kNonNegativeNumber);
+  app.add_option("--stats-interval", stats_interval,
+                 "Print totals every this many seconds (default 0: never; the totals at exit "
+                 "are printed either way)")
+      ->check(conf::kNonNegativeNumber);
   app.add_option("--stats-json", stats_json, "Write every counter as JSON to this file on exit");
   app.add_option("--route", routes,
                  "Static route to addresses outside the topology, balanced over ports: "

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "conf/cli_checks.h"
 #include "conf/guarded_main.h"
@@ -299,6 +300,10 @@ void write_stats(const std::string& path, nlohmann::ordered_json stats, const Ge
 // ---- run ----------------------------------------------------------------------------------------
 
 int run(int argc, char** argv) {
+  if (std::optional<std::vector<char*>> help = net::own_help_args(argc, argv, "spraylab-gen")) {
+    gen::GenOptions cli;
+    return gen::parse_gen_cli(static_cast<int>(help->size()), help->data(), &cli).value_or(0);
+  }
   if (!net::start_eal(argc, argv, "spraylab-gen", on_signal)) return 2;
   net::install_idle_wake_signal();  // a launcher's SIGUSR1 before a run ends no generator
   gen::GenOptions cli;

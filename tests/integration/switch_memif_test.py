@@ -323,6 +323,10 @@ def test_bad_input_exits_2(args):
     cases = [(["--confg", bad], "--config is required"),
              (["--config", os.path.join(work, "nosuch.yaml")], "nosuch.yaml"),
              (["--config", good, "--switch", "leaf0", "--idle-sleep", "banana"], "--idle-sleep"),
+             (["--config", good, "--switch", "leaf0", "--duration", "-1"],
+              "--duration: expected a number >= 0, found -1"),
+             (["--config", good, "--switch", "leaf0", "--stats-interval", "-2"],
+              "--stats-interval: expected a number >= 0, found -2"),
              (["--config", bad, "--switch", "leaf0"], "bad.yaml:")]
     seen = []
     try:
@@ -344,14 +348,22 @@ def test_help_points_past_eal(args):
     p = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=60)
     check(p.returncode == 0 and "-- --help` lists spraylab-switch's own options" in p.stdout,
           f"exit {p.returncode}: {p.stdout[-400:]}")
-    prefix = f"sl_help_{os.getpid()}"
-    try:
-        p = subprocess.run([binary, "--no-pci", "--no-huge", "--file-prefix", prefix, "--", "--help"],
-                           capture_output=True, text=True, timeout=60)
-    finally:
-        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
-    check(p.returncode == 0 and "--config" in p.stdout and "--switch" in p.stdout,
-          f"exit {p.returncode}: {p.stdout[-400:]}{p.stderr[-400:]}")
+    # The program's own --help starts no EAL (no hugepages, no runtime folder): for the switch
+    # and the generator alike, with EAL arguments before `--` or none.
+    for program, needles in (("switch/spraylab-switch", ("--config", "--switch")),
+                             ("trafficgen/spraylab-gen", ("--config", "--hosts"))):
+        for eal in ([], ["--no-pci", "--no-huge"]):
+            prefix = f"sl_help_{os.getpid()}"
+            folder = f"/var/run/dpdk/{prefix}"
+            try:
+                p = subprocess.run([f"{args.build}/{program}", *eal, "--file-prefix", prefix, "--",
+                                    "--help"], capture_output=True, text=True, timeout=60)
+                started = os.path.exists(folder)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+            check(p.returncode == 0 and all(n in p.stdout for n in needles),
+                  f"{program} {eal}: exit {p.returncode}: {p.stdout[-400:]}{p.stderr[-400:]}")
+            check(not started and "EAL" not in p.stderr, f"{program} {eal}: EAL started: {p.stderr[-400:]}")
 
 
 def main():
