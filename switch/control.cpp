@@ -75,9 +75,10 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
-// /spraylab/queue_max: every port's deepest queue since the last read (this command or a metrics
-// scrape), in packets and bytes; then the maxima restart from the depth now. A launcher reads it
-// before and after a run (fabric/namespaced/launcher.cpp).
+// /spraylab/queue_max: every port's deepest queue since the last read of the run's results (this
+// command or stats with its maxima; a metrics scrape takes its own), in packets and bytes; then
+// the maxima restart from the depth now. A launcher reads it before and after a run
+// (fabric/namespaced/launcher.cpp).
 int cmd_queue_max(const char*, const char*, rte_tel_data* d) {
   dataplane::SwitchRuntime& rt = g_control->runtime();
   rte_tel_data_start_dict(d);
@@ -86,7 +87,7 @@ int cmd_queue_max(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_start_array(packets, RTE_TEL_U64_VAL);
   rte_tel_data_start_array(bytes, RTE_TEL_U64_VAL);
   for (uint16_t p = 0; p < rt.ports(); ++p) {
-    const auto [mp, mb] = rt.take_max_depth(p);
+    const auto [mp, mb] = rt.take_max_depth(p, dataplane::SwitchRuntime::MaxReader::kResults);
     rte_tel_data_add_array_u64(packets, mp);
     rte_tel_data_add_array_u64(bytes, mb);
   }
@@ -264,7 +265,7 @@ nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, bool take_max,
   pj["queue_packets"] = rt_.depth_packets_now(p);
   pj["queue_bytes"] = rt_.depth_bytes_now(p);
   if (take_max) {
-    auto [mp, mb] = rt_.take_max_depth(p);
+    auto [mp, mb] = rt_.take_max_depth(p, dataplane::SwitchRuntime::MaxReader::kResults);
     pj["queue_max_packets"] = mp;
     pj["queue_max_bytes"] = mb;
   }

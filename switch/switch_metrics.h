@@ -62,10 +62,11 @@ namespace spraylab::dataplane {
   X(kSampledPackets, "spraylab_switch_queue_depth_sampled_packets", Histogram, "switch,port,peer", \
     "Egress queue depth sampled every millisecond by the control plane, packets")                  \
   X(kPfcFramesSent, "spraylab_switch_pfc_frames_sent_total", Counter, "switch,port,peer,kind",     \
-    "PFC frames the port sent its upstream (buffer.flow_control: pfc): kind pause (the port's "     \
+    "PFC frames the port sent its upstream (buffer.flow_control: pfc): kind pause (the port's "    \
     "ingress bytes passed XOFF, or a pause renewed) or resume (back at XON)")                      \
   X(kPfcFramesReceived, "spraylab_switch_pfc_frames_received_total", Counter,                      \
-    "switch,port,peer,kind", "PFC frames for the data class the port's peer sent: kind pause or "  \
+    "switch,port,peer,kind",                                                                       \
+    "PFC frames for the data class the port's peer sent: kind pause or "                           \
     "resume")                                                                                      \
   X(kPfcPausedSeconds, "spraylab_switch_pfc_paused_seconds_total", Counter, "switch,port,peer",    \
     "Time the port's transmitter was paused by its peer's PFC frames (ns resolution)")             \
@@ -73,7 +74,8 @@ namespace spraylab::dataplane {
     "Tries to send an owed PFC frame that found no mbuf in the reserve or the link or tx queue "   \
     "full: the frame stays owed for the next turn")                                                \
   X(kCreditsConsumed, "spraylab_switch_credits_consumed_total", Counter, "switch,port,peer",       \
-    "Credits (buffer.credit.unit bytes each) that frames arriving on the port took in its ingress " \
+    "Credits (buffer.credit.unit bytes each) that frames arriving on the port took in its "        \
+    "ingress "                                                                                     \
     "buffer (buffer.flow_control: credit)")                                                        \
   X(kCreditsFreed, "spraylab_switch_credits_freed_total", Counter, "switch,port,peer",             \
     "Credits of the port's ingress buffer freed as its frames left, owed back to its sender")      \
@@ -152,9 +154,9 @@ struct SwitchSource {
   uint64_t buffer_bytes = 0;
   std::function<std::string()> algorithm;
   std::function<bool(uint16_t port)> port_up;
-  std::function<QueueDepth(uint16_t port)> depth;     // now
-  std::function<QueueDepth(uint16_t port)> take_max;  // maximum since the last call, then reset
-  std::function<MbufCount()> mbufs;                   // the pool now; empty: no samples
+  std::function<QueueDepth(uint16_t port)> depth;        // now
+  std::function<QueueDepth(uint16_t port)> take_max;     // maximum since the last call, then reset
+  std::function<MbufCount()> mbufs;                      // the pool now; empty: no samples
   std::function<PfcPortStats(uint16_t port)> pfc;        // empty: no PFC (the families empty)
   std::function<CreditPortStats(uint16_t port)> credit;  // empty: no credits
 };
@@ -220,15 +222,15 @@ inline SwitchSource source_of(SwitchRuntime& rt, std::vector<unsigned> lcores, d
     return QueueDepth{rt.depth_packets_now(p), rt.depth_bytes_now(p)};
   };
   s.take_max = [&rt](uint16_t p) {
-    const auto [packets, bytes] = rt.take_max_depth(p);
+    const auto [packets, bytes] = rt.take_max_depth(p, SwitchRuntime::MaxReader::kScrape);
     return QueueDepth{packets, bytes};
   };
   if (const Pfc* pfc = rt.pfc()) {
     s.pfc = [pfc, clock = TscClock()](uint16_t p) {
       const PfcPortCounters& c = pfc->counters(p);
-      return PfcPortStats{c.pause_sent.get(),     c.resume_sent.get(), c.pause_received.get(),
-                          c.resume_received.get(), c.send_failed.get(),
-                          pfc->paused_ns_seen(p, clock.now_ns())};
+      return PfcPortStats{c.pause_sent.get(),     c.resume_sent.get(),
+                          c.pause_received.get(), c.resume_received.get(),
+                          c.send_failed.get(),    pfc->paused_ns_seen(p, clock.now_ns())};
     };
   }
   if (const Credits* credits = rt.credits()) {

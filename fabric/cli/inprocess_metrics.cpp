@@ -19,12 +19,10 @@ SwitchMetricsHook serve_switch_metrics(const monitoring::Address& at) {
     std::vector<std::shared_ptr<prometheus::Collectable>> parts;
     for (dataplane::SwitchRuntime* rt : switches) {
       // One worker a switch node (its lcore is the fabric's: 0 here).
-      dataplane::SwitchSource s =
-          dataplane::source_of(*rt, std::vector<unsigned>(rt->workers(), 0),
-                               static_cast<double>(rte_get_tsc_hz()));
-      // The run's results take each port's exact deepest queue at the end (port_stats.cpp):
-      // a scrape must not take it first. The max gauges read the depth at the scrape instead.
-      s.take_max = s.depth;
+      dataplane::SwitchSource s = dataplane::source_of(*rt, std::vector<unsigned>(rt->workers(), 0),
+                                                       static_cast<double>(rte_get_tsc_hz()));
+      // The scrape takes the maxima since its own last scrape; the run's results take theirs at
+      // the end (port_stats.cpp), whatever was scraped (EgressQueues::MaxReader).
       parts.push_back(std::make_shared<dataplane::SwitchCollector>(std::move(s)));
     }
     auto registry = std::make_shared<monitoring::Registry>();

@@ -108,7 +108,8 @@ std::vector<PortSummary> port_summaries(const Fabric& f, const std::vector<Queue
       const uint32_t peer = t.ports[p].peer_switch;
       s.layer = layer_name(t.level, top, t.ports[p].to_host,
                            peer < level_of.size() ? level_of[peer] : t.level);
-      const auto [max_packets, max_bytes] = rt.take_max_depth(p);
+      const auto [max_packets, max_bytes] =
+          rt.take_max_depth(p, dataplane::SwitchRuntime::MaxReader::kResults);
       s.max_packets = max_packets;
       s.max_bytes = max_bytes;
       s.tx_packets = rt.sum(p, &dataplane::PortCounters::tx_packets);

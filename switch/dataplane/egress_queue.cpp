@@ -94,6 +94,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
       bytes_(new std::atomic<uint32_t>[ports]()),
       max_packets_(new std::atomic<uint32_t>[ports]()),
       max_bytes_(new std::atomic<uint32_t>[ports]()),
+      held_(ports),
       next_(ports, 0),
       vcs_(vcs) {
   if (vcs_ > 1 && workers_ > 1) {
@@ -150,11 +151,19 @@ lb::QueueView EgressQueues::view(bool bytes) const {
                : lb::QueueView(packets_.get(), capacity_packets_.data(), ports_);
 }
 
-std::pair<uint32_t, uint32_t> EgressQueues::take_max(uint16_t p) {
-  // What is queued now is part of the next interval's maximum.
+std::pair<uint32_t, uint32_t> EgressQueues::take_max(uint16_t p, MaxReader r) {
+  const std::lock_guard<std::mutex> lock(*take_mutex_);
+  // What is queued now is part of every reader's next interval (the words keep it).
   const uint32_t np = max_packets_[p].exchange(depth_packets(p));
   const uint32_t nb = max_bytes_[p].exchange(depth_bytes(p));
-  return {np, nb};
+  for (Held& h : held_[p]) {
+    h.packets = std::max(h.packets, np);
+    h.bytes = std::max(h.bytes, nb);
+  }
+  Held& mine = held_[p][static_cast<size_t>(r)];
+  const std::pair<uint32_t, uint32_t> out{mine.packets, mine.bytes};
+  mine = Held{};
+  return out;
 }
 
 }  // namespace spraylab::dataplane

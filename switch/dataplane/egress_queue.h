@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -267,8 +268,14 @@ class EgressQueues {
   // port, the caller's) filled with the totals now.
   lb::QueueView view(bool bytes) const;
   lb::QueueView view(bool bytes, std::atomic<uint32_t>* snapshot) const;
-  // Maxima since the last call (then reset to the depth now): what a scrape reports.
-  std::pair<uint32_t, uint32_t> take_max(uint16_t p);
+  // Who takes the maxima. Each reader gets the maximum since its own last take, so a metrics
+  // scrape does not take the interval a run's results read (a launcher's /spraylab/queue_max
+  // before and after a run, the in-process fabric's summary at its end), nor the reverse.
+  enum class MaxReader : uint8_t { kResults, kScrape };
+  static constexpr size_t kMaxReaders = 2;
+  // Port p's maxima in packets and bytes since reader r's last take (each interval starts at the
+  // depth of the take that opened it). The takers only (control lcore, metrics thread).
+  std::pair<uint32_t, uint32_t> take_max(uint16_t p, MaxReader r);
   // The shaper of every queue of port p.
   void set_shaper(uint16_t p, const Shaper& s) {
     for (uint32_t w = 0; w < workers_; ++w) queue(p, w).set_shaper(s);
@@ -296,10 +303,17 @@ class EgressQueues {
   uint32_t workers_;
   bool per_worker_tx_;
   std::unique_ptr<std::atomic<uint32_t>[]> packets_, bytes_, max_packets_, max_bytes_;
+  // take_max: what each reader has not taken yet of the maxima the data path's words gave up
+  // to another reader's take. Touched by the takers only, under take_mutex_ (never the data path).
+  struct Held {
+    uint32_t packets = 0, bytes = 0;
+  };
+  std::unique_ptr<std::mutex> take_mutex_ = std::make_unique<std::mutex>();
+  std::vector<std::array<Held, kMaxReaders>> held_;
   size_t lines_per_tally_ = 0;
   std::unique_ptr<Line[]> tallies_;  // several workers: kTallies arrays per worker
   std::vector<uint32_t> capacity_packets_, capacity_bytes_;
-  std::vector<uint32_t> next_;  // per port: the worker's queue its owner drains first next time
+  std::vector<uint32_t> next_;    // per port: the worker's queue its owner drains first next time
   std::vector<uint32_t> owners_;  // per port: owner()
   std::vector<EgressQueue> queues_;
   std::vector<EgressQueue*> port_queues_;  // per port: port_queue(), into queues_
@@ -477,7 +491,7 @@ inline void EgressQueue::prefetch(bool near) const {
   } else {
     // Its length is what the shaper reads, its arrival field what the link writes. With none
     // held, the drain refills from the ring first: its head frame.
-    const rte_mbuf* m = held_count_ > 0        ? held_[0]
+    const rte_mbuf* m = held_count_ > 0         ? held_[0]
                         : mode_ == Mode::kCross ? nullptr
                         : head_ != tail_        ? ring_slot(slots_, rest_, head_ & mask_)
                                                 : nullptr;

@@ -179,7 +179,11 @@ class SwitchRuntime {
   uint32_t depth_packets_now(uint16_t p) const { return egress_.depth_packets(p); }
   uint32_t depth_bytes_now(uint16_t p) const { return egress_.depth_bytes(p); }
   // Maxima since the last call (then reset): what a scrape reports.
-  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p) { return egress_.take_max(p); }
+  // Port p's deepest queue since reader r's last take (EgressQueues::take_max).
+  using MaxReader = EgressQueues::MaxReader;
+  std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p, MaxReader r) {
+    return egress_.take_max(p, r);
+  }
   // Sum over workers of one port's counter.
   uint64_t sum(uint16_t port, Counter PortCounters::*field) const;
   uint64_t sum_drops(uint16_t port, DropReason r) const;

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "conf/loader.h"
@@ -188,7 +189,8 @@ TEST_F(TwoWorkers, ThePortsDepthIsItsTotalOverWorkers) {
     EXPECT_EQ(rt_->depth_packets_now(p), 16u) << "port " << p;
     EXPECT_EQ(view.depth(p), 16u) << "port " << p << ": the balancers' view";
     EXPECT_EQ(rt_->egress_queues().queue(p, 1).ring_count(), 8u) << "worker 1's queue";
-    EXPECT_EQ(rt_->take_max_depth(p).first, 16u) << "port " << p;
+    EXPECT_EQ(rt_->take_max_depth(p, SwitchRuntime::MaxReader::kResults).first, 16u)
+        << "port " << p;
   }
   EXPECT_EQ(total, 64u);
   EXPECT_EQ(bytes, 64u * 60u);
@@ -203,6 +205,32 @@ TEST_F(TwoWorkers, ThePortsDepthIsItsTotalOverWorkers) {
   uint64_t n = 0;
   for (uint64_t s : sent) n += s;
   EXPECT_EQ(n, 64u);
+}
+
+// Each reader of a port's maxima gets the deepest queue since its own last take: a metrics scrape
+// does not take the interval a run's results read (a scrape of a namespaced switch took what its
+// launcher's /spraylab/queue_max was to report), nor the reverse.
+TEST_F(TwoWorkers, EachReaderTakesTheMaximaSinceItsOwnLastTake) {
+  using R = SwitchRuntime::MaxReader;
+  start(/*shaping=*/true, /*tx_queues=*/1);
+  send(0, 32);  // 16 frames on each uplink (Ofan's rotation for leaf1, both workers)
+  send(1, 32);
+  std::array<uint64_t, kPorts> sent{};
+  const uint64_t later = 1'000'000'000;
+  drain(0, sent, later);
+  drain(1, sent, later);
+  for (uint16_t p = kFirstUplink; p < kFirstUplink + kUplinks; ++p) {
+    EXPECT_EQ(rt_->take_max_depth(p, R::kScrape).first, 16u) << "port " << p;
+  }
+  send(0, 8);  // 2 on each uplink, still queued
+  for (uint16_t p = kFirstUplink; p < kFirstUplink + kUplinks; ++p) {
+    EXPECT_EQ(rt_->take_max_depth(p, R::kResults), std::make_pair(16u, 16u * 60u))
+        << "port " << p << ": the results' interval, which the scrape did not take";
+    EXPECT_EQ(rt_->take_max_depth(p, R::kScrape).first, 2u) << "port " << p;
+    EXPECT_EQ(rt_->take_max_depth(p, R::kResults).first, 2u)
+        << "port " << p << ": a new interval starts at the depth of the take";
+  }
+  drain(0, sent, later);
 }
 
 // One shaper per port, fed by both workers' queues: at one instant the port lets out what its
