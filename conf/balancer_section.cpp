@@ -51,7 +51,8 @@ BalancerSpec read_balancer(const Map& map, const Map* parent, lb::Algorithm inhe
 
 // Per-switch overrides of an explicit topology must name one of its switches.
 void check_switch_name(const Value& key, const std::string& name, const TopologySpec& topology) {
-  if (topology.generator != topo::Kind::kExplicit) return;  // generated names are checked by topo/
+  // A generated topology's names are checked once it is built (fabric/run/variants.cpp).
+  if (topology.generator != topo::Kind::kExplicit) return;
   std::vector<std::string_view> names;
   for (const ExplicitSwitch& s : topology.switches) {
     if (s.name == name) return;
@@ -108,6 +109,8 @@ void read_balancer_plan(const Map& map, const TopologySpec& topology, BalancerPl
     const Map switches(*switches_value);
     for (const Map::Entry& entry : switches.entries()) {
       check_switch_name(entry.key_node, entry.key, topology);
+      const YAML::Mark& at = entry.key_node.mark();
+      plan.per_switch_at[entry.key] = {at.line + 1, at.column + 1};
       plan.per_switch[entry.key] =
           read_balancer(Map(entry.value), &map, plan.fallback.algorithm, {});
       check_topology(Map(entry.value), plan.per_switch[entry.key], topology);

@@ -192,6 +192,26 @@ void default_credit(const Value* buffer, Experiment& experiment) {
   }
 }
 
+void check_holds_a_frame(const Value* buffer, const Experiment& experiment) {
+  const BufferSpec& b = experiment.buffer;
+  if (b.flow_control != FlowControl::kNone || buffer == nullptr) return;  // defaults hold frames
+  const uint32_t payload = experiment.workload.payload_bytes;
+  const uint64_t frame = frame_bytes(payload);
+  const Map section(*buffer);
+  auto refuse = [&](std::string_view key, uint64_t bytes, std::string_view fate) {
+    const Value* at = section.find(key);
+    if (at == nullptr) at = section.find("bytes");  // trim_threshold defaults to bytes
+    if (at == nullptr) at = buffer;
+    at->fail(fmt::format(
+        "buffer.{} ({}) is less than one data frame ({} B: payload {} + {} B of headers): every "
+        "data frame would be {}; at least {} B",
+        at == section.find("bytes") ? "bytes" : key, format_size(bytes), frame, payload,
+        BufferSpec::kFrameHeaderBytes, fate, frame));
+  };
+  if (b.bytes < frame) refuse("bytes", b.bytes, "dropped");
+  if (b.trim && b.trim_threshold < frame) refuse("trim_threshold", b.trim_threshold, "trimmed");
+}
+
 void check_virtual_channels(const Value* buffer, const Experiment& experiment) {
   const BufferSpec& b = experiment.buffer;
   if (b.virtual_channels <= 1 || b.flow_control != FlowControl::kNone) return;

@@ -51,5 +51,8 @@ uint64_t credit_buffer_bytes(const LinkSpec& links, uint32_t payload_bytes);
 // After every section is read: buffer.virtual_channels above 1 needs lossless links (pfc or
 // credit). Throws ConfigError at the key.
 void check_virtual_channels(const Value* buffer, const Experiment& experiment);
+// A tail-drop buffer (and a trim threshold) must hold one data frame: smaller, every data frame
+// is dropped (trimmed) and no run completes. Lossless buffers have their own checks.
+void check_holds_a_frame(const Value* buffer, const Experiment& experiment);
 
 }  // namespace spraylab::conf

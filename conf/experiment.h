@@ -74,7 +74,13 @@ struct BalancerPlan {
   BalancerSpec fallback;                           // `load_balancer:` top-level keys
   std::map<uint32_t, BalancerSpec> per_layer;      // `load_balancer.layers.<level>`
   std::map<std::string, BalancerSpec> per_switch;  // `load_balancer.switches.<name>`
-  std::optional<UpgradeSpec> upgrade;              // `load_balancer.upgrade`
+  // Where each per_switch name is written (1-based line and column): a generated topology's
+  // names are known once it is built, and checked then (fabric/run/variants.cpp).
+  struct KeyAt {
+    int line = 0, column = 0;
+  };
+  std::map<std::string, KeyAt> per_switch_at;
+  std::optional<UpgradeSpec> upgrade;  // `load_balancer.upgrade`
   const BalancerSpec& for_switch(const std::string& name, uint32_t level) const;
 };
 

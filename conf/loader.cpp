@@ -147,6 +147,7 @@ Experiment read_experiment(const Value& document) {
   default_pfc(buffer, experiment);
   default_credit(buffer, experiment);
   check_virtual_channels(buffer, experiment);
+  check_holds_a_frame(buffer, experiment);
   if (const Value* measurement = top.find("measurement")) {
     read_section(measurement->as_map(), measurement_fields(), experiment.measurement);
   }

@@ -30,7 +30,8 @@ class Value {
   const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }
   const std::string& source() const { return *source_; }
-  std::string position() const;  // "line:column", 1-based
+  std::string position() const;                     // "line:column", 1-based
+  const YAML::Mark& mark() const { return mark_; }  // 0-based: where errors point
 
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void expected(std::string_view what) const;  // "expected {what}, found {found()}"

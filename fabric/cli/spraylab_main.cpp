@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -92,6 +93,16 @@ int main(int argc, char** argv) {
   } catch (const std::runtime_error& e) {
     fmt::print(stderr, "spraylab: {}\n", e.what());
     return 1;
+  } catch (const std::bad_alloc&) {
+    // A workload or fabric too large for the memory (e.g. 4e9 uniform messages): one line, not
+    // an abort. The size estimate of -n covers the fabric, not every workload's schedule.
+    fmt::print(stderr,
+               "spraylab: out of memory building the experiment: its workload or fabric is "
+               "larger than this machine holds; make it smaller\n");
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "spraylab: error: {}\n", e.what());
+    return 2;
   }
   return rc;
 }

@@ -139,6 +139,58 @@ def bad_input_exits_2_with_a_precise_error(_args):
         check(needle in p.stderr, f"{args}: {needle!r} not in {p.stderr!r}")
 
 
+def a_workload_too_large_to_build_is_refused_not_aborted(_args):
+    # iterations x messages past the 32-bit message ids wrapped them (and the schedule's reserve
+    # threw std::bad_alloc, an abort with exit 134); a uniform workload of 4e9 messages the same.
+    with tempfile.TemporaryDirectory() as d:
+        with open(DEMO) as f:
+            text = f.read()
+        check("workload:\n  type: permutation\n" in text, "demo.yaml changed: update this test")
+        for name, workload, needle in (
+                ("iters", "workload:\n  type: permutation\n  iterations: 4000000000\n",
+                 "workload.iterations: 4000000000 iterations x 16 messages = 64000000000 messages"),
+                ("uniform", "workload:\n  type: uniform\n  messages: 4000000000\n",
+                 "spraylab: out of memory building the experiment")):
+            path = os.path.join(d, name + ".yaml")
+            with open(path, "w") as f:
+                f.write(text.replace("workload:\n  type: permutation\n", workload))
+            p = run("run", path, "-n")
+            check(p.returncode == 2, (name, p.returncode, p.stderr[-500:]))
+            check(needle in p.stderr, (name, p.stderr[-500:]))
+            check("terminate called" not in p.stderr, p.stderr[-500:])
+
+
+def a_per_switch_balancer_must_name_a_switch_of_the_generated_topology(_args):
+    # Checked for explicit topologies only: on a generated one a typo'd or foreign name (leaf0 on a
+    # fat tree, whose switches are edge*, agg*, core*) made the override silently do nothing.
+    with tempfile.TemporaryDirectory() as d:
+        with open(DEMO) as f:
+            text = f.read()
+        check("load_balancer:\n  algorithm: ofan\n" in text, "demo.yaml changed: update this test")
+        line = text[:text.index("load_balancer:")].count("\n") + 3
+        for name, guess in (("leaf0", "expected a switch of the fat-tree topology, such as edge0"),
+                            ("edge00", "did you mean 'edge0'?"), ("h3", "h3 is a host")):
+            path = os.path.join(d, "sw.yaml")
+            with open(path, "w") as f:
+                f.write(text.replace("load_balancer:\n  algorithm: ofan\n",
+                                     "load_balancer:\n  algorithm: ofan\n  switches:\n"
+                                     f"    {name}: {{algorithm: ecmp}}\n"))
+            p = run("run", path, "-n")
+            check(p.returncode == 2, (name, p.returncode, p.stdout, p.stderr))
+            check(f"sw.yaml:{line + 1}:" in p.stderr, (name, p.stderr))  # the override's line
+            check(f": load_balancer.switches.{name}: no switch named '{name}'" in p.stderr,
+                  (name, p.stderr))
+            check(guess in p.stderr, (name, p.stderr))
+        with open(path, "w") as f:
+            f.write(text.replace("load_balancer:\n  algorithm: ofan\n",
+                                 "load_balancer:\n  algorithm: ofan\n  switches:\n"
+                                 "    agg3: {algorithm: ecmp}\n"))
+        p = run("run", path, "-n")
+        check(p.returncode == 0, p.stderr)
+        p = run("run", DEMO, "-n", "--set", "load_balancer.switches.leaf0.algorithm=ecmp")
+        check(p.returncode == 2 and "no switch named 'leaf0'" in p.stderr, p.stderr)
+
+
 def algorithm_has_both_spellings_and_a_did_you_mean(_args):
     # `fabric up` took --algorithm and `run` --algorithms; each now takes both (issue 43, point 4).
     p = run("run", DEMO, "--algorithm", "ofan", "-n")
@@ -227,6 +279,10 @@ CASES = [
     ("bad input exits 2 with a precise error", bad_input_exits_2_with_a_precise_error, ()),
     ("a switch with too many ports is refused before EAL",
      switch_with_too_many_ports_is_refused_before_eal, ()),
+    ("a workload too large to build is refused, not aborted",
+     a_workload_too_large_to_build_is_refused_not_aborted, ()),
+    ("a per-switch balancer must name a switch of the generated topology",
+     a_per_switch_balancer_must_name_a_switch_of_the_generated_topology, ()),
     ("--algorithm and --algorithms both work, with a did-you-mean",
      algorithm_has_both_spellings_and_a_did_you_mean, ()),
     ("a fabric too large for the machine is refused with its estimate",

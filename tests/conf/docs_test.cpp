@@ -155,7 +155,7 @@ TEST(Docs, TheCompleteExampleLoads) {
   for (auto it = start + 1; it != end; ++it) yaml += *it + "\n";
   const Experiment e = load_experiment_string(yaml, "docs/configuration.md");
   EXPECT_EQ(e.name, "psp-vs-ofan");
-  EXPECT_EQ(e.balancer.for_switch("leaf0", 0).algorithm, lb::Algorithm::kOfan);
+  EXPECT_EQ(e.balancer.for_switch("edge0", 0).algorithm, lb::Algorithm::kOfan);
   EXPECT_EQ(e.balancer.for_switch("agg0", 1).algorithm, lb::Algorithm::kJsq);
   EXPECT_EQ(e.balancer.for_switch("agg0", 1).state_update_ns, 20'000u);
 }

@@ -615,6 +615,29 @@ TEST(ConfigErrors, PfcThresholdsDeriveFromTheLinkAndRefuseNonsense) {
               HasSubstr("xof"));
 }
 
+// A tail-drop buffer or a trim threshold smaller than one data frame: every data frame dropped
+// or trimmed, and the run could never complete (it spent its whole --timeout, then ended
+// incomplete).
+TEST(ConfigErrors, TheBufferAndTheTrimThresholdHoldADataFrame) {
+  const std::string top = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_THAT(load_error(top + "buffer: {bytes: 1000}\n"),
+              HasSubstr("buffer.bytes: buffer.bytes (1KB) is less than one data frame (4178 B: "
+                        "payload 4096 + 82 B of headers): every data frame would be dropped; at "
+                        "least 4178 B"));
+  EXPECT_THAT(load_error(top + "buffer: {bytes: 4177}\n"), HasSubstr("at least 4178 B"));
+  EXPECT_EQ(load(top + "buffer: {bytes: 4178}\n").buffer.bytes, 4178u);
+  EXPECT_EQ(load(top + "buffer: {bytes: 1000}\nworkload: {payload: 512}\n").buffer.bytes, 1000u);
+  EXPECT_THAT(load_error(top + "buffer: {bytes: 800KB, trim: true, trim_threshold: 1}\n"),
+              HasSubstr("buffer.trim_threshold: buffer.trim_threshold (1) is less than one data "
+                        "frame (4178 B: payload 4096 + 82 B of headers): every data frame would be "
+                        "trimmed; at least 4178 B"));
+  EXPECT_THAT(load_error(top + "buffer: {bytes: 1000, trim: true}\n"),
+              HasSubstr("buffer.bytes: buffer.bytes (1KB) is less than one data frame"));
+  // Lossless buffers have their own checks (the credit loop's, PFC's headroom).
+  EXPECT_THAT(load_error(top + "buffer: {flow_control: credit, credit: {bytes: 4200}}\n"),
+              HasSubstr("no frame could ever start"));
+}
+
 // buffer.flow_control: credit and buffer.credit (issue 39): the derived buffer, and every
 // nonsense refused at its key.
 TEST(ConfigErrors, CreditBufferDerivesFromTheLinkAndRefusesNonsense) {

@@ -1,9 +1,21 @@
 #include "trafficgen/workloads/iterations.h"
 
+#include <fmt/format.h>
+
+#include <limits>
+
 namespace spraylab::gen {
 
 Schedule repeat(const Schedule& one, uint32_t iterations) {
   if (iterations == 0) throw WorkloadError("iterations must be >= 1");
+  // Every copy's messages get ids of their own: past the 32-bit ids they would wrap (and the
+  // schedule would need hundreds of GB first).
+  const uint64_t total = uint64_t{one.messages.size()} * iterations;
+  if (total > std::numeric_limits<MessageId>::max()) {
+    throw WorkloadError(fmt::format(
+        "workload.iterations: {} iterations x {} messages = {} messages; at most {} in one run",
+        iterations, one.messages.size(), total, std::numeric_limits<MessageId>::max()));
+  }
   Schedule s;
   s.ranks = one.ranks;
   const auto per_copy = static_cast<MessageId>(one.messages.size());
