@@ -38,6 +38,14 @@ BalancerSpec read_balancer(const Map& map, const Map* parent, lb::Algorithm inhe
   }
   read_present(map, balancer_fields(), spec);
 
+  if (algorithm == lb::Algorithm::kKsp && (spec.k < 1 || spec.k > BalancerSpec::kKspMaxK)) {
+    // The switch's factory would refuse it once the fabric is built: said here, at the key.
+    const Value* k = map.find("k");
+    if (k == nullptr && parent != nullptr) k = parent->find("k");
+    const Value& at = k != nullptr ? *k : *map.find("algorithm");
+    at.fail(fmt::format("ksp needs 1 to {} paths per leaf pair, found {}", BalancerSpec::kKspMaxK,
+                        spec.k));
+  }
   if (lb::info(algorithm).defaults.bands > 0 && spec.bands == 0) {
     // The algorithm's default has bands (PSP's n), so a 0 was written here or inherited.
     const Value* bands = map.find("bands");

@@ -27,6 +27,9 @@ namespace spraylab::conf {
 // Only the keys of the chosen algorithm may appear in the file; the rest keep their defaults
 // (the algorithm's own ones, lb::AlgorithmInfo::defaults, applied by the loader).
 struct BalancerSpec {
+  // ksp's k at most: topo::KspPaths::kMaxK (asserted equal in switch/lb/factory.cpp).
+  static constexpr uint32_t kKspMaxK = 65534;
+
   lb::Algorithm algorithm = lb::Algorithm::kEcmp;
   // Queue depth unit the algorithm reads (lb::Traits::queue_depths).
   lb::QueueUnit queue_unit = lb::QueueUnit::kPackets;
@@ -34,7 +37,7 @@ struct BalancerSpec {
   uint64_t state_update_ns = 0;
   uint32_t reshuffle_every = 0;   // rr: reshuffle the order every N wraps, 0 = never
   uint32_t bands = 0;             // jsq: 0 = exact; psp: n
-  uint32_t k = 0;                 // topk: 0 = w/2
+  uint32_t k = 0;                 // topk: 0 = w/2; ksp: 1 .. kKspMaxK
   uint64_t threshold = 0;         // psp, jsq: Th in the queue unit; 0 = lb/band_thresholds.h
   uint32_t saturated_weight = 1;  // psp: weight of a queue at or beyond Th (0 excludes it)
   uint32_t pipe_ports = 0;        // pofan: W of `pipe: ports:W`; 0 = `pipe: queue`

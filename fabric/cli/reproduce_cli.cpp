@@ -1,6 +1,7 @@
 #include "fabric/cli/reproduce_cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -143,6 +144,50 @@ std::vector<PlannedRun> plan_runs(const Reproduction& reproduction, const std::s
     plan.push_back(std::move(p));
   }
   return plan;
+}
+
+// A check naming a series its figure will not draw, or an x none of the figure's runs sweeps, is
+// the file's mistake: said before anything runs (it surfaced when the checks were judged, after
+// every run). The x only at full size: --small sweeps less, and its checks may find no data.
+void check_references(const Reproduction& reproduction, const std::vector<PlannedRun>& plan,
+                      bool small) {
+  for (const Check& c : reproduction.checks) {
+    const auto figure = std::find_if(reproduction.figures.begin(), reproduction.figures.end(),
+                                     [&c](const Figure& f) { return f.name == c.figure; });
+    if (figure == reproduction.figures.end()) continue;  // read_check refused it already
+    const Figure& f = *figure;
+    std::vector<std::string> series;  // in the order the figure draws them
+    std::set<std::string> xs;
+    for (const PlannedRun& p : plan) {
+      if (!f.runs.empty() && std::find(f.runs.begin(), f.runs.end(), p.run.name) == f.runs.end())
+        continue;
+      for (const Variant& v : p.variants) {
+        const std::string name = series_name(p.run, v, f);
+        if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
+      }
+      for (const Sweep& s : p.run.sweeps) {
+        if (s.key == f.x) xs.insert(s.values.begin(), s.values.end());
+      }
+    }
+    for (const ModelCurve& m : f.models) series.push_back(m.name);  // drawn beside the measured
+    std::vector<std::string> names = c.picked.empty() ? std::vector{c.series} : c.picked;
+    if (!c.other.empty()) names.push_back(c.other);
+    for (const std::string& name : names) {
+      if (std::find(series.begin(), series.end(), name) == series.end()) {
+        throw std::invalid_argument(fmt::format("check {}: no series '{}' in {} (it has: {})", c.id,
+                                                name, f.name, fmt::join(series, ", ")));
+      }
+    }
+    if (small || xs.empty()) continue;
+    for (const std::string* x : {&c.at, &c.from}) {
+      if (!x->empty() && xs.count(*x) == 0) {
+        throw std::invalid_argument(fmt::format(
+            "check {}: {} is not an x of figure {} (its runs sweep {} over {}; write the value as "
+            "the sweep does)",
+            c.id, *x, f.name, f.x, fmt::join(xs, ", ")));
+      }
+    }
+  }
 }
 
 // Runs every planned variant (EAL sized for the largest); the worst of the runs' exit codes
@@ -416,6 +461,7 @@ Outcome reproduce_one(const std::string& target, const std::string& out_dir,
   const Sweep seeds = seeds_for(args, reproduction, experiment.seed);
   const std::vector<PlannedRun> plan =
       plan_runs(reproduction, text, path, o.out, args.small, seeds);
+  check_references(reproduction, plan, args.small);
   size_t total = 0;
   for (const PlannedRun& p : plan) total += p.variants.size();
   if (args.dry_run) {

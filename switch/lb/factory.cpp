@@ -23,6 +23,9 @@
 #include "topo/dragonfly_groups.h"
 
 namespace spraylab::lb {
+
+// The loader refuses ksp's k out of range at its key (conf/balancer_section.cpp).
+static_assert(conf::BalancerSpec::kKspMaxK == topo::KspPaths::kMaxK);
 namespace {
 
 [[noreturn]] void bad(const std::string& key, const std::string& why) {

@@ -34,7 +34,8 @@ Cases:
   bad input is exit 2             an unknown key in reproduce: (at its line), an unknown name, a
                                   results folder spraylab did not make (its files untouched), a
                                   paper check without a tolerance, a difference without why,
-                                  --redraw with no stored data.
+                                  a check's series or x its figure will not have (before any
+                                  run), --redraw with no stored data.
   --resume runs only what is missing
                                   tiny over 2 seeds, one variant folder removed and one's summary
                                   made a timeout: --resume --seeds 3 --dry-run marks the others
@@ -332,20 +333,24 @@ def bad_input_is_exit_2(_args):
         check(r.returncode == 2 and "figure q draws nothing" in r.stderr and
               "summary.json has no number at queue.nosuch" in r.stderr,
               f"exit {r.returncode}: {r.stderr}")
-        # A check naming a series its figure does not have is the file's mistake, not a result:
-        # not judged (was "not reproduced" with no measure: mrls-dragonfly's 'DF cost 1.33/ugal'
-        # for a one-algorithm run whose series is 'DF cost 1.33'), exit 2, no stored verdict.
+        # A check naming a series its figure does not have, or an x its runs do not sweep, is the
+        # file's mistake, not a result (was "not reproduced" with no measure: mrls-dragonfly's
+        # 'DF cost 1.33/ugal' for a one-algorithm run whose series is 'DF cost 1.33'; then "not
+        # judged", but only after every run): exit 2 before anything runs, nothing written.
         write(os.path.join(t, "to.yaml"), PAPER.replace("to: rps,", "to: rps/x,"))
         r = spraylab(t, "reproduce", "to.yaml", "--seeds", "1", "-o", "to")
-        check(r.returncode == 2 and "NOT JUDGED" in r.stdout and
-              "no series 'rps/x' in q (it has: rps, ofan)" in r.stderr and "not judged" in r.stderr,
+        check(r.returncode == 2 and "no series 'rps/x' in q (it has: rps, ofan)" in r.stderr,
               f"exit {r.returncode}: {r.stdout[-1500:]}{r.stderr[-1500:]}")
-        check(load(os.path.join(t, "to", "verdicts.json"))["checks"] == [],
-              load(os.path.join(t, "to", "verdicts.json")))
-        with open(os.path.join(t, "to", "report.md")) as f:
-            check("**not judged**" in f.read(), "report.md does not say not judged")
-        # Mended, --redraw judges it from the stored data.
+        check(not os.path.exists(os.path.join(t, "to")), "a refused reproduction wrote its folder")
+        write(os.path.join(t, "at.yaml"), PAPER.replace("at: 64KiB,", "at: 65536,"))
+        r = spraylab(t, "reproduce", "at.yaml", "--dry-run")
+        check(r.returncode == 2 and "65536 is not an x of figure q (its runs sweep "
+              "workload.message_size over 16KiB, 64KiB; write the value as the sweep does)"
+              in r.stderr, f"exit {r.returncode}: {r.stderr[-1500:]}")
+        # Mended, it runs; --redraw judges it again from the stored data.
         write(os.path.join(t, "to.yaml"), PAPER)
+        r = spraylab(t, "reproduce", "to.yaml", "--seeds", "1", "-o", "to")
+        check(r.returncode in (0, 1), f"exit {r.returncode}: {r.stderr[-1500:]}")
         r = spraylab(t, "reproduce", "to.yaml", "--redraw", "-o", "to")
         check(r.returncode in (0, 1) and "NOT JUDGED" not in r.stdout and
               len(load(os.path.join(t, "to", "verdicts.json"))["checks"]) == 1,

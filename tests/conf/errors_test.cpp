@@ -638,6 +638,34 @@ TEST(ConfigErrors, TheBufferAndTheTrimThresholdHoldADataFrame) {
               HasSubstr("no frame could ever start"));
 }
 
+// What the run refused only once its fabric was built (the switch's balancer factory, the host
+// plan), so a dry run passed it and a sweep failed after its earlier variants had run.
+TEST(ConfigErrors, WhatTheRunRefusesTheLoaderRefusesAtItsKey) {
+  const std::string mrls =
+      "topology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3}\n";
+  EXPECT_THAT(load_error(mrls + "load_balancer: {algorithm: ksp, k: 0}\n"),
+              HasSubstr("load_balancer.k: ksp needs 1 to 65534 paths per leaf pair, found 0"));
+  EXPECT_THAT(load_error(mrls + "load_balancer: {algorithm: ksp, k: 70000}\n"),
+              HasSubstr("load_balancer.k: ksp needs 1 to 65534 paths per leaf pair, found 70000"));
+  EXPECT_EQ(load(mrls + "load_balancer: {algorithm: topk, k: 0}\n").balancer.fallback.k, 0u);
+  const std::string top = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_THAT(load_error(top + "workload: {type: all-to-all, injection: bernoulli}\n"),
+              HasSubstr("workload.injection: all-to-all is a collective (measured by its "
+                        "completion time); bernoulli injects uniform, permutation, "
+                        "switch-permutation or bipartite"));
+  EXPECT_THAT(
+      load_error(top + "workload: {type: uniform, injection: bernoulli, message_size: 1MB}\n"),
+      HasSubstr("workload.message_size: uniform with injection: bernoulli draws a destination "
+                "per packet: the message (1MB) must fit one packet (payload 4096 B)"));
+  EXPECT_THAT(load_error(top + "workload: {injection: bernoulli, load: feasible}\n"),
+              HasSubstr("workload.load: with injection: bernoulli the load is a probability per "
+                        "packet slot; feasible is a paced rate: give a number"));
+  EXPECT_THAT(load_error(top + "workload: {injection: bernoulli, load: 0.00001}\n"),
+              HasSubstr("workload.load: expected at least 0.0001 arrivals per packet slot with "
+                        "injection: bernoulli, found 0.00001"));
+  EXPECT_EQ(load(top + "workload: {injection: bernoulli, load: 0.5}\n").workload.load, 0.5);
+}
+
 // buffer.flow_control: credit and buffer.credit (issue 39): the derived buffer, and every
 // nonsense refused at its key.
 TEST(ConfigErrors, CreditBufferDerivesFromTheLinkAndRefusesNonsense) {
