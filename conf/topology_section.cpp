@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 
 #include "conf/explicit_topology.h"
 #include "conf/schema.h"
 #include "conf/sections.h"
+#include "conf/topology_size.h"
 #include "topo/palm_tree.h"
 #include "topo/size_limit.h"
 
@@ -54,11 +56,14 @@ void check_arrangement(const Map& map, const TopologySpec& t) {
   at->fail(why);
 }
 
-// The generators' size limits (topo/size_limit.h), reported at the first of the keys that set
-// the size (with every one of them absent the defaults are small).
-void check_size(const Map& map, const TopologySpec& t) {
+// A generated topology's size and the keys that set it, most telling first (nullopt: explicit).
+struct SizeKeys {
   topo::GeneratedSize size;
-  std::array<std::string_view, 3> keys;  // the size's keys, most telling first
+  std::array<std::string_view, 3> keys;
+};
+std::optional<SizeKeys> size_keys(const TopologySpec& t) {
+  topo::GeneratedSize size;
+  std::array<std::string_view, 3> keys;
   switch (t.generator) {
     case topo::Kind::kFatTree:
       size = topo::fat_tree_size(t.k, t.levels, t.pods);
@@ -90,8 +95,17 @@ void check_size(const Map& map, const TopologySpec& t) {
       keys = {"q", "hosts_per_leaf", "q"};
       break;
     case topo::Kind::kExplicit:
-      return;
+      return std::nullopt;
   }
+  return SizeKeys{size, keys};
+}
+
+// The generators' size limits (topo/size_limit.h), reported at the first of the keys that set
+// the size (with every one of them absent the defaults are small).
+void check_size(const Map& map, const TopologySpec& t) {
+  const std::optional<SizeKeys> s = size_keys(t);
+  if (!s) return;
+  const auto& [size, keys] = *s;
   const std::string why = topo::size_problem(size);
   if (why.empty()) return;
   for (std::string_view key : keys) {
@@ -108,6 +122,12 @@ void check_fat_tree_pods(const Map& map, const TopologySpec& t) {
 }
 
 }  // namespace
+
+std::optional<topo::GeneratedSize> generated_size(const TopologySpec& topology) {
+  const std::optional<SizeKeys> s = size_keys(topology);
+  if (!s) return std::nullopt;
+  return s->size;
+}
 
 void read_topology(const Map& map, TopologySpec& topology) {
   const VariantTable& generators = topology_generators();

@@ -5,8 +5,10 @@
 #include <rte_mempool.h>
 #include <unistd.h>
 
+#include <optional>
 #include <stdexcept>
 
+#include "conf/topology_size.h"
 #include "fabric/emu/mbuf_pool.h"
 #include "switch/dataplane/switch_runtime.h"
 #include "switch/lb/algorithm.h"
@@ -96,6 +98,14 @@ uint64_t port_bytes(Mode mode) {
 }  // namespace
 
 FabricSize estimate_size(const conf::Experiment& exp, Mode mode, uint32_t lcores) {
+  // A generated switch no mode can run is said before the build, which for an MRLS of radix
+  // 2000 took 5 s and 300 MB first (topology tools such as `topo stats` take such sizes).
+  const std::optional<topo::GeneratedSize> generated = conf::generated_size(exp.topology);
+  if (generated && generated->ports > dataplane::kMaxPorts) {
+    throw std::invalid_argument(fmt::format(
+        "topology: its {} generator gives a switch of {} ports; at most {} are supported",
+        topo::to_string(exp.topology.generator), generated->ports, dataplane::kMaxPorts));
+  }
   const topo::Topology t = topo::build(exp.topology, exp.links);
   dataplane::check_switch_ports(t);  // a switch no mode can run says so first
   FabricSize s;

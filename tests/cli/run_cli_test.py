@@ -99,8 +99,17 @@ def switch_with_too_many_ports_is_refused_before_eal(_args):
         out = os.path.join(d, "out")
         p = run("run", exp, "--out", out)
         check(p.returncode == 2, (p.returncode, p.stderr))
-        check("switch edge0 has 200 ports; at most 128 are supported" in p.stderr, p.stderr)
+        check("topology: its fat-tree generator gives a switch of 200 ports; at most 128 are "
+              "supported" in p.stderr, p.stderr)
         check("EAL" not in p.stderr and not os.path.exists(out), p.stderr)
+        # Said from the parameters, before the build: an MRLS of radix 2000 was built first
+        # (4000 leaves: seconds and hundreds of MB), then refused.
+        mrls = os.path.join(d, "mrls.yaml")
+        with open(mrls, "w") as f:
+            f.write("topology: {generator: mrls, leaves: 4000, uplinks: 1000, downlinks: 1000}\n")
+        p = run("run", mrls, "-n")
+        check(p.returncode == 2 and "its mrls generator gives a switch of 2000 ports; at most "
+              "128 are supported" in p.stderr, (p.returncode, p.stderr))
 
 
 def bad_input_exits_2_with_a_precise_error(_args):
