@@ -195,17 +195,21 @@ void default_credit(const Value* buffer, Experiment& experiment) {
 void check_holds_a_frame(const Value* buffer, const Experiment& experiment) {
   const BufferSpec& b = experiment.buffer;
   if (b.flow_control != FlowControl::kNone || buffer == nullptr) return;  // defaults hold frames
-  const uint32_t payload = experiment.workload.payload_bytes;
-  const uint64_t frame = frame_bytes(payload);
+  // The smallest whole data frame the workload sends: a packet's payload, or its messages' when
+  // they are smaller (a 256 B message is one 338 B frame).
+  const WorkloadSpec& w = experiment.workload;
+  const uint64_t data =
+      w.message_bytes > 0 ? std::min<uint64_t>(w.payload_bytes, w.message_bytes) : w.payload_bytes;
+  const uint64_t frame = data + BufferSpec::kFrameHeaderBytes;
   const Map section(*buffer);
   auto refuse = [&](std::string_view key, uint64_t bytes, std::string_view fate) {
     const Value* at = section.find(key);
     if (at == nullptr) at = section.find("bytes");  // trim_threshold defaults to bytes
     if (at == nullptr) at = buffer;
     at->fail(fmt::format(
-        "buffer.{} ({}) is less than one data frame ({} B: payload {} + {} B of headers): every "
-        "data frame would be {}; at least {} B",
-        at == section.find("bytes") ? "bytes" : key, format_size(bytes), frame, payload,
+        "buffer.{} ({}) is less than one data frame ({} B: {} B of data + {} B of headers): "
+        "every data frame would be {}; at least {} B",
+        at == section.find("bytes") ? "bytes" : key, format_size(bytes), frame, data,
         BufferSpec::kFrameHeaderBytes, fate, frame));
   };
   if (b.bytes < frame) refuse("bytes", b.bytes, "dropped");

@@ -75,10 +75,9 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
-// /spraylab/queue_max: every port's deepest queue since the last read of the run's results (this
-// command or stats with its maxima; a metrics scrape takes its own), in packets and bytes; then
-// the maxima restart from the depth now. A launcher reads it before and after a run
-// (fabric/namespaced/launcher.cpp).
+// /spraylab/queue_max: every port's deepest queue since its last read (a metrics scrape takes its
+// own interval), in packets and bytes; then the maxima restart from the depth now. A launcher
+// reads it before and after a run (fabric/namespaced/launcher.cpp).
 int cmd_queue_max(const char*, const char*, rte_tel_data* d) {
   dataplane::SwitchRuntime& rt = g_control->runtime();
   rte_tel_data_start_dict(d);
@@ -243,10 +242,9 @@ void SwitchControl::add_worker_stats(nlohmann::ordered_json& j, double* busy_per
   j["busy_period_seconds"] = *busy_period;
 }
 
-// One port's state, counters, queue depth (and maxima, taken when `take_max`) and drops by
-// reason, each also added to `drops`.
-nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, bool take_max,
-                                                 std::vector<uint64_t>& drops) {
+// One port's state, counters, queue depth and drops by reason, each also added to `drops`. (The
+// maxima are /spraylab/queue_max's: a read takes them.)
+nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, std::vector<uint64_t>& drops) {
   using dataplane::PortCounters;
   nlohmann::ordered_json pj;
   pj["port"] = p;
@@ -264,11 +262,6 @@ nlohmann::ordered_json SwitchControl::port_stats(uint16_t p, bool take_max,
   pj["egress_packets"] = rt_.sum(p, &PortCounters::egress_packets);
   pj["queue_packets"] = rt_.depth_packets_now(p);
   pj["queue_bytes"] = rt_.depth_bytes_now(p);
-  if (take_max) {
-    auto [mp, mb] = rt_.take_max_depth(p, dataplane::SwitchRuntime::MaxReader::kResults);
-    pj["queue_max_packets"] = mp;
-    pj["queue_max_bytes"] = mb;
-  }
   if (const dataplane::Pfc* pfc = rt_.pfc()) {
     // buffer.flow_control: pfc: the frames this port sent its peer and received from it, and the
     // time its transmitter was paused (the namespaced fabric's summary reads them).
@@ -293,7 +286,7 @@ nlohmann::ordered_json SwitchControl::drops_json(uint16_t p, std::vector<uint64_
   return dj;
 }
 
-nlohmann::ordered_json SwitchControl::stats(bool take_max) {
+nlohmann::ordered_json SwitchControl::stats() {
   nlohmann::ordered_json j;
   j["switch"] = rt_.tables().name;
   j["algorithm"] = rt_.algorithm();
@@ -311,7 +304,7 @@ nlohmann::ordered_json SwitchControl::stats(bool take_max) {
   std::vector<uint64_t> drops(dataplane::kDropReasons, 0);
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (uint16_t p = 0; p < rt_.ports(); ++p) {
-    nlohmann::ordered_json pj = port_stats(p, take_max, drops);
+    nlohmann::ordered_json pj = port_stats(p, drops);
     rx += pj["rx_packets"].get<uint64_t>();
     tx += pj["tx_packets"].get<uint64_t>();
     ports.push_back(std::move(pj));

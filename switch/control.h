@@ -42,8 +42,8 @@ class SwitchControl {
   // Administrative state (telemetry /spraylab/port_down and /spraylab/port_up).
   void set_admin(uint16_t port, bool up);
 
-  // Counters, queue depths and state of every port. `take_max` resets the maxima.
-  nlohmann::ordered_json stats(bool take_max = false);
+  // Counters, queue depths and state of every port (the maxima: /spraylab/queue_max).
+  nlohmann::ordered_json stats();
 
   // Registers /spraylab/* telemetry commands bound to this object (one switch per process).
   void register_telemetry();
@@ -52,7 +52,7 @@ class SwitchControl {
 
  private:
   void add_worker_stats(nlohmann::ordered_json& j, double* busy_period) const;
-  nlohmann::ordered_json port_stats(uint16_t p, bool take_max, std::vector<uint64_t>& drops);
+  nlohmann::ordered_json port_stats(uint16_t p, std::vector<uint64_t>& drops);
   nlohmann::ordered_json drops_json(uint16_t p, std::vector<uint64_t>& drops) const;
   dataplane::SwitchRuntime& rt_;
   std::vector<net::PortState> ports_;

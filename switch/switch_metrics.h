@@ -75,8 +75,7 @@ namespace spraylab::dataplane {
     "full: the frame stays owed for the next turn")                                                \
   X(kCreditsConsumed, "spraylab_switch_credits_consumed_total", Counter, "switch,port,peer",       \
     "Credits (buffer.credit.unit bytes each) that frames arriving on the port took in its "        \
-    "ingress "                                                                                     \
-    "buffer (buffer.flow_control: credit)")                                                        \
+    "ingress buffer (buffer.flow_control: credit)")                                                \
   X(kCreditsFreed, "spraylab_switch_credits_freed_total", Counter, "switch,port,peer",             \
     "Credits of the port's ingress buffer freed as its frames left, owed back to its sender")      \
   X(kCreditStalledSeconds, "spraylab_switch_credit_stalled_seconds_total", Counter,                \
@@ -155,7 +154,7 @@ struct SwitchSource {
   std::function<std::string()> algorithm;
   std::function<bool(uint16_t port)> port_up;
   std::function<QueueDepth(uint16_t port)> depth;        // now
-  std::function<QueueDepth(uint16_t port)> take_max;     // maximum since the last call, then reset
+  std::function<QueueDepth(uint16_t port)> take_max;     // maximum since the previous scrape
   std::function<MbufCount()> mbufs;                      // the pool now; empty: no samples
   std::function<PfcPortStats(uint16_t port)> pfc;        // empty: no PFC (the families empty)
   std::function<CreditPortStats(uint16_t port)> credit;  // empty: no credits
@@ -175,7 +174,8 @@ class SwitchCollector : public prometheus::Collectable {
   // control plane, every kSamplePeriodNs); scrapes read the histogram while it writes.
   void sample_depths();
 
-  // Resets the maxima (take_max) of every port: a scrape reports the maxima since the last one.
+  // Takes every port's maxima (take_max): a scrape reports the maxima since the previous one,
+  // and takes nothing from another reader's (EgressQueues::MaxReader).
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:

@@ -149,6 +149,7 @@ std::vector<PlannedRun> plan_runs(const Reproduction& reproduction, const std::s
 // A check naming a series its figure will not draw, or an x none of the figure's runs sweeps, is
 // the file's mistake: said before anything runs (it surfaced when the checks were judged, after
 // every run). The x only at full size: --small sweeps less, and its checks may find no data.
+// (--all checks each file when it comes to it.)
 void check_references(const Reproduction& reproduction, const std::vector<PlannedRun>& plan,
                       bool small) {
   for (const Check& c : reproduction.checks) {
@@ -165,8 +166,10 @@ void check_references(const Reproduction& reproduction, const std::vector<Planne
         const std::string name = series_name(p.run, v, f);
         if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
       }
-      for (const Sweep& s : p.run.sweeps) {
-        if (s.key == f.x) xs.insert(s.values.begin(), s.values.end());
+      for (const std::vector<Sweep>* settings : {&p.run.sweeps, &p.run.sets}) {
+        for (const Sweep& s : *settings) {
+          if (s.key == f.x) xs.insert(s.values.begin(), s.values.end());
+        }
       }
     }
     for (const ModelCurve& m : f.models) series.push_back(m.name);  // drawn beside the measured
@@ -179,8 +182,15 @@ void check_references(const Reproduction& reproduction, const std::vector<Planne
       }
     }
     if (small || xs.empty()) continue;
+    // As the judge finds a point (checks.cpp, point_at): the text, else the same number.
+    const auto is_x = [&xs](const std::string& x) {
+      if (xs.count(x) != 0) return true;
+      const std::optional<double> v = axis_value(x);
+      return v && std::any_of(xs.begin(), xs.end(),
+                              [&v](const std::string& s) { return axis_value(s) == v; });
+    };
     for (const std::string* x : {&c.at, &c.from}) {
-      if (!x->empty() && xs.count(*x) == 0) {
+      if (!x->empty() && !is_x(*x)) {
         throw std::invalid_argument(fmt::format(
             "check {}: {} is not an x of figure {} (its runs sweep {} over {}; write the value as "
             "the sweep does)",
@@ -411,8 +421,9 @@ int judge_and_report(const Reproduction& reproduction, const std::vector<Planned
   for (const CheckOutcome& c : checks) {
     if (!c.misnamed) continue;
     fmt::print(stderr,
-               "spraylab: {}: the check '{}' names what its figure does not have: {}; not judged "
-               "(mend the name; `--redraw` judges it from the stored data)\n",
+               "spraylab: {}: the check '{}' found no values for a series of its figure: {}; not "
+               "judged (its names were checked before the run: the series' variants gave no "
+               "value, or seeds.csv lacks them)\n",
                path, c.check->text, c.detail);
     rc = std::max(rc, 2);
   }

@@ -97,12 +97,12 @@ int main(int argc, char** argv) {
     // A workload or fabric too large for the memory (e.g. 4e9 uniform messages): one line, not
     // an abort. The size estimate of -n covers the fabric, not every workload's schedule.
     fmt::print(stderr,
-               "spraylab: out of memory building the experiment: its workload or fabric is "
-               "larger than this machine holds; make it smaller\n");
+               "spraylab: out of memory building the experiment or running it: its workload or "
+               "fabric is larger than this machine holds; make it smaller\n");
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "spraylab: error: {}\n", e.what());
-    return 2;
+    fmt::print(stderr, "spraylab: internal error: {}\n", e.what());  // a bug, not the input
+    return 1;
   }
   return rc;
 }

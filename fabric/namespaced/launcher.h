@@ -38,7 +38,7 @@ inline int namespaced_rt_priority(int rt_priority, LinkKind links) {
 struct Options {
   std::string experiment;  // the experiment file
   LinkKind links = LinkKind::kMemif;
-  std::string rate;       // every link's rate ("100Mbps"); "file": the file's; "": default
+  std::string rate;       // the fastest link's ("100Mbps", time_scale.h); "file"; "": default
   std::string dir;        // the fabric's folder; "": /run/spraylab/<name>
   std::string name;       // "": the experiment's name
   std::string algorithm;  // "": the file's load_balancer.algorithm

@@ -94,7 +94,7 @@ EgressQueues::EgressQueues(const std::string& switch_name, uint16_t ports, uint3
       bytes_(new std::atomic<uint32_t>[ports]()),
       max_packets_(new std::atomic<uint32_t>[ports]()),
       max_bytes_(new std::atomic<uint32_t>[ports]()),
-      held_(ports),
+      untaken_max_(ports),
       next_(ports, 0),
       vcs_(vcs) {
   if (vcs_ > 1 && workers_ > 1) {
@@ -156,13 +156,13 @@ std::pair<uint32_t, uint32_t> EgressQueues::take_max(uint16_t p, MaxReader r) {
   // What is queued now is part of every reader's next interval (the words keep it).
   const uint32_t np = max_packets_[p].exchange(depth_packets(p));
   const uint32_t nb = max_bytes_[p].exchange(depth_bytes(p));
-  for (Held& h : held_[p]) {
+  for (Untaken& h : untaken_max_[p]) {
     h.packets = std::max(h.packets, np);
     h.bytes = std::max(h.bytes, nb);
   }
-  Held& mine = held_[p][static_cast<size_t>(r)];
+  Untaken& mine = untaken_max_[p][static_cast<size_t>(r)];
   const std::pair<uint32_t, uint32_t> out{mine.packets, mine.bytes};
-  mine = Held{};
+  mine = Untaken{};
   return out;
 }
 

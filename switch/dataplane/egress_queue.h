@@ -271,8 +271,8 @@ class EgressQueues {
   // Who takes the maxima. Each reader gets the maximum since its own last take, so a metrics
   // scrape does not take the interval a run's results read (a launcher's /spraylab/queue_max
   // before and after a run, the in-process fabric's summary at its end), nor the reverse.
-  enum class MaxReader : uint8_t { kResults, kScrape };
-  static constexpr size_t kMaxReaders = 2;
+  enum class MaxReader : uint8_t { kResults, kScrape, kCount };
+  static constexpr size_t kMaxReaders = static_cast<size_t>(MaxReader::kCount);
   // Port p's maxima in packets and bytes since reader r's last take (each interval starts at the
   // depth of the take that opened it). The takers only (control lcore, metrics thread).
   std::pair<uint32_t, uint32_t> take_max(uint16_t p, MaxReader r);
@@ -305,11 +305,11 @@ class EgressQueues {
   std::unique_ptr<std::atomic<uint32_t>[]> packets_, bytes_, max_packets_, max_bytes_;
   // take_max: what each reader has not taken yet of the maxima the data path's words gave up
   // to another reader's take. Touched by the takers only, under take_mutex_ (never the data path).
-  struct Held {
+  struct Untaken {
     uint32_t packets = 0, bytes = 0;
   };
   std::unique_ptr<std::mutex> take_mutex_ = std::make_unique<std::mutex>();
-  std::vector<std::array<Held, kMaxReaders>> held_;
+  std::vector<std::array<Untaken, kMaxReaders>> untaken_max_;
   size_t lines_per_tally_ = 0;
   std::unique_ptr<Line[]> tallies_;  // several workers: kTallies arrays per worker
   std::vector<uint32_t> capacity_packets_, capacity_bytes_;

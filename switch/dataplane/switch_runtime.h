@@ -178,7 +178,6 @@ class SwitchRuntime {
   // Port p's depth, its total over workers.
   uint32_t depth_packets_now(uint16_t p) const { return egress_.depth_packets(p); }
   uint32_t depth_bytes_now(uint16_t p) const { return egress_.depth_bytes(p); }
-  // Maxima since the last call (then reset): what a scrape reports.
   // Port p's deepest queue since reader r's last take (EgressQueues::take_max).
   using MaxReader = EgressQueues::MaxReader;
   std::pair<uint32_t, uint32_t> take_max_depth(uint16_t p, MaxReader r) {

@@ -342,11 +342,14 @@ def bad_input_is_exit_2(_args):
         check(r.returncode == 2 and "no series 'rps/x' in q (it has: rps, ofan)" in r.stderr,
               f"exit {r.returncode}: {r.stdout[-1500:]}{r.stderr[-1500:]}")
         check(not os.path.exists(os.path.join(t, "to")), "a refused reproduction wrote its folder")
-        write(os.path.join(t, "at.yaml"), PAPER.replace("at: 64KiB,", "at: 65536,"))
+        write(os.path.join(t, "at.yaml"), PAPER.replace("at: 64KiB,", "at: 2MiB,"))
         r = spraylab(t, "reproduce", "at.yaml", "--dry-run")
-        check(r.returncode == 2 and "65536 is not an x of figure q (its runs sweep "
+        check(r.returncode == 2 and "2MiB is not an x of figure q (its runs sweep "
               "workload.message_size over 16KiB, 64KiB; write the value as the sweep does)"
               in r.stderr, f"exit {r.returncode}: {r.stderr[-1500:]}")
+        write(os.path.join(t, "at.yaml"), PAPER.replace("at: 64KiB,", "at: 65536,"))  # = 64KiB
+        r = spraylab(t, "reproduce", "at.yaml", "--dry-run")
+        check(r.returncode == 0, f"exit {r.returncode}: {r.stderr[-1500:]}")
         # Mended, it runs; --redraw judges it again from the stored data.
         write(os.path.join(t, "to.yaml"), PAPER)
         r = spraylab(t, "reproduce", "to.yaml", "--seeds", "1", "-o", "to")

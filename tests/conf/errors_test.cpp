@@ -622,15 +622,20 @@ TEST(ConfigErrors, TheBufferAndTheTrimThresholdHoldADataFrame) {
   const std::string top = "topology: {generator: fat-tree, k: 4}\n";
   EXPECT_THAT(load_error(top + "buffer: {bytes: 1000}\n"),
               HasSubstr("buffer.bytes: buffer.bytes (1KB) is less than one data frame (4178 B: "
-                        "payload 4096 + 82 B of headers): every data frame would be dropped; at "
-                        "least 4178 B"));
+                        "4096 B of data + 82 B of headers): every data frame would be dropped; "
+                        "at least 4178 B"));
   EXPECT_THAT(load_error(top + "buffer: {bytes: 4177}\n"), HasSubstr("at least 4178 B"));
   EXPECT_EQ(load(top + "buffer: {bytes: 4178}\n").buffer.bytes, 4178u);
   EXPECT_EQ(load(top + "buffer: {bytes: 1000}\nworkload: {payload: 512}\n").buffer.bytes, 1000u);
+  // Messages smaller than a packet are frames of their own size.
+  EXPECT_EQ(load(top + "buffer: {bytes: 1000}\nworkload: {message_size: 256}\n").buffer.bytes,
+            1000u);
+  EXPECT_THAT(load_error(top + "buffer: {bytes: 300}\nworkload: {message_size: 256}\n"),
+              HasSubstr("(338 B: 256 B of data + 82 B of headers)"));
   EXPECT_THAT(load_error(top + "buffer: {bytes: 800KB, trim: true, trim_threshold: 1}\n"),
               HasSubstr("buffer.trim_threshold: buffer.trim_threshold (1) is less than one data "
-                        "frame (4178 B: payload 4096 + 82 B of headers): every data frame would be "
-                        "trimmed; at least 4178 B"));
+                        "frame (4178 B: 4096 B of data + 82 B of headers): every data frame would "
+                        "be trimmed; at least 4178 B"));
   EXPECT_THAT(load_error(top + "buffer: {bytes: 1000, trim: true}\n"),
               HasSubstr("buffer.bytes: buffer.bytes (1KB) is less than one data frame"));
   // Lossless buffers have their own checks (the credit loop's, PFC's headroom).
@@ -641,8 +646,7 @@ TEST(ConfigErrors, TheBufferAndTheTrimThresholdHoldADataFrame) {
 // What the run refused only once its fabric was built (the switch's balancer factory, the host
 // plan), so a dry run passed it and a sweep failed after its earlier variants had run.
 TEST(ConfigErrors, WhatTheRunRefusesTheLoaderRefusesAtItsKey) {
-  const std::string mrls =
-      "topology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3}\n";
+  const std::string mrls = "topology: {generator: mrls, leaves: 14, uplinks: 3, downlinks: 3}\n";
   EXPECT_THAT(load_error(mrls + "load_balancer: {algorithm: ksp, k: 0}\n"),
               HasSubstr("load_balancer.k: ksp needs 1 to 65534 paths per leaf pair, found 0"));
   EXPECT_THAT(load_error(mrls + "load_balancer: {algorithm: ksp, k: 70000}\n"),
