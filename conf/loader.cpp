@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "conf/bernoulli_check.h"
 #include "conf/buffer_defaults.h"
 #include "conf/schema.h"
 #include "conf/sections.h"
@@ -21,42 +22,14 @@ constexpr std::array<std::string_view, 10> kTopLevel = {
     "name",          "seed",     "topology",    "links",  "buffer",
     "load_balancer", "workload", "measurement", "events", "reproduce"};
 
-// injection: bernoulli, the MRLS paper's per-slot source (docs/workloads.md, "Injection"), for the
-// patterns it injects: refused here what the host plan refuses once the fabric is built
-// (trafficgen/host_plan.cpp, which also sees spraylab-gen's overrides), so a dry run says it.
+// injection: bernoulli's rule (conf/bernoulli_check.h), said at the file's key: the host plan
+// would refuse the same once the fabric is built.
 void check_bernoulli(const Map& map, const WorkloadSpec& w) {
-  using gen::WorkloadType;
-  const Value& injection = *map.find("injection");  // bernoulli is not the default
-  switch (w.type) {
-    case WorkloadType::kUniform:
-    case WorkloadType::kBipartite:
-      if (w.message_bytes > w.payload_bytes) {
-        const Value* size = map.find("message_size");
-        (size != nullptr ? *size : injection)
-            .fail(fmt::format("{} with injection: bernoulli draws a destination per packet: the "
-                              "message ({}) must fit one packet (payload {} B)",
-                              gen::to_string(w.type), format_size(w.message_bytes),
-                              w.payload_bytes));
-      }
-      break;
-    case WorkloadType::kPermutation:
-    case WorkloadType::kSwitchPermutation:
-      break;
-    default:
-      injection.fail(fmt::format(
-          "{} is a collective (measured by its completion time); bernoulli injects uniform, "
-          "permutation, switch-permutation or bipartite",
-          gen::to_string(w.type)));
-  }
-  const Value* load = map.find("load");
-  if (w.load_feasible) {
-    load->fail(
-        "with injection: bernoulli the load is a probability per packet slot; feasible "
-        "is a paced rate: give a number");
-  }
-  if (w.load < 1e-4) {  // a host would draw 10^4 slots per arrival
-    load->expected("at least 0.0001 arrivals per packet slot with injection: bernoulli");
-  }
+  const std::optional<BernoulliProblem> problem =
+      bernoulli_problem(w.type, w.message_bytes, w.payload_bytes, w.load_feasible, w.load);
+  if (!problem) return;
+  const Value* at = map.find(problem->key);
+  (at != nullptr ? *at : *map.find("injection")).fail(problem->message);
 }
 
 void read_workload(const Map& map, WorkloadSpec& workload) {

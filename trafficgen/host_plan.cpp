@@ -6,6 +6,7 @@
 #include <charconv>
 #include <set>
 
+#include "conf/bernoulli_check.h"
 #include "conf/units.h"
 #include "topo/build.h"
 #include "topo/feasible_load.h"
@@ -167,36 +168,12 @@ HostPlanOptions options_from_experiment(const conf::Experiment& exp, const topo:
 
 namespace {
 
-// workload.injection: bernoulli, for the MRLS paper's patterns (docs/workloads.md, "Injection").
+// workload.injection: bernoulli, for the MRLS paper's patterns (conf/bernoulli_check.h): the
+// file's settings as spraylab-gen's --payload and load leave them.
 void check_bernoulli(const conf::WorkloadSpec& w, const HostPlanOptions& o) {
-  switch (w.type) {
-    case WorkloadType::kUniform:
-    case WorkloadType::kBipartite:
-      // UN and BU draw a destination per packet: one packet per message.
-      if (w.message_bytes > w.payload_bytes) {
-        throw PlanError(fmt::format(
-            "workload.injection bernoulli: {} draws a destination per packet; message_size "
-            "({} B) must fit one packet (payload {} B)",
-            to_string(w.type), w.message_bytes, w.payload_bytes));
-      }
-      break;
-    case WorkloadType::kPermutation:
-    case WorkloadType::kSwitchPermutation:
-      break;
-    default:
-      throw PlanError(fmt::format(
-          "workload.injection bernoulli: {} is a collective (measured by its completion time); "
-          "bernoulli injects uniform, permutation, switch-permutation or bipartite",
-          to_string(w.type)));
-  }
-  if (w.load_feasible) {
-    throw PlanError("workload.injection bernoulli: load feasible is a paced rate; give a number");
-  }
-  // Below this a host would draw 10^4 slots per arrival.
-  if (o.injection_load < 1e-4) {
-    throw PlanError(fmt::format(
-        "workload.injection bernoulli: load {} is below 0.0001 arrivals per packet slot",
-        o.injection_load));
+  if (const std::optional<conf::BernoulliProblem> problem = conf::bernoulli_problem(
+          w.type, w.message_bytes, w.payload_bytes, w.load_feasible, o.injection_load)) {
+    throw PlanError(fmt::format("workload.{}: {}", problem->key, problem->message));
   }
 }
 

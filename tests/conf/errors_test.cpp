@@ -666,7 +666,7 @@ TEST(ConfigErrors, WhatTheRunRefusesTheLoaderRefusesAtItsKey) {
                         "packet slot; feasible is a paced rate: give a number"));
   EXPECT_THAT(load_error(top + "workload: {injection: bernoulli, load: 0.00001}\n"),
               HasSubstr("workload.load: expected at least 0.0001 arrivals per packet slot with "
-                        "injection: bernoulli, found 0.00001"));
+                        "injection: bernoulli, found 1e-05"));
   EXPECT_EQ(load(top + "workload: {injection: bernoulli, load: 0.5}\n").workload.load, 0.5);
 }
 
