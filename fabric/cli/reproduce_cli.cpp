@@ -448,13 +448,43 @@ Sweep seeds_for(const ReproduceArgs& args, const Reproduction& r, uint64_t first
   return seed_sweep(first, n);
 }
 
+// A reproduction's file, read and checked.
+struct LoadedReproduction {
+  std::string path, text;
+  conf::Experiment experiment;
+  Reproduction reproduction;
+};
+LoadedReproduction load_reproduction(const std::string& target) {
+  LoadedReproduction r;
+  r.path = resolve(target);
+  r.text = conf::read_experiment_text(r.path);
+  r.experiment = conf::load_experiment_string(r.text, r.path);
+  r.reproduction = read_reproduction(r.text, r.experiment);
+  return r;
+}
+
+// --all runs for hours: every file is planned and its checks' references are checked before the
+// first variant runs, so a mistake in the last file is not found after the others have run.
+void check_all_first(const std::vector<std::string>& names, const ReproduceArgs& args) {
+  for (const std::string& name : names) {
+    const LoadedReproduction r = load_reproduction(name);
+    const std::string out = args.out_dir.empty()
+                                ? (fs::path("results") / r.experiment.name).string()
+                                : (fs::path(args.out_dir) / name).string();
+    const Sweep seeds = seeds_for(args, r.reproduction, r.experiment.seed);
+    check_references(r.reproduction,
+                     plan_runs(r.reproduction, r.text, r.path, out, args.small, seeds), args.small);
+  }
+}
+
 Outcome reproduce_one(const std::string& target, const std::string& out_dir,
                       const ReproduceArgs& args) {
-  const std::string path = resolve(target);
-  const std::string text = conf::read_experiment_text(path);
-  const conf::Experiment experiment = conf::load_experiment_string(text, path);
+  const LoadedReproduction loaded = load_reproduction(target);
+  const std::string& path = loaded.path;
+  const std::string& text = loaded.text;
+  const conf::Experiment& experiment = loaded.experiment;
+  const Reproduction& reproduction = loaded.reproduction;
   Outcome o;
-  const Reproduction reproduction = read_reproduction(text, experiment);
   o.name = experiment.name;
   o.out = out_dir.empty() ? (fs::path("results") / experiment.name).string() : out_dir;
   if (args.all && args.redraw && !fs::exists(fs::path(o.out) / kSeedsFile)) {
@@ -589,6 +619,7 @@ int reproduce(const ReproduceArgs& args) {
   int rc = 0;
   if (args.all) {
     const std::vector<std::string> names = all_names();
+    if (!args.redraw && !args.dry_run) check_all_first(names, args);
     for (size_t i = 0; i < names.size(); ++i) {
       fmt::print(stderr, "[{}/{} reproductions] {}\n", i + 1, names.size(), names[i]);
       const std::string out =

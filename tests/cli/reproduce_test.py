@@ -350,6 +350,17 @@ def bad_input_is_exit_2(_args):
         write(os.path.join(t, "at.yaml"), PAPER.replace("at: 64KiB,", "at: 65536,"))  # = 64KiB
         r = spraylab(t, "reproduce", "at.yaml", "--dry-run")
         check(r.returncode == 0, f"exit {r.returncode}: {r.stderr[-1500:]}")
+        # --all checks every file before the first runs: a mistake in the last file is not
+        # found after the others have run for hours.
+        tree = os.path.join(t, "tree")
+        os.makedirs(os.path.join(tree, "conf", "experiments"))
+        write(os.path.join(tree, "conf", "experiments", "a.yaml"), PAPER.replace("name: tiny", "name: a"))
+        write(os.path.join(tree, "conf", "experiments", "b.yaml"),
+              PAPER.replace("name: tiny", "name: b").replace("to: rps,", "to: rps/x,"))
+        r = spraylab(tree, "reproduce", "--all", "--small", "--seeds", "1")
+        check(r.returncode == 2 and "no series 'rps/x' in q" in r.stderr,
+              f"exit {r.returncode}: {r.stderr[-1500:]}")
+        check(not os.path.exists(os.path.join(tree, "results")), "--all ran a before checking b")
         # Mended, it runs; --redraw judges it again from the stored data.
         write(os.path.join(t, "to.yaml"), PAPER)
         r = spraylab(t, "reproduce", "to.yaml", "--seeds", "1", "-o", "to")
