@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "conf/buffer_defaults.h"
 #include "conf/schema.h"
 #include "conf/sections.h"
+#include "conf/units.h"
 
 namespace spraylab::conf {
 namespace {
@@ -30,6 +32,24 @@ void check_bernoulli(const Map& map, const WorkloadSpec& w) {
   if (!problem) return;
   const Value* at = map.find(problem->key);
   (at != nullptr ? *at : *map.find("injection")).fail(problem->message);
+}
+
+// Paced hosts send at load x their link's rate: below 1 bit/s a packet's gap passes the ns clock,
+// as a link slower than that would (Value::as_rate). Bernoulli's load is a probability instead.
+void check_paced_rate(const Map& top, const Experiment& e) {
+  const WorkloadSpec& w = e.workload;
+  if (w.load_feasible || w.injection == gen::Injection::kBernoulli) return;
+  double slowest = e.links.rate_bps;
+  for (const ExplicitLink& l : e.topology.links) {
+    slowest = std::min(slowest, l.rate_bps.value_or(slowest));
+  }
+  if (w.load * slowest >= 1) return;
+  // Rates are >= 1 bit/s and load <= 1, so a load below 1 was written.
+  Map(*top.find("workload"))
+      .find("load")
+      ->fail(fmt::format("load x the slowest link's rate ({}) is below 1 bit/s: a packet would "
+                         "take longer than the ns clock counts",
+                         format_rate(slowest)));
 }
 
 void read_workload(const Map& map, WorkloadSpec& workload) {
@@ -155,6 +175,7 @@ Experiment read_experiment(const Value& document) {
   }
   if (workload != nullptr) read_workload(workload->as_map(), experiment.workload);
   default_ecn_threshold(top, experiment);
+  check_paced_rate(top, experiment);
   default_uec_buffer(buffer, experiment);
   default_pfc(buffer, experiment);
   default_credit(buffer, experiment);

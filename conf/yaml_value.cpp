@@ -116,17 +116,27 @@ double Value::as_rate() const {
   auto rate = parse_rate_bps(scalar(kRateForm));
   if (!rate) expected(kRateForm);
   if (!(*rate > 0)) expected("a rate above 0");  // "0Gbps" is a rate, just not a usable one
+  // Slower, one frame's serialisation alone passes the ns clock (fabric/emu/link.h).
+  if (*rate < 1) expected("a rate of at least 1 bit/s");
   return *rate;
 }
 
-double Value::as_time() const {
+double Value::parsed_time() const {
   auto time = parse_time_ns(scalar(kTimeForm));
   if (!time) expected(kTimeForm);
   return *time;
 }
 
+double Value::as_time() const {
+  const double ns = parsed_time();
+  // A delay or period this long would pass the ns clock once added to the others (a typo such
+  // as 1e12s); no experiment needs one. (Whole-ns keys have their own bound, as_whole_ns.)
+  if (ns > 9007199254740992.0) expected("a time of at most 2^53 ns (about 104 days)");
+  return ns;
+}
+
 uint64_t Value::as_whole_ns(uint64_t min_ns) const {
-  const double ns = as_time();
+  const double ns = parsed_time();
   if (ns != std::floor(ns)) expected("a whole number of nanoseconds");
   // 2^64 ns (584 years) does not fit the uint64_t it is stored in (found by tests/fuzz).
   if (ns >= 18446744073709551616.0) expected("a whole number of nanoseconds < 2^64");

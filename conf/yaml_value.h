@@ -50,8 +50,8 @@ class Value {
     const std::string text = as_choice(choices);
     return static_cast<E>(std::find(choices.begin(), choices.end(), text) - choices.begin());
   }
-  double as_rate() const;                              // bits/s, > 0
-  double as_time() const;                              // ns, >= 0
+  double as_rate() const;                              // bits/s, >= 1
+  double as_time() const;                              // ns, 0 .. 2^53
   uint64_t as_whole_ns(uint64_t min_ns) const;         // ns, a whole number >= min_ns
   uint64_t as_size(uint64_t min, uint64_t max) const;  // bytes
   Map as_map() const;
@@ -61,6 +61,8 @@ class Value {
   Value item(const YAML::Node& node, size_t index) const;           // path[index]
 
  private:
+  double parsed_time() const;  // ns, >= 0
+
   YAML::Node node_;
   std::string path_;
   const std::string* source_;

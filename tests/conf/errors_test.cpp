@@ -670,6 +670,23 @@ TEST(ConfigErrors, WhatTheRunRefusesTheLoaderRefusesAtItsKey) {
   EXPECT_EQ(load(top + "workload: {injection: bernoulli, load: 0.5}\n").workload.load, 0.5);
 }
 
+// Times and rates whose frames or delays would pass the 64-bit ns clock (a typo such as 1e12s):
+// accepted, they overflowed the link's arithmetic (fabric/emu/link.h) without a word.
+TEST(ConfigErrors, TimesAndRatesStayWithinTheNanosecondClock) {
+  const std::string top = "topology: {generator: fat-tree, k: 4}\n";
+  EXPECT_THAT(load_error(top + "links: {delay: 1e12s}\n"),
+              HasSubstr("links.delay: expected a time of at most 2^53 ns (about 104 days), found "
+                        "1e12s"));
+  EXPECT_EQ(load(top + "links: {delay: 1s}\n").links.delay_ns, 1e9);
+  EXPECT_THAT(load_error(top + "links: {rate: 1e-9}\n"),
+              HasSubstr("links.rate: expected a rate of at least 1 bit/s, found 1e-9"));
+  EXPECT_EQ(load(top + "links: {rate: 25Kbps}\n").links.rate_bps, 25e3);
+  EXPECT_THAT(load_error(top + "links: {rate: 1Kbps}\nworkload: {load: 1e-300}\n"),
+              HasSubstr("workload.load: load x the slowest link's rate (1Kbps) is below 1 bit/s: "
+                        "a packet would take longer than the ns clock counts"));
+  EXPECT_EQ(load(top + "links: {rate: 1Kbps}\nworkload: {load: 0.001}\n").workload.load, 0.001);
+}
+
 // buffer.flow_control: credit and buffer.credit (issue 39): the derived buffer, and every
 // nonsense refused at its key.
 TEST(ConfigErrors, CreditBufferDerivesFromTheLinkAndRefusesNonsense) {
