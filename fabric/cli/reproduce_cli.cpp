@@ -149,7 +149,7 @@ std::vector<PlannedRun> plan_runs(const Reproduction& reproduction, const std::s
 // A check naming a series its figure will not draw, or an x none of the figure's runs sweeps, is
 // the file's mistake: said before anything runs (it surfaced when the checks were judged, after
 // every run). The x only at full size: --small sweeps less, and its checks may find no data.
-// (--all checks each file when it comes to it.)
+// (--all checks every file this way before the first runs: check_all_first.)
 void check_references(const Reproduction& reproduction, const std::vector<PlannedRun>& plan,
                       bool small) {
   for (const Check& c : reproduction.checks) {
