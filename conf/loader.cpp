@@ -16,6 +16,7 @@
 #include "conf/schema.h"
 #include "conf/sections.h"
 #include "conf/units.h"
+#include "conf/workload_ranks.h"
 
 namespace spraylab::conf {
 namespace {
@@ -173,7 +174,10 @@ Experiment read_experiment(const Value& document) {
   if (const Value* balancer = top.find("load_balancer")) {
     read_balancer_plan(balancer->as_map(), experiment.topology, experiment.balancer);
   }
-  if (workload != nullptr) read_workload(workload->as_map(), experiment.workload);
+  if (workload != nullptr) {
+    read_workload(workload->as_map(), experiment.workload);
+    check_workload_ranks(workload->as_map(), experiment);
+  }
   default_ecn_threshold(top, experiment);
   check_paced_rate(top, experiment);
   default_uec_buffer(buffer, experiment);

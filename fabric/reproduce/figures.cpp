@@ -357,7 +357,8 @@ std::string draw_figures(const std::string& dir, const std::vector<FigureData>& 
   if (gnuplot.empty()) return "gnuplot not found; no plots (Debian: apt-get install gnuplot-nox)";
   const int rc = run_gnuplot(gnuplot, fs::absolute(dir).string(), "figures.gp");
   if (rc != 0) return fmt::format("gnuplot failed (exit {}); see {}/gnuplot.log", rc, dir);
-  return fmt::format("{} figures (PNG and SVG) in {}", figures.size(), dir);
+  return fmt::format("{} figure{} (PNG and SVG) in {}", figures.size(),
+                     figures.size() == 1 ? "" : "s", dir);
 }
 
 std::optional<double> axis_value(const std::string& text) {

@@ -169,6 +169,25 @@ def a_workload_too_large_to_build_is_refused_not_aborted(_args):
             check("terminate called" not in p.stderr, p.stderr[-500:])
 
 
+def a_workload_key_the_hosts_rule_out_is_refused_at_its_line(_args):
+    # incast's fan_in must be below the host count: a sweep of k that leaves 8 hosts makes 10
+    # senders impossible. It was found when the schedule was built, after the fabric, with no
+    # line and no variant; now the loader says it at the key, naming the sweep's value.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "incast.yaml")
+        with open(path, "w") as f:
+            f.write("topology: {generator: fat-tree, k: 6}\n"
+                    "load_balancer: {algorithm: ecmp}\n"
+                    "workload:\n  type: incast\n  fan_in: 10\n")
+        p = run("run", path, "-n")
+        check(p.returncode == 0, (p.returncode, p.stderr[-500:]))
+        p = run("run", path, "-n", "--sweep", "topology.k=6,4")
+        check(p.returncode == 2, (p.returncode, p.stderr[-500:]))
+        check(f"{path}:5:11: workload.fan_in: incast's fan_in must be in 1..7 with the "
+              "topology's 8 hosts (one rank each), found 10" in p.stderr, p.stderr[-500:])
+        check("--sweep topology.k=4" in p.stderr, p.stderr[-500:])
+
+
 def a_per_switch_balancer_must_name_a_switch_of_the_generated_topology(_args):
     # Checked for explicit topologies only: on a generated one a typo'd or foreign name (leaf0 on a
     # fat tree, whose switches are edge*, agg*, core*) made the override silently do nothing.
@@ -292,6 +311,8 @@ CASES = [
      a_workload_too_large_to_build_is_refused_not_aborted, ()),
     ("a per-switch balancer must name a switch of the generated topology",
      a_per_switch_balancer_must_name_a_switch_of_the_generated_topology, ()),
+    ("a workload key the hosts rule out is refused at its line",
+     a_workload_key_the_hosts_rule_out_is_refused_at_its_line, ()),
     ("--algorithm and --algorithms both work, with a did-you-mean",
      algorithm_has_both_spellings_and_a_did_you_mean, ()),
     ("a fabric too large for the machine is refused with its estimate",

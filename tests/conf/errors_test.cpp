@@ -270,6 +270,46 @@ TEST(ConfigErrors, ParameterOfAnotherWorkloadTypeIsRejected) {
                         "'permutation'; permutation takes no parameters"));
 }
 
+// The keys bounded by the rank count (one rank a host) are checked against the topology's
+// parameters while loading, at their line: the workload builders found them only after the
+// fabric was built, with no line (conf/workload_ranks.h).
+TEST(ConfigErrors, WorkloadKeysBoundedByTheHostsAreRefusedAtTheirKey) {
+  // fat-tree k = 4, 2 levels: 8 hosts.
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {type: incast, fan_in: 8}\n"),
+            "test.yaml:2:34: workload.fan_in: incast's fan_in must be in 1..7 with the "
+            "topology's 8 hosts (one rank each), found 8");
+  // The default fan_in (8) on the same 8 hosts: said at the type that chose it.
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {type: incast}\n"),
+            "test.yaml:2:18: workload.type: incast's fan_in must be in 1..7 with the "
+            "topology's 8 hosts (one rank each), found 8 (the default)");
+  // 3 levels: 16 hosts take it.
+  EXPECT_NO_THROW(load("topology: {generator: fat-tree, k: 4, levels: 3}\n"
+                       "workload: {type: incast, fan_in: 15}\n"));
+  EXPECT_EQ(load_error("topology: {generator: leaf-spine, leaves: 2, spines: 1, "
+                       "hosts_per_leaf: 2}\n"
+                       "workload: {type: all-to-all-v, skew: matrix, matrix: [[0, 1], [1, 0]]}\n"),
+            "test.yaml:2:54: workload.matrix: a 4 x 4 matrix, a row and a column per host of "
+            "the topology; found 2 rows");
+  EXPECT_NO_THROW(load("topology: {generator: leaf-spine, leaves: 2, spines: 1, "
+                       "hosts_per_leaf: 1}\n"
+                       "workload: {type: all-to-all-v, skew: matrix, matrix: [[0, 1], [1, 0]]}\n"));
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {type: fsdp, dp_group: 3}\n"),
+            "test.yaml:2:34: workload.dp_group: 3 does not divide the topology's 8 hosts (one "
+            "rank each) into shard groups of at least 2");
+  EXPECT_NO_THROW(load("topology: {generator: fat-tree, k: 4}\n"
+                       "workload: {type: fsdp, dp_group: 4}\n"));
+  // An explicit topology's hosts are its list's.
+  EXPECT_THAT(load_error("topology:\n"
+                         "  switches: [{name: s0, level: 0}]\n"
+                         "  hosts: [h0, h1, h2]\n"
+                         "  links: [{a: h0, b: s0}, {a: h1, b: s0}, {a: h2, b: s0}]\n"
+                         "workload: {type: incast, fan_in: 3}\n"),
+              HasSubstr("test.yaml:5:34: workload.fan_in: incast's fan_in must be in 1..2 with "
+                        "the topology's 3 hosts"));
+}
+
 constexpr const char* kTinyExplicit = R"(topology:
   switches:
     - {name: leaf0, level: 0}

@@ -199,12 +199,14 @@ topology:
 
 TEST(Loader, WorkloadTypeKeys) {
   const Experiment incast =
-      load(std::string(kFatTree) + "workload: {type: incast, fan_in: 16, iterations: 3}\n");
+      load(std::string(kFatTree) + "workload: {type: incast, fan_in: 5, iterations: 3}\n");
   EXPECT_EQ(incast.workload.type, gen::WorkloadType::kIncast);
-  EXPECT_EQ(incast.workload.fan_in, 16u);
+  EXPECT_EQ(incast.workload.fan_in, 5u);
   EXPECT_EQ(incast.workload.iterations, 3u);
 
-  const Experiment skewed = load(std::string(kFatTree) +
+  // Two hosts for a 2 x 2 matrix (the loader holds the matrix to the topology's hosts).
+  const Experiment skewed = load("topology: {generator: leaf-spine, leaves: 2, spines: 1, "
+                                 "hosts_per_leaf: 1}\n"
                                  "workload: {type: all-to-all-v, skew: matrix, "
                                  "matrix: [[0, 1], [2, 0]]}\n");
   EXPECT_EQ(skewed.workload.matrix, (std::vector<std::vector<double>>{{0, 1}, {2, 0}}));

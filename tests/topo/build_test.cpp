@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "conf/loader.h"
+#include "conf/topology_size.h"
 #include "topo/build.h"
 #include "topo/generators.h"
 
@@ -46,6 +47,33 @@ TEST(TopologyFile, ConfiguredGeneratorIsBuilt) {
   EXPECT_EQ(t.hosts().size(), 16u);
   EXPECT_DOUBLE_EQ(t.links().front().rate_bps, 800e9);
   EXPECT_DOUBLE_EQ(t.links().front().delay_ns, 1000);
+}
+
+// The loader holds workload keys to the host count it computes from a generator's parameters
+// (conf/workload_ranks.h): that count must be the built topology's, or a valid file would be
+// refused (or a wrong one let through). One topology of every generator and shape.
+TEST(TopologyFile, HostCountFromTheParametersIsTheBuiltOne) {
+  for (const char* topology : {
+           "{generator: fat-tree, k: 4}",
+           "{generator: fat-tree, k: 6, levels: 3}",
+           "{generator: fat-tree, k: 4, levels: 4}",
+           "{generator: fat-tree, k: 4, levels: 4, pods: 2}",
+           "{generator: leaf-spine, leaves: 3, spines: 2, hosts_per_leaf: 5}",
+           "{generator: mrls, leaves: 6, uplinks: 2, downlinks: 2, max_tries: 1000}",
+           "{generator: dragonfly, hosts_per_router: 2, routers_per_group: 4, "
+           "global_links_per_router: 2}",
+           "{generator: dragonfly, hosts_per_router: 1, routers_per_group: 4, "
+           "global_links_per_router: 2, groups: 5}",
+           "{generator: dragonfly-plus, leaves_per_group: 2, spines_per_group: 2, "
+           "hosts_per_leaf: 3, global_links_per_spine: 1}",
+           "{generator: oft, q: 3, hosts_per_leaf: 2}",
+       }) {
+    const conf::Experiment e =
+        conf::load_experiment_string(std::string("topology: ") + topology + "\n", "t.yaml");
+    const auto size = conf::generated_size(e.topology);
+    ASSERT_TRUE(size.has_value()) << topology;
+    EXPECT_EQ(size->hosts, build(e.topology, e.links).hosts().size()) << topology;
+  }
 }
 
 // A node's name finds it (Topology::find: a switch's tables, metrics, results): a generator that
