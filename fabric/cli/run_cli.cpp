@@ -15,6 +15,7 @@
 #include "fabric/cli/size_guard.h"
 #include "fabric/emu/eal.h"
 #include "fabric/namespaced/launcher.h"
+#include "fabric/namespaced/plan.h"
 #include "fabric/run/time_scale.h"
 #include "fabric/run/variants.h"
 #include "fabric/runner/runner.h"
@@ -45,23 +46,30 @@ struct RunArgs {
   std::string command_line;
 };
 
-// `inprocess_rate_bps`: the in-process fabric's rate (0: the variants' own), said per variant
-// with how many times slower it runs the experiment than written (run/time_scale.h).
-// `sizes`: each variant's estimate (size_guard.h), printed with its terms.
+// `wall_rate_bps`: a wall-clock mode's rate (0: the variants' own), said per variant with how
+// many times slower it runs the experiment than written (run/time_scale.h); and what veth links
+// do to the payload. `sizes`: each variant's estimate (size_guard.h), printed with its terms.
 void print_variants(const std::vector<Variant>& variants, const std::vector<FabricSize>& sizes,
-                    Mode mode, double inprocess_rate_bps) {
+                    const RunOptions& options, double wall_rate_bps) {
+  const Mode mode = options.mode;
   for (size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
     std::string settings;
     for (const Setting& s : v.settings) settings += fmt::format("  {}={}", s.key, s.value);
     fmt::print("{}{}\n", v.name, settings);
     for (const std::string& note : v.notes) fmt::print("  note: {}\n", note);
-    if (mode == Mode::kInProcess && inprocess_rate_bps > 0) {
-      const double k = slowdown_factor(v.experiment, inprocess_rate_bps);
+    if (mode != Mode::kVirtual && wall_rate_bps > 0) {
+      const double k = slowdown_factor(v.experiment, wall_rate_bps);
       fmt::print(
-          "  in-process: fastest link at {}, time x{:g} (every rate / {:g}, every time "
-          "constant x {:g})\n",
-          conf::format_rate(k > 1 ? inprocess_rate_bps : v.experiment.links.rate_bps), k, k, k);
+          "  {}: fastest link at {}, time x{:g} (every rate / {:g}, every time constant x {:g})\n",
+          mode == Mode::kInProcess ? "in-process" : "namespaced",
+          conf::format_rate(k > 1 ? wall_rate_bps : v.experiment.links.rate_bps), k, k, k);
+    }
+    if (mode == Mode::kNamespaced && options.namespaced.links == namespaced::LinkKind::kVeth &&
+        v.experiment.workload.payload_bytes > namespaced::kVethPayloadBytes) {
+      fmt::print("  namespaced: veth links: workload.payload {} -> {} (af_xdp frames fit one "
+                 "1500-byte MTU)\n",
+                 v.experiment.workload.payload_bytes, namespaced::kVethPayloadBytes);
     }
     fmt::print("  size: {}\n", describe(sizes[i], mode));
     fmt::print("  memory: {}\n", itemize(sizes[i], mode));
@@ -84,9 +92,10 @@ bool names_link_rate(const std::vector<Sweep>& sweeps) {
                      [](const Sweep& s) { return s.key == kLinkRateKey; });
 }
 
-// The in-process fabric's rate (0: the variants' own, as written). Rates the user sweeps or sets
-// with links.rate are the experiment's own: they win over the default and are run as written.
-double inprocess_rate(const RunArgs& args, const VariantRequest& request) {
+// A wall-clock mode's rate (0: the variants' own, as written), `default_bps` when --rate is not
+// given. Rates the user sweeps or sets with links.rate are the experiment's own: they win over
+// the default and are run as written.
+double wall_clock_rate(const RunArgs& args, const VariantRequest& request, double default_bps) {
   const bool explicit_rate = names_link_rate(request.sweeps) || names_link_rate(request.sets);
   if (args.rate.empty() && explicit_rate) return 0;
   if (explicit_rate) {
@@ -94,7 +103,7 @@ double inprocess_rate(const RunArgs& args, const VariantRequest& request) {
         fmt::format("--rate and --sweep/--set {} both give the link rate; give one", kLinkRateKey));
   }
   if (args.rate == "file") return 0;
-  const std::string text = args.rate.empty() ? conf::format_rate(kInProcessRateBps) : args.rate;
+  const std::string text = args.rate.empty() ? conf::format_rate(default_bps) : args.rate;
   const std::optional<double> bps = conf::parse_rate_bps(text);
   if (!bps || *bps <= 0) {
     throw std::invalid_argument(
@@ -164,6 +173,7 @@ int run(const RunArgs& args) {
   for (const std::string& s : args.sets) request.sets.push_back(parse_sweep(s, "--set"));
   if (args.seeds > 0) add_seeds(args, request);
   options.seeds = args.seeds > 0;
+  double wall_rate_bps = 0;  // --rate, or the mode's default (0: the variants' own)
   const bool namespaced_options = args.namespaced.links != namespaced::LinkKind::kMemif ||
                                   !args.namespaced.name.empty() || !args.namespaced.dir.empty() ||
                                   args.namespaced.rt_priority != namespaced::kNamespacedRtPriority;
@@ -175,16 +185,20 @@ int run(const RunArgs& args) {
     // fabric up applies the rate (and stretches the time constants) to each variant it starts.
     if (args.lcores > 0) throw std::invalid_argument("--lcores is for --mode inprocess");
     options.namespaced = args.namespaced;
-    options.namespaced.rate = args.rate;
+    wall_rate_bps = wall_clock_rate(args, request, namespaced::kNamespacedRateBps);
+    // fabric up's --rate: "" its default, "file" the variant's own rates.
+    options.namespaced.rate = wall_rate_bps == 0 ? "file" : args.rate;
   } else if (options.mode == Mode::kInProcess) {
-    options.inprocess_rate_bps = inprocess_rate(args, request);
+    wall_rate_bps = wall_clock_rate(args, request, kInProcessRateBps);
+    options.inprocess_rate_bps = wall_rate_bps;
     if (!args.metrics_address.empty()) {
       options.switch_metrics =
           serve_switch_metrics(monitoring::parse_address(args.metrics_address, 0));
     }
   } else if (!args.rate.empty()) {
     throw std::invalid_argument(fmt::format(
-        "--rate is for --mode inprocess; virtual time runs the experiment's rates (change "
+        "--rate is for --mode inprocess or namespaced; virtual time runs the experiment's "
+        "rates (change "
         "them with --set {}=...)",
         kLinkRateKey));
   } else if (args.lcores > 0) {
@@ -205,8 +219,12 @@ int run(const RunArgs& args) {
         estimate_size(v.experiment, options.mode, eal_lcores(options.mode, args.lcores)));
     check_fits(sizes.back(), options.mode, "variant " + v.name);
   }
+  if (options.mode == Mode::kNamespaced) {
+    // What the processes cannot run is said now, -n included, not once the fabric is up.
+    for (const Variant& v : variants) namespaced::check_runnable(v.experiment);
+  }
   if (args.dry_run) {
-    print_variants(variants, sizes, options.mode, options.inprocess_rate_bps);
+    print_variants(variants, sizes, options, wall_rate_bps);
     return 0;
   }
   if (options.mode == Mode::kNamespaced) {
@@ -241,7 +259,8 @@ void add_run_command(CLI::App& app, int* exit_code, const std::string& command_l
                   "virtual: event-driven virtual time, deterministic, any link rate; inprocess: "
                   "the DPDK fabric in wall-clock time on this machine's cores; namespaced: one "
                   "spraylab-switch / spraylab-gen process per node in network namespaces, "
-                  "brought up and down for each variant (needs root; docs/fabric.md)")
+                  "brought up for a variant and kept for the next when only its balancer "
+                  "differs (needs root; docs/fabric.md)")
       ->check([](const std::string& text) {
         return find_mode(text) ? std::string() : fmt::format("expected {}", mode_choices());
       })

@@ -169,8 +169,18 @@ int export_containerlab(const ExportOptions& o) {
   const topo::Topology t = topo::build(exp.topology, exp.links);
   const std::vector<Process> processes = node_processes(o, exp, name, t);
 
+  if (!exp.events.empty()) {
+    fmt::print(stderr,
+               "note: {}: its link events (events:) are not applied in a containerlab "
+               "deployment (only `spraylab run --mode namespaced` sends them to the switches); "
+               "the nodes run without them\n",
+               o.fabric.experiment);
+  }
   const fs::path dir = o.out_dir;
   fs::create_directories(dir / "run" / "results");
+  // An earlier deployment's start time would release the generators at once, unsynchronised:
+  // the README's step writes a new one.
+  fs::remove(dir / "run" / "start");
   const std::string topology_file = name + ".clab.yml";
   write_file((dir / topology_file).string(),
              fmt::format("# Written by spraylab fabric export from {} ({} switches, {} generators, "

@@ -19,6 +19,9 @@ namespace spraylab::fabric::namespaced {
 
 // The default link rate: what this 2-CPU machine sustains with 28 processes (docs/fabric.md).
 inline constexpr double kNamespacedRateBps = 100e6;
+// veth links: the largest payload whose frame fits a 1500-byte MTU and an af_xdp chunk (the
+// fabric cuts a larger one to it, and says so).
+inline constexpr uint32_t kVethPayloadBytes = 1400;
 inline constexpr int kNamespacedNice = -10;
 // --rt-priority's default: by link kind (namespaced_rt_priority).
 inline constexpr int kNamespacedRtPriority = -1;

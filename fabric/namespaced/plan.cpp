@@ -13,10 +13,12 @@
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/namespaced/link_events.h"
 #include "fabric/namespaced/pfc_headroom.h"
 #include "fabric/run/time_scale.h"
 #include "fabric/run/variants.h"
 #include "switch/switch_options.h"
+#include "topo/build.h"
 #include "trafficgen/gen_options.h"
 
 namespace spraylab::fabric::namespaced {
@@ -33,8 +35,6 @@ constexpr uint32_t kSwitchMbufs = 4096;
 // net_af_xdp fills each rx queue's fill ring from the port's pool when the queue is set up: 2048
 // mbufs a port in DPDK 22.11 (ETH_AF_XDP_DFLT_NUM_DESCS), on top of what the switch itself holds.
 constexpr uint32_t kAfXdpFillMbufs = 2048;
-// veth links: the largest payload whose frame fits a 1500-byte MTU and an af_xdp chunk.
-constexpr uint32_t kVethPayloadBytes = 1400;
 constexpr int kSwitchMetricsPort = 9561;
 constexpr int kGenMetricsPort = 9562;
 // A frame's bytes besides its payload, rounded up: Ethernet, IPv4, UDP and the testbed header
@@ -154,10 +154,8 @@ uint32_t add_switch_ports(const PlanInput& in, topo::NodeId s, Process& p) {
     bool server = true;
     if (pn.kind == topo::NodeKind::kSwitch) {
       if (pn.level == n.level) {
-        throw std::invalid_argument(fmt::format(
-            "fabric up: {} and {} are switches of one level; links between them are not "
-            "supported yet (issue 15)",
-            n.name, pn.name));
+        // check_runnable refused it before any process was planned.
+        throw std::logic_error(fmt::format("{} and {}: a link within one level", n.name, pn.name));
       }
       server = n.level > pn.level;
     }
@@ -325,19 +323,49 @@ void add_pfc_headroom(const std::string& text, const conf::Experiment& exp, cons
 
 }  // namespace
 
+void check_runnable(const conf::Experiment& e) {
+  for (const conf::ExplicitLink& l : e.topology.links) {
+    if (l.rate_bps || l.delay_ns) {
+      throw std::invalid_argument(fmt::format(
+          "{}: the namespaced fabric runs every link at links.rate and links.delay: per-link rates "
+          "or delays of an explicit topology ({} - {}) are not supported yet (issue 15)",
+          e.source, l.a, l.b));
+    }
+  }
+  if (e.buffer.flow_control == conf::FlowControl::kCredit) {
+    // Its switches are spraylab-switch processes, which send pause frames (and spraylab-gen
+    // obeys them) but no credit frames: a credit link would never get its credits back.
+    throw std::invalid_argument(fmt::format(
+        "{}: buffer.flow_control: credit runs in virtual time and on the in-process fabric only, "
+        "not on the namespaced fabric (docs/switch.md, \"Credit-based links\")",
+        e.source));
+  }
+  check_events(e);
+  // A switch process serves the links to the level below and is a client above (memif's roles):
+  // a link within one level has no such order.
+  const topo::Topology t = topo::build(e.topology, e.links);
+  for (topo::NodeId s : t.switches()) {
+    for (topo::PortId port = 0; port < t.degree(s); ++port) {
+      const topo::Node& peer = t.node(t.peer(s, port).node);
+      if (peer.kind == topo::NodeKind::kSwitch && peer.level == t.node(s).level) {
+        throw std::invalid_argument(fmt::format(
+            "{}: {} and {} are switches of one level; the namespaced fabric does not support "
+            "links between them yet (issue 15)",
+            e.source, t.node(s).name, peer.name));
+      }
+    }
+  }
+}
+
 std::string fabric_experiment(const Options& o, double* rate_bps, double* scale) {
   const std::string text = conf::read_experiment_text(o.experiment);
   const conf::Experiment exp = conf::load_experiment_string(text, o.experiment);
   double fastest = exp.links.rate_bps;
-  for (const auto& l : exp.topology.links) {
-    if (l.rate_bps || l.delay_ns) {
-      throw std::invalid_argument(
-          "fabric up: per-link rates or delays of an explicit topology are not supported yet "
-          "(issue 15)");
-    }
-  }
+  check_runnable(exp);
   VariantRequest request;
   request.algorithms_option = "--algorithm";
+  // Its settings are the fabric's, not the user's --set: errors say so.
+  request.set_origin = "the namespaced fabric's";
   if (!o.algorithm.empty()) request.algorithms = {o.algorithm};
   // An af_xdp frame is one umem chunk (at most a 4 KB page, less its headroom) in DPDK 22.11, and
   // a veth's MTU is 1500: a larger payload is cut to what fits, and said.

@@ -54,6 +54,12 @@ std::string gen_node(const std::string& leaf);
 // A veth end's name: the index-th link of a node is eth<index + 1>, as containerlab names them.
 std::string veth_name(uint32_t index);
 
+// What the namespaced fabric cannot run, said before anything starts (`run --mode namespaced`,
+// -n included, `fabric up`, `fabric export`): per-link rates or delays of an explicit topology,
+// links between switches of one level, credit-based links, and link events that need rerouting
+// (check_events). Throws std::invalid_argument naming the experiment file.
+void check_runnable(const conf::Experiment& e);
+
 // The experiment as the fabric runs it: the algorithm and the rate applied, time constants
 // stretched like the in-process fabric's (docs/fabric.md, "Rates"). Returns the YAML and sets
 // *rate_bps and *scale.

@@ -574,14 +574,6 @@ FabricResult NamespacedRunner::run_once(const std::string& yaml, const FabricOpt
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   };
   if (g_stop) throw std::runtime_error("interrupted");
-  if (conf::load_experiment_string(yaml, "variant").buffer.flow_control ==
-      conf::FlowControl::kCredit) {
-    // Its switches are spraylab-switch processes, which send pause frames (and spraylab-gen
-    // obeys them) but no credit frames: a credit link would never get its credits back.
-    throw std::invalid_argument(
-        "buffer.flow_control: credit runs in virtual time and on the in-process fabric only, not "
-        "on the namespaced fabric (docs/switch.md, \"Credit-based links\")");
-  }
   bring_up(yaml, opts);
   FabricResult r = VariantRun(dir_, opts, wall_s).run();
   if (g_stop) throw std::runtime_error("interrupted");

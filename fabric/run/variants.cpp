@@ -220,6 +220,9 @@ std::vector<Setting> variant_settings(const std::string& algorithm, const Varian
       return fmt::format("reproduce run '{}' {} {}", request.reproduce_run, what, text);
     }
     if (what == "algorithms") return fmt::format("{} {}", request.algorithms_option, text);
+    if (what == "set" && !request.set_origin.empty()) {
+      return fmt::format("{} {}", request.set_origin, text);
+    }
     return fmt::format("--{} {}", what, text);
   };
   std::vector<Setting> settings;

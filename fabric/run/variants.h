@@ -39,6 +39,9 @@ struct VariantRequest {
   // else the reproduction run's name.
   std::string reproduce_run;
   std::string algorithms_option = "--algorithms";  // fabric up/export: "--algorithm"
+  // Who made `sets` when not the user ("the namespaced fabric's": its rate and payload): errors
+  // then name it instead of a --set the user never gave.
+  std::string set_origin;
 };
 
 // One value a variant sets, and the option that asked for it (for error messages).

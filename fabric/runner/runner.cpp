@@ -13,7 +13,7 @@
 #include <memory>
 #include <set>
 
-#include "fabric/namespaced/link_events.h"
+#include "fabric/namespaced/plan.h"
 #include "fabric/results/plots.h"
 #include "fabric/results/progress_line.h"
 #include "fabric/results/result_files.h"
@@ -277,7 +277,7 @@ int run_variants(const std::vector<Variant>& variants, const RunOptions& options
   if (variants.empty()) return 0;
   if (options.mode == Mode::kNamespaced) {
     // What the namespaced fabric cannot do is refused before any fabric or folder is made.
-    for (const Variant& v : variants) namespaced::check_events(v.experiment);
+    for (const Variant& v : variants) namespaced::check_runnable(v.experiment);
   }
   std::string out_label;
   const std::string out = out_dir(variants, options, &out_label);

@@ -16,6 +16,11 @@ Cases:
                                   prometheus-targets.json: one target per node with the labels
                                   fabric, node and role.
   a bad experiment is exit 2      a misspelt key: the loader's line and column, nothing written.
+  what the fabric cannot run is refused; a stale start file removed
+                                  per-link rates (explicit.yaml), links within a level
+                                  (dragonfly.yaml), events that need rerouting (link-events.yaml):
+                                  exit 2 naming the file, nothing written; link events it can run
+                                  are said not to be applied; an earlier run/start is removed.
 """
 import json
 import os
@@ -153,11 +158,46 @@ def bad_process_options_are_exit_2(_args):
         check(r.returncode == 0, f"--idle-sleep '' (busy polling): exit {r.returncode}: {r.stderr}")
 
 
+def what_the_fabric_cannot_run_is_refused_and_a_stale_start_removed(_args):
+    # The export carried files the namespaced fabric refuses (its error said "fabric up:"), kept
+    # an earlier deployment's run/start (which releases the generators at once, unsynchronised),
+    # and carried link events that no deployment applies without a word.
+    examples = os.path.join(ARGS.source, "conf", "examples")
+    with tempfile.TemporaryDirectory() as t:
+        out = os.path.join(t, "clab")
+        for name, needle in (("explicit.yaml", "per-link rates or delays"),
+                             ("dragonfly.yaml", "are switches of one level"),
+                             ("link-events.yaml", "events.reroute")):
+            path = os.path.join(examples, name)
+            r = subprocess.run([SPRAYLAB, "fabric", "export", path, "--containerlab", out,
+                                "--algorithm", "ecmp"], capture_output=True, text=True,
+                               timeout=60)
+            check(r.returncode == 2 and f"spraylab: {path}: " in r.stderr and needle in r.stderr
+                  and "fabric up" not in r.stderr, (name, r.returncode, r.stderr[-400:]))
+            check(not os.path.exists(out), f"{name}: files written")
+        with open(os.path.join(examples, "link-events.yaml")) as f:
+            text = f.read()
+        check("events:\n" in text, "link-events.yaml changed: update this test")
+        quiet = os.path.join(t, "events.yaml")
+        with open(quiet, "w") as f:
+            f.write(text.replace("events:\n", "events:\n  reroute: false\n", 1))
+        os.makedirs(os.path.join(out, "run"))
+        with open(os.path.join(out, "run", "start"), "w") as f:
+            f.write("1700000000\n")
+        r = subprocess.run([SPRAYLAB, "fabric", "export", quiet, "--containerlab", out,
+                            "--algorithm", "ecmp"], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and "link events (events:) are not applied" in r.stderr,
+              (r.returncode, r.stderr[-400:]))
+        check(not os.path.exists(os.path.join(out, "run", "start")), "a stale run/start is kept")
+
+
 CASES = [
     ("the demo validates against containerlab's schema", validates_against_the_schema, ()),
     ("every link end is a port of its node's command line", link_ends_are_ports, ()),
     ("the discovery file names every node", discovery_file_names_every_node, ()),
     ("a bad experiment is exit 2", bad_experiment_is_exit_2, ()),
     ("bad process options are exit 2", bad_process_options_are_exit_2, ()),
+    ("what the fabric cannot run is refused; a stale start file removed",
+     what_the_fabric_cannot_run_is_refused_and_a_stale_start_removed, ()),
 ]
 sys.exit(run_cases(ARGS, CASES))

@@ -270,6 +270,33 @@ def inprocess_rate_slows_the_experiment_down(_args):
     check(p.returncode == 0 and "rate=2G" in p.stdout and "in-process:" not in p.stdout, p.stdout)
 
 
+def namespaced_dry_run_checks_and_says_what_the_fabric_would_do(_args):
+    # -n in namespaced mode said nothing of the rate and let through what the fabric cannot run
+    # (found only by a real run, as root); an explicit links.rate was slowed to 100 Mbps anyway.
+    examples = os.path.join(ARGS.source, "conf", "examples")
+    p = run("run", DEMO, "--mode", "namespaced", "--algorithms", "rps", "-n")
+    check(p.returncode == 0 and "namespaced: fastest link at 100Mbps, time x1000 " in p.stdout,
+          p.stdout + p.stderr)
+    p = run("run", DEMO, "--mode", "namespaced", "--algorithms", "rps", "--links", "veth", "-n")
+    check(p.returncode == 0 and "workload.payload 4096 -> 1400" in p.stdout, p.stdout + p.stderr)
+    p = run("run", DEMO, "--mode", "namespaced", "--sweep", "links.rate=10Mbps,20Mbps", "-n")
+    check(p.returncode == 0 and "namespaced:" not in p.stdout and "rate=20Mbps" in p.stdout,
+          p.stdout + p.stderr)
+    p = run("run", DEMO, "--mode", "namespaced", "--rate", "5Mbps", "--set", "links.rate=1Gbps",
+            "-n")
+    check(p.returncode == 2 and "both give the link rate" in p.stderr, (p.returncode, p.stderr))
+    for name, needle in (("explicit.yaml", "per-link rates or delays"),
+                         ("dragonfly.yaml", "are switches of one level"),
+                         ("link-events.yaml", "events.reroute")):
+        path = os.path.join(examples, name)
+        p = run("run", path, "--mode", "namespaced", "-n", "--algorithms", "ecmp")
+        check(p.returncode == 2 and f"spraylab: {path}: " in p.stderr and needle in p.stderr,
+              (name, p.returncode, p.stderr[-400:]))
+    p = run("run", DEMO, "--rate", "5Mbps", "-n")
+    check(p.returncode == 2 and "--rate is for --mode inprocess or namespaced" in p.stderr,
+          p.stderr)
+
+
 def links_takes_a_name_and_says_which(_args):
     # --links was a CLI11 map onto a one-byte enum: its help printed the values as raw bytes
     # (NUL, ^A, ^B) and its error stopped at the first NUL, naming no valid kind.
@@ -322,6 +349,8 @@ CASES = [
     ("topo commands need no EAL", topo_commands_need_no_eal, ()),
     ("--links takes a name and says which; every help text is plain text",
      links_takes_a_name_and_says_which, ()),
+    ("namespaced -n checks what the fabric cannot run and says its rate",
+     namespaced_dry_run_checks_and_says_what_the_fabric_would_do, ()),
 ]
 status = run_cases(ARGS, CASES)
 sys.exit(status)
