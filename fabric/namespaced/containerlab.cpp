@@ -24,6 +24,7 @@ constexpr const char* kRunInNode = "/spraylab/run";
 constexpr const char* kSwitchInNode = "/usr/local/bin/spraylab-switch";
 constexpr const char* kGenInNode = "/usr/local/bin/spraylab-gen";
 constexpr const char* kXdpInNode = "/usr/local/lib/spraylab/spraylab_xdp_gen.o";
+constexpr const char* kIfWaitInNode = "/usr/local/bin/spraylab-if-wait";  // clab/if-wait.sh
 
 // One argument as a POSIX shell word (containerlab splits `cmd` like a shell).
 std::string shell_word(const std::string& arg) {
@@ -65,10 +66,13 @@ RUN /src/scripts/setup.sh --packages-only \
  && install -D /build/switch/spraylab-switch {} \
  && install -D /build/trafficgen/spraylab-gen {} \
  && install -D -m 0644 /build/switch/xdp/spraylab_xdp_gen.o {} \
+ && install -D -m 0755 /src/fabric/namespaced/clab/if-wait.sh {} \
  && rm -rf /build /src
 WORKDIR {}
+# containerlab attaches the links after the container starts: wait for them (CLAB_INTFS).
+ENTRYPOINT ["{}"]
 )",
-      kSwitchInNode, kGenInNode, kXdpInNode, kRunInNode);
+      kSwitchInNode, kGenInNode, kXdpInNode, kIfWaitInNode, kRunInNode, kIfWaitInNode);
 }
 
 // Every node's process, with the container's paths and the fabric's options as `o` gives them.

@@ -21,6 +21,8 @@ Cases:
                                   (dragonfly.yaml), events that need rerouting (link-events.yaml):
                                   exit 2 naming the file, nothing written; link events it can run
                                   are said not to be applied; an earlier run/start is removed.
+  nodes wait for their links      the image's entry point (fabric/namespaced/clab/if-wait.sh)
+                                  runs the node's command only once eth1 .. eth<CLAB_INTFS> exist.
 """
 import json
 import os
@@ -191,6 +193,37 @@ def what_the_fabric_cannot_run_is_refused_and_a_stale_start_removed(_args):
         check(not os.path.exists(os.path.join(out, "run", "start")), "a stale run/start is kept")
 
 
+def nodes_wait_for_their_links(_args):
+    # containerlab attaches a node's eth1.. after its container starts: the image's entry point
+    # waits for CLAB_INTFS of them before it runs the node's command (a switch started first found
+    # no interface for its af_xdp ports and exited).
+    script = os.path.join(ARGS.source, "fabric", "namespaced", "clab", "if-wait.sh")
+    with tempfile.TemporaryDirectory() as t:
+        out, _ = exported(t)
+        with open(os.path.join(out, "Dockerfile")) as f:
+            docker = f.read()
+        check("fabric/namespaced/clab/if-wait.sh /usr/local/bin/spraylab-if-wait" in docker
+              and 'ENTRYPOINT ["/usr/local/bin/spraylab-if-wait"]' in docker, docker)
+        net = os.path.join(t, "net")
+        os.makedirs(os.path.join(net, "eth1"))
+        env = dict(os.environ, SPRAYLAB_IF_WAIT_NET=net, CLAB_INTFS="2")
+        p = subprocess.Popen(["sh", script, "sh", "-c", "echo ran $0", "node"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            p.wait(timeout=0.5)
+            check(False, "ran before eth2 appeared: " + p.stdout.read())
+        except subprocess.TimeoutExpired:
+            pass
+        os.makedirs(os.path.join(net, "eth2"))
+        stdout, stderr = p.communicate(timeout=30)
+        check(p.returncode == 0 and stdout == "ran node\n", (p.returncode, stdout, stderr))
+        for intfs, code, needle in (("0", 0, "ran node"), ("two", 2, "not a count")):
+            r = subprocess.run(["sh", script, "sh", "-c", "echo ran $0", "node"],
+                               env=dict(env, CLAB_INTFS=intfs), capture_output=True, text=True,
+                               timeout=30)
+            check(r.returncode == code and needle in r.stdout + r.stderr, (intfs, r))
+
+
 CASES = [
     ("the demo validates against containerlab's schema", validates_against_the_schema, ()),
     ("every link end is a port of its node's command line", link_ends_are_ports, ()),
@@ -199,5 +232,6 @@ CASES = [
     ("bad process options are exit 2", bad_process_options_are_exit_2, ()),
     ("what the fabric cannot run is refused; a stale start file removed",
      what_the_fabric_cannot_run_is_refused_and_a_stale_start_removed, ()),
+    ("nodes wait for their links", nodes_wait_for_their_links, ()),
 ]
 sys.exit(run_cases(ARGS, CASES))
