@@ -144,7 +144,7 @@ void default_ecn_threshold(const Map& top, Experiment& experiment) {
       BufferSpec::kDctcpEcnShare * static_cast<double>(experiment.buffer.bytes));
 }
 
-Experiment read_experiment(const Value& document) {
+Experiment read_experiment(const Value& document, Checks checks) {
   if (!document.node().IsMap()) {
     document.expected("a map of experiment keys (" + join(kTopLevel) + ")");
   }
@@ -176,7 +176,7 @@ Experiment read_experiment(const Value& document) {
   }
   if (workload != nullptr) {
     read_workload(workload->as_map(), experiment.workload);
-    check_workload_ranks(workload->as_map(), experiment);
+    if (checks == Checks::kRun) check_workload_ranks(workload->as_map(), experiment);
   }
   default_ecn_threshold(top, experiment);
   check_paced_rate(top, experiment);
@@ -209,8 +209,9 @@ YAML::Node parse_yaml(const std::string& yaml, const std::string& source_name) {
 
 }  // namespace
 
-Experiment load_experiment_string(const std::string& yaml, const std::string& source_name) {
-  return read_experiment(Value(parse_yaml(yaml, source_name), "", &source_name));
+Experiment load_experiment_string(const std::string& yaml, const std::string& source_name,
+                                  Checks checks) {
+  return read_experiment(Value(parse_yaml(yaml, source_name), "", &source_name), checks);
 }
 
 BalancerSpec load_balancer_string(const std::string& yaml, const std::string& source_name) {

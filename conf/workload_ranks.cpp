@@ -32,6 +32,18 @@ void check_workload_ranks(const Map& workload, const Experiment& e) {
   if (!hosts) return;
   const uint64_t ranks = *hosts;
   const WorkloadSpec& w = e.workload;
+  const auto defaulted = [&workload](std::string_view key) {
+    return workload.find(key) != nullptr ? "" : " (the default)";
+  };
+  const bool ranked = w.type == gen::WorkloadType::kIncast ||
+                      w.type == gen::WorkloadType::kFsdp ||
+                      (w.type == gen::WorkloadType::kAllToAllV && w.skew == gen::Skew::kMatrix);
+  if (ranked && ranks < 2) {
+    // Every one of them sends between ranks: said so, not as a range that ends below its start.
+    key_or_type(workload, "type")
+        .fail(fmt::format("{} needs at least 2 ranks (one a host); the topology has {} host{}",
+                          gen::to_string(w.type), ranks, ranks == 1 ? "" : "s"));
+  }
   switch (w.type) {
     case gen::WorkloadType::kIncast:
       // trafficgen/workloads/incast.cpp: distinct senders other than the receiver.
@@ -39,8 +51,7 @@ void check_workload_ranks(const Map& workload, const Experiment& e) {
         key_or_type(workload, "fan_in")
             .fail(fmt::format("incast's fan_in must be in 1..{} with the topology's {} hosts (one "
                               "rank each), found {}{}",
-                              ranks - 1, ranks, w.fan_in,
-                              workload.find("fan_in") != nullptr ? "" : " (the default)"));
+                              ranks - 1, ranks, w.fan_in, defaulted("fan_in")));
       }
       return;
     case gen::WorkloadType::kAllToAllV:
@@ -56,9 +67,9 @@ void check_workload_ranks(const Map& workload, const Experiment& e) {
       const uint64_t g = w.fsdp.dp_group == 0 ? ranks : w.fsdp.dp_group;
       if (g < 2 || g > ranks || ranks % g != 0) {
         key_or_type(workload, "dp_group")
-            .fail(fmt::format("{} does not divide the topology's {} hosts (one rank each) into "
-                              "shard groups of at least 2",
-                              w.fsdp.dp_group, ranks));
+            .fail(fmt::format("dp_group {}{} does not divide the topology's {} hosts (one rank "
+                              "each) into shard groups of at least 2",
+                              w.fsdp.dp_group, defaulted("dp_group"), ranks));
       }
       return;
     }

@@ -12,6 +12,7 @@
 #include "fabric/cli/size_guard.h"
 #include "fabric/namespaced/containerlab.h"
 #include "fabric/namespaced/launcher.h"
+#include "fabric/namespaced/plan.h"
 
 namespace spraylab::fabric {
 
@@ -92,6 +93,7 @@ void add_up(CLI::App* fabric, int* exit_code) {
     // Before any namespace exists: processes and memory against the machine (size_guard.h).
     const FabricSize size =
         estimate_size(conf::load_experiment_file(up->experiment), Mode::kNamespaced);
+    namespaced::check_process_count(size.processes, up->experiment);
     check_fits(size, Mode::kNamespaced, "fabric up " + up->experiment);
     fmt::print(stderr, "fabric up: {}\n", describe(size, Mode::kNamespaced));
     *exit_code = namespaced::up(*up);

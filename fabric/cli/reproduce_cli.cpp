@@ -83,7 +83,8 @@ int list_reproductions() {
             [](const fs::path& x, const fs::path& y) { return x.stem() < y.stem(); });
   for (const fs::path& file : files) {
     const std::string text = conf::read_experiment_text(file.string());
-    const conf::Experiment e = conf::load_experiment_string(text, file.string());
+    const conf::Experiment e =
+        conf::load_experiment_string(text, file.string(), conf::Checks::kTemplate);
     const Reproduction r = read_reproduction(text, e);
     // Every line says what a run costs: a user picks by it (issue 43); a reproduction whose
     // full-size run has not been timed here says so rather than nothing.
@@ -458,7 +459,7 @@ LoadedReproduction load_reproduction(const std::string& target) {
   LoadedReproduction r;
   r.path = resolve(target);
   r.text = conf::read_experiment_text(r.path);
-  r.experiment = conf::load_experiment_string(r.text, r.path);
+  r.experiment = conf::load_experiment_string(r.text, r.path, conf::Checks::kTemplate);
   r.reproduction = read_reproduction(r.text, r.experiment);
   return r;
 }

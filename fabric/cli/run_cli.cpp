@@ -47,8 +47,8 @@ struct RunArgs {
 };
 
 // `wall_rate_bps`: a wall-clock mode's rate (0: the variants' own), said per variant with how
-// many times slower it runs the experiment than written (run/time_scale.h); and what veth links
-// do to the payload. `sizes`: each variant's estimate (size_guard.h), printed with its terms.
+// many times slower it runs the experiment than written (run/time_scale.h). `sizes`: each
+// variant's estimate (size_guard.h), printed with its terms.
 void print_variants(const std::vector<Variant>& variants, const std::vector<FabricSize>& sizes,
                     const RunOptions& options, double wall_rate_bps) {
   const Mode mode = options.mode;
@@ -65,14 +65,24 @@ void print_variants(const std::vector<Variant>& variants, const std::vector<Fabr
           mode == Mode::kInProcess ? "in-process" : "namespaced",
           conf::format_rate(k > 1 ? wall_rate_bps : v.experiment.links.rate_bps), k, k, k);
     }
-    if (mode == Mode::kNamespaced && options.namespaced.links == namespaced::LinkKind::kVeth &&
-        v.experiment.workload.payload_bytes > namespaced::kVethPayloadBytes) {
-      fmt::print("  namespaced: veth links: workload.payload {} -> {} (af_xdp frames fit one "
-                 "1500-byte MTU)\n",
-                 v.experiment.workload.payload_bytes, namespaced::kVethPayloadBytes);
-    }
     fmt::print("  size: {}\n", describe(sizes[i], mode));
     fmt::print("  memory: {}\n", itemize(sizes[i], mode));
+  }
+}
+
+// One variant as the namespaced fabric will run it (fabric_experiment_of: the rate, the veth
+// payload cut, the PFC headroom, and check_runnable): a refusal names the variant. Lines of the
+// variant's document mean nothing in the user's file: none is given.
+void check_namespaced_variant(const Variant& v, const std::string& file,
+                              const namespaced::Options& o) {
+  const std::string label = fmt::format("variant {}, as the namespaced fabric runs it", v.name);
+  try {
+    double rate_bps = 0, scale = 1;
+    namespaced::fabric_experiment_of(v.yaml, file, o, &rate_bps, &scale);
+  } catch (const conf::ConfigError& e) {
+    throw conf::ConfigError(file, 0, 0, e.path(), fmt::format("{} ({})", e.message(), label));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{} ({})", e.what(), label));
   }
 }
 
@@ -134,7 +144,9 @@ void add_seeds(const RunArgs& args, VariantRequest& request) {
     throw std::invalid_argument("--seeds and --sweep seed=... both give the seeds; give one");
   }
   uint64_t first =
-      conf::load_experiment_string(conf::read_experiment_text(args.file), args.file).seed;
+      conf::load_experiment_string(conf::read_experiment_text(args.file), args.file,
+                                   conf::Checks::kTemplate)
+          .seed;
   const auto set = std::find_if(request.sets.begin(), request.sets.end(), is_seed);
   if (set != request.sets.end()) {
     char* end = nullptr;
@@ -217,11 +229,16 @@ int run(const RunArgs& args) {
   for (const Variant& v : variants) {  // and a fabric too large for the machine
     sizes.push_back(
         estimate_size(v.experiment, options.mode, eal_lcores(options.mode, args.lcores)));
+    if (options.mode == Mode::kNamespaced) {
+      namespaced::check_process_count(sizes.back().processes,
+                                      fmt::format("{} (variant {})", args.file, v.name));
+    }
     check_fits(sizes.back(), options.mode, "variant " + v.name);
   }
   if (options.mode == Mode::kNamespaced) {
-    // What the processes cannot run is said now, -n included, not once the fabric is up.
-    for (const Variant& v : variants) namespaced::check_runnable(v.experiment);
+    // What the processes cannot run is said now, -n included, not once the fabric is up: each
+    // variant made into the fabric's experiment as `fabric up` will (rate, payload, headroom).
+    for (const Variant& v : variants) check_namespaced_variant(v, args.file, options.namespaced);
   }
   if (args.dry_run) {
     print_variants(variants, sizes, options, wall_rate_bps);

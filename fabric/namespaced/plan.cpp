@@ -332,6 +332,13 @@ void check_runnable(const conf::Experiment& e) {
           e.source, l.a, l.b));
     }
   }
+  if (e.buffer.virtual_channels > 1) {
+    throw std::invalid_argument(fmt::format(
+        "{}: buffer.virtual_channels: {} runs in virtual time and on the in-process fabric only; "
+        "the namespaced fabric's spraylab-switch takes 1 (docs/switch.md, \"Deadlock and "
+        "virtual channels\")",
+        e.source, e.buffer.virtual_channels));
+  }
   if (e.buffer.flow_control == conf::FlowControl::kCredit) {
     // Its switches are spraylab-switch processes, which send pause frames (and spraylab-gen
     // obeys them) but no credit frames: a credit link would never get its credits back.
@@ -357,9 +364,22 @@ void check_runnable(const conf::Experiment& e) {
   }
 }
 
+void check_process_count(uint64_t processes, const std::string& what) {
+  if (processes <= kMgmtMaxProcesses) return;
+  throw std::invalid_argument(fmt::format(
+      "{}: a namespaced fabric of {} processes (a switch each, a generator per leaf); its "
+      "management network (one /24) holds {}",
+      what, processes, kMgmtMaxProcesses));
+}
+
 std::string fabric_experiment(const Options& o, double* rate_bps, double* scale) {
-  const std::string text = conf::read_experiment_text(o.experiment);
-  const conf::Experiment exp = conf::load_experiment_string(text, o.experiment);
+  return fabric_experiment_of(conf::read_experiment_text(o.experiment), o.experiment, o,
+                              rate_bps, scale);
+}
+
+std::string fabric_experiment_of(const std::string& text, const std::string& source,
+                                 const Options& o, double* rate_bps, double* scale) {
+  const conf::Experiment exp = conf::load_experiment_string(text, source);
   double fastest = exp.links.rate_bps;
   check_runnable(exp);
   VariantRequest request;
@@ -397,7 +417,7 @@ std::string fabric_experiment(const Options& o, double* rate_bps, double* scale)
   if (exp.buffer.flow_control == conf::FlowControl::kPfc) {
     add_pfc_headroom(text, exp, o, *scale, request);
   }
-  const std::vector<Variant> variants = expand_variants(text, o.experiment, request);
+  const std::vector<Variant> variants = expand_variants(text, source, request);
   return variants.at(0).yaml;
 }
 

@@ -56,14 +56,23 @@ std::string veth_name(uint32_t index);
 
 // What the namespaced fabric cannot run, said before anything starts (`run --mode namespaced`,
 // -n included, `fabric up`, `fabric export`): per-link rates or delays of an explicit topology,
-// links between switches of one level, credit-based links, and link events that need rerouting
-// (check_events). Throws std::invalid_argument naming the experiment file.
+// links between switches of one level, credit-based links, more than one virtual channel, and
+// link events that need rerouting (check_events). Throws std::invalid_argument naming the
+// experiment file.
 void check_runnable(const conf::Experiment& e);
+
+// A fabric of more processes than its management network holds (kMgmtMaxProcesses) is refused
+// before anything is made (`fabric up`, `run --mode namespaced`); `what` names the experiment.
+void check_process_count(uint64_t processes, const std::string& what);
 
 // The experiment as the fabric runs it: the algorithm and the rate applied, time constants
 // stretched like the in-process fabric's (docs/fabric.md, "Rates"). Returns the YAML and sets
 // *rate_bps and *scale.
 std::string fabric_experiment(const Options& o, double* rate_bps, double* scale);
+// The same for a document already read: a variant of `spraylab run --mode namespaced` (its -n
+// included), `source` naming the file it came from.
+std::string fabric_experiment_of(const std::string& text, const std::string& source,
+                                 const Options& o, double* rate_bps, double* scale);
 
 // Every switch's shaper slack in a namespaced fabric: two of the workload's frames. Its processes
 // sleep between polls, and a switch sends what its slack allows at once on waking: with the

@@ -569,7 +569,8 @@ Reproduction read_reproduction(const std::string& yaml, const conf::Experiment& 
 
 Reproduction read_reproduction(const std::string& yaml, const std::string& source,
                                const std::string& experiment_name) {
-  Reproduction r = read_reproduction(yaml, conf::load_experiment_string(yaml, source));
+  Reproduction r = read_reproduction(
+      yaml, conf::load_experiment_string(yaml, source, conf::Checks::kTemplate));
   r.name = experiment_name;
   return r;
 }

@@ -398,7 +398,8 @@ std::string name_without(const Variant& variant, const std::string& key) {
 
 std::vector<Variant> expand_variants(const std::string& yaml, const std::string& source,
                                      const VariantRequest& request) {
-  const conf::Experiment base = conf::load_experiment_string(yaml, source);
+  const conf::Experiment base =
+      conf::load_experiment_string(yaml, source, conf::Checks::kTemplate);
   check_default_name(base);
   check_request(request);
   const YAML::Node file_root = YAML::Load(yaml);  // the loader parsed it already

@@ -181,6 +181,17 @@ def a_workload_key_the_hosts_rule_out_is_refused_at_its_line(_args):
                     "workload:\n  type: incast\n  fan_in: 10\n")
         p = run("run", path, "-n")
         check(p.returncode == 0, (p.returncode, p.stderr[-500:]))
+        # The file is a template: a file its variants make valid runs (k = 4 with fan_in: 10,
+        # run at k = 6 and 8) is not refused for what it says before they change it.
+        small = os.path.join(d, "small.yaml")
+        with open(small, "w") as f:
+            f.write("topology: {generator: fat-tree, k: 4}\n"
+                    "load_balancer: {algorithm: ecmp}\n"
+                    "workload:\n  type: incast\n  fan_in: 10\n")
+        for extra in (("--set", "topology.k=6"), ("--sweep", "topology.k=6,8"),
+                      ("--sweep", "workload.fan_in=2,4")):
+            p = run("run", small, "-n", *extra)
+            check(p.returncode == 0, (extra, p.returncode, p.stderr[-500:]))
         p = run("run", path, "-n", "--sweep", "topology.k=6,4")
         check(p.returncode == 2, (p.returncode, p.stderr[-500:]))
         check(f"{path}:5:11: workload.fan_in: incast's fan_in must be in 1..7 with the "
@@ -247,10 +258,14 @@ def a_fabric_too_large_for_the_machine_is_refused_with_its_estimate(_args):
         check(p.returncode == 2, (p.returncode, p.stdout, p.stderr))
         check("variant ecmp: 524288 hosts, 20480 switches (2621440 ports), about" in p.stderr, p.stderr)
         check("more than this machine's" in p.stderr, p.stderr)
+        # Namespaced: a process a node, 20480 switches and 8192 generators: past the management
+        # network's 250 before memory is weighed (fabric up refused it once its namespaces existed).
         p = run("run", huge, "--mode", "namespaced", "-n")
-        check(p.returncode == 2 and "processes, about" in p.stderr, p.stderr)
+        check(p.returncode == 2 and "a namespaced fabric of 28672 processes" in p.stderr
+              and "holds 250" in p.stderr, p.stderr)
         p = run("fabric", "up", huge, "--name", f"huge{os.getpid()}", "--dir", os.path.join(d, "f"))
-        check(p.returncode == 2 and "fabric up" in p.stderr and "more than this machine's" in p.stderr, (p.returncode, p.stderr))
+        check(p.returncode == 2 and f"{huge}: a namespaced fabric of 28672 processes" in p.stderr,
+              (p.returncode, p.stderr))
         check(not os.path.exists(os.path.join(d, "f")), "fabric up wrote its folder")
         return p.stderr.strip().splitlines()[-1]
 
@@ -278,7 +293,7 @@ def namespaced_dry_run_checks_and_says_what_the_fabric_would_do(_args):
     check(p.returncode == 0 and "namespaced: fastest link at 100Mbps, time x1000 " in p.stdout,
           p.stdout + p.stderr)
     p = run("run", DEMO, "--mode", "namespaced", "--algorithms", "rps", "--links", "veth", "-n")
-    check(p.returncode == 0 and "workload.payload 4096 -> 1400" in p.stdout, p.stdout + p.stderr)
+    check(p.returncode == 0 and "workload.payload 4096 -> 1400" in p.stderr, p.stdout + p.stderr)
     p = run("run", DEMO, "--mode", "namespaced", "--sweep", "links.rate=10Mbps,20Mbps", "-n")
     check(p.returncode == 0 and "namespaced:" not in p.stdout and "rate=20Mbps" in p.stdout,
           p.stdout + p.stderr)
@@ -295,6 +310,23 @@ def namespaced_dry_run_checks_and_says_what_the_fabric_would_do(_args):
     p = run("run", DEMO, "--rate", "5Mbps", "-n")
     check(p.returncode == 2 and "--rate is for --mode inprocess or namespaced" in p.stderr,
           p.stderr)
+    # Each variant as `fabric up` makes it: a refusal names the variant.
+    p = run("run", DEMO, "--mode", "namespaced", "-n", "--sweep", "buffer.flow_control=none,credit")
+    check(p.returncode == 2 and "credit runs in virtual time" in p.stderr
+          and "(variant ofan-flow_control=credit, as the namespaced fabric runs it)" in p.stderr,
+          p.stderr)
+    p = run("run", DEMO, "--mode", "namespaced", "-n", "--set", "buffer.flow_control=pfc",
+            "--set", "buffer.virtual_channels=2")
+    check(p.returncode == 2 and "buffer.virtual_channels: 2" in p.stderr, p.stderr)
+    # The PFC headroom of a 100 Mb/s veth fabric does not fit 400 KB (fabric up refused it).
+    p = run("run", DEMO, "--mode", "namespaced", "--links", "veth", "-n", "--set",
+            "buffer.flow_control=pfc", "--set", "buffer.bytes=400KB")
+    check(p.returncode == 2 and "does not fit in buffer.bytes" in p.stderr, p.stderr)
+    # 120 leaves and 20 spines: 260 processes, past the management network's 250.
+    p = run("run", DEMO, "--mode", "namespaced", "-n", "--set",
+            "topology={generator: leaf-spine, leaves: 120, spines: 20, hosts_per_leaf: 2}")
+    check(p.returncode == 2 and "260 processes" in p.stderr and "holds 250" in p.stderr,
+          p.stderr[-500:])
 
 
 def links_takes_a_name_and_says_which(_args):

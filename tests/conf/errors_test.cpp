@@ -296,10 +296,22 @@ TEST(ConfigErrors, WorkloadKeysBoundedByTheHostsAreRefusedAtTheirKey) {
                        "workload: {type: all-to-all-v, skew: matrix, matrix: [[0, 1], [1, 0]]}\n"));
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\n"
                        "workload: {type: fsdp, dp_group: 3}\n"),
-            "test.yaml:2:34: workload.dp_group: 3 does not divide the topology's 8 hosts (one "
-            "rank each) into shard groups of at least 2");
+            "test.yaml:2:34: workload.dp_group: dp_group 3 does not divide the topology's 8 "
+            "hosts (one rank each) into shard groups of at least 2");
   EXPECT_NO_THROW(load("topology: {generator: fat-tree, k: 4}\n"
                        "workload: {type: fsdp, dp_group: 4}\n"));
+  // One host: no pair of ranks, said as such (not as a range 1..0).
+  EXPECT_EQ(load_error("topology:\n"
+                       "  switches: [{name: s0, level: 0}]\n"
+                       "  hosts: [h0]\n"
+                       "  links: [{a: h0, b: s0}]\n"
+                       "workload: {type: incast, fan_in: 1}\n"),
+            "test.yaml:5:18: workload.type: incast needs at least 2 ranks (one a host); the "
+            "topology has 1 host");
+  // A template (a file --set or --sweep change before each variant) waits for its variants.
+  EXPECT_NO_THROW(load_experiment_string("topology: {generator: fat-tree, k: 4}\n"
+                                         "workload: {type: incast, fan_in: 10}\n",
+                                         "test.yaml", Checks::kTemplate));
   // An explicit topology's hosts are its list's.
   EXPECT_THAT(load_error("topology:\n"
                          "  switches: [{name: s0, level: 0}]\n"
