@@ -541,12 +541,7 @@ std::string discovery_path(const std::string& dir) {
 // becomes that address.
 void add_mgmt_net(FabricState& st) {
   const MgmtNet m = mgmt_net(st.name);
-  if (st.processes.size() > kMgmtMaxProcesses) {
-    throw std::invalid_argument(
-        fmt::format("a fabric of {} processes: the management network "
-                    "holds {}",
-                    st.processes.size(), kMgmtMaxProcesses));
-  }
+  check_process_count(st.processes.size(), "fabric " + st.name);
   if (command_output({"ip", "-o", "-4", "addr", "show"}).find(" " + m.prefix) !=
       std::string::npos) {
     throw std::runtime_error(fmt::format(

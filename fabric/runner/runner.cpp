@@ -275,10 +275,6 @@ void write_seed_comparison(const std::string& out, const std::vector<VariantSumm
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options) {
   if (variants.empty()) return 0;
-  if (options.mode == Mode::kNamespaced) {
-    // What the namespaced fabric cannot do is refused before any fabric or folder is made.
-    for (const Variant& v : variants) namespaced::check_runnable(v.experiment);
-  }
   std::string out_label;
   const std::string out = out_dir(variants, options, &out_label);
   // Checked and created now, not after the first variant ran; written in full before it

@@ -71,7 +71,9 @@ struct Interrupted : std::runtime_error {
 // variant at its next wall-clock check and throws Interrupted: the earlier results stay, as after
 // a failed run (unless options.keep_completed), and EAL and the staging folder are cleaned up; a second signal ends the process
 // at once, as a killed run. (The namespaced fabric takes its signals itself, takes the fabric
-// down, and then ends the same way.)
+// down, and then ends the same way.) Mode::kNamespaced variants are the caller's to check
+// (run's check_namespaced_variant, before -n and before any folder is made); the fabric's
+// bring-up checks each again (namespaced::fabric_experiment_of).
 
 int run_variants(const std::vector<Variant>& variants, const RunOptions& options);
 
