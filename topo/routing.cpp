@@ -4,6 +4,9 @@
 #include <atomic>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "topo/generators.h"
 #include "topo/ksp_paths.h"
 
 namespace spraylab::topo {
@@ -50,25 +53,35 @@ Routing::Routing(const Topology& t) : topo_(t), graph_(t) {
   }
   // One BFS per source switch; sources are handed out to threads one at a time.
   std::atomic<uint32_t> next{0};
+  // A distance is a byte and 255 is kUnreachable: a switch 255 hops away or more (an explicit
+  // chain; no fabric comes near) would read as unvisited and be queued again, past the queue's
+  // end. The first BFS to meet one stops every thread, and the graph is refused.
+  std::atomic<bool> too_far{false};
+  std::atomic<uint32_t> too_far_from{0};
   auto worker = [&] {
     std::vector<uint32_t> queue(n);
-    for (uint32_t src = next++; src < n; src = next++) {
+    for (uint32_t src = next++; src < n && !too_far.load(std::memory_order_relaxed);
+         src = next++) {
       uint8_t* row = &dist_[static_cast<size_t>(src) * n];
       uint32_t head = 0, tail = 0;
       row[src] = 0;
       queue[tail++] = src;
-      while (head < tail) {
+      bool stop = false;
+      while (head < tail && !stop) {
         uint32_t v = queue[head++];
         uint8_t dv = static_cast<uint8_t>(row[v] + 1);
         for (uint32_t e = graph_.begin(v); e < graph_.end(v); ++e) {
           uint32_t w = graph_.neighbour(e);
-          if (row[w] == kUnreachable) {
-            row[w] = dv;
-            queue[tail++] = w;
+          if (row[w] != kUnreachable) continue;
+          if (dv == kUnreachable) {  // w is 255 hops away
+            if (!too_far.exchange(true)) too_far_from = src;
+            stop = true;
+            break;
           }
+          row[w] = dv;
+          queue[tail++] = w;
         }
       }
-      // Hop counts above 254 would alias kUnreachable; no real fabric comes near that.
     }
   };
   unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
@@ -77,6 +90,11 @@ Routing::Routing(const Topology& t) : topo_(t), graph_(t) {
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
+  if (too_far) {
+    throw TopologyError(fmt::format(
+        "switch {} has switches {} or more hops away; hop counts of at most {} are supported",
+        t.node(graph_.node_of(too_far_from)).name, kUnreachable, kUnreachable - 1));
+  }
   connected_ = n == 0 || std::none_of(dist_.begin(), dist_.begin() + n,
                                       [](uint8_t d) { return d == kUnreachable; });
 }

@@ -65,6 +65,7 @@ struct Corner {
 class Routing {
  public:
   // Computes all-pairs switch distances by one BFS per switch, spread over the machine's cores.
+  // Throws TopologyError for switches 255 or more hops apart (a distance is a byte).
   explicit Routing(const Topology& t);
 
   const Topology& topology() const { return topo_; }

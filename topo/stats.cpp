@@ -59,7 +59,10 @@ Stats compute_stats(const Routing& r, bool count_corners) {
     s.cost_switches_per_host = static_cast<double>(s.switches) / s.hosts;
   }
   if (s.switches > 0) s.avg_switch_degree = 2.0 * s.links / s.switches;
-  if (count_corners && s.connected && is_leaf_spine(t)) s.corners = r.corners().size();
+  if (count_corners && s.connected && is_leaf_spine(t)) {
+    s.corners = r.corners().size();
+    s.corners_scanned = true;
+  }
   return s;
 }
 

@@ -28,7 +28,15 @@ struct Stats {
   double cost_switches_per_host = 0;  // N / S
   double avg_switch_degree = 0;       // k = 2M / N
   uint64_t corners = 0;               // Polarized (source leaf, switch) corner pairs
+  // Whether `corners` was counted: only on a connected graph of two switch levels
+  // (is_leaf_spine), and not when compute_stats was asked to skip it; else it is 0 and means
+  // nothing.
+  bool corners_scanned = false;
   bool connected = true;
+  // The distances (diameter, diameter_all, avg_distance) and the capacity are defined only on a
+  // connected graph; avg_distance, capacity and diameter also need two leaves.
+  bool distances_defined() const { return connected; }
+  bool leaf_distances_defined() const { return connected && leaves >= 2; }
 };
 
 // Two switch levels and every switch link between them (leaf-spine, MRLS, 2-level fat tree, OFT):

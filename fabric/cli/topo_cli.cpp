@@ -208,6 +208,17 @@ topo::Topology load(const std::string& file) {
   return topo::build(e.topology, e.links);
 }
 
+// The switch graph's routing; a graph it cannot hold is refused naming `file` (empty: a
+// generator's output).
+topo::Routing routing(const topo::Topology& t, const std::string& file) {
+  try {
+    return topo::Routing(t);
+  } catch (const topo::TopologyError& e) {
+    if (file.empty()) throw;
+    throw topo::TopologyError(fmt::format("{}: {}", file, e.what()));
+  }
+}
+
 nlohmann::ordered_json to_json(const topo::Stats& s) {
   nlohmann::ordered_json j;
   j["kind"] = s.kind;
@@ -219,14 +230,17 @@ nlohmann::ordered_json to_json(const topo::Stats& s) {
   j["radix"] = s.radix;
   j["uplinks"] = s.uplinks;
   j["downlinks"] = s.downlinks;
-  j["diameter"] = s.diameter;
-  j["diameter_all"] = s.diameter_all;
-  j["avg_distance"] = s.avg_distance;
-  j["capacity"] = s.capacity;
+  // What a disconnected graph (or one leaf) does not define is null, not the unreachable
+  // marker 255 or a 0 that reads as a measurement.
+  const auto defined = [](bool yes, auto v) { return yes ? nlohmann::ordered_json(v) : nullptr; };
+  j["diameter"] = defined(s.leaf_distances_defined(), s.diameter);
+  j["diameter_all"] = defined(s.distances_defined(), s.diameter_all);
+  j["avg_distance"] = defined(s.leaf_distances_defined(), s.avg_distance);
+  j["capacity"] = defined(s.leaf_distances_defined(), s.capacity);
   j["cost_links_per_host"] = s.cost_links_per_host;
   j["cost_switches_per_host"] = s.cost_switches_per_host;
   j["avg_switch_degree"] = s.avg_switch_degree;
-  j["corners"] = s.corners;
+  j["corners"] = defined(s.corners_scanned, s.corners);
   j["connected"] = s.connected;
   return j;
 }
@@ -235,6 +249,10 @@ nlohmann::ordered_json to_json(const topo::Stats& s) {
 std::vector<std::string> check(const topo::Topology& t, const topo::Routing& r) {
   std::vector<std::string> problems;
   if (!r.connected()) problems.push_back("the switch graph is disconnected");
+  if (t.hosts().size() < 2) {
+    problems.push_back(fmt::format("{} host{}: every workload needs at least 2",
+                                   t.hosts().size(), t.hosts().size() == 1 ? "" : "s"));
+  }
   for (topo::NodeId h : t.hosts()) {
     if (t.degree(h) != 1) {
       problems.push_back(
@@ -273,25 +291,40 @@ void print_stats_table(const std::vector<topo::Stats>& cols,
     std::function<std::string(const topo::Stats&)> value;
   };
   auto integer = [](uint64_t v) { return fmt::format("{}", v); };
+  // Undefined (a disconnected graph, a single leaf, corners not scanned): a dash.
+  constexpr const char* kUndefined = "—";
+  auto leafwise = [](const topo::Stats& s, std::string v) {
+    return s.leaf_distances_defined() ? v : std::string(kUndefined);
+  };
   const std::vector<Row> rows = {
       {"hosts (S)", [&](auto& s) { return integer(s.hosts); }},
+      {"switches (N)", [&](auto& s) { return integer(s.switches); }},
       {"leaves (N1)", [&](auto& s) { return integer(s.leaves); }},
       {"spines (N2)", [&](auto& s) { return integer(s.spines); }},
       {"switch links (M)", [&](auto& s) { return integer(s.links); }},
       {"radix (R)", [&](auto& s) { return integer(s.radix); }},
       {"uplinks / hosts per leaf",
        [](auto& s) { return fmt::format("{} / {}", s.uplinks, s.downlinks); }},
-      {"diameter D (leaves)", [&](auto& s) { return integer(s.diameter); }},
-      {"diameter D* (all)", [&](auto& s) { return integer(s.diameter_all); }},
-      {"avg distance A", [](auto& s) { return fmt::format("{:.4f}", s.avg_distance); }},
-      {"capacity Θ=2M/(S·A)", [](auto& s) { return fmt::format("{:.4f}", s.capacity); }},
+      {"connected", [](auto& s) { return std::string(s.connected ? "yes" : "no"); }},
+      {"diameter D (leaves)", [&](auto& s) { return leafwise(s, integer(s.diameter)); }},
+      {"diameter D* (all)",
+       [&](auto& s) {
+         return s.distances_defined() ? integer(s.diameter_all) : std::string(kUndefined);
+       }},
+      {"avg distance A",
+       [&](auto& s) { return leafwise(s, fmt::format("{:.4f}", s.avg_distance)); }},
+      {"capacity Θ=2M/(S·A)",
+       [&](auto& s) { return leafwise(s, fmt::format("{:.4f}", s.capacity)); }},
       {"avg switch degree k=2M/N",
        [](auto& s) { return fmt::format("{:.4f}", s.avg_switch_degree); }},
       {"links per host M/S (Eq.2)",
        [](auto& s) { return fmt::format("{:.4f}", s.cost_links_per_host); }},
       {"switches per host N/S (Eq.3)",
        [](auto& s) { return fmt::format("{:.4f}", s.cost_switches_per_host); }},
-      {"Polarized corners", [&](auto& s) { return integer(s.corners); }},
+      {"Polarized corners",
+       [&](auto& s) {
+         return s.corners_scanned ? integer(s.corners) : std::string("not scanned");
+       }},
   };
   size_t width = 30;
   std::vector<size_t> col_width;
@@ -361,7 +394,7 @@ void add_topo_commands(CLI::App& app) {
     }
     const auto start = std::chrono::steady_clock::now();
     topo::Topology t = opts->file.empty() ? generate(*stats_args, nullptr) : load(opts->file);
-    topo::Routing r(t);
+    const topo::Routing r = routing(t, opts->file);
     topo::Stats s = topo::compute_stats(r, !opts->no_corners);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -380,12 +413,15 @@ void add_topo_commands(CLI::App& app) {
   chk->add_option("file", *check_file, "Topology or experiment YAML file")->required();
   chk->final_callback([check_file] {
     topo::Topology t = load(*check_file);
-    topo::Routing r(t);
+    const topo::Routing r = routing(t, *check_file);
     auto problems = check(t, r);
     for (const auto& p : problems) fmt::print(stderr, "{}: {}\n", *check_file, p);
     if (!problems.empty()) throw CLI::RuntimeError(1);
-    fmt::print("{}: ok ({} switches, {} hosts, {} links, connected, no corners)\n", *check_file,
-               t.switches().size(), t.hosts().size(), t.links().size());
+    // Corners are looked for on two switch levels only (check()).
+    fmt::print("{}: ok ({} switches, {} hosts, {} links, connected, {})\n", *check_file,
+               t.switches().size(), t.hosts().size(), t.links().size(),
+               topo::is_leaf_spine(t) ? "no corners"
+                                      : "Polarized corners not scanned: not two switch levels");
   });
 }
 

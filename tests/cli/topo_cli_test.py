@@ -2,6 +2,7 @@
 """`spraylab topo` as a user runs it: the JSON interface, files, checks and errors."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,61 @@ def check_reports_a_disconnected_file(_args):
                       "  hosts: [h0, h1]\n  links: [[h0, a], [h1, b]]\n")
         p = run("topo", "check", f)
         check(p.returncode != 0 and "disconnected" in p.stderr, p.stdout + p.stderr)
+        # Its distances are undefined: null, not the unreachable marker 255 as a diameter.
+        j = json.loads(run("topo", "stats", f, "--json").stdout)
+        check(j["connected"] is False and j["diameter"] is None and j["diameter_all"] is None
+              and j["avg_distance"] is None and j["capacity"] is None and j["corners"] is None, j)
+        text = run("topo", "stats", f).stdout
+        check(re.search(r"^connected +no$", text, re.M)
+              and re.search(r"^diameter D\* \(all\) +—$", text, re.M), text)
+
+
+def write(d, name, text):
+    f = os.path.join(d, name)
+    with open(f, "w") as out:
+        out.write(text)
+    return f
+
+
+def check_refuses_what_no_workload_or_routing_takes(_args):
+    with tempfile.TemporaryDirectory() as d:
+        one = write(d, "one.yaml", "topology:\n  switches: [{name: a, level: 0}]\n"
+                    "  hosts: [h0]\n  links: [[h0, a]]\n")
+        p = run("topo", "check", one)
+        check(p.returncode == 1 and "1 host: every workload needs at least 2" in p.stderr,
+              (p.returncode, p.stdout, p.stderr))
+        # 256 switches in a line: the ends are 255 hops apart, more than a distance's byte holds
+        # (the BFS queued them again past its end: heap corruption).
+        names = [f"s{i}" for i in range(256)]
+        chain = write(d, "chain.yaml", "topology:\n  switches: [" +
+                      ", ".join(f"{{name: {n}, level: 0}}" for n in names) +
+                      "]\n  hosts: [h0, h1]\n  links: [[h0, s0], [h1, s255], " +
+                      ", ".join(f"[{a}, {b}]" for a, b in zip(names, names[1:])) + "]\n")
+        for cmd in (["check", chain], ["stats", chain, "--json", "--no-corners"]):
+            p = run("topo", *cmd)
+            check(p.returncode == 2 and f"{chain}: switch s0 has switches 255 or more hops away"
+                  in p.stderr, (cmd, p.returncode, p.stderr))
+
+
+def corners_not_looked_for_are_said_so(_args):
+    with tempfile.TemporaryDirectory() as d:
+        # Two leaves on two spines, and a level-2 switch above one spine: three levels, where
+        # Polarized's corner scan does not apply.
+        three = write(d, "three.yaml", "topology:\n  switches: [{name: l0, level: 0}, "
+                      "{name: l1, level: 0}, {name: s0, level: 1}, {name: s1, level: 1}, "
+                      "{name: t, level: 2}]\n  hosts: [h0, h1]\n  links: [[h0, l0], [h1, l1], "
+                      "[l0, s0], [l0, s1], [l1, s0], [l1, s1], [s0, t]]\n")
+        p = run("topo", "check", three)
+        check(p.returncode == 0 and "Polarized corners not scanned" in p.stdout
+              and "no corners" not in p.stdout, p.stdout + p.stderr)
+        check(json.loads(run("topo", "stats", three, "--json").stdout)["corners"] is None,
+              "corners of a 3-level graph")
+        j = json.loads(run("topo", "stats", "fat-tree", "--k", "4", "--json", "--no-corners").stdout)
+        check(j["corners"] is None, j)
+        j = json.loads(run("topo", "stats", "fat-tree", "--k", "4", "--json").stdout)
+        check(j["corners"] == 0, j)
+        p = run("topo", "check", write(d, "two.yaml", "topology: {generator: fat-tree, k: 4}\n"))
+        check(p.returncode == 0 and p.stdout.rstrip().endswith("connected, no corners)"), p.stdout)
 
 
 def rates_and_delays_take_units_and_out_is_output(_args):
@@ -101,6 +157,14 @@ def bad_input_gets_a_precise_error(_args):
     p = run("topo", "stats", "fat-tree", "--k", "1000", "--levels", "3")
     check(p.returncode == 2 and "250000000 hosts, more than the 4194304 supported" in p.stderr,
           p.stderr)
+    # Few hosts, but switches and links without them (the routing table is a byte per pair of
+    # switches): refused before the build, which took a machine's memory.
+    for args, needle in ((["leaf-spine", "--leaves", "65535", "--spines", "65534", "--hosts-per-leaf", "1"],
+                          "links, more than the 16777216 supported"),
+                         (["mrls", "--leaves", "3000000", "--uplinks", "2", "--downlinks", "1"],
+                          "5000000 switches, more than the 131072 supported")):
+        p = run("topo", "stats", *args)
+        check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
     p = run("topo", "stats", "/nonexistent.yaml")
     check(p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr)
     p = run("topo", "stats")
@@ -191,6 +255,9 @@ CASES = [
     ("gen -o writes a file that stats and check read",
      gen_writes_a_file_that_stats_and_check_read, ()),
     ("check reports a disconnected file", check_reports_a_disconnected_file, ()),
+    ("check refuses what no workload or routing takes",
+     check_refuses_what_no_workload_or_routing_takes, ()),
+    ("corners not looked for are said so", corners_not_looked_for_are_said_so, ()),
     ("bad input gets a precise error", bad_input_gets_a_precise_error, ()),
     ("rates and delays take units; --out is --output",
      rates_and_delays_take_units_and_out_is_output, ()),

@@ -51,6 +51,23 @@ TEST(ConfigErrors, TopologyTooLargeToBuildIsRefusedAtItsKey) {
   downlinks: 2
 )"),
             "test.yaml:3:11: topology.leaves: 8388608 hosts, more than the 4194304 supported");
+  // Few hosts, but switches and links without them: the spines of a leaf-spine, an MRLS of one
+  // host a leaf (the routing table is a byte per pair of switches).
+  EXPECT_EQ(load_error(R"(topology:
+  generator: leaf-spine
+  leaves: 65535
+  spines: 65534
+  hosts_per_leaf: 1
+)"),
+            "test.yaml:3:11: topology.leaves: 4294836225 links, more than the 16777216 supported");
+  EXPECT_EQ(load_error(R"(topology:
+  generator: mrls
+  leaves: 3000000
+  uplinks: 2
+  downlinks: 1
+)"),
+            "test.yaml:3:11: topology.leaves: 5000000 switches, more than the 131072 supported "
+            "(the routing table holds a byte per pair of switches)");
 }
 
 TEST(ConfigErrors, WrongTypeNamesTheKeyAndTheValueFound) {

@@ -51,10 +51,12 @@ TEST(TopologyFile, ConfiguredGeneratorIsBuilt) {
 
 // The loader holds workload keys to the host count it computes from a generator's parameters
 // (conf/workload_ranks.h): that count must be the built topology's, or a valid file would be
-// refused (or a wrong one let through). One topology of every generator and shape.
-TEST(TopologyFile, HostCountFromTheParametersIsTheBuiltOne) {
+// refused (or a wrong one let through). The size limits (topo/size_limit.h) count switches and
+// links the same way. One topology of every generator and shape.
+TEST(TopologyFile, SizeFromTheParametersIsTheBuiltOne) {
   for (const char* topology : {
            "{generator: fat-tree, k: 4}",
+           "{generator: fat-tree, k: 6, levels: 2}",
            "{generator: fat-tree, k: 6, levels: 3}",
            "{generator: fat-tree, k: 4, levels: 4}",
            "{generator: fat-tree, k: 4, levels: 4, pods: 2}",
@@ -72,7 +74,10 @@ TEST(TopologyFile, HostCountFromTheParametersIsTheBuiltOne) {
         conf::load_experiment_string(std::string("topology: ") + topology + "\n", "t.yaml");
     const auto size = conf::generated_size(e.topology);
     ASSERT_TRUE(size.has_value()) << topology;
-    EXPECT_EQ(size->hosts, build(e.topology, e.links).hosts().size()) << topology;
+    const Topology t = build(e.topology, e.links);
+    EXPECT_EQ(size->hosts, t.hosts().size()) << topology;
+    EXPECT_EQ(size->switches, t.switches().size()) << topology;
+    EXPECT_EQ(size->links, t.links().size()) << topology;
   }
 }
 
