@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,22 @@ inline const CLI::Validator kNonNegativeNumber(
       return "expected a number >= 0, found " + text;
     },
     "NONNEGATIVE");
+
+// A whole number from `min` to `max` written in full: CLI11 reads "0" where a count must be at
+// least 1, and clamps a number past 2^64 - 1 to it silently; these say so, as the loader does
+// for the same keys ("expected an integer in [1, 4294967295], found 0").
+inline CLI::Validator integer_in(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (!text.empty() && ec == std::errc() && ptr == end && v >= min && v <= max) return {};
+        return "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+               "], found " + text;
+      },
+      "INT");
+}
 
 // A path given as '' (an unset shell variable) would silently mean the default.
 inline const CLI::Validator kNonEmptyPath(

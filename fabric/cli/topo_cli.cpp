@@ -82,7 +82,8 @@ std::vector<std::pair<CLI::App*, topo::Kind>> add_compared_subcommands(CLI::App*
       ->capture_default_str();
   df->add_option("--h", g.dragonfly.global_links_per_router, "h, global links per router")
       ->capture_default_str();
-  df->add_option("--groups", g.dragonfly.groups, "g, groups (default a·h + 1)");
+  df->add_option("--groups", g.dragonfly.groups, "g, groups (default a·h + 1)")
+      ->check(conf::integer_in(2, UINT32_MAX));
   auto* dp = parent->add_subcommand(std::string(to_string(Kind::kDragonflyPlus)),
                                     "Dragonfly+ (Shpiner et al. 2017): leaf-spine groups");
   dp->add_option("--leaves", g.dragonfly_plus.leaves_per_group, "Leaves per group")
@@ -93,7 +94,8 @@ std::vector<std::pair<CLI::App*, topo::Kind>> add_compared_subcommands(CLI::App*
       ->capture_default_str();
   dp->add_option("--h", g.dragonfly_plus.global_links_per_spine, "h, global links per spine")
       ->capture_default_str();
-  dp->add_option("--groups", g.dragonfly_plus.groups, "g, groups (default spines·h + 1)");
+  dp->add_option("--groups", g.dragonfly_plus.groups, "g, groups (default spines·h + 1)")
+      ->check(conf::integer_in(2, UINT32_MAX));
   auto* of = parent->add_subcommand(std::string(to_string(Kind::kOft)),
                                     "2-level Orthogonal Fat Tree over PG(2, q), q prime");
   of->add_option("--q", g.oft.q, "q, order of the projective plane (prime)")->capture_default_str();
@@ -112,7 +114,8 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
       ->check(CLI::IsMember({2, 3, 4}))
       ->capture_default_str();
   ft->add_option("--pods", g.fat_tree.pods,
-                 "4 levels: pods built (default k; k/2 is the MRLS paper's 50 % populated tree)");
+                 "4 levels: pods built (default k; k/2 is the MRLS paper's 50 % populated tree)")
+      ->check(conf::integer_in(1, UINT32_MAX));
   auto* ls =
       parent->add_subcommand(std::string(to_string(Kind::kLeafSpine)), "full bipartite leaf-spine");
   ls->add_option("--leaves", g.leaf_spine.leaves, "Leaf switches")->capture_default_str();
@@ -125,9 +128,11 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
   mr->add_option("--uplinks", g.mrls.uplinks, "u, uplinks per leaf")->capture_default_str();
   mr->add_option("--downlinks", g.mrls.downlinks, "d, hosts per leaf")->capture_default_str();
   mr->add_option("--seed", g.mrls.seed, "Wiring seed")
-      ->check(conf::kNonNegativeNumber)  // CLI11 would wrap -1 to 2^64 - 1
+      ->check(conf::integer_in(0, UINT64_MAX))  // CLI11 would wrap -1 to 2^64 - 1, clamp 2^64
       ->capture_default_str();
-  mr->add_option("--max-tries", g.mrls.max_tries, "Draws before giving up")->capture_default_str();
+  mr->add_option("--max-tries", g.mrls.max_tries, "Draws before giving up")
+      ->check(conf::integer_in(1, UINT32_MAX))
+      ->capture_default_str();
   auto subcommands = add_compared_subcommands(parent, g);
   subcommands.insert(subcommands.begin(),
                      {{ft, Kind::kFatTree}, {ls, Kind::kLeafSpine}, {mr, Kind::kMrls}});

@@ -150,7 +150,19 @@ def bad_input_gets_a_precise_error(_args):
     for args, needle in ((["fat-tree", "--rate", "0"], "--rate: expected a positive number"),
                          (["fat-tree", "--rate", "nan"], "--rate: expected a positive number"),
                          (["fat-tree", "--delay", "-5"], "--delay: expected a number >= 0"),
-                         (["mrls", "--seed", "-1"], "--seed: expected a number >= 0")):
+                         (["mrls", "--seed", "-1"],
+                          "--seed: expected an integer in [0, 18446744073709551615], found -1"),
+                         # 2^64: clamped to 2^64 - 1 before; 0 stood for the default below.
+                         (["mrls", "--seed", "18446744073709551616"],
+                          "--seed: expected an integer in [0, 18446744073709551615]"),
+                         (["mrls", "--max-tries", "0"],
+                          "--max-tries: expected an integer in [1, 4294967295], found 0"),
+                         (["fat-tree", "--k", "4", "--levels", "4", "--pods", "0"],
+                          "--pods: expected an integer in [1, 4294967295], found 0"),
+                         (["dragonfly", "--groups", "0"],
+                          "--groups: expected an integer in [2, 4294967295], found 0"),
+                         (["dragonfly-plus", "--groups", "1"],
+                          "--groups: expected an integer in [2, 4294967295], found 1")):
         p = run("topo", "gen", *args, "-o", os.devnull)
         check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
     # Refused before anything is built (it took minutes and gigabytes).
