@@ -35,13 +35,23 @@ struct GeneratorArgs {
 
 // --rate and --delay take a bare number (Gb/s, ns: what they always took) or a value with a unit
 // as experiment files and `run --rate` write it (400Gbps, 1us); the text becomes the number.
-CLI::Validator number_or_unit(double (*unit_value)(std::string_view), bool zero_ok,
-                              std::string want, std::string name) {
+// Within the loader's bounds, [min, max] in the bare number's unit, so that a file `topo gen -o`
+// writes reads back. `bare_max`: a bare number above it is refused with a hint to give the unit
+// (`run --rate 5e9` is bit/s; the same number here would be 5 Eb/s).
+CLI::Validator number_or_unit(double (*unit_value)(std::string_view), bool zero_ok, double min,
+                              double max, double bare_max, std::string want, std::string name) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         double v = 0;
-        if (!CLI::detail::lexical_cast(text, v)) v = unit_value(text);
-        if (std::isfinite(v) && (v > 0 || (zero_ok && v == 0))) {
+        const bool bare = CLI::detail::lexical_cast(text, v);
+        if (!bare) v = unit_value(text);
+        if (bare && v > bare_max) {
+          return fmt::format("{}, found {}: a bare number above {} is taken for a mistake; give "
+                             "the unit",
+                             want, text, bare_max);
+        }
+        if (std::isfinite(v) && (v > 0 || (zero_ok && v == 0)) && (v == 0 || v >= min) &&
+            v <= max) {
           text = fmt::format("{}", v);
           return {};
         }
@@ -62,12 +72,15 @@ double ns_of(std::string_view text) {
 
 void add_link_options(CLI::App* sub, GeneratorArgs& g) {
   sub->add_option("--rate", g.rate_gbps, "Link rate: Gb/s, or with a unit (400Gbps)")
-      ->transform(number_or_unit(
-          gbps_of, false, "expected a positive number of Gb/s or a rate such as 400Gbps", "RATE"))
+      ->transform(number_or_unit(gbps_of, false, 1e-9, HUGE_VAL, 1e5,
+                                 "expected a number of Gb/s (at least 1 bit/s, at most 1e5 Gb/s "
+                                 "bare) or a rate such as 400Gbps",
+                                 "RATE"))
       ->capture_default_str();
   sub->add_option("--delay", g.delay_ns, "Link propagation delay: ns, or with a unit (1us)")
-      ->transform(
-          number_or_unit(ns_of, true, "expected a number >= 0 of ns or a time such as 1us", "TIME"))
+      ->transform(number_or_unit(ns_of, true, 0, 9007199254740992.0, HUGE_VAL,
+                                 "expected a number of ns from 0 to 2^53 or a time such as 1us",
+                                 "TIME"))
       ->capture_default_str();
 }
 
