@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <new>
 #include <stdexcept>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,37 @@ std::string command_line(int argc, char** argv) {
   return line;
 }
 
+// The same for the words after the first (`topo generate`, `topo gen fattree`, `topo stats
+// fattree --k 4`): CLI11 says "A subcommand is required" or that the generator's options were not
+// expected. Follows the command words until an option; a word that names no subcommand of a
+// command that has some is reported when the command needs one, or when it is not a file
+// either (`topo stats` takes a FILE or a generator). Returns true if it reported one.
+bool unknown_subcommand(CLI::App& app, int argc, char** argv) {
+  CLI::App* cur = &app;
+  std::string path = "spraylab";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    const std::string word = argv[i];
+    const auto match = cur->get_subcommands([&](CLI::App* c) { return c->check_name(word); });
+    if (!match.empty()) {
+      cur = match.front();
+      path += " " + cur->get_name();
+      continue;
+    }
+    const std::vector<CLI::App*> subs = cur->get_subcommands({});
+    const bool needed = cur->get_require_subcommand_min() > 0;
+    const bool a_file = word.find_first_of("./") != std::string::npos ||
+                        std::filesystem::exists(word);
+    if (subs.empty() || (!needed && a_file) || cur == &app) return false;
+    std::vector<std::string> names;
+    for (const CLI::App* c : subs) names.push_back(c->get_name());
+    fmt::print(stderr, "{}: unknown {} '{}'; expected {}: {} ({} --help)\n", path,
+               needed ? "command" : "command or file", word,
+               needed ? "one of" : "a FILE or one of", fmt::join(names, ", "), path);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +94,7 @@ int main(int argc, char** argv) {
                argv[1][0] == '-' ? "option" : "command", argv[1], fmt::join(names, ", "));
     return 2;
   }
+  if (unknown_subcommand(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
   } catch (const spraylab::fabric::Interrupted& e) {

@@ -185,6 +185,16 @@ def bad_input_gets_a_precise_error(_args):
                           "5000000 switches, more than the 131072 supported")):
         p = run("topo", "stats", *args)
         check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
+    # A mistyped command or generator is named (CLI11 said "A subcommand is required", or that
+    # the generator's options were not expected).
+    for args, needle in ((["generate"], "spraylab topo: unknown command 'generate'; expected one "
+                          "of: gen, stats, check"),
+                         (["gen", "fattree", "--k", "4"], "spraylab topo gen: unknown command "
+                          "'fattree'; expected one of: fat-tree, leaf-spine, mrls"),
+                         (["stats", "fattree", "--k", "4"], "spraylab topo stats: unknown command "
+                          "or file 'fattree'; expected a FILE or one of: fat-tree")):
+        p = run("topo", *args)
+        check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
     p = run("topo", "stats", "/nonexistent.yaml")
     check(p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr)
     p = run("topo", "stats")
