@@ -9,6 +9,7 @@
 #include "conf/schema.h"
 #include "conf/sections.h"
 #include "conf/topology_size.h"
+#include "topo/mrls_rules.h"
 #include "topo/palm_tree.h"
 #include "topo/size_limit.h"
 
@@ -29,6 +30,9 @@ void check_mrls(const Map& map, const TopologySpec& t) {
   }
   if (t.leaves < radix) {
     leaves.expected(fmt::format("at least radix = uplinks + downlinks = {} leaves", radix));
+  }
+  if (const uint64_t spines = leaf_ports / radix; t.uplinks == 1 && spines > 1) {
+    map.find("uplinks")->fail(topo::mrls_one_uplink_problem(spines));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "topo/generator_steps.h"
+#include "topo/mrls_rules.h"
 #include "topo/routing.h"
 
 namespace spraylab::topo {
@@ -152,6 +153,7 @@ Topology mrls(const MrlsParams& p, uint32_t* tries) {
                         ", so N2 = u·N1/R spines cannot all have R leaf links");
   }
   const uint32_t n2 = static_cast<uint32_t>(uint64_t{u} * n1 / r);
+  if (u == 1 && n2 > 1) throw TopologyError("mrls: " + mrls_one_uplink_problem(n2));
   if (u > n2) {
     throw TopologyError("mrls: " + std::to_string(u) + " uplinks per leaf but only " +
                         std::to_string(n2) + " spines: a simple graph is impossible");

@@ -106,7 +106,13 @@ FabricSize estimate_size(const conf::Experiment& exp, Mode mode, uint32_t lcores
         "topology: its {} generator gives a switch of {} ports; at most {} are supported",
         topo::to_string(exp.topology.generator), generated->ports, dataplane::kMaxPorts));
   }
-  const topo::Topology t = topo::build(exp.topology, exp.links);
+  const topo::Topology t = [&] {
+    try {
+      return topo::build(exp.topology, exp.links);
+    } catch (const topo::TopologyError& e) {  // a generator's (an MRLS draw): name the file
+      throw topo::TopologyError(fmt::format("{}: topology: {}", exp.source, e.what()));
+    }
+  }();
   dataplane::check_switch_ports(t);  // a switch no mode can run says so first
   FabricSize s;
   s.hosts = t.hosts().size();

@@ -223,7 +223,11 @@ std::string describe(const GeneratorArgs& g) {
 
 topo::Topology load(const std::string& file) {
   conf::Experiment e = conf::load_experiment_file(file);
-  return topo::build(e.topology, e.links);
+  try {
+    return topo::build(e.topology, e.links);
+  } catch (const topo::TopologyError& err) {  // a generator's: name the file it came from
+    throw topo::TopologyError(fmt::format("{}: topology: {}", file, err.what()));
+  }
 }
 
 // The switch graph's routing; a graph it cannot hold is refused naming `file` (empty: a

@@ -195,6 +195,13 @@ def bad_input_gets_a_precise_error(_args):
                           "or file 'fattree'; expected a FILE or one of: fat-tree")):
         p = run("topo", *args)
         check(p.returncode == 2 and needle in p.stderr, (args, p.returncode, p.stderr))
+    # A draw that fails from a file names the file (it said only "mrls: no valid wiring").
+    with tempfile.TemporaryDirectory() as d:
+        f = write(d, "m.yaml", "topology: {generator: mrls, leaves: 8, uplinks: 2, downlinks: 2, "
+                  "max_tries: 1, seed: 1}\n")
+        p = run("topo", "check", f)
+        check(p.returncode == 2 and f"{f}: topology: mrls: no valid wiring in 1 draws" in p.stderr,
+              (p.returncode, p.stderr))
     p = run("topo", "stats", "/nonexistent.yaml")
     check(p.returncode == 2 and "/nonexistent.yaml" in p.stderr, p.stderr)
     p = run("topo", "stats")

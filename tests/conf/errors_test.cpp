@@ -442,6 +442,16 @@ TEST(ConfigErrors, MrlsNeedsAtLeastRadixLeaves) {
             "leaves, found 2");
 }
 
+// One uplink a leaf with several spines is disconnected whatever the draw: every one of
+// max_tries draws failed, and the advice was more tries. One spine (leaves = radix) is fine.
+TEST(ConfigErrors, MrlsNeedsTwoUplinksWithSeveralSpines) {
+  EXPECT_EQ(load_error("topology: {generator: mrls, leaves: 8, uplinks: 1, downlinks: 1}\n"),
+            "test.yaml:1:49: topology.uplinks: expected at least 2 uplinks per leaf with N2 = 4 "
+            "spines: with one, each leaf reaches one spine and the leaves form 4 islands "
+            "whatever the wiring");
+  EXPECT_NO_THROW(load("topology: {generator: mrls, leaves: 2, uplinks: 1, downlinks: 1}\n"));
+}
+
 TEST(ConfigErrors, OftNeedsAPrimeQ) {
   EXPECT_EQ(load_error("topology: {generator: oft, q: 4, hosts_per_leaf: 5}\n"),
             "test.yaml:1:31: topology.q: expected a prime (the projective plane is built over the "
