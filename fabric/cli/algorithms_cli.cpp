@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "switch/lb/algorithm.h"
 
@@ -33,10 +36,19 @@ void print_algorithms(bool json, bool names_only) {
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("{:<10} {:<42} {}\n", "ALGORITHM", "KEYS (load_balancer.*)", "WHAT IT DOES");
+  // Columns as wide as their longest entry (dragonfly-min's name, psp's keys).
+  size_t name_width = std::string_view("ALGORITHM").size();
+  size_t keys_width = std::string_view("KEYS (load_balancer.*)").size();
+  for (const lb::AlgorithmInfo& a : lb::kAlgorithms) {
+    name_width = std::max(name_width, std::string_view(a.name).size());
+    keys_width = std::max(keys_width, keys_of(a).size());
+  }
+  fmt::print("{:<{}} {:<{}} {}\n", "ALGORITHM", name_width, "KEYS (load_balancer.*)", keys_width,
+             "WHAT IT DOES");
   for (const lb::AlgorithmInfo& a : lb::kAlgorithms) {
     const std::string keys = keys_of(a);
-    fmt::print("{:<10} {:<42} {}\n", a.name, keys.empty() ? "-" : keys, a.summary);
+    fmt::print("{:<{}} {:<{}} {}\n", a.name, name_width, keys.empty() ? "-" : keys, keys_width,
+               a.summary);
   }
 }
 
@@ -47,7 +59,7 @@ void add_algorithms_command(CLI::App& app) {
       "algorithms", "List the load balancers an experiment's load_balancer.algorithm can name");
   static bool json = false, names = false;  // one command line per process
   auto* json_flag =
-      cmd->add_flag("--json", json, std::string("as a JSON array (name, keys, summary)"));
+      cmd->add_flag("--json", json, std::string("as a JSON array of {name, keys (space-separated), reads_queue_depths, summary}"));
   cmd->add_flag("--names", names, std::string("names only, one per line"))->excludes(json_flag);
   cmd->final_callback([] { print_algorithms(json, names); });
 }
