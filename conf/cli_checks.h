@@ -45,7 +45,7 @@ inline CLI::Validator integer_in(uint64_t min, uint64_t max) {
         return "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
                "], found " + text;
       },
-      "INT");
+      "");  // the option's type already says UINT in --help
 }
 
 // A path given as '' (an unset shell variable) would silently mean the default.

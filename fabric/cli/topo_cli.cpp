@@ -84,35 +84,48 @@ void add_link_options(CLI::App* sub, GeneratorArgs& g) {
       ->capture_default_str();
 }
 
+// A generator's counts: 0 is said here with the option's name, not by the generator with its
+// parameter names (leaves_per_group, ... for --leaves).
+const CLI::Validator kCount = conf::integer_in(1, UINT32_MAX);
+
 // The MRLS paper's other compared topologies (§5, Table 2): dragonfly, dragonfly-plus, oft.
 std::vector<std::pair<CLI::App*, topo::Kind>> add_compared_subcommands(CLI::App* parent,
                                                                        GeneratorArgs& g) {
   using topo::Kind;
   auto* df = parent->add_subcommand(std::string(to_string(Kind::kDragonfly)),
                                     "Dragonfly (Kim et al. 2008), palm-tree global links");
-  df->add_option("--p", g.dragonfly.hosts_per_router, "p, hosts per router")->capture_default_str();
+  df->add_option("--p", g.dragonfly.hosts_per_router, "p, hosts per router")->check(kCount)
+      ->capture_default_str();
   df->add_option("--a", g.dragonfly.routers_per_group, "a, routers per group")
+      ->check(kCount)
       ->capture_default_str();
   df->add_option("--h", g.dragonfly.global_links_per_router, "h, global links per router")
+      ->check(kCount)
       ->capture_default_str();
   df->add_option("--groups", g.dragonfly.groups, "g, groups (default a·h + 1)")
       ->check(conf::integer_in(2, UINT32_MAX));
   auto* dp = parent->add_subcommand(std::string(to_string(Kind::kDragonflyPlus)),
                                     "Dragonfly+ (Shpiner et al. 2017): leaf-spine groups");
   dp->add_option("--leaves", g.dragonfly_plus.leaves_per_group, "Leaves per group")
+      ->check(kCount)
       ->capture_default_str();
   dp->add_option("--spines", g.dragonfly_plus.spines_per_group, "Spines per group")
+      ->check(kCount)
       ->capture_default_str();
   dp->add_option("--hosts-per-leaf", g.dragonfly_plus.hosts_per_leaf, "Hosts under each leaf")
+      ->check(kCount)
       ->capture_default_str();
   dp->add_option("--h", g.dragonfly_plus.global_links_per_spine, "h, global links per spine")
+      ->check(kCount)
       ->capture_default_str();
   dp->add_option("--groups", g.dragonfly_plus.groups, "g, groups (default spines·h + 1)")
       ->check(conf::integer_in(2, UINT32_MAX));
   auto* of = parent->add_subcommand(std::string(to_string(Kind::kOft)),
                                     "2-level Orthogonal Fat Tree over PG(2, q), q prime");
-  of->add_option("--q", g.oft.q, "q, order of the projective plane (prime)")->capture_default_str();
+  of->add_option("--q", g.oft.q, "q, order of the projective plane (prime)")->check(kCount)
+      ->capture_default_str();
   of->add_option("--hosts-per-leaf", g.oft.hosts_per_leaf, "Hosts under each leaf")
+      ->check(kCount)
       ->capture_default_str();
   return {{df, Kind::kDragonfly}, {dp, Kind::kDragonflyPlus}, {of, Kind::kOft}};
 }
@@ -122,7 +135,8 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
   using topo::Kind;
   auto* ft = parent->add_subcommand(std::string(to_string(Kind::kFatTree)),
                                     "k-ary fat tree with 2, 3 or 4 levels");
-  ft->add_option("--k", g.fat_tree.k, "Switch radix k (even)")->capture_default_str();
+  ft->add_option("--k", g.fat_tree.k, "Switch radix k (even)")->check(kCount)
+      ->capture_default_str();
   ft->add_option("--levels", g.fat_tree.levels, "2 (leaf-spine), 3 or 4 (k pods and cores)")
       ->check(CLI::IsMember({2, 3, 4}))
       ->capture_default_str();
@@ -131,15 +145,21 @@ void add_generator_subcommands(CLI::App* parent, GeneratorArgs& g) {
       ->check(conf::integer_in(1, UINT32_MAX));
   auto* ls =
       parent->add_subcommand(std::string(to_string(Kind::kLeafSpine)), "full bipartite leaf-spine");
-  ls->add_option("--leaves", g.leaf_spine.leaves, "Leaf switches")->capture_default_str();
-  ls->add_option("--spines", g.leaf_spine.spines, "Spine switches")->capture_default_str();
+  ls->add_option("--leaves", g.leaf_spine.leaves, "Leaf switches")->check(kCount)
+      ->capture_default_str();
+  ls->add_option("--spines", g.leaf_spine.spines, "Spine switches")->check(kCount)
+      ->capture_default_str();
   ls->add_option("--hosts-per-leaf", g.leaf_spine.hosts_per_leaf, "Hosts under each leaf")
+      ->check(kCount)
       ->capture_default_str();
   auto* mr = parent->add_subcommand(std::string(to_string(Kind::kMrls)),
                                     "random leaf-spine (MRLS paper §4)");
-  mr->add_option("--leaves", g.mrls.leaves, "N1, leaf switches")->capture_default_str();
-  mr->add_option("--uplinks", g.mrls.uplinks, "u, uplinks per leaf")->capture_default_str();
-  mr->add_option("--downlinks", g.mrls.downlinks, "d, hosts per leaf")->capture_default_str();
+  mr->add_option("--leaves", g.mrls.leaves, "N1, leaf switches")->check(kCount)
+      ->capture_default_str();
+  mr->add_option("--uplinks", g.mrls.uplinks, "u, uplinks per leaf")->check(kCount)
+      ->capture_default_str();
+  mr->add_option("--downlinks", g.mrls.downlinks, "d, hosts per leaf")->check(kCount)
+      ->capture_default_str();
   mr->add_option("--seed", g.mrls.seed, "Wiring seed")
       ->check(conf::integer_in(0, UINT64_MAX))  // CLI11 would wrap -1 to 2^64 - 1, clamp 2^64
       ->capture_default_str();

@@ -169,6 +169,9 @@ def bad_input_gets_a_precise_error(_args):
                           "--pods: expected an integer in [1, 4294967295], found 0"),
                          (["dragonfly", "--groups", "0"],
                           "--groups: expected an integer in [2, 4294967295], found 0"),
+                         # The option's name, not the generator's parameter names.
+                         (["dragonfly-plus", "--leaves", "0"],
+                          "--leaves: expected an integer in [1, 4294967295], found 0"),
                          (["dragonfly-plus", "--groups", "1"],
                           "--groups: expected an integer in [2, 4294967295], found 1")):
         p = run("topo", "gen", *args, "-o", os.devnull)
@@ -257,7 +260,7 @@ def compared_topologies_write_files_that_read_back(_args):
 def compared_topologies_refuse_bad_parameters(_args):
     for args, needle in ((["oft", "--q", "4"], "oft: q = 4 is not prime"),
                          (["oft", "--q", "9", "--hosts-per-leaf", "3"], "q = 9 is not prime"),
-                         (["dragonfly", "--p", "0"], "must all be at least 1, got p = 0"),
+                         (["dragonfly", "--p", "0"], "--p: expected an integer in [1, 4294967295], found 0"),
                          (["dragonfly", "--a", "4", "--h", "2", "--groups", "4"],
                           "groups - 1 = 3 must divide a·h = 8"),
                          (["dragonfly-plus", "--spines", "4", "--h", "2", "--groups", "10"],
