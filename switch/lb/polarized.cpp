@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace spraylab::lb {
 
 PolarizedTable::PolarizedTable(const topo::Routing& routing, uint32_t sw) {
@@ -44,9 +46,14 @@ PolarizedTable::PolarizedTable(const topo::Routing& routing, uint32_t sw) {
     for (uint32_t f = 0; f < ports(); ++f) {
       const uint8_t there = routing.distance(neighbour[f], leaves[l]);
       if (there == here) {
-        throw std::invalid_argument("polarized: switch " + std::to_string(sw) +
-                                    " has a neighbour at its own distance to leaf " +
-                                    std::to_string(leaves[l]) + ": the graph is not leveled");
+        const topo::Topology& t = routing.topology();
+        const topo::SwitchGraph& g = routing.graph();
+        throw std::invalid_argument(
+            fmt::format("polarized: switch {} and its neighbour {} are both at distance {} from "
+                        "leaf {}: the graph is not leveled (Polarized needs a bipartite switch "
+                        "graph: leaf-spine, MRLS, OFT)",
+                        t.node(g.node_of(sw)).name, t.node(g.node_of(neighbour[f])).name, here,
+                        t.node(g.node_of(leaves[l])).name));
       }
       if (there < here) closer[f / 64] |= uint64_t{1} << (f % 64);
     }
