@@ -327,12 +327,14 @@ void SwitchControl::register_telemetry() {
   rte_telemetry_register_cmd("/spraylab/switch", cmd_switch,
                              "Switch totals: algorithm, rx/tx packets, drops by reason, mbuf pool");
   rte_telemetry_register_cmd("/spraylab/ports", cmd_ports,
-                             "Per port: peer, state, counters, queue depth, drops by reason");
+                             "Per port: every numeric field (counters, state, queue depth) as an "
+                             "array indexed by port; /spraylab/port,N gives one port whole");
   rte_telemetry_register_cmd("/spraylab/port", cmd_port,
                              "One port: counters, queue depth, drops by reason. Parameter: port");
   rte_telemetry_register_cmd(
       "/spraylab/queue_max", cmd_queue_max,
-      "Per port: deepest queue in packets and bytes since the last read (or scrape), then reset");
+      "Per port: deepest queue in packets and bytes since the last read of this command, then "
+      "reset (a metrics scrape keeps its own maxima)");
   rte_telemetry_register_cmd("/spraylab/port_down", cmd_port_state,
                              "Take a port down. Parameter: port");
   rte_telemetry_register_cmd("/spraylab/port_up", cmd_port_state,
