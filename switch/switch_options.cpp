@@ -34,7 +34,9 @@ void SwitchOptions::add_to(CLI::App& app) {
                  "stays FIFO; more raise memif throughput but may reorder between bursts)")
       ->check(CLI::Range(1, 64));
   app.add_option("--queue-packets", queue_packets,
-                 "Egress ring slots per port (default: buffer / 64 B, at most 4096)");
+                 "Egress ring slots per port, rounded up to a power of two of at least 64 "
+                 "(default: buffer / 64 B, at most 4096)")
+      ->check(CLI::Range(1u, 1u << 20));  // the rounding looped forever above 2^31
   app.add_option("--trim-threshold", trim_threshold,
                  "Trim data packets that would queue beyond this depth (e.g. 200KB, at most the "
                  "buffer) to their headers, sent in a priority class (default: the experiment's "
@@ -139,6 +141,17 @@ void apply_trim_threshold(const std::string& text, SwitchTables& t) {
     throw std::invalid_argument(
         fmt::format("--trim-threshold {}: above the buffer ({}, buffer.bytes)", text,
                     conf::format_size(t.buffer_bytes)));
+  }
+  // What the loader refuses for buffer.trim (conf/buffer_defaults.cpp), refused here too.
+  if (t.pfc || t.credit) {
+    throw std::invalid_argument(fmt::format(
+        "--trim-threshold {}: the experiment's buffer.flow_control ({}) and trimming do not "
+        "combine: a lossless buffer never reaches the threshold",
+        text, t.pfc ? "pfc" : "credit"));
+  }
+  if (*bytes == 0) {
+    throw std::invalid_argument(
+        "--trim-threshold 0: every data frame would be trimmed; give at least one frame's bytes");
   }
   t.trim = true;
   t.trim_threshold_bytes = *bytes;

@@ -94,7 +94,8 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     // worker, as the egress depths have.
     if (opts_.workers != 1) {
       throw std::invalid_argument(fmt::format(
-          "switch {}: buffer.flow_control: pfc runs on one worker ({} asked)", tables_.name,
+          "switch {}: buffer.flow_control: pfc runs on one worker ({} asked: --workers, or by "
+          "default one per EAL lcore but the main one); pass --workers 1", tables_.name,
           opts_.workers));
     }
     std::vector<double> rates;
@@ -106,7 +107,8 @@ SwitchRuntime::SwitchRuntime(SwitchTables tables, const RuntimeOptions& opts)
     // The same: one worker's plain state (credit.h).
     if (opts_.workers != 1) {
       throw std::invalid_argument(fmt::format(
-          "switch {}: buffer.flow_control: credit runs on one worker ({} asked)", tables_.name,
+          "switch {}: buffer.flow_control: credit runs on one worker ({} asked: --workers, or by "
+          "default one per EAL lcore but the main one); pass --workers 1", tables_.name,
           opts_.workers));
     }
     credits_ = std::make_unique<Credits>(tables_.credit_limits, ports());

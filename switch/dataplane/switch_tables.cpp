@@ -1,5 +1,7 @@
 #include "switch/dataplane/switch_tables.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -167,7 +169,12 @@ StaticRoute parse_static_route(const std::string& text) {
   }
   StaticRoute r;
   const uint32_t mask = len == 0 ? 0 : ~0u << (32 - len);
-  r.prefix = {((a << 24) | (b << 16) | (c << 8) | d) & mask, static_cast<uint8_t>(len)};
+  const uint32_t addr = (a << 24) | (b << 16) | (c << 8) | d;
+  if ((addr & ~mask) != 0) {
+    throw fail(fmt::format("host bits set beyond /{} (did you mean {}/{}?)", len,
+                           topo::ip_to_string(addr & mask), len));
+  }
+  r.prefix = {addr, static_cast<uint8_t>(len)};
   size_t pos = eq + 1;
   while (pos <= text.size()) {
     const size_t comma = std::min(text.find(',', pos), text.size());
@@ -182,6 +189,19 @@ StaticRoute parse_static_route(const std::string& text) {
 }
 
 void add_static_route(SwitchTables& t, const StaticRoute& r) {
+  // A prefix the topology's routes cover (or another static route has) would take their traffic
+  // or replace their ports in the LPM table (rte_lpm_add of an existing prefix replaces it). A
+  // shorter one around the topology's is fine: the longest match keeps the topology's.
+  for (const RouteEntry& e : t.routes) {
+    const uint32_t mask = e.prefix.len == 0 ? 0 : ~0u << (32 - e.prefix.len);
+    if (r.prefix.len >= e.prefix.len && (r.prefix.addr & mask) == e.prefix.addr) {
+      throw std::invalid_argument(fmt::format(
+          "static route {}/{}: inside {}/{}, which switch {} already routes: a static route is "
+          "for addresses outside the topology",
+          topo::ip_to_string(r.prefix.addr), r.prefix.len, topo::ip_to_string(e.prefix.addr),
+          e.prefix.len, t.name));
+    }
+  }
   for (topo::PortId p : r.ports) {
     if (p >= t.ports.size()) {
       throw std::invalid_argument("static route " + topo::ip_to_string(r.prefix.addr) + "/" +

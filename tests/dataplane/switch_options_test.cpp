@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
+
+#include "switch/dataplane/switch_tables.h"
 
 namespace spraylab::dataplane {
 namespace {
@@ -106,6 +109,81 @@ TEST(SwitchOptions, TrimThresholdTurnsTrimmingOnUpToTheBuffer) {
   }
   EXPECT_THROW(apply_trim_threshold("lots", t), std::invalid_argument);
   EXPECT_EQ(t.trim_threshold_bytes, 40'000u);
+}
+
+}  // namespace
+}  // namespace spraylab::dataplane
+
+namespace spraylab::dataplane {
+namespace {
+
+// What the loader refuses with buffer.trim is refused for --trim-threshold too (a review ran a
+// PFC switch with it, and a threshold of 0).
+TEST(SwitchOptions, TrimThresholdKeepsTheLoadersRules) {
+  for (const bool pfc : {true, false}) {
+    SwitchTables t;
+    t.buffer_bytes = 100'000;
+    t.pfc = pfc;
+    t.credit = !pfc;
+    try {
+      apply_trim_threshold("40KB", t);
+      FAIL() << "trimming taken with a lossless buffer";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("--trim-threshold 40KB: the experiment's buffer.flow_control (") +
+                    (pfc ? "pfc" : "credit") +
+                    ") and trimming do not combine: a lossless buffer never reaches the threshold");
+    }
+    EXPECT_FALSE(t.trim);
+  }
+  SwitchTables t;
+  t.buffer_bytes = 100'000;
+  EXPECT_THROW(apply_trim_threshold("0", t), std::invalid_argument);
+  EXPECT_FALSE(t.trim);
+}
+
+// The ring size is rounded up to a power of two; above 2^31 that looped forever.
+TEST(SwitchOptions, QueuePacketsOutsideItsRangeIsRefused) {
+  const auto with = [](const char* n) {
+    return std::vector<std::string>{"--config", "/dev/null", "--switch", "leaf0",
+                                    "--queue-packets", n};
+  };
+  EXPECT_EQ(parsed(with("1048576")).queue_packets, 1u << 20);
+  for (const char* n : {"0", "1048577", "3000000000"}) {
+    EXPECT_THROW(parsed(with(n)), CLI::ValidationError) << n;
+  }
+}
+
+// A static route is for addresses outside the topology: one the topology's routes cover would
+// replace their ports in the LPM table (rte_lpm_add of an existing prefix replaces it); host bits
+// beyond the length are a typo. A prefix around the topology's is fine (the longest match wins).
+TEST(StaticRoutes, InsideTheTopologyOrWithHostBitsAreRefused) {
+  SwitchTables t;
+  t.name = "leaf0";
+  t.ports.resize(2);
+  t.groups.push_back({1});
+  t.routes.push_back({{0x0A000100, 24}, 0, 0, 1, false});  // 10.0.1.0/24, a leaf's hosts
+  try {
+    add_static_route(t, parse_static_route("10.0.1.0/24=0"));
+    FAIL() << "a topology prefix was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "static route 10.0.1.0/24: inside 10.0.1.0/24, which switch leaf0 already "
+                 "routes: a static route is for addresses outside the topology");
+  }
+  EXPECT_THROW(add_static_route(t, parse_static_route("10.0.1.128/25=0")), std::invalid_argument);
+  try {
+    parse_static_route("10.0.0.1/8=1");
+    FAIL() << "host bits were taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--route 10.0.0.1/8=1: host bits set beyond /8 (did you mean 10.0.0.0/8?) "
+                 "(expected A.B.C.D/LEN=PORT[,PORT...])");
+  }
+  add_static_route(t, parse_static_route("10.0.0.0/8=0"));      // around the topology's
+  add_static_route(t, parse_static_route("198.18.0.0/15=0,1"));  // outside it
+  EXPECT_EQ(t.routes.size(), 3u);
+  EXPECT_THROW(add_static_route(t, parse_static_route("198.18.0.0/16=1")), std::invalid_argument);
 }
 
 }  // namespace
