@@ -5,8 +5,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +53,42 @@ inline CLI::Validator integer_in(uint64_t min, uint64_t max) {
                "], found " + text;
       },
       "");  // the option's type already says UINT in --help
+}
+
+// A file a program writes at its end (--results, --stats-json): its folder must exist and be
+// writable now, not found missing after a run of minutes (the file was then silently not
+// written). Checked on the folder, so that nothing is created before the run.
+inline const CLI::Validator kWritableFile(
+    [](std::string& text) -> std::string {
+      namespace fs = std::filesystem;
+      if (text.empty()) return "expected a file path, found ''";
+      std::error_code ec;
+      const fs::path path(text);
+      if (fs::is_directory(path, ec)) return text + " is a folder; expected a file path";
+      const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+      if (!fs::is_directory(dir, ec)) {
+        return "the folder " + dir.string() + " of " + text + " does not exist";
+      }
+      if (::access(dir.c_str(), W_OK) != 0) {
+        return "the folder " + dir.string() + " of " + text + " is not writable";
+      }
+      if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0) {
+        return text + " is not writable";
+      }
+      return {};
+    },
+    "FILE");
+
+// Writes `text` to `path`; returns what went wrong, naming `option` and the path (empty when
+// written): a write that failed (a full disk, a folder removed since the start) was silent.
+// Not an exception: the programs write these on their way out.
+inline std::string write_output_file(const std::string& path, const std::string& text,
+                                     std::string_view option) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (out) return {};
+  return std::string(option) + " " + path + ": could not be written: " + std::strerror(errno);
 }
 
 // A path given as '' (an unset shell variable) would silently mean the default.

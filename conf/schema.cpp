@@ -700,7 +700,7 @@ const Fields<WorkloadSpec>& workload_fields() {
         fsdp(integer_key("ring_steps", &gen::FsdpSpec::ring_steps, 0, kMax32,
                          "fsdp: steps simulated of each ring phase, the first ones; 0 = all")),
         trace_file(),
-        integer_key("ack_every", &WorkloadSpec::ack_every, 1, kMax32,
+        integer_key("ack_every", &WorkloadSpec::ack_every, 1, 65535,
                     "receivers acknowledge every N data packets"),
         time_key("retransmit_timeout", &WorkloadSpec::retransmit_timeout_ns, 1,
                  "a sender resends a packet not acknowledged within this time; with cc dctcp, "

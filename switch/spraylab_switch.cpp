@@ -434,7 +434,10 @@ void serve(const Options& o, const Plan& plan,
 
   auto s = ctl.stats();
   s["forwarding_seconds"] = control.elapsed();
-  if (!o.stats_json.empty()) std::ofstream(o.stats_json) << s.dump(2) << "\n";
+  if (!o.stats_json.empty()) {
+    const std::string error = conf::write_output_file(o.stats_json, s.dump(2) + "\n", "--stats-json");
+    if (!error.empty()) fmt::print(stderr, "spraylab-switch: {}\n", error);
+  }
   fmt::print(stderr, "spraylab-switch {}: stopped after {:.1f}s: rx {} tx {}\n", plan.tables.name,
              control.elapsed(), s["totals"]["rx_packets"].get<uint64_t>(),
              s["totals"]["tx_packets"].get<uint64_t>());

@@ -72,7 +72,8 @@ void SwitchOptions::add_to(CLI::App& app) {
                  "Print totals every this many seconds (default 0: never; the totals at exit "
                  "are printed either way)")
       ->check(conf::kNonNegativeNumber);
-  app.add_option("--stats-json", stats_json, "Write every counter as JSON to this file on exit");
+  app.add_option("--stats-json", stats_json, "Write every counter as JSON to this file on exit")
+      ->check(conf::kWritableFile);
   app.add_option("--route", routes,
                  "Static route to addresses outside the topology, balanced over ports: "
                  "A.B.C.D/LEN=PORT[,PORT...] (repeatable)");

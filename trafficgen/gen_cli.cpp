@@ -97,6 +97,15 @@ HostPlanOptions host_plan_options(const GenOptions& cli, const conf::Experiment&
   if (!cli.rto.empty())
     go.retransmit_timeout_ns = parse_time_option("--retransmit-timeout", cli.rto);
   go.loss = cli.loss;
+  // The switches size their frames by the file's payload (spraylab-switch reads the same
+  // file): a larger one here is dropped at every switch as `truncated`, and the run never ends.
+  if (cli.payload > exp.workload.payload_bytes) {
+    fmt::print(stderr,
+               "spraylab-gen: warning: --payload {} is above the experiment's workload.payload "
+               "{}, which spraylab-switch sizes its frames by: its switches drop these frames as "
+               "`truncated` unless their file says {} too\n",
+               cli.payload, exp.workload.payload_bytes, cli.payload);
+  }
   go.payload_bytes = cli.payload;
   go.back_to_back = cli.back_to_back;
   return go;

@@ -25,7 +25,8 @@ void add_traffic_options(CLI::App& app, GenOptions& o) {
                  "'unlimited' (default: the workload's load x the link rate)");
   app.add_option("--ack-every", o.ack_every,
                  "Receivers ACK every n-th data packet (and the last, duplicates and "
-                 "retransmissions at once) (default: the workload's ack_every)");
+                 "retransmissions at once), 1..65535 (default: the workload's ack_every)")
+      ->check(CLI::Range(1, 65535));  // 0 was taken for "not given"
   app.add_option("--entropy", o.entropy,
                  "Path entropy, one of the choices above (default: the workload's)")
       ->check(CLI::IsMember(
@@ -53,11 +54,12 @@ void add_run_options(CLI::App& app, GenOptions& o) {
                  "Give up after this many seconds if the workload is not done (exit 1)")
       ->check(conf::kPositiveNumber);
   app.add_option("--start-at", o.start_at,
-                 "Start sending at this UNIX time in seconds (synchronises several processes; "
-                 "default: as soon as every link is up)");
+                 "Start sending at this UNIX time in seconds, at most 60 s away (synchronises "
+                 "several processes; default: as soon as every link is up)");
   app.add_option("--start-file", o.start_file,
                  "Wait, ports up and idle, until this file exists, then start at the UNIX time "
-                 "it holds (a launcher starts many processes ahead of a run: docs/fabric.md)");
+                 "it holds, at most 60 s later (a launcher starts many processes ahead of a run: "
+                 "docs/fabric.md)");
   app.add_option("--idle-sleep", o.idle_sleep,
                  "Sleep after empty polls, backing off up to this long (e.g. 2ms), never past "
                  "the next pacer slot or timer: for many processes on few cores (default: busy "
@@ -71,24 +73,28 @@ void add_run_options(CLI::App& app, GenOptions& o) {
   app.add_option("--warmup", o.warmup,
                  "Frames per port sent before the start (broadcast, UDP discard port) so that "
                  "memif's shared buffers are paged in before anything is measured (default: 2048 "
-                 "on memif ports, 0 elsewhere)");
+                 "on memif ports, 0 elsewhere)")
+      ->check(conf::kNonNegativeNumber);  // a negative count was taken for "not given"
   app.add_option("--link-wait", o.link_wait,
                  "Seconds to wait for every link to come up (default 10)")
       ->check(conf::kPositiveNumber);
   app.add_option("--linger", o.linger,
                  "After finishing, keep answering (ACKing retransmissions) this many seconds "
-                 "(default: 3 retransmit timeouts, at least 0.1)");
+                 "(default: 3 retransmit timeouts, at least 0.1)")
+      ->check(conf::kNonNegativeNumber);
   app.add_flag("--hold", o.hold,
                "After finishing, keep the ports polled until standard input closes (for test "
                "harnesses: memif peers stop in order); with --duration, sending stops at the "
                "duration and receiving and acknowledging go on");
   app.add_option("--results", o.results,
-                 "Write the results (JSON, docs/generator.md) to this file");
+                 "Write the results (JSON, docs/generator.md) to this file")
+      ->check(conf::kWritableFile);
   app.add_flag("--progress", o.progress,
                "Live progress line: messages done/total, send rate, elapsed (one line per second "
                "when not a terminal)");
   app.add_option("--stats-json", o.stats_json,
-                 "Write every engine counter as JSON to this file on exit");
+                 "Write every engine counter as JSON to this file on exit")
+      ->check(conf::kWritableFile);
 }
 
 // `name value` when the value differs from the default.

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "conf/cli_checks.h"
+
 namespace spraylab::gen {
 namespace {
 
@@ -118,7 +120,12 @@ void RunLoop::write_results() {
   info_.completed = engines_.finished();
   auto j = results_json(plan_, engines_.view(), info_);
   j["ports"] = port_stats_json();
-  if (!cli_.results.empty()) std::ofstream(cli_.results) << j.dump(2) << "\n";
+  if (!cli_.results.empty()) {
+    const std::string error = conf::write_output_file(cli_.results, j.dump(2) + "\n", "--results");
+    if (!error.empty()) {
+      fmt::print(stderr, "spraylab-gen: {}\n", error);
+    }
+  }
   fmt::print("{}\n", nlohmann::json{{"completed", info_.completed},
                                     {"stopped_by", std::string(to_string(info_.stopped_by))},
                                     {"messages_done", engines_.done()},

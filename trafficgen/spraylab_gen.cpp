@@ -161,7 +161,11 @@ uint64_t start_tsc_of(const gen::GenOptions& cli) {
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const double wait = start_at - now_s;
     if (wait > 60) {
-      throw gen::UsageError(fmt::format("--start-at is {:.1f} s away (at most 60)", wait));
+      throw gen::UsageError(
+          cli.start_file.empty()
+              ? fmt::format("--start-at is {:.1f} s away (at most 60)", wait)
+              : fmt::format("--start-file {}: its time is {:.1f} s away (at most 60)",
+                            cli.start_file, wait));
     }
     if (wait > 0) start_tsc = rte_rdtsc() + static_cast<uint64_t>(wait * static_cast<double>(hz));
   }
@@ -294,7 +298,11 @@ void write_stats(const std::string& path, nlohmann::ordered_json stats, const Ge
   stats["mbuf_pool"] = {{"size", ports.pool->size},
                         {"in_use_start", ports.mbufs_in_use_start},
                         {"in_use_end", rte_mempool_in_use_count(ports.pool)}};
-  if (!path.empty()) std::ofstream(path) << stats.dump(2) << "\n";
+  if (path.empty()) return;
+  if (const std::string error = conf::write_output_file(path, stats.dump(2) + "\n", "--stats-json");
+      !error.empty()) {
+    fmt::print(stderr, "spraylab-gen: {}\n", error);
+  }
 }
 
 // ---- run ----------------------------------------------------------------------------------------

@@ -444,6 +444,13 @@ TEST(ConfigErrors, MrlsNeedsAtLeastRadixLeaves) {
 
 // One uplink a leaf with several spines is disconnected whatever the draw: every one of
 // max_tries draws failed, and the advice was more tries. One spine (leaves = radix) is fine.
+// An ACK counter is 16 bits in the generator: a larger ack_every was refused by spraylab-gen
+// only, under an option (--ack-every) the user never gave.
+TEST(ConfigErrors, AckEveryAbove65535IsRefusedAtItsKey) {
+  EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {ack_every: 65536}\n"),
+            "test.yaml:2:23: workload.ack_every: expected an integer in [1, 65535], found 65536");
+}
+
 TEST(ConfigErrors, MrlsNeedsTwoUplinksWithSeveralSpines) {
   EXPECT_EQ(load_error("topology: {generator: mrls, leaves: 8, uplinks: 1, downlinks: 1}\n"),
             "test.yaml:1:49: topology.uplinks: expected at least 2 uplinks per leaf with N2 = 4 "

@@ -46,7 +46,7 @@ TEST(GenOptions, EveryOptionSetSurvivesToArgvAndAddTo) {
   o.link_wait = 120;
   o.linger = 0.5;
   o.hold = true;
-  o.results = "/run/x/results/g.json";
+  o.results = "/tmp/g.json";  // its folder must exist (kWritableFile)
   o.progress = true;
   o.stats_json = "/tmp/s.json";
   o.metrics.set_address("0.0.0.0:9562");
@@ -76,6 +76,42 @@ TEST(GenOptions, EveryOptionSetSurvivesToArgvAndAddTo) {
   EXPECT_EQ(p.progress, o.progress);
   EXPECT_EQ(p.stats_json, o.stats_json);
   EXPECT_EQ(p.metrics.to_argv(), o.metrics.to_argv());
+}
+
+}  // namespace
+}  // namespace spraylab::gen
+
+namespace spraylab::gen {
+namespace {
+
+// Values that read as "not given" (an --ack-every of 0, a negative --warmup or --linger) and an
+// output file whose folder does not exist (the run went on and wrote nothing) are refused when
+// the command line is read (a review found each one silently accepted).
+TEST(GenOptions, ValuesThatMeantNotGivenAndUnwritableFilesAreRefused) {
+  const std::vector<std::string> base = {"--config", "/dev/null", "--hosts", "h0"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), more.begin(), more.end());
+    return argv;
+  };
+  EXPECT_EQ(parsed(with({"--ack-every", "65535"})).ack_every, 65535u);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--ack-every", "0"}, {"--ack-every", "65536"},
+        {"--warmup", "-5"}, {"--linger", "-1"},
+        {"--results", "/nonexistent-spraylab-dir/r.json"},
+        {"--stats-json", "/nonexistent-spraylab-dir/s.json"}, {"--results", "/tmp"}}) {
+    EXPECT_THROW(parsed(with(bad)), CLI::ValidationError) << bad[0] << " " << bad[1];
+  }
+  try {
+    parsed(with({"--results", "/nonexistent-spraylab-dir/r.json"}));
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "the folder /nonexistent-spraylab-dir of /nonexistent-spraylab-dir/r.json "
+                  "does not exist"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(parsed(with({"--warmup", "0", "--linger", "0"})).warmup, 0);
 }
 
 }  // namespace
