@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "conf/yaml_value.h"
 #include "switch/lb/rng.h"
 #include "topo/upgrade.h"
 
@@ -63,7 +64,19 @@ SwitchTables build_switch_tables(
   const topo::Topology& topo = r.topology();
   const topo::NodeId node = topo.find(switch_name);
   if (node == topo::kNoNode || topo.node(node).kind != topo::NodeKind::kSwitch) {
-    throw std::invalid_argument("no switch named '" + switch_name + "' in the topology");
+    // --switch's typo (`lef0`) or a host's name (`h0`): the nearest switch name, or where the
+    // names come from.
+    std::vector<std::string_view> names;
+    for (topo::NodeId s : topo.switches()) names.push_back(topo.node(s).name);
+    std::string message = fmt::format("no switch named '{}' in the topology", switch_name);
+    if (node != topo::kNoNode) message += " (it is a host)";
+    if (const auto guess = conf::nearest(switch_name, names)) {
+      message += fmt::format("; did you mean '{}'?", *guess);
+    } else {
+      message += fmt::format("; its {} switches are named {} .. {}", names.size(),
+                             names.empty() ? "" : names.front(), names.empty() ? "" : names.back());
+    }
+    throw std::invalid_argument(message);
   }
   SwitchTables t;
   t.name = switch_name;

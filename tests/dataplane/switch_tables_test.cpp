@@ -37,6 +37,27 @@ void expect_one_group_per_key(const std::string& yaml) {
   }
 }
 
+// --switch with a typo, or a host's name: the nearest switch, or the names' range.
+TEST(SwitchTables, AnUnknownSwitchNameSaysWhatIsThere) {
+  const conf::Experiment e =
+      conf::load_experiment_string("topology: {generator: fat-tree, k: 4}\n", "test.yaml");
+  const topo::Topology t = topo::build(e.topology, e.links);
+  const topo::Routing r(t);
+  const topo::AddressPlan plan(r);
+  const auto message = [&](const std::string& name) {
+    try {
+      build_switch_tables(e, r, plan, name);
+    } catch (const std::invalid_argument& err) {
+      return std::string(err.what());
+    }
+    return std::string("built");
+  };
+  EXPECT_EQ(message("lef0"), "no switch named 'lef0' in the topology; did you mean 'leaf0'?");
+  EXPECT_EQ(message("h0"),
+            "no switch named 'h0' in the topology (it is a host); its 6 switches are named "
+            "leaf0 .. spine1");
+}
+
 TEST(SwitchTables, EveryOfanKeyHasOneCandidateSet) {
   // 3-level fat trees key aggregation switches by pod: their own pod's leaves must not take a
   // pod's key (they did: pod 1's traffic then went down to leaf 1 of the pod, in a loop).
