@@ -45,22 +45,28 @@ void SwitchOptions::add_to(CLI::App& app) {
                  "Slots of each trimming port's priority queue of trimmed headers (default 1024; "
                  "a header that finds it full is dropped and counted as trim_queue_full)")
       ->check(CLI::Range(2u, 1u << 20));
-  app.add_flag("--no-shaping", no_shaping,
-               "Send at the device's rate instead of the configured link rate");
+  CLI::Option* unshaped = app.add_flag("--no-shaping", no_shaping,
+                                       "Send at the device's rate instead of the configured link "
+                                       "rate");
+  // The next three act only on unshaped ports: refused without --no-shaping, as --deep-sleep
+  // without --idle-sleep is, rather than silently ignored.
   app.add_option("--tx-coalesce", tx_coalesce,
                  "With --no-shaping: while some rx burst comes back full, an egress port holding "
                  "fewer than 16 frames waits up to this many loop turns for more before it is "
-                 "sent (default 32; 0: send every turn). Shaped ports send every turn");
+                 "sent (default 32; 0: send every turn). Shaped ports send every turn")
+      ->needs(unshaped);
   app.add_flag("--no-direct-tx", no_direct_tx,
                "With --no-shaping: queue every frame in its egress queue, instead of sending a "
                "burst's frames for a port whose queue is empty straight to the device (for "
-               "comparisons)");
+               "comparisons)")
+      ->needs(unshaped);
   app.add_option("--rx-bursts", rx_bursts,
                  "With --no-shaping: bursts a worker reads from an rx queue per turn while they "
                  "come back full, before its frames go out (default: one per egress port, at most "
                  "4, so that each port's share of a turn is about a full burst and its device call "
                  "is paid once for them all; 1: a burst at a time)")
-      ->check(CLI::Range(1, 16));
+      ->check(CLI::Range(1, 16))
+      ->needs(unshaped);
   app.add_option("--shaper-slack", shaper_slack,
                  "How far a port may send ahead of its link rate, in wire bytes (e.g. 9KB; "
                  "default: a burst of 32 MTU frames). A switch that sleeps between polls sends "

@@ -142,6 +142,20 @@ TEST(SwitchOptions, TrimThresholdKeepsTheLoadersRules) {
   EXPECT_FALSE(t.trim);
 }
 
+// --tx-coalesce, --rx-bursts and --no-direct-tx act on unshaped ports only: refused without
+// --no-shaping instead of silently ignored.
+TEST(SwitchOptions, UnshapedPortOptionsNeedNoShaping) {
+  const std::vector<std::string> base = {"--config", "/dev/null", "--switch", "leaf0"};
+  for (const std::vector<std::string>& more :
+       {std::vector<std::string>{"--tx-coalesce", "0"}, {"--rx-bursts", "2"}, {"--no-direct-tx"}}) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), more.begin(), more.end());
+    EXPECT_THROW(parsed(argv), CLI::RequiresError) << more[0];
+    argv.push_back("--no-shaping");
+    EXPECT_NO_THROW(parsed(argv)) << more[0];
+  }
+}
+
 // The ring size is rounded up to a power of two; above 2^31 that looped forever.
 TEST(SwitchOptions, QueuePacketsOutsideItsRangeIsRefused) {
   const auto with = [](const char* n) {
