@@ -23,7 +23,8 @@ class MetricsOptions {
   void add_to(CLI::App& app) {
     app.add_option("--metrics-address", address_,
                    fmt::format("Serve Prometheus metrics at HOST:PORT/metrics (default {}:{}: "
-                               "this machine only; port 0: any free port, printed at start-up). "
+                               "this machine only, or any free port with a warning when that one "
+                               "is taken; port 0: any free port, printed at start-up). "
                                "0.0.0.0 or a NIC's address lets other machines scrape it, "
                                "without authentication (docs/monitoring.md)",
                                kDefaultHost, default_port_));
