@@ -1,12 +1,14 @@
 #include "switch/control.h"
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_telemetry.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "conf/loader.h"
@@ -324,25 +326,27 @@ nlohmann::ordered_json SwitchControl::stats() {
 
 void SwitchControl::register_telemetry() {
   g_control = this;
-  rte_telemetry_register_cmd("/spraylab/switch", cmd_switch,
-                             "Switch totals: algorithm, rx/tx packets, drops by reason, mbuf pool");
-  rte_telemetry_register_cmd("/spraylab/ports", cmd_ports,
-                             "Per port: every numeric field (counters, state, queue depth) as an "
-                             "array indexed by port; /spraylab/port,N gives one port whole");
-  rte_telemetry_register_cmd("/spraylab/port", cmd_port,
-                             "One port: counters, queue depth, drops by reason. Parameter: port");
-  rte_telemetry_register_cmd(
-      "/spraylab/queue_max", cmd_queue_max,
-      "Per port: deepest queue in packets and bytes since the last read of this command, then "
-      "reset (a metrics scrape keeps its own maxima)");
-  rte_telemetry_register_cmd("/spraylab/port_down", cmd_port_state,
-                             "Take a port down. Parameter: port");
-  rte_telemetry_register_cmd("/spraylab/port_up", cmd_port_state,
-                             "Bring a port back up. Parameter: port");
-  rte_telemetry_register_cmd("/spraylab/port_rate", cmd_port_rate,
-                             "Drain a port at a rate. Parameters: port,rate (e.g. 3,25Gbps)");
-  rte_telemetry_register_cmd(
-      "/spraylab/lb_set", cmd_lb_set,
+  // DPDK refuses a command (-EINVAL) whose help is 128 characters or more (MAX_HELP_LEN in
+  // 22.11), and the command is then silently absent: a longer help string made
+  // /spraylab/queue_max answer null. Said at start-up instead.
+  const auto add = [](const char* cmd, telemetry_cb fn, const char* help) {
+    if (const int rc = rte_telemetry_register_cmd(cmd, fn, help); rc != 0) {
+      throw std::runtime_error(
+          fmt::format("cannot register the telemetry command {}: {}", cmd, rte_strerror(-rc)));
+    }
+  };
+  add("/spraylab/switch", cmd_switch,
+      "Switch totals: algorithm, rx/tx packets, drops by reason, mbuf pool");
+  add("/spraylab/ports", cmd_ports, "Per port: every numeric field as an array indexed by port");
+  add("/spraylab/port", cmd_port,
+      "One port: counters, queue depth, drops by reason. Parameter: port");
+  add("/spraylab/queue_max", cmd_queue_max,
+      "Per port: deepest queue (packets, bytes) since this command's last read, then reset");
+  add("/spraylab/port_down", cmd_port_state, "Take a port down. Parameter: port");
+  add("/spraylab/port_up", cmd_port_state, "Bring a port back up. Parameter: port");
+  add("/spraylab/port_rate", cmd_port_rate,
+      "Drain a port at a rate. Parameters: port,rate (e.g. 3,25Gbps)");
+  add("/spraylab/lb_set", cmd_lb_set,
       "Change the load balancer. Parameter: name, or a YAML map of its keys");
 }
 

@@ -14,6 +14,7 @@
 #include "conf/cli_checks.h"
 #include "conf/loader.h"
 #include "conf/units.h"
+#include "fabric/run/variants.h"
 #include "topo/build.h"
 #include "topo/generators.h"
 
@@ -241,13 +242,18 @@ std::string describe(const GeneratorArgs& g) {
                      g.mrls.uplinks, g.mrls.downlinks, g.mrls.seed);
 }
 
-topo::Topology load(const std::string& file) {
+// `check_names`: also the switches and links that link events and load_balancer.switches name
+// (`topo check`, as `run` checks them).
+topo::Topology load(const std::string& file, bool check_names = false) {
   conf::Experiment e = conf::load_experiment_file(file);
+  topo::Topology t;
   try {
-    return topo::build(e.topology, e.links);
+    t = topo::build(e.topology, e.links);
   } catch (const topo::TopologyError& err) {  // a generator's: name the file it came from
     throw topo::TopologyError(fmt::format("{}: topology: {}", file, err.what()));
   }
+  if (check_names) check_against_topology(e);
+  return t;
 }
 
 // The switch graph's routing; a graph it cannot hold is refused naming `file` (empty: a
@@ -454,7 +460,7 @@ void add_topo_commands(CLI::App& app) {
   auto* chk = topo_cmd->add_subcommand("check", "Check that a topology file is usable");
   chk->add_option("file", *check_file, "Topology or experiment YAML file")->required();
   chk->final_callback([check_file] {
-    topo::Topology t = load(*check_file);
+    topo::Topology t = load(*check_file, /*check_names=*/true);
     const topo::Routing r = routing(t, *check_file);
     auto problems = check(t, r);
     for (const auto& p : problems) fmt::print(stderr, "{}: {}\n", *check_file, p);

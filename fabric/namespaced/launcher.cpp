@@ -902,8 +902,12 @@ int start(const std::string& dir, double timeout_s, bool again) {
   uint64_t max_queue = 0;
   for (const Process& p : st.processes) {
     if (p.role != Role::kSwitch) continue;
-    if (const std::optional<json> q = telemetry(p.prefix, "/spraylab/queue_max")) {
+    const std::optional<json> q = telemetry(p.prefix, "/spraylab/queue_max");
+    if (q && q->is_object() && q->contains("packets")) {
       for (const auto& v : (*q)["packets"]) max_queue = std::max(max_queue, v.get<uint64_t>());
+    } else {
+      // A switch that answers nothing (gone) or not this command: its queues are not known.
+      fmt::print(stderr, "spraylab fabric: {} did not answer /spraylab/queue_max\n", p.node);
     }
   }
   const double cct_us = last_ack > first_tx ? static_cast<double>(last_ack - first_tx) / 1e3 : 0.0;

@@ -261,48 +261,6 @@ std::string resolved_yaml(YAML::Node& root, const conf::Experiment& base,
   return std::string(out.c_str()) + "\n";
 }
 
-// load_balancer.switches.<name> on a generated topology must name one of its switches (an
-// explicit topology's are checked by the loader): a typo, or leaf0 on a fat tree, would leave
-// the override unused and the run silently another experiment.
-void check_switch_names(const conf::Experiment& e, const topo::Topology& t) {
-  for (const auto& [name, at] : e.balancer.per_switch_at) {
-    const topo::NodeId id = t.find(name);
-    if (id != topo::kNoNode && t.node(id).kind == topo::NodeKind::kSwitch) continue;
-    std::string message = fmt::format("no switch named '{}'", name);
-    if (id != topo::kNoNode) {
-      message += fmt::format(": {} is a host", name);
-    } else {
-      std::vector<std::string_view> names;
-      for (topo::NodeId s : t.switches()) names.push_back(t.node(s).name);
-      if (auto guess = conf::nearest(name, names)) {
-        message += fmt::format("; did you mean '{}'?", *guess);
-      } else {
-        // One name a level, as examples of the generator's naming.
-        std::vector<std::string_view> examples;
-        std::set<uint8_t> levels;
-        for (topo::NodeId s : t.switches()) {
-          if (levels.insert(t.node(s).level).second) examples.push_back(t.node(s).name);
-        }
-        message += fmt::format("; expected a switch of the {} topology, such as {}",
-                               topo::to_string(t.kind), conf::join(examples));
-      }
-    }
-    throw conf::ConfigError(e.source, at.line, at.column, "load_balancer.switches." + name,
-                            message);
-  }
-}
-
-// Link events and per-switch balancers name switches (and links) of the topology: checked now,
-// at their place in the file, not when the variant's fabric is built.
-void check_against_topology(const conf::Experiment& e) {
-  const bool names =
-      !e.balancer.per_switch_at.empty() && e.topology.generator != topo::Kind::kExplicit;
-  if (e.events.empty() && !names) return;
-  const topo::Topology t = topo::build(e.topology, e.links);
-  if (names) check_switch_names(e, t);
-  if (!e.events.empty()) topo::plan_link_events(e, t);
-}
-
 // The one variant of `algorithm` (empty: the file's) and the chosen sweep values.
 Variant make_variant(const YAML::Node& file_root, const std::string& source,
                      const conf::Experiment& base, const std::string& algorithm,
@@ -339,6 +297,53 @@ Variant make_variant(const YAML::Node& file_root, const std::string& source,
 }
 
 }  // namespace
+
+namespace {
+
+// load_balancer.switches.<name> on a generated topology must name one of its switches (an
+// explicit topology's are checked by the loader): a typo, or leaf0 on a fat tree, would leave
+// the override unused and the run silently another experiment.
+void check_switch_names(const conf::Experiment& e, const topo::Topology& t) {
+  for (const auto& [name, at] : e.balancer.per_switch_at) {
+    const topo::NodeId id = t.find(name);
+    if (id != topo::kNoNode && t.node(id).kind == topo::NodeKind::kSwitch) continue;
+    std::string message = fmt::format("no switch named '{}'", name);
+    if (id != topo::kNoNode) {
+      message += fmt::format(": {} is a host", name);
+    } else {
+      std::vector<std::string_view> names;
+      for (topo::NodeId s : t.switches()) names.push_back(t.node(s).name);
+      if (auto guess = conf::nearest(name, names)) {
+        message += fmt::format("; did you mean '{}'?", *guess);
+      } else {
+        // One name a level, as examples of the generator's naming.
+        std::vector<std::string_view> examples;
+        std::set<uint8_t> levels;
+        for (topo::NodeId s : t.switches()) {
+          if (levels.insert(t.node(s).level).second) examples.push_back(t.node(s).name);
+        }
+        message += fmt::format("; expected a switch of the {} topology, such as {}",
+                               topo::to_string(t.kind), conf::join(examples));
+      }
+    }
+    throw conf::ConfigError(e.source, at.line, at.column, "load_balancer.switches." + name,
+                            message);
+  }
+}
+
+}  // namespace
+
+// Link events and per-switch balancers name switches (and links) of the topology: checked now,
+// at their place in the file, not when the variant's fabric is built.
+void check_against_topology(const conf::Experiment& e) {
+  const bool names =
+      !e.balancer.per_switch_at.empty() && e.topology.generator != topo::Kind::kExplicit;
+  if (e.events.empty() && !names) return;
+  const topo::Topology t = topo::build(e.topology, e.links);
+  if (names) check_switch_names(e, t);
+  if (!e.events.empty()) topo::plan_link_events(e, t);
+}
+
 
 Sweep parse_sweep(const std::string& text, const std::string& option) {
   const size_t eq = text.find('=');

@@ -90,6 +90,11 @@ std::vector<NamePart> variant_name_parts(const std::string& algorithm,
 std::string variant_name(const std::string& algorithm, const std::vector<Sweep>& sweeps,
                          const std::vector<size_t>& value_index);
 
+// Link events and load_balancer.switches of `e` name switches (and links) of its topology:
+// checked at their place in the file (conf::ConfigError), by expand_variants for every variant
+// and by `topo check`.
+void check_against_topology(const conf::Experiment& e);
+
 // The variant's name without the part of sweep `key` (the name itself if it has none): the
 // line a variant belongs to when a plot puts that key on its x axis.
 std::string name_without(const Variant& variant, const std::string& key);

@@ -86,6 +86,13 @@ def check_refuses_what_no_workload_or_routing_takes(_args):
         p = run("topo", "check", one)
         check(p.returncode == 1 and "1 host: every workload needs at least 2" in p.stderr,
               (p.returncode, p.stdout, p.stderr))
+        # A per-switch balancer for a switch the topology does not have: `run` refuses it at
+        # its line, and so does `topo check` (it said ok).
+        lb = write(d, "lb.yaml", "topology: {generator: fat-tree, k: 4}\nload_balancer:\n"
+                   "  algorithm: ecmp\n  switches:\n    leaf99: {algorithm: rps}\n")
+        p = run("topo", "check", lb)
+        check(p.returncode == 2 and f"{lb}:5:5: load_balancer.switches.leaf99: no switch named "
+              "'leaf99'" in p.stderr, (p.returncode, p.stdout, p.stderr))
         # 256 switches in a line: the ends are 255 hops apart, more than a distance's byte holds
         # (the BFS queued them again past its end: heap corruption).
         names = [f"s{i}" for i in range(256)]

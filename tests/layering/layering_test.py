@@ -21,6 +21,7 @@ NAME_LISTS = {
     "topo/kind.h",
     "topo/size_limit.h",
     "topo/palm_tree.h",  # header-only parameter rules the loader reports at the key, as size_limit.h
+    "topo/mrls_rules.h",  # the same, for MRLS
     "trafficgen/cc_mode.h",
     "trafficgen/entropy_mode.h",
     "trafficgen/injection_mode.h",
