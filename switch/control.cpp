@@ -328,8 +328,10 @@ void SwitchControl::register_telemetry() {
   g_control = this;
   // DPDK refuses a command (-EINVAL) whose help is 128 characters or more (MAX_HELP_LEN in
   // 22.11), and the command is then silently absent: a longer help string made
-  // /spraylab/queue_max answer null. Said at start-up instead.
-  const auto add = [](const char* cmd, telemetry_cb fn, const char* help) {
+  // /spraylab/queue_max answer null. A compile error now; any other refusal (the callback
+  // table full) stops the switch at start-up.
+  const auto add = []<size_t N>(const char* cmd, telemetry_cb fn, const char (&help)[N]) {
+    static_assert(N <= 128, "a telemetry help string DPDK 22.11 takes is under 128 characters");
     if (const int rc = rte_telemetry_register_cmd(cmd, fn, help); rc != 0) {
       throw std::runtime_error(
           fmt::format("cannot register the telemetry command {}: {}", cmd, rte_strerror(-rc)));

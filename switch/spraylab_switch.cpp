@@ -149,7 +149,15 @@ std::unique_ptr<Plan> plan_switch(const Options& o) {
   plan->payload_bytes = exp.workload.payload_bytes;
   const topo::AddressPlan addresses(plan->routing);
   plan->tables = dataplane::build_switch_tables(exp, plan->routing, addresses, o.switch_name);
-  dataplane::apply_trim_threshold(o.trim_threshold, plan->tables);
+  {
+    // The loader's smallest whole data frame (conf/buffer_defaults.cpp, check_holds_a_frame).
+    const conf::WorkloadSpec& w = exp.workload;
+    const uint64_t data = w.message_bytes > 0
+                              ? std::min<uint64_t>(w.payload_bytes, w.message_bytes)
+                              : w.payload_bytes;
+    dataplane::apply_trim_threshold(o.trim_threshold, plan->tables,
+                                    data + conf::BufferSpec::kFrameHeaderBytes);
+  }
   for (const std::string& r : o.routes) {
     dataplane::add_static_route(plan->tables, dataplane::parse_static_route(r));
   }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "conf/cli_checks.h"
 #include "conf/units.h"
 #include "net/realtime.h"
@@ -137,7 +139,7 @@ std::vector<std::string> SwitchOptions::to_argv() const {
   return argv;
 }
 
-void apply_trim_threshold(const std::string& text, SwitchTables& t) {
+void apply_trim_threshold(const std::string& text, SwitchTables& t, uint64_t data_frame_bytes) {
   if (text.empty()) return;
   const std::optional<uint64_t> bytes = conf::parse_size_bytes(text);
   if (!bytes) {
@@ -156,9 +158,11 @@ void apply_trim_threshold(const std::string& text, SwitchTables& t) {
         "combine: a lossless buffer never reaches the threshold",
         text, t.pfc ? "pfc" : "credit"));
   }
-  if (*bytes == 0) {
-    throw std::invalid_argument(
-        "--trim-threshold 0: every data frame would be trimmed; give at least one frame's bytes");
+  if (*bytes < data_frame_bytes || *bytes == 0) {
+    throw std::invalid_argument(fmt::format(
+        "--trim-threshold {}: less than one data frame ({} B): every data frame would be "
+        "trimmed; at least {} B",
+        text, data_frame_bytes, std::max<uint64_t>(data_frame_bytes, 1)));
   }
   t.trim = true;
   t.trim_threshold_bytes = *bytes;

@@ -47,6 +47,8 @@ struct SwitchOptions {
 // --trim-threshold (not empty): trimming on, beyond that depth, whatever the experiment's
 // buffer.trim says. Throws std::invalid_argument naming the option for a text that is no size or
 // a depth above the buffer.
-void apply_trim_threshold(const std::string& text, SwitchTables& t);
+// `data_frame_bytes`: the workload's smallest whole data frame (the loader's bound for
+// buffer.trim_threshold, conf/buffer_defaults.cpp): a threshold below it trims every data frame.
+void apply_trim_threshold(const std::string& text, SwitchTables& t, uint64_t data_frame_bytes);
 
 }  // namespace spraylab::dataplane

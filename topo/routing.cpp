@@ -57,9 +57,11 @@ Routing::Routing(const Topology& t) : topo_(t), graph_(t) {
   // chain; no fabric comes near) would read as unvisited and be queued again, past the queue's
   // end. The first BFS to meet one stops every thread, and the graph is refused.
   std::atomic<bool> too_far{false};
-  std::atomic<uint32_t> too_far_from{0};
+  std::atomic<uint32_t> too_far_from{UINT32_MAX};  // the smallest such source: the same every run
   auto worker = [&] {
     std::vector<uint32_t> queue(n);
+    // Sources are handed out in order, so once one is too far every smaller one has been taken:
+    // the others stop, and the smallest source that met it is named.
     for (uint32_t src = next++; src < n && !too_far.load(std::memory_order_relaxed);
          src = next++) {
       uint8_t* row = &dist_[static_cast<size_t>(src) * n];
@@ -74,7 +76,10 @@ Routing::Routing(const Topology& t) : topo_(t), graph_(t) {
           uint32_t w = graph_.neighbour(e);
           if (row[w] != kUnreachable) continue;
           if (dv == kUnreachable) {  // w is 255 hops away
-            if (!too_far.exchange(true)) too_far_from = src;
+            too_far = true;
+            uint32_t least = too_far_from.load();
+            while (src < least && !too_far_from.compare_exchange_weak(least, src)) {
+            }
             stop = true;
             break;
           }

@@ -42,7 +42,8 @@ constexpr GeneratedSize fat_tree_size(uint32_t k, uint32_t levels, uint32_t pods
   const uint64_t kk = std::min<uint64_t>(k, kMaxPorts + 1);  // no overflow; the ports fail first
   const uint64_t h = kk / 2;
   if (levels == 4) {
-    const uint64_t p = pods != 0 ? pods : kk;
+    // At most k pods (the loader and fat_tree4 refuse more): pods past it would overflow here.
+    const uint64_t p = pods != 0 ? std::min<uint64_t>(pods, kk) : kk;
     // Three levels of h² switches a pod, h³ cores; a pod's hosts and three layers of links.
     return {k, p * h * h * h, 3 * p * h * h + h * h * h, 4 * p * h * h * h};
   }

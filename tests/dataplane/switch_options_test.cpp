@@ -96,18 +96,18 @@ namespace {
 TEST(SwitchOptions, TrimThresholdTurnsTrimmingOnUpToTheBuffer) {
   SwitchTables t;
   t.buffer_bytes = 100'000;
-  apply_trim_threshold("", t);
+  apply_trim_threshold("", t, 4178);
   EXPECT_FALSE(t.trim);
-  apply_trim_threshold("40KB", t);
+  apply_trim_threshold("40KB", t, 4178);
   EXPECT_TRUE(t.trim);
   EXPECT_EQ(t.trim_threshold_bytes, 40'000u);
   try {
-    apply_trim_threshold("200KB", t);
+    apply_trim_threshold("200KB", t, 4178);
     FAIL() << "a threshold above the buffer was taken";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "--trim-threshold 200KB: above the buffer (100KB, buffer.bytes)");
   }
-  EXPECT_THROW(apply_trim_threshold("lots", t), std::invalid_argument);
+  EXPECT_THROW(apply_trim_threshold("lots", t, 4178), std::invalid_argument);
   EXPECT_EQ(t.trim_threshold_bytes, 40'000u);
 }
 
@@ -126,7 +126,7 @@ TEST(SwitchOptions, TrimThresholdKeepsTheLoadersRules) {
     t.pfc = pfc;
     t.credit = !pfc;
     try {
-      apply_trim_threshold("40KB", t);
+      apply_trim_threshold("40KB", t, 4178);
       FAIL() << "trimming taken with a lossless buffer";
     } catch (const std::invalid_argument& e) {
       EXPECT_EQ(std::string(e.what()),
@@ -138,8 +138,18 @@ TEST(SwitchOptions, TrimThresholdKeepsTheLoadersRules) {
   }
   SwitchTables t;
   t.buffer_bytes = 100'000;
-  EXPECT_THROW(apply_trim_threshold("0", t), std::invalid_argument);
+  EXPECT_THROW(apply_trim_threshold("0", t, 4178), std::invalid_argument);
+  try {
+    apply_trim_threshold("100B", t, 4178);  // the loader refuses it in buffer.trim_threshold
+    FAIL() << "a threshold below one data frame was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--trim-threshold 100B: less than one data frame (4178 B): every data frame "
+                 "would be trimmed; at least 4178 B");
+  }
   EXPECT_FALSE(t.trim);
+  apply_trim_threshold("4178B", t, 4178);
+  EXPECT_TRUE(t.trim);
 }
 
 // --tx-coalesce, --rx-bursts and --no-direct-tx act on unshaped ports only: refused without
