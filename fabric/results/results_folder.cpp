@@ -151,6 +151,19 @@ void ResultsFolder::check(const std::string& target, const std::string& label) {
   const fs::file_status status = fs::status(path, error);
   if (!fs::exists(status)) {
     if (fs::is_symlink(fs::symlink_status(path, error))) refuse("is a symbolic link to nothing");
+    // It is made at the end: the nearest folder above it that exists must be a writable folder
+    // (-n said nothing of `afile/sub`, and the run failed at its end with exit 1).
+    fs::path above = fs::absolute(path, error).parent_path();
+    while (!above.empty() && !fs::exists(fs::symlink_status(above, error)) &&
+           above != above.root_path()) {
+      above = above.parent_path();
+    }
+    if (!fs::is_directory(above, error)) {
+      refuse(fmt::format("cannot be made: {} is not a folder", above.string()));
+    }
+    if (::access(above.c_str(), W_OK) != 0) {
+      refuse(fmt::format("cannot be made: the folder {} is not writable", above.string()));
+    }
     return;
   }
   if (!fs::is_directory(status)) refuse("exists and is not a folder");

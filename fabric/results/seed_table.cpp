@@ -77,10 +77,11 @@ std::string cell(const Point& p, const SeedColumn& c) {
   const std::optional<Interval> i = interval_of(p, c);
   if (!i) return "-";
   const std::string mean = fmt::format(fmt::runtime(c.format), i->mean / c.shown_per_unit);
-  if (!std::isfinite(i->half_width)) return mean;
-  const std::string half = fmt::format(fmt::runtime(c.format), i->half_width / c.shown_per_unit);
-  // Fewer seeds than points of the variant: some did not give the value (incomplete).
+  // Fewer seeds than points of the variant: some did not give the value (incomplete). Said
+  // with one value too, where there is no interval: a bare mean read as every seed's.
   const std::string n = i->n < p.seeds.size() ? fmt::format(" (n={})", i->n) : "";
+  if (!std::isfinite(i->half_width)) return mean + n;
+  const std::string half = fmt::format(fmt::runtime(c.format), i->half_width / c.shown_per_unit);
   return mean + " ± " + half + n;
 }
 

@@ -197,6 +197,14 @@ void check_request(const VariantRequest& request) {
       throw std::invalid_argument(fmt::format("--set {}: expected one value", s.key));
     }
   }
+  // The experiment's name is its results folder's: variants of one run differing in it would
+  // all land in the first value's folder, each summary naming another experiment.
+  for (const Sweep& s : request.sweeps) {
+    if (s.key == "name") {
+      throw std::invalid_argument(
+          "name cannot be swept: it names the run's results folder (give --out, or --set name=X)");
+    }
+  }
 }
 
 // The parts' texts joined by '-', leaving out the part of sweep `skip_key`.

@@ -460,6 +460,18 @@ def names_that_would_leave_their_folder_are_refused(_args):
               os.listdir(os.path.join(t, "o")))
 
 
+def a_seed_table_cell_of_fewer_seeds_says_so(_args):
+    # demo.yaml stopped at 92.6 us: seed 1's ofan has one message left, seed 2's completes. The
+    # CCT cell is one seed's value: said "(n=1)", not shown bare as the two seeds' mean.
+    with tempfile.TemporaryDirectory() as t:
+        demo = os.path.join(ARGS.source, "conf", "examples", "demo.yaml")
+        p = spraylab(t, "run", demo, "--seeds", "2", "--algorithms", "ofan", "--max-clock", "92.6us",
+                     "--threads", "1", "--out", "o")
+        check(p.returncode == 1 and "1 variant(s) did not complete" in p.stderr, p.stderr)
+        row = [line for line in p.stdout.splitlines() if line.startswith("ofan ")][-1]
+        check(re.match(r"ofan +2 +[0-9.]+ \(n=1\) ", row), row)
+
+
 def seeds_run_every_variant_per_seed_and_table_the_intervals(_args):
     import csv
     import io
@@ -532,6 +544,7 @@ CASES = [
     ("a shell loop stops and an ignored SIGINT stays ignored",
      a_shell_loop_stops_and_an_ignored_sigint_stays_ignored, ()),
     ("--resume keeps what completed and runs the rest", resume_keeps_what_completed_and_runs_the_rest, ()),
+    ("a seed table cell of fewer seeds says so", a_seed_table_cell_of_fewer_seeds_says_so, ()),
     ("--resume takes what a killed run completed", resume_takes_what_a_killed_run_completed, ()),
     ("a folder spraylab did not make is refused", a_folder_spraylab_did_not_make_is_refused, ()),
     ("make demo's folders leave the README's first run free",

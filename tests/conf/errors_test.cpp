@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "conf/yaml_value.h"
 #include "tests/conf/load_helpers.h"
 
 namespace spraylab::conf::testing {
@@ -446,6 +447,16 @@ TEST(ConfigErrors, MrlsNeedsAtLeastRadixLeaves) {
 // max_tries draws failed, and the advice was more tries. One spine (leaves = radix) is fine.
 // An ACK counter is 16 bits in the generator: a larger ack_every was refused by spraylab-gen
 // only, under an option (--ack-every) the user never gave.
+// Two letters swapped are one typo (optimal string alignment): `ofna` found no suggestion.
+TEST(ConfigErrors, SwappedLettersFindTheNearestName) {
+  const std::vector<std::string_view> names = {"ecmp", "rps", "ofan", "pofan"};
+  EXPECT_EQ(nearest("ofna", names), std::optional<std::string_view>("ofan"));
+  EXPECT_EQ(nearest("ecpm", names), std::optional<std::string_view>("ecmp"));
+  EXPECT_EQ(edit_distance("ofna", "ofan"), 1u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(nearest("xyz", names), std::nullopt);
+}
+
 TEST(ConfigErrors, AckEveryAbove65535IsRefusedAtItsKey) {
   EXPECT_EQ(load_error("topology: {generator: fat-tree, k: 4}\nworkload: {ack_every: 65536}\n"),
             "test.yaml:2:23: workload.ack_every: expected an integer in [1, 65535], found 65536");

@@ -136,6 +136,9 @@ TEST_F(ResultsFolderTest, AnEmptyFolderIsTakenAndAFolderWithOtherFilesRefused) {
 
   write_file(path("file"), "x");
   EXPECT_THAT(error_of(path("file")), HasSubstr("exists and is not a folder"));
+  // Below a file: refused now (-n included), not when the run ends (it failed then, exit 1).
+  EXPECT_THAT(error_of(path("file/sub/o")),
+              HasSubstr("cannot be made: " + path("file") + " is not a folder"));
 }
 
 // Issue 43: `make demo` once wrote results/demo/{virtual,inprocess}, where the README's next
