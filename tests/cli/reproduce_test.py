@@ -325,7 +325,7 @@ def bad_input_is_exit_2(_args):
         write(os.path.join(t, "alg.yaml"), TINY.replace("algorithms: [rps, ofan]",
                                                         "algorithms: [rps, ofna]"))
         r = spraylab(t, "reproduce", "alg.yaml")
-        check(r.returncode == 2 and "found ofna (from reproduce run 'sw' algorithms ofna)"
+        check(r.returncode == 2 and "found ofna; did you mean 'ofan'? (from reproduce run 'sw' algorithms ofna)"
               in r.stderr, f"exit {r.returncode}: {r.stderr}")
         # A y no summary has: the file is wrong, not the result (was exit 1, "FAILS ... no series").
         write(os.path.join(t, "figy.yaml"), TINY.replace("y: queue.max_packets", "y: queue.nosuch"))
